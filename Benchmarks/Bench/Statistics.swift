@@ -1,0 +1,74 @@
+/// The middle value (mean of the two middle ones for an even count); nil when empty.
+///
+/// Medians rather than means: on a shared, noisy machine one round stalled by another process
+/// should not move the result.
+func median(_ values: [Double]) -> Double? {
+    guard !values.isEmpty else { return nil }
+    let sorted = values.sorted()
+    let middle = sorted.count / 2
+    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}
+
+/// One round: the floor, then HealthTrail, back to back on the same warm page cache.
+struct Round: Codable {
+    var index: Int
+    var floor: Measurement
+    var healthtrail: Measurement
+    /// HealthTrail's time over the floor's within this round.
+    var ratio: Double
+
+    init(index: Int, floor: Measurement, healthtrail: Measurement) {
+        self.index = index
+        self.floor = floor
+        self.healthtrail = healthtrail
+        ratio = healthtrail.seconds / floor.seconds
+    }
+}
+
+/// Medians and maxima of one tool over all counted rounds.
+struct ToolSummary: Codable {
+    var medianSeconds: Double
+    /// export.xml bytes / median seconds, in MB/s (MB = 10^6 bytes).
+    var megabytesPerSecond: Double
+    var medianPeakRSSKiB: Double
+    var maxPeakRSSKiB: Int
+
+    init(_ measurements: [Measurement], xmlBytes: UInt64) {
+        medianSeconds = median(measurements.map(\.seconds))!
+        megabytesPerSecond = Double(xmlBytes) / 1e6 / medianSeconds
+        medianPeakRSSKiB = median(measurements.map { Double($0.peakRSSKiB) })!
+        maxPeakRSSKiB = measurements.map(\.peakRSSKiB).max()!
+    }
+}
+
+/// Everything the report shows; also the schema of the JSON file.
+struct BenchResult: Codable {
+    var label: String?
+    var date: String
+    var host: String
+    var export: ExportInfo
+    var warmUpRounds: Int
+    var rounds: [Round]
+    var floor: ToolSummary
+    var healthtrail: ToolSummary
+    /// Headline: median HealthTrail time / median floor time.
+    var ratioOfMedians: Double
+    /// Median over rounds of each round's HealthTrail / floor ratio, a cross-check of the headline.
+    var medianOfRoundRatios: Double
+    /// Peak RSS, in KiB, that a do-nothing child reads as (see `rssResolution`).
+    var rssResolutionKiB: Int?
+
+    init(label: String?, date: String, host: String, export: ExportInfo, rounds: [Round], rssResolutionKiB: Int?) {
+        self.label = label
+        self.date = date
+        self.host = host
+        self.export = export
+        warmUpRounds = 1
+        self.rounds = rounds
+        floor = ToolSummary(rounds.map(\.floor), xmlBytes: export.xmlBytes)
+        healthtrail = ToolSummary(rounds.map(\.healthtrail), xmlBytes: export.xmlBytes)
+        ratioOfMedians = healthtrail.medianSeconds / floor.medianSeconds
+        medianOfRoundRatios = median(rounds.map(\.ratio))!
+        self.rssResolutionKiB = rssResolutionKiB
+    }
+}

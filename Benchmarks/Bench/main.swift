@@ -1,0 +1,91 @@
+// healthtrail-bench: times `healthtrail run` against `healthtrail-floor` on one archive.
+//
+// Each round runs the floor, then HealthTrail, so both see the same machine state; one warm-up
+// round (not counted) fills the page cache and faults in the binaries. The report gives medians,
+// and its headline is median HealthTrail time / median floor time. See Benchmarks/README.md.
+
+import Foundation
+
+/// Runs one round's two children; round 0 is the warm-up.
+func runRound(_ index: Int, options: Options, export: ExportInfo) throws -> Round {
+    let logs = options.outDir + "/logs"
+    let floorOut = logs + "/floor.stdout"
+    let floor = try measure([options.floor, options.archive],
+                            stdoutPath: floorOut, stderrPath: logs + "/floor.stderr")
+    try checkFloorRead(export, output: floorOut)
+
+    let runDir = options.outDir + "/run-\(index)"
+    try? FileManager.default.removeItem(atPath: runDir)  // A stale folder from an interrupted bench.
+    let healthtrail = try measure([options.healthtrail, "run", options.archive, "--out", runDir, "--quiet"],
+                                  stdoutPath: logs + "/healthtrail.stdout", stderrPath: logs + "/healthtrail.stderr")
+    // Outputs of a ~1 GB export are large: keep only one round's on disk at a time.
+    try FileManager.default.removeItem(atPath: runDir)
+    return Round(index: index, floor: floor, healthtrail: healthtrail)
+}
+
+/// Fails unless the floor inflated exactly the main XML's declared size: a floor that stopped
+/// early, or chose another entry, would make every ratio meaningless.
+func checkFloorRead(_ export: ExportInfo, output path: String) throws {
+    let text = readTextFile(path) ?? ""
+    guard inflatedBytes(inFloorOutput: text) == export.xmlBytes else {
+        throw BenchError("the floor did not report inflating \(export.xmlBytes) bytes of \(export.xmlEntry); it printed: \(text.isEmpty ? "nothing" : text)")
+    }
+}
+
+/// Prints one line per round as it finishes, so a long bench shows progress.
+func progress(_ round: Round, of total: Int) {
+    let label = round.index == 0 ? "warm-up" : "round \(round.index)/\(total)"
+    print("\(label): floor \(fixed(round.floor.seconds, 3)) s, healthtrail \(fixed(round.healthtrail.seconds, 3)) s")
+    fflush(stdout)
+}
+
+/// `uname` in one line plus the core count: enough to tell two machines' reports apart.
+func hostDescription() -> String {
+    var name = utsname()
+    uname(&name)
+    func field<T>(_ value: T) -> String {
+        withUnsafeBytes(of: value) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    }
+    return "\(field(name.sysname)) \(field(name.release)) \(field(name.machine)), "
+        + "\(ProcessInfo.processInfo.activeProcessorCount) cores"
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// The whole bench: measure, summarise, print, and write the report if asked.
+func main(_ options: Options) throws {
+    let export = try ExportInfo(archivePath: options.archive)
+    try FileManager.default.createDirectory(atPath: options.outDir + "/logs", withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: options.outDir + "/logs") }
+    let resolution = rssResolution(scratchDir: options.outDir + "/logs")
+
+    var rounds: [Round] = []
+    for index in 0...options.runs {
+        let round = try runRound(index, options: options, export: export)
+        progress(round, of: options.runs)
+        if index > 0 { rounds.append(round) }
+    }
+    let date = ISO8601DateFormatter().string(from: Date())
+    let result = BenchResult(label: options.label, date: date, host: hostDescription(), export: export,
+                             rounds: rounds, rssResolutionKiB: resolution)
+    print("")
+    print(markdown(result), terminator: "")
+    if let report = options.report {
+        try writeReport(result, markdownPath: report)
+        print("\nwrote \(report) and \(jsonPath(besides: report))")
+    }
+}
+
+do {
+    try main(Options.parse(Array(CommandLine.arguments.dropFirst())))
+} catch let error as UsageError {
+    if let message = error.message { fputs("healthtrail-bench: \(message)\n", stderr) }
+    fputs(Options.usage + "\n", stderr)
+    exit(error.message == nil ? 0 : 2)
+} catch {
+    fputs("healthtrail-bench: \(error)\n", stderr)
+    exit(1)
+}

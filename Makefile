@@ -1,0 +1,57 @@
+# HealthTrail — the two commands a newcomer needs are `make run` and `make test`.
+SWIFT        ?= swift
+APT_PACKAGES := libxml2-dev zlib1g-dev pkg-config
+SAMPLE       := data/sample-export.zip
+SAMPLE_OUT   := out/sample
+BIN          := .build/release/healthtrail
+BENCH_DAYS   ?= 720
+BENCH_RUNS   ?= 5
+BENCH_ZIP    := .bench/bench-export-$(BENCH_DAYS)d.zip
+
+.PHONY: all deps build run test bench sample clean help
+
+all: build
+
+help:
+	@echo "make run    build (release) and process $(SAMPLE) into $(SAMPLE_OUT)/"
+	@echo "make test   run the test suite"
+	@echo "make bench  healthtrail vs. the bare floor on a ~700 MB synthesized export"
+	@echo "make sample regenerate $(SAMPLE) with the project's generator"
+
+# System libraries (libxml2, zlib) from Debian, installed only when missing.
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build -c release --product healthtrail
+
+run: build
+	@rm -rf $(SAMPLE_OUT).tmp
+	$(BIN) run $(SAMPLE) --out $(SAMPLE_OUT)
+	@echo "outputs: $(CURDIR)/$(SAMPLE_OUT)/"
+
+test: deps
+	$(SWIFT) test
+
+sample: build
+	$(BIN) synth $(SAMPLE) --days 7 --seed 2024 >/dev/null
+	@ls -l $(SAMPLE)
+
+bench: deps
+	$(SWIFT) build -c release --product healthtrail
+	$(SWIFT) build -c release --product healthtrail-floor
+	$(SWIFT) build -c release --product healthtrail-bench
+	@mkdir -p .bench
+	@[ -f $(BENCH_ZIP) ] || { echo "synthesizing $(BENCH_ZIP) (once; cached)"; \
+		$(BIN) synth $(BENCH_ZIP).tmp --days $(BENCH_DAYS) --seed 42 > .bench/synth-summary.json && mv $(BENCH_ZIP).tmp $(BENCH_ZIP); }
+	.build/release/healthtrail-bench --archive $(BENCH_ZIP) --healthtrail $(BIN) \
+		--floor .build/release/healthtrail-floor --runs $(BENCH_RUNS) --out-dir .bench/runs \
+		--report Benchmarks/results/latest.md
+
+clean:
+	rm -rf .build out .bench

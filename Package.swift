@@ -1,0 +1,63 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// HealthTrail: Apple Health export archives → CSV / GeoJSON / SVG / DP releases.
+// The folders of HealthTrailKit follow the boxes of docs/DESIGN.md:
+// Archive → XML → Decode → (Normalise → Analyse) → Write, orchestrated by Run.
+let package = Package(
+    name: "HealthTrail",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "healthtrail", targets: ["healthtrail"]),
+        .library(name: "HealthTrailKit", targets: ["HealthTrailKit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+    ],
+    targets: [
+        // System libraries, linked from Debian's packages (see Makefile `deps`).
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
+        ),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+        ),
+        .target(
+            name: "HealthTrailKit",
+            dependencies: [
+                "CLibXML2", "CZlib",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
+        ),
+        .executableTarget(
+            name: "healthtrail",
+            dependencies: [
+                "HealthTrailKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // The bare floor the benchmark compares against: zlib inflate + libxml2 SAX, empty callbacks.
+        .executableTarget(
+            name: "healthtrail-floor",
+            dependencies: ["HealthTrailKit", "CLibXML2", "CZlib"],
+            path: "Benchmarks/Floor"
+        ),
+        // Drives `make bench`: medians of wall time and peak RSS, floor vs. healthtrail, same run.
+        .executableTarget(
+            name: "healthtrail-bench",
+            dependencies: ["HealthTrailKit"],
+            path: "Benchmarks/Bench"
+        ),
+        .testTarget(
+            name: "HealthTrailKitTests",
+            dependencies: ["HealthTrailKit", "CLibXML2", "CZlib"]
+        ),
+    ],
+    swiftLanguageModes: [.v5]
+)

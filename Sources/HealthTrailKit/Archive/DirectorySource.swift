@@ -1,0 +1,64 @@
+import Foundation
+
+/// An unzipped export folder (`apple_health_export/`), read file by file.
+public final class DirectorySource: ExportSource {
+    public let root: String
+    public let entries: [ArchiveEntry]
+    public var displayName: String { root }
+
+    public init(path: String) throws {
+        root = path
+        let base = URL(fileURLWithPath: path, isDirectory: true).standardizedFileURL
+        guard let walker = FileManager.default.enumerator(
+            at: base, includingPropertiesForKeys: [.isRegularFileKey, .fileSizeKey], options: []) else {
+            throw InputError(file: path, "cannot list the folder")
+        }
+        var found: [ArchiveEntry] = []
+        let prefix = base.path.hasSuffix("/") ? base.path : base.path + "/"
+        for case let url as URL in walker {
+            let values = try? url.resourceValues(forKeys: [.isRegularFileKey, .fileSizeKey])
+            guard values?.isRegularFile == true else { continue }
+            let full = url.standardizedFileURL.path
+            let relative = full.hasPrefix(prefix) ? String(full.dropFirst(prefix.count)) : url.lastPathComponent
+            let size = UInt64(values?.fileSize ?? 0)
+            let entry = ArchiveEntry(path: relative, uncompressedSize: size, compressedSize: size, crc32: nil)
+            if !entry.isPlatformJunk { found.append(entry) }
+        }
+        entries = found.sorted { $0.path < $1.path }
+    }
+
+    public func read(_ entry: ArchiveEntry, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let file = try ReadOnlyFile(path: root + "/" + entry.path)
+        try streamWholeFile(file, entryName: entry.path, body)
+    }
+}
+
+/// A bare `export.xml` given on its own (no routes).
+public final class SingleFileSource: ExportSource {
+    public let file: ReadOnlyFile
+    public let entries: [ArchiveEntry]
+    public var displayName: String { file.path }
+
+    public init(file: ReadOnlyFile) throws {
+        self.file = file
+        let name = String(file.path.split(separator: "/").last ?? Substring(file.path))
+        entries = [ArchiveEntry(path: name, uncompressedSize: file.size, compressedSize: file.size, crc32: nil)]
+    }
+
+    public func read(_ entry: ArchiveEntry, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        try streamWholeFile(file, entryName: nil, body)
+    }
+}
+
+/// Streams a plain file in fixed-size chunks.
+func streamWholeFile(_ file: ReadOnlyFile, entryName: String?, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ZipArchive.chunkSize, alignment: 16)
+    defer { buffer.deallocate() }
+    var offset: UInt64 = 0
+    while true {
+        let n = try file.read(into: buffer, at: offset)
+        if n == 0 { break }
+        offset += UInt64(n)
+        try body(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+    }
+}

@@ -1,0 +1,49 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A file opened for positioned reads (`pread`), closed when released.
+public final class ReadOnlyFile {
+    public let path: String
+    public let size: UInt64
+    let fd: Int32
+
+    public init(path: String) throws {
+        self.path = path
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw InputError(file: path, "cannot open: \(String(cString: strerror(errno)))")
+        }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else {
+            let message = String(cString: strerror(errno))
+            close(fd)
+            throw InputError(file: path, "cannot stat: \(message)")
+        }
+        self.fd = fd
+        self.size = UInt64(st.st_size)
+    }
+
+    deinit { close(fd) }
+
+    /// Reads up to `buffer.count` bytes at `offset`; returns how many were read (0 at end of file).
+    public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws -> Int {
+        var done = 0
+        while done < buffer.count {
+            let n = pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw InputError(file: path, "read error at byte \(offset): \(String(cString: strerror(errno)))")
+            }
+            if n == 0 { break }
+            done += n
+        }
+        return done
+    }
+
+    public func read(into bytes: inout [UInt8], at offset: UInt64) throws -> Int {
+        try bytes.withUnsafeMutableBytes { try read(into: $0, at: offset) }
+    }
+}

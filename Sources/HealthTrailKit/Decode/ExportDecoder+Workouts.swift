@@ -1,0 +1,89 @@
+/// `<Workout>` and its children: events, statistics, parts, routes and old inline locations.
+extension ExportDecoder {
+    func startWorkout() {
+        workout = nil
+        guard let type = attributes.string(.workoutActivityType) else {
+            return fault("missing_type", "Workout without workoutActivityType")
+        }
+        guard let start = attributes[.startDate].flatMap(Timestamp.parse),
+              let end = attributes[.endDate].flatMap(Timestamp.parse) else {
+            return fault("bad_date", "Workout startDate or endDate is not a date")
+        }
+        let activity = ActivityName.normalise(type)
+        var id = Workout.baseID(start: start, activity: activity)
+        if workoutIDs.contains(id) {
+            var n = 2
+            while workoutIDs.contains("\(id)-\(n)") { n += 1 }
+            id = "\(id)-\(n)"
+        }
+        workoutIDs.insert(id)
+        workout = Workout(id: id, activity: activity, activityType: type, start: start, end: end,
+                          duration: attributes.quantity(.duration, .durationUnit),
+                          totalDistance: attributes.quantity(.totalDistance, .totalDistanceUnit),
+                          totalEnergyBurned: attributes.quantity(.totalEnergyBurned, .totalEnergyBurnedUnit),
+                          source: attributes.string(.sourceName) ?? "", line: parser.line)
+    }
+
+    func workoutChild(_ element: ExportElement, parent: ExportElement) {
+        guard workout != nil else { return }
+        switch element {
+        case .workoutEvent:
+            guard let date = attributes[.date].flatMap(Timestamp.parse) else {
+                return fault("bad_date", "WorkoutEvent date is not a date")
+            }
+            workout!.events.append(WorkoutEvent(type: attributes.string(.type) ?? "", date: date,
+                                                duration: attributes.quantity(.duration, .durationUnit)))
+        case .workoutStatistics:
+            workout!.statistics.append(WorkoutStatistic(
+                type: attributes.string(.type) ?? "",
+                start: attributes[.startDate].flatMap(Timestamp.parse),
+                end: attributes[.endDate].flatMap(Timestamp.parse),
+                average: attributes.double(.average), minimum: attributes.double(.minimum),
+                maximum: attributes.double(.maximum), sum: attributes.double(.sum), unit: attributes.string(.unit)))
+        case .workoutActivity:
+            guard let start = attributes[.startDate].flatMap(Timestamp.parse) else {
+                return fault("bad_date", "WorkoutActivity startDate is not a date")
+            }
+            workoutActivity = WorkoutActivity(uuid: attributes.string(.uuid) ?? "", start: start,
+                                              end: attributes[.endDate].flatMap(Timestamp.parse),
+                                              duration: attributes.quantity(.duration, .durationUnit))
+        case .fileReference:
+            guard parent == .workoutRoute, let path = attributes.string(.path) else { return }
+            workout!.routeFiles.append(path)
+        case .location:
+            inlineLocation()
+        default:
+            break
+        }
+    }
+
+    /// Old exports put route points inline: `<Location date= latitude= longitude= altitude= …/>`.
+    func inlineLocation() {
+        guard let date = attributes[.date].flatMap(Timestamp.parse) else {
+            return fault("bad_date", "Location date is not a date")
+        }
+        guard let lat = attributes[.latitude], NumberText.isNumber(lat),
+              let lon = attributes[.longitude], NumberText.isNumber(lon) else {
+            return fault("non_numeric_value", "Location latitude or longitude is not a number")
+        }
+        workout!.inlineRoutePoints += 1
+        inlineRoutePoints += 1
+        guard let w = outputs?.routePoints else { return }
+        w.field(workout!.id); w.comma()
+        w.utc(date.utcSeconds); w.comma()
+        w.raw(lat); w.comma()
+        w.raw(lon)
+        for key in [ExportAttribute.altitude, .speed, .horizontalAccuracy, .course, .verticalAccuracy] {
+            w.comma()
+            if let v = attributes[key], NumberText.isNumber(v) { w.raw(v) }
+        }
+        w.endRow()
+    }
+}
+
+extension Workout {
+    /// `20240102T153122Z-running`: sortable, readable, stable across exports of the same data.
+    static func baseID(start: Timestamp, activity: String) -> String {
+        start.utcString.filter { $0 != "-" && $0 != ":" } + "-" + activity
+    }
+}

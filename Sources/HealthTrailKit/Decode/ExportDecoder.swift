@@ -1,0 +1,207 @@
+import CLibXML2
+
+/// Decodes export.xml from SAX2 events into CSV rows and typed values.
+///
+/// Records stream straight to their CSV writer (nothing per record is kept); workouts, which
+/// are few, are collected whole because their routes are linked after export.xml is read.
+/// Records nested in a `<Correlation>` are skipped: Apple writes them at the top level too.
+public final class ExportDecoder {
+    // MARK: Results
+    public private(set) var locale: String?
+    public private(set) var exportDate: Timestamp?
+    public private(set) var me: Me?
+    public private(set) var workouts: [Workout] = []
+    public private(set) var recordTypes: [RecordType] = []
+    public private(set) var sources: [String] = []
+    public private(set) var sourceRecordCounts: [Int] = []
+    public internal(set) var heartRateSamples = 0
+    public internal(set) var correlations = 0
+    public internal(set) var activitySummaries = 0
+    public internal(set) var hrvBeats = 0
+    public internal(set) var inlineRoutePoints = 0
+
+    // MARK: Configuration
+    let outputs: ExportOutputs?
+    let faults: FaultLog
+    let entryName: String
+    var parser: SAXPushParser!
+    /// A fatal error raised inside a callback (a write failure, a fault under `--strict`).
+    var fatal: InputError?
+
+    // MARK: Decoding state
+    var attributes = AttributeSlots()
+    var elements = InternedNames<ExportElement> { ExportElement(name: $0) }
+    var stack = [ExportElement](repeating: .other, count: 256)
+    var depth = 0
+    var typesByBytes: [[UInt8]: RecordType] = [:]
+    var lastType: RecordType?
+    var sourceIndexByBytes: [[UInt8]: Int] = [:]
+    var recentSources: [(bytes: [UInt8], index: Int)] = []
+    /// The top-level record being decoded (for its children).
+    var recordOpen = false
+    var recordType: RecordType?
+    var recordStart = Timestamp(utcSeconds: 0)
+    var recordSource = 0
+    var heartRateRowOpen = false
+    var motionContext: UInt8 = 0
+    var workout: Workout?
+    var workoutActivity: WorkoutActivity?
+    var workoutIDs: Set<String> = []
+
+    /// - Parameters:
+    ///   - outputs: where rows go; nil to only count (`healthtrail inspect`).
+    public init(outputs: ExportOutputs?, faults: FaultLog, fileName: String, entryName: String) {
+        self.outputs = outputs
+        self.faults = faults
+        self.entryName = entryName
+        var sax = xmlSAXHandler()
+        sax.startElementNs = { ctx, localname, _, _, _, _, count, _, attrs in
+            guard let ctx, let localname else { return }
+            Unmanaged<ExportDecoder>.fromOpaque(ctx).takeUnretainedValue().start(localname, count, attrs)
+        }
+        sax.endElementNs = { ctx, _, _, _ in
+            guard let ctx else { return }
+            Unmanaged<ExportDecoder>.fromOpaque(ctx).takeUnretainedValue().end()
+        }
+        parser = SAXPushParser(handler: sax, userData: Unmanaged.passUnretained(self).toOpaque(),
+                               fileName: fileName, entryName: entryName)
+    }
+
+    /// Feeds a chunk of export.xml (after the prolog filter).
+    public func feed(_ chunk: UnsafeRawBufferPointer) throws {
+        do { try parser.feed(chunk) } catch { throw fatal ?? error }
+        if let fatal { throw fatal }
+    }
+
+    public func finish() throws {
+        do { try parser.finish() } catch { throw fatal ?? error }
+        if let fatal { throw fatal }
+    }
+
+    // MARK: Element dispatch
+
+    @inline(__always)
+    func start(_ name: UnsafePointer<UInt8>, _ count: Int32, _ attrs: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
+        let element = elements.lookup(name)
+        let parent = depth > 0 ? stack[min(depth - 1, 255)] : .other
+        if depth < 256 { stack[depth] = element }
+        depth += 1
+        switch element {
+        case .record:
+            // Records inside a Correlation duplicate top-level ones.
+            guard parent == .healthData else { return }
+            attributes.load(count, attrs)
+            startRecord()
+        case .metadataEntry:
+            attributes.load(count, attrs)
+            metadataEntry(parent: parent)
+        case .beat:
+            guard parent == .hrvList, recordOpen else { return }
+            attributes.load(count, attrs)
+            beat()
+        case .workout:
+            attributes.load(count, attrs)
+            startWorkout()
+        case .workoutEvent, .workoutStatistics, .workoutActivity, .fileReference, .location:
+            attributes.load(count, attrs)
+            workoutChild(element, parent: parent)
+        case .activitySummary:
+            attributes.load(count, attrs)
+            activitySummary()
+        case .correlation:
+            if parent == .healthData { correlations += 1 }
+        case .healthData:
+            attributes.load(count, attrs)
+            locale = attributes.string(.locale)
+        case .exportDate:
+            attributes.load(count, attrs)
+            exportDate = attributes[.value].flatMap(Timestamp.parse)
+        case .me:
+            attributes.load(count, attrs)
+            me = Me(dateOfBirth: attributes.string(.dateOfBirth), biologicalSex: attributes.string(.biologicalSex),
+                    bloodType: attributes.string(.bloodType))
+        case .hrvList, .workoutRoute, .other:
+            break
+        }
+    }
+
+    @inline(__always)
+    func end() {
+        depth -= 1
+        let element = depth < 256 ? stack[depth] : .other
+        switch element {
+        case .record:
+            if depth == 1 { endRecord() }
+        case .workoutActivity:
+            if let part = workoutActivity { workout?.activities.append(part) }
+            workoutActivity = nil
+        case .workout:
+            if let w = workout { workouts.append(w) }
+            workout = nil
+        default:
+            break
+        }
+    }
+
+    // MARK: Faults and sources
+
+    /// Counts a skippable fault; under `--strict` stops the parser with it.
+    func fault(_ kind: String, _ message: String) {
+        if let error = faults.record(entry: entryName, line: parser.line, kind: kind, message) {
+            if fatal == nil { fatal = error }
+            parser.stop()
+        }
+    }
+
+    /// The index of a source name, recognised by its bytes; a handful of recent ones are checked first.
+    @inline(__always)
+    func sourceIndex(_ span: ByteSpan) -> Int {
+        for entry in recentSources where span.equals(entry.bytes) {
+            sourceRecordCounts[entry.index] += 1
+            return entry.index
+        }
+        let bytes = span.bytes
+        let index: Int
+        if let known = sourceIndexByBytes[bytes] {
+            index = known
+        } else {
+            index = sources.count
+            sources.append(span.string)
+            sourceRecordCounts.append(0)
+            sourceIndexByBytes[bytes] = index
+        }
+        sourceRecordCounts[index] += 1
+        if recentSources.count == 4 { recentSources.removeFirst() }
+        recentSources.append((bytes, index))
+        return index
+    }
+
+    @inline(__always)
+    func type(_ span: ByteSpan) -> RecordType {
+        if let last = lastType, span.equals(last.bytes) { return last }
+        let bytes = span.bytes
+        let t: RecordType
+        if let known = typesByBytes[bytes] {
+            t = known
+        } else {
+            t = RecordType(identifier: span.string)
+            typesByBytes[bytes] = t
+            recordTypes.append(t)
+        }
+        lastType = t
+        return t
+    }
+
+    /// The writer for a record type; a failure to create it is fatal.
+    func writer(for type: RecordType) -> CSVWriter? {
+        guard let outputs else { return nil }
+        if let w = type.writer { return w }
+        do {
+            return try outputs.recordWriter(for: type)
+        } catch {
+            fatal = error as? InputError ?? InputError(file: parser.fileName, "\(error)")
+            parser.stop()
+            return nil
+        }
+    }
+}

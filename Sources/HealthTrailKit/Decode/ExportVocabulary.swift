@@ -1,0 +1,109 @@
+import CLibXML2
+
+/// The elements of export.xml that HealthTrail decodes; everything else is `.other`.
+enum ExportElement: UInt8 {
+    case healthData, exportDate, me, record, correlation, metadataEntry, hrvList, beat
+    case workout, workoutEvent, workoutStatistics, workoutActivity, workoutRoute, fileReference, location
+    case activitySummary, other
+
+    init(name: UnsafePointer<UInt8>) {
+        switch String(cString: name) {
+        case "HealthData": self = .healthData
+        case "ExportDate": self = .exportDate
+        case "Me": self = .me
+        case "Record": self = .record
+        case "Correlation": self = .correlation
+        case "MetadataEntry": self = .metadataEntry
+        case "HeartRateVariabilityMetadataList": self = .hrvList
+        case "InstantaneousBeatsPerMinute": self = .beat
+        case "Workout": self = .workout
+        case "WorkoutEvent": self = .workoutEvent
+        case "WorkoutStatistics": self = .workoutStatistics
+        case "WorkoutActivity": self = .workoutActivity
+        case "WorkoutRoute": self = .workoutRoute
+        case "FileReference": self = .fileReference
+        case "Location": self = .location
+        case "ActivitySummary": self = .activitySummary
+        default: self = .other
+        }
+    }
+}
+
+/// The attributes HealthTrail reads; a bit each in `AttributeSlots.present`.
+enum ExportAttribute: UInt8, CaseIterable {
+    case type, unit, value, sourceName, startDate, endDate, key, bpm, time
+    case workoutActivityType, duration, durationUnit, totalDistance, totalDistanceUnit
+    case totalEnergyBurned, totalEnergyBurnedUnit, date, average, minimum, maximum, sum, uuid, path
+    case latitude, longitude, altitude, horizontalAccuracy, verticalAccuracy, course, speed
+    case dateComponents, activeEnergyBurned, activeEnergyBurnedGoal, activeEnergyBurnedUnit
+    case appleMoveTime, appleMoveTimeGoal, appleExerciseTime, appleExerciseTimeGoal
+    case appleStandHours, appleStandHoursGoal, locale
+    case dateOfBirth = 60, biologicalSex, bloodType
+    case other = 63
+
+    init(name: UnsafePointer<UInt8>) {
+        let text = String(cString: name)
+        switch text {
+        case "HKCharacteristicTypeIdentifierDateOfBirth": self = .dateOfBirth
+        case "HKCharacteristicTypeIdentifierBiologicalSex": self = .biologicalSex
+        case "HKCharacteristicTypeIdentifierBloodType": self = .bloodType
+        default: self = ExportAttribute.allCases.first { "\($0)" == text && $0 != .other } ?? .other
+        }
+    }
+}
+
+/// Maps libxml2's interned name pointers to enum values.
+///
+/// libxml2 interns element and attribute names in the parser's dictionary, so the same name
+/// arrives as the same pointer every time: after the first sighting a name is recognised by a
+/// pointer comparison instead of a string comparison.
+struct InternedNames<Value> {
+    private var pointers: [UnsafePointer<UInt8>] = []
+    private var values: [Value] = []
+    private let classify: (UnsafePointer<UInt8>) -> Value
+
+    init(_ classify: @escaping (UnsafePointer<UInt8>) -> Value) { self.classify = classify }
+
+    @inline(__always)
+    mutating func lookup(_ name: UnsafePointer<UInt8>) -> Value {
+        for i in 0..<pointers.count where pointers[i] == name { return values[i] }
+        let value = classify(name)
+        pointers.append(name)
+        values.append(value)
+        return value
+    }
+}
+
+/// The attribute values of the element being decoded, as spans into libxml2's buffers.
+struct AttributeSlots {
+    private(set) var present: UInt64 = 0
+    private var slots = [ByteSpan](repeating: ByteSpan(start: UnsafePointer(bitPattern: 1)!, count: 0), count: 64)
+    var names = InternedNames<ExportAttribute> { ExportAttribute(name: $0) }
+
+    /// Loads SAX2's attribute array: 5 pointers per attribute (name, prefix, URI, value, end).
+    @inline(__always)
+    mutating func load(_ count: Int32, _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
+        present = 0
+        guard let attributes else { return }
+        for i in 0..<Int(count) {
+            let base = attributes + i * 5
+            guard let name = base[0], let start = base[3], let end = base[4] else { continue }
+            let key = names.lookup(name)
+            if key == .other { continue }
+            slots[Int(key.rawValue)] = ByteSpan(start: start, count: end - start)
+            present |= 1 << UInt64(key.rawValue)
+        }
+    }
+
+    @inline(__always)
+    subscript(_ key: ExportAttribute) -> ByteSpan? {
+        present & (1 << UInt64(key.rawValue)) != 0 ? slots[Int(key.rawValue)] : nil
+    }
+
+    func string(_ key: ExportAttribute) -> String? { self[key]?.string }
+    func double(_ key: ExportAttribute) -> Double? { self[key].flatMap(NumberText.double) }
+    func quantity(_ value: ExportAttribute, _ unit: ExportAttribute) -> Quantity? {
+        guard let v = double(value) else { return nil }
+        return Quantity(value: v, unit: string(unit) ?? "")
+    }
+}

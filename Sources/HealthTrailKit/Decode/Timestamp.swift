@@ -1,0 +1,173 @@
+/// An instant in UTC seconds plus the UTC offset the record was stamped with.
+///
+/// Apple writes `2024-01-02 07:31:22 -0800`: local wall time and its offset. HealthTrail keeps the
+/// instant in UTC (for joins and sorting) and the offset beside it (for local days and nights).
+public struct Timestamp: Hashable, Comparable, Sendable {
+    /// Seconds since 1970-01-01T00:00:00Z.
+    public var utcSeconds: Int64
+    /// Offset of the local time from UTC, in minutes (`-0800` is -480).
+    public var offsetMinutes: Int32
+
+    public init(utcSeconds: Int64, offsetMinutes: Int32 = 0) {
+        self.utcSeconds = utcSeconds
+        self.offsetMinutes = offsetMinutes
+    }
+
+    public static func < (a: Timestamp, b: Timestamp) -> Bool { a.utcSeconds < b.utcSeconds }
+
+    /// Seconds since the epoch of the local wall time.
+    public var localSeconds: Int64 { utcSeconds + Int64(offsetMinutes) * 60 }
+
+    // MARK: Parsing
+
+    /// Parses `yyyy-MM-dd HH:mm:ss ±hhmm` (Apple's export format), or ISO 8601
+    /// `yyyy-MM-ddTHH:mm:ss[.fff](Z|±hh:mm|±hhmm)` (GPX). Fractions of a second are dropped.
+    /// Returns nil for anything else; no allocation, no locale, no DateFormatter.
+    @inline(__always)
+    public static func parse(_ s: ByteSpan) -> Timestamp? {
+        parse(s.start, s.count)
+    }
+
+    public static func parse(_ text: String) -> Timestamp? {
+        var copy = text
+        return copy.withUTF8 { parse($0.baseAddress!, $0.count) }
+    }
+
+    public static func parse(_ p: UnsafePointer<UInt8>, _ n: Int) -> Timestamp? {
+        guard n >= 19 else { return nil }
+        guard let year = digits(p, 0, 4), p[4] == 0x2D, let month = digits(p, 5, 2), p[7] == 0x2D,
+              let day = digits(p, 8, 2), p[10] == 0x20 || p[10] == 0x54,
+              let hour = digits(p, 11, 2), p[13] == 0x3A, let minute = digits(p, 14, 2), p[16] == 0x3A,
+              let second = digits(p, 17, 2) else { return nil }
+        guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
+              hour <= 23, minute <= 59, second <= 60 else { return nil }
+        var i = 19
+        if i < n, p[i] == 0x2E || p[i] == 0x2C {     // fraction: skip its digits
+            i += 1
+            while i < n, p[i] &- 0x30 < 10 { i += 1 }
+        }
+        while i < n, p[i] == 0x20 { i += 1 }
+        var offset: Int32 = 0
+        if i < n {
+            let c = p[i]
+            if c == 0x5A { // Z
+                i += 1
+            } else if c == 0x2B || c == 0x2D {
+                guard let hh = digits(p, i + 1, 2, n) else { return nil }
+                var j = i + 3
+                if j < n, p[j] == 0x3A { j += 1 }
+                guard let mm = digits(p, j, 2, n), hh <= 18, mm <= 59 else { return nil }
+                offset = Int32(hh * 60 + mm) * (c == 0x2D ? -1 : 1)
+                i = j + 2
+            } else {
+                return nil
+            }
+        }
+        guard i == n else { return nil }
+        let days = daysFromCivil(year: year, month: month, day: day)
+        let local = days * 86_400 + Int64(hour * 3600 + minute * 60 + second)
+        return Timestamp(utcSeconds: local - Int64(offset) * 60, offsetMinutes: offset)
+    }
+
+    @inline(__always)
+    static func digits(_ p: UnsafePointer<UInt8>, _ at: Int, _ count: Int, _ limit: Int = .max) -> Int? {
+        guard at + count <= limit else { return nil }
+        var v = 0
+        for k in 0..<count {
+            let d = p[at + k] &- 0x30
+            guard d < 10 else { return nil }
+            v = v * 10 + Int(d)
+        }
+        return v
+    }
+
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: return (year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
+    public static func daysFromCivil(year: Int, month: Int, day: Int) -> Int64 {
+        let y = Int64(month <= 2 ? year - 1 : year)
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let m = Int64(month)
+        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + Int64(day) - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    /// The civil date of a day count since 1970-01-01.
+    public static func civilFromDays(_ z0: Int64) -> (year: Int, month: Int, day: Int) {
+        let z = z0 + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (Int(yoe + era * 400 + (m <= 2 ? 1 : 0)), Int(m), Int(d))
+    }
+
+    // MARK: Formatting
+
+    /// Writes `2024-01-02T15:31:22Z` (20 bytes) at `out`.
+    @inline(__always)
+    public static func writeUTC(_ seconds: Int64, to out: UnsafeMutablePointer<UInt8>) {
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let rest = Int(seconds - days * 86_400)
+        let (y, m, d) = civilFromDays(days)
+        put4(y, out); out[4] = 0x2D; put2(m, out + 5); out[7] = 0x2D; put2(d, out + 8)
+        out[10] = 0x54
+        put2(rest / 3600, out + 11); out[13] = 0x3A; put2(rest / 60 % 60, out + 14); out[16] = 0x3A
+        put2(rest % 60, out + 17); out[19] = 0x5A
+    }
+
+    /// Writes `+01:00` / `-08:00` (6 bytes) at `out`.
+    @inline(__always)
+    public static func writeOffset(_ minutes: Int32, to out: UnsafeMutablePointer<UInt8>) {
+        let a = Int(abs(minutes))
+        out[0] = minutes < 0 ? 0x2D : 0x2B
+        put2(a / 60, out + 1); out[3] = 0x3A; put2(a % 60, out + 4)
+    }
+
+    /// Writes the local calendar date `2024-01-02` (10 bytes) of `localSeconds`.
+    @inline(__always)
+    public static func writeDate(localSeconds: Int64, to out: UnsafeMutablePointer<UInt8>) {
+        let days = localSeconds >= 0 ? localSeconds / 86_400 : (localSeconds - 86_399) / 86_400
+        let (y, m, d) = civilFromDays(days)
+        put4(y, out); out[4] = 0x2D; put2(m, out + 5); out[7] = 0x2D; put2(d, out + 8)
+    }
+
+    @inline(__always) static func put2(_ v: Int, _ p: UnsafeMutablePointer<UInt8>) {
+        p[0] = UInt8(0x30 + v / 10 % 10); p[1] = UInt8(0x30 + v % 10)
+    }
+    @inline(__always) static func put4(_ v: Int, _ p: UnsafeMutablePointer<UInt8>) {
+        put2(v / 100, p); put2(v % 100, p + 2)
+    }
+
+    /// `2024-01-02T15:31:22Z`.
+    public var utcString: String {
+        var bytes = [UInt8](repeating: 0, count: 20)
+        bytes.withUnsafeMutableBufferPointer { Timestamp.writeUTC(utcSeconds, to: $0.baseAddress!) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `+01:00`.
+    public var offsetString: String {
+        var bytes = [UInt8](repeating: 0, count: 6)
+        bytes.withUnsafeMutableBufferPointer { Timestamp.writeOffset(offsetMinutes, to: $0.baseAddress!) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The local calendar date, `2024-01-02`.
+    public var localDateString: String {
+        var bytes = [UInt8](repeating: 0, count: 10)
+        bytes.withUnsafeMutableBufferPointer { Timestamp.writeDate(localSeconds: localSeconds, to: $0.baseAddress!) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,38 @@
+/// `healthtrail inspect`: a summary of an export, read in one pass, nothing written.
+public struct ExportInspection {
+    public let source: String
+    public let entries: [ArchiveEntry]
+    public let layout: ExportLayout
+    public let exportVersion: String?
+    public let exportDate: Timestamp?
+    public let locale: String?
+    public let recordTypes: [(identifier: String, count: Int, first: Int64, last: Int64)]
+    public let sources: [(name: String, records: Int)]
+    public let workouts: Int
+    public let heartRate: Int
+    public let faults: Int
+
+    public static func inspect(path: String, showProgress: Bool = false) throws -> ExportInspection {
+        let source = try openExportSource(path: path)
+        let layout = try ExportLayout(source: source)
+        let faults = FaultLog(file: source.displayName, strict: false)
+        let decoder = ExportDecoder(outputs: nil, faults: faults, fileName: source.displayName, entryName: layout.mainXML.path)
+        let progress = ProgressLine(totalBytes: layout.mainXML.uncompressedSize, enabled: showProgress && ProgressLine.stderrIsTerminal)
+        defer { progress.finish() }
+        let version = try ExportRun.stream(layout.mainXML, of: source, into: decoder, progress: progress)
+        return ExportInspection(
+            source: source.displayName, entries: source.entries, layout: layout, exportVersion: version,
+            exportDate: decoder.exportDate, locale: decoder.locale,
+            recordTypes: decoder.recordTypes.map { ($0.identifier, $0.count, $0.firstUTC, $0.lastUTC) }
+                .sorted { $0.count > $1.count },
+            sources: zip(decoder.sources, decoder.sourceRecordCounts).map { ($0, $1) }.sorted { $0.records > $1.records },
+            workouts: decoder.workouts.count, heartRate: decoder.heartRateSamples, faults: faults.total)
+    }
+
+    /// Earliest and latest record start, when there are records.
+    public var dateRange: (Timestamp, Timestamp)? {
+        let withData = recordTypes.filter { $0.count > 0 }
+        guard let first = withData.map(\.first).min(), let last = withData.map(\.last).max() else { return nil }
+        return (Timestamp(utcSeconds: first), Timestamp(utcSeconds: last))
+    }
+}

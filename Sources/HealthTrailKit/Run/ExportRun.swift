@@ -1,0 +1,161 @@
+import Crypto
+import Foundation
+
+/// What `healthtrail run` was asked to do.
+public struct RunOptions: Sendable {
+    public var inputPath: String
+    public var outputDirectory: String
+    /// Make the first malformed record fatal instead of counting and skipping it.
+    public var strict = false
+    /// Draw a progress line (only on a terminal).
+    public var showProgress = false
+
+    public init(inputPath: String, outputDirectory: String) {
+        self.inputPath = inputPath
+        self.outputDirectory = outputDirectory
+    }
+}
+
+/// One run over one export: stream export.xml, then the route files, then write workouts and
+/// the manifest, then move every output into place at once.
+///
+/// Any error leaves the output folder as it was: outputs are staged and committed only at the end.
+public enum ExportRun {
+    public static func run(_ options: RunOptions) throws -> Manifest {
+        let started = Date()
+        var timings: [String: Double] = [:]
+        let source = try openExportSource(path: options.inputPath)
+        let layout = try ExportLayout(source: source)
+        let staging = try OutputStaging(outputDirectory: options.outputDirectory)
+        do {
+            let outputs = try ExportOutputs(staging: staging)
+            let faults = FaultLog(file: source.displayName, strict: options.strict)
+            let total = layout.mainXML.uncompressedSize + layout.routeFiles.reduce(0) { $0 + $1.uncompressedSize }
+            let progress = ProgressLine(totalBytes: total, enabled: options.showProgress && ProgressLine.stderrIsTerminal)
+            defer { progress.finish() }
+
+            var clock = Date()
+            let decoder = ExportDecoder(outputs: outputs, faults: faults, fileName: source.displayName,
+                                        entryName: layout.mainXML.path)
+            let exportVersion = try stream(layout.mainXML, of: source, into: decoder, progress: progress)
+            timings["export_xml_s"] = Date().timeIntervalSince(clock)
+
+            clock = Date()
+            let routes = try RouteLinker.run(layout: layout, source: source, workouts: decoder.workouts,
+                                             writer: outputs.routePoints, faults: faults, progress: progress)
+            timings["routes_s"] = Date().timeIntervalSince(clock)
+
+            let workoutWriter = try outputs.addWriter("workouts.csv", header: ExportOutputs.workoutColumns)
+            for w in decoder.workouts.sorted(by: { ($0.start, $0.id) < ($1.start, $1.id) }) {
+                WorkoutRow.write(w, routeFiles: routes.filesByWorkout[w.id] ?? [], to: workoutWriter)
+            }
+            let written = try outputs.closeAll()
+
+            clock = Date()
+            let (size, digest) = try sha256(of: source, main: layout.mainXML)
+            timings["sha256_s"] = Date().timeIntervalSince(clock)
+            timings["total_s"] = Date().timeIntervalSince(started)
+
+            let manifest = Manifest(
+                startedUTC: iso(started), finishedUTC: iso(Date()),
+                input: .init(path: options.inputPath, name: URL(fileURLWithPath: options.inputPath).lastPathComponent,
+                             kind: kind(of: source), sizeBytes: size, sha256: digest, mainEntry: layout.mainXML.path,
+                             mainEntryBytes: layout.mainXML.uncompressedSize, exportVersion: exportVersion,
+                             exportDate: decoder.exportDate.map { $0.utcString }, locale: decoder.locale),
+                counts: .init(recordsByType: Dictionary(uniqueKeysWithValues: decoder.recordTypes.map { ($0.identifier, $0.count) }),
+                              heartRate: decoder.heartRateSamples, workouts: decoder.workouts.count,
+                              routeFiles: layout.routeFiles.count, routePoints: routes.points + decoder.inlineRoutePoints,
+                              inlineRoutePoints: decoder.inlineRoutePoints, correlations: decoder.correlations,
+                              activitySummaries: decoder.activitySummaries, hrvBeats: decoder.hrvBeats,
+                              ecgFiles: layout.ecgFiles.count, sources: decoder.sources.count),
+                outputs: Dictionary(uniqueKeysWithValues: written.map { ($0.name, $0.rows) }),
+                routes: .init(linkedByReference: routes.linkedByReference, linkedByTime: routes.linkedByTime,
+                              orphans: routes.orphans, missingFiles: routes.missingFiles),
+                faults: .init(total: faults.total, byKind: faults.countsByKind, first: faults.first),
+                timings: timings.mapValues { ($0 * 1000).rounded() / 1000 })
+            try writeJSON(manifest, to: staging.path("manifest.json"))
+            try staging.commit()
+            return manifest
+        } catch {
+            staging.discard()
+            throw error
+        }
+    }
+
+    /// Streams export.xml through the prolog filter into the decoder; returns the export version.
+    static func stream(_ entry: ArchiveEntry, of source: ExportSource, into decoder: ExportDecoder,
+                       progress: ProgressLine) throws -> String? {
+        progress.begin(String(entry.fileName))
+        var filter = PrologFilter()
+        try source.read(entry) { chunk in
+            progress.advance(chunk.count)
+            if filter.done {
+                try decoder.feed(chunk)
+                return
+            }
+            switch filter.consume(chunk) {
+            case .needMore:
+                return
+            case .notAnExport:
+                throw InputError(file: source.displayName, entry: entry.path, "no <HealthData> element in the first 4 MB: not an Apple Health export")
+            case .ready(let prolog, let resumeAt):
+                try prolog.withUnsafeBytes { try decoder.feed($0) }
+                try decoder.feed(UnsafeRawBufferPointer(rebasing: chunk[resumeAt...]))
+            }
+        }
+        guard filter.done else {
+            throw InputError(file: source.displayName, entry: entry.path, "file ends before the <HealthData> element")
+        }
+        try decoder.finish()
+        return filter.exportVersion
+    }
+
+    static func kind(of source: ExportSource) -> String {
+        switch source {
+        case is ZipArchive: return "zip"
+        case is DirectorySource: return "folder"
+        default: return "xml"
+        }
+    }
+
+    /// SHA-256 of the archive file (for a folder: of its export.xml).
+    static func sha256(of source: ExportSource, main: ArchiveEntry) throws -> (UInt64, String) {
+        var hasher = SHA256()
+        var size: UInt64 = 0
+        if let zip = source as? ZipArchive {
+            try streamWholeFile(zip.file, entryName: nil) { hasher.update(bufferPointer: $0); size += UInt64($0.count) }
+        } else {
+            try source.read(main) { hasher.update(bufferPointer: $0); size += UInt64($0.count) }
+        }
+        return (size, hasher.finalize().map { String(format: "%02x", $0) }.joined())
+    }
+
+    static func iso(_ date: Date) -> String {
+        Timestamp(utcSeconds: Int64(date.timeIntervalSince1970.rounded(.down))).utcString
+    }
+
+    static func writeJSON<T: Encodable>(_ value: T, to path: String) throws {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let data = try encoder.encode(value)
+        guard FileManager.default.createFile(atPath: path, contents: data + [0x0A], attributes: [.posixPermissions: 0o600]) else {
+            throw InputError(file: path, "cannot write the manifest")
+        }
+    }
+}
+
+/// A `workouts.csv` row.
+enum WorkoutRow {
+    static func write(_ w: Workout, routeFiles: [String], to out: CSVWriter) {
+        out.field(w.id); out.comma()
+        out.field(w.activity); out.comma()
+        out.utc(w.start.utcSeconds); out.comma()
+        out.utc(w.end.utcSeconds); out.comma()
+        out.offset(w.start.offsetMinutes); out.comma()
+        out.decimal(w.durationSeconds, digits: 1); out.comma()
+        out.field(w.source); out.comma()
+        out.field(routeFiles.joined(separator: ";"))
+        out.endRow()
+    }
+}

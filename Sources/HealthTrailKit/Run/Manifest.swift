@@ -1,0 +1,63 @@
+/// `manifest.json`: what was read, what was written, what was skipped, how long it took.
+///
+/// Names, counts, sizes, lines and hashes only: no health value appears in it.
+public struct Manifest: Codable, Sendable {
+    public struct Input: Codable, Sendable {
+        public var path: String
+        public var name: String
+        /// `zip`, `folder` or `xml`.
+        public var kind: String
+        public var sizeBytes: UInt64
+        public var sha256: String
+        public var mainEntry: String
+        public var mainEntryBytes: UInt64
+        public var exportVersion: String?
+        public var exportDate: String?
+        public var locale: String?
+    }
+    public struct Counts: Codable, Sendable {
+        public var recordsByType: [String: Int]
+        public var heartRate: Int
+        public var workouts: Int
+        public var routeFiles: Int
+        public var routePoints: Int
+        public var inlineRoutePoints: Int
+        public var correlations: Int
+        public var activitySummaries: Int
+        public var hrvBeats: Int
+        public var ecgFiles: Int
+        public var sources: Int
+    }
+    public struct Routes: Codable, Sendable {
+        public var linkedByReference: Int
+        public var linkedByTime: Int
+        /// Route files no workout names, exported under `route-<start>` ids.
+        public var orphans: [String]
+        /// Files a workout references that the archive does not hold.
+        public var missingFiles: [String]
+    }
+    public struct Faults: Codable, Sendable {
+        public var total: Int
+        public var byKind: [String: Int]
+        /// The first faults, with entry and line (at most 100).
+        public var first: [Fault]
+    }
+
+    public var tool: String = "healthtrail"
+    public var toolVersion: String = HealthTrailVersion.current
+    public var startedUTC: String
+    public var finishedUTC: String
+    public var input: Input
+    public var counts: Counts
+    /// Rows written per output file (header not counted).
+    public var outputs: [String: Int]
+    public var routes: Routes
+    public var faults: Faults
+    /// Seconds per stage.
+    public var timings: [String: Double]
+}
+
+/// The version written into manifests and `--version`.
+public enum HealthTrailVersion {
+    public static let current = "0.1.0"
+}

@@ -1,0 +1,54 @@
+/// The plan of one local day of the person's life, from which every record type is drawn.
+///
+/// Each record type is written in its own pass over all days (exports group records by type),
+/// so the plan is what keeps the passes consistent: sleep, walks and workouts are decided here.
+struct SynthDayPlan {
+    /// A spell of walking in daily life (not a workout), with the Watch's steps per minute.
+    struct Bout { var start: Int; var end: Int; var cadence: Int }
+
+    var index: Int
+    /// Local calendar date as a day number (days since 1970-01-01).
+    var dayNumber: Int
+    var zone: SynthTimeZone
+    /// UTC instant of this date's local midnight in `zone`.
+    var localMidnight: Int
+    /// The slice of time this day owns (UTC, half-open): consecutive days tile time exactly,
+    /// also when the person changes zone, so no two days write heart rate for the same instant.
+    var start: Int
+    var end: Int
+    /// The night that ends this morning (UTC), or `sleepEnd == sleepStart` (red-eye flight).
+    var sleepStart = 0
+    var sleepEnd = 0
+    /// Before iOS 16 the Watch wrote plain `Asleep` samples instead of sleep stages.
+    var legacySleep = false
+    /// Awake and about (UTC).
+    var wake = 0
+    var bed = 0
+    var bouts: [Bout] = []
+    var workouts: [SynthWorkoutPlan] = []
+    /// A blood-pressure reading (a Correlation) is taken this day.
+    var bloodPressure = false
+
+    var hasSleep: Bool { sleepEnd > sleepStart }
+
+    /// The workout running at `t`, if any.
+    @inline(__always)
+    func workout(at t: Int) -> SynthWorkoutPlan? {
+        for w in workouts where t >= w.start && t < w.end { return w }
+        return nil
+    }
+
+    /// The walking bout at `t`, if any.
+    @inline(__always)
+    func bout(at t: Int) -> Bout? {
+        for b in bouts where t >= b.start && t < b.end { return b }
+        return nil
+    }
+
+    /// Local time of day in seconds of `t` in this day's zone.
+    @inline(__always)
+    func localSeconds(_ t: Int) -> Int {
+        let l = t + zone.offset(utc: t)
+        return l - SynthCalendar.floorDiv(l, 86_400) * 86_400
+    }
+}

@@ -1,0 +1,56 @@
+/// The CSV files one run writes while export.xml and the route files stream through.
+///
+/// Column lists are the contract documented in the README; change both together.
+public final class ExportOutputs {
+    public static let heartRateColumns = ["time_utc", "utc_offset", "bpm", "source", "motion_context"]
+    public static let recordColumns = ["start_utc", "end_utc", "utc_offset", "value", "unit", "source"]
+    public static let routePointColumns = ["workout_id", "time_utc", "lat", "lon", "ele_m", "speed_mps", "h_acc_m",
+                                           "course_deg", "v_acc_m"]
+    public static let hrvBeatColumns = ["time_utc", "utc_offset", "bpm", "source"]
+    public static let activitySummaryColumns = ["date", "active_energy", "active_energy_goal", "active_energy_unit",
+                                                "move_time_min", "move_time_goal_min", "exercise_min",
+                                                "exercise_goal_min", "stand_hours", "stand_hours_goal"]
+    public static let workoutColumns = ["workout_id", "activity", "start_utc", "end_utc", "utc_offset", "duration_s",
+                                        "source", "route_files"]
+
+    let staging: OutputStaging
+    public let heartRate: CSVWriter
+    public let routePoints: CSVWriter
+    public let hrvBeats: CSVWriter
+    public let activitySummaries: CSVWriter
+    private var writers: [(name: String, writer: CSVWriter)] = []
+
+    public init(staging: OutputStaging) throws {
+        self.staging = staging
+        heartRate = try CSVWriter(path: staging.path("heart_rate.csv"), header: Self.heartRateColumns, bufferSize: 1 << 20)
+        routePoints = try CSVWriter(path: staging.path("route_points.csv"), header: Self.routePointColumns, bufferSize: 1 << 20)
+        hrvBeats = try CSVWriter(path: staging.path("hrv_beats.csv"), header: Self.hrvBeatColumns)
+        activitySummaries = try CSVWriter(path: staging.path("activity_summaries.csv"), header: Self.activitySummaryColumns)
+        writers = [("heart_rate.csv", heartRate), ("route_points.csv", routePoints), ("hrv_beats.csv", hrvBeats),
+                   ("activity_summaries.csv", activitySummaries)]
+    }
+
+    /// The `records/<name>.csv` writer of a record type, created on first use.
+    func recordWriter(for type: RecordType) throws -> CSVWriter {
+        if let w = type.writer { return w }
+        let name = "records/\(type.fileName).csv"
+        // Large buffers only where the data is large: dozens of types would otherwise cost RSS.
+        let w = try CSVWriter(path: staging.path(name), header: Self.recordColumns, bufferSize: 64 * 1024)
+        type.writer = w
+        writers.append((name, w))
+        return w
+    }
+
+    /// A further CSV in the staging folder (e.g. `workouts.csv`), closed with the others.
+    public func addWriter(_ name: String, header: [String]) throws -> CSVWriter {
+        let w = try CSVWriter(path: staging.path(name), header: header)
+        writers.append((name, w))
+        return w
+    }
+
+    /// Closes every file; returns each output's name and row count.
+    public func closeAll() throws -> [(name: String, rows: Int)] {
+        for (_, w) in writers { try w.close() }
+        return writers.map { ($0.name, $0.writer.rows) }.sorted { $0.name < $1.name }
+    }
+}

@@ -1,0 +1,46 @@
+/// A view of bytes owned by libxml2 (an attribute value, a name) valid only inside a callback.
+///
+/// Decoders read attributes in place through spans instead of making a `String` per attribute:
+/// at millions of records, that allocation would cost more than parsing.
+public struct ByteSpan {
+    public let start: UnsafePointer<UInt8>
+    public let count: Int
+
+    @inline(__always) public init(start: UnsafePointer<UInt8>, count: Int) {
+        self.start = start
+        self.count = count
+    }
+
+    /// A span over a NUL-terminated C string.
+    @inline(__always) public init(cString: UnsafePointer<UInt8>) {
+        self.init(start: cString, count: strlen(UnsafeRawPointer(cString).assumingMemoryBound(to: CChar.self)))
+    }
+
+    @inline(__always) public subscript(i: Int) -> UInt8 { start[i] }
+
+    public var buffer: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: start, count: count) }
+
+    /// True when the bytes equal `literal` (ASCII).
+    @inline(__always) public func equals(_ literal: StaticString) -> Bool {
+        count == literal.utf8CodeUnitCount && memcmp(start, literal.utf8Start, count) == 0
+    }
+
+    @inline(__always) public func hasPrefix(_ literal: StaticString) -> Bool {
+        count >= literal.utf8CodeUnitCount && memcmp(start, literal.utf8Start, literal.utf8CodeUnitCount) == 0
+    }
+
+    @inline(__always) public func equals(_ bytes: [UInt8]) -> Bool {
+        count == bytes.count && bytes.withUnsafeBufferPointer { memcmp(start, $0.baseAddress!, count) == 0 }
+    }
+
+    public func dropFirst(_ n: Int) -> ByteSpan { ByteSpan(start: start + min(n, count), count: max(0, count - n)) }
+
+    public var string: String { String(decoding: buffer, as: UTF8.self) }
+    public var bytes: [UInt8] { Array(buffer) }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

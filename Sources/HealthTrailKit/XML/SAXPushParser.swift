@@ -1,0 +1,93 @@
+import CLibXML2
+
+/// A libxml2 SAX2 push parser fed with byte chunks as they are inflated.
+///
+/// No DOM is built and nothing is fetched: the external entity loader refuses every request
+/// (no file reads, no network), the DTD is neither loaded nor validated, and libxml2's default
+/// size and entity-amplification limits stay on. Predefined and internal entities are
+/// substituted, because without that libxml2 hands `&amp;` in attributes back as `&#38;`.
+/// The first error libxml2 reports is kept with its line so it can be given in one line.
+public final class SAXPushParser {
+    public let fileName: String
+    public let entryName: String?
+    private var context: xmlParserCtxtPtr?
+    private var firstError: (line: Int, message: String)?
+
+    /// - Parameters:
+    ///   - handler: the SAX2 callbacks (its `initialized` is set to `XML_SAX2_MAGIC` and `serror` to ours).
+    ///   - userData: passed to every callback as `ctx`.
+    public init(handler: xmlSAXHandler, userData: UnsafeMutableRawPointer, fileName: String, entryName: String?) {
+        self.fileName = fileName
+        self.entryName = entryName
+        var sax = handler
+        sax.initialized = UInt32(XML_SAX2_MAGIC)
+        sax.serror = { userData, error in
+            guard let error else { return }
+            // userData here is the parser's `_private`, which points at this object.
+            _ = userData
+            let ctxt = error.pointee.ctxt?.assumingMemoryBound(to: xmlParserCtxt.self)
+            guard let owner = ctxt?.pointee._private else { return }
+            let parser = Unmanaged<SAXPushParser>.fromOpaque(owner).takeUnretainedValue()
+            if parser.firstError == nil, error.pointee.level.rawValue >= XML_ERR_ERROR.rawValue {
+                let text = error.pointee.message.map { String(cString: $0) } ?? "XML error"
+                parser.firstError = (Int(error.pointee.line), String(text.reversed().drop { $0.isWhitespace }.reversed()))
+            }
+        }
+        SAXPushParser.refuseExternalEntities
+        context = xmlCreatePushParserCtxt(&sax, userData, nil, 0, fileName)
+        if let context {
+            context.pointee._private = Unmanaged.passUnretained(self).toOpaque()
+            xmlCtxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue) | Int32(XML_PARSE_NOENT.rawValue)
+                              | Int32(XML_PARSE_NOWARNING.rawValue) | Int32(XML_PARSE_NOERROR.rawValue))
+        }
+    }
+
+    /// Installs, once per process, an external entity loader that loads nothing: a hostile
+    /// `<!ENTITY x SYSTEM "file:///etc/passwd">` fails instead of reading the file.
+    static let refuseExternalEntities: Void = {
+        xmlSetExternalEntityLoader { _, _, _ in nil }
+    }()
+
+    deinit {
+        if let context {
+            if let doc = context.pointee.myDoc { xmlFreeDoc(doc) }
+            xmlFreeParserCtxt(context)
+        }
+    }
+
+    /// The line libxml2 is at (1-based), for messages about the element being decoded.
+    @inline(__always) public var line: Int {
+        guard let context, let input = context.pointee.input else { return 0 }
+        return Int(input.pointee.line)
+    }
+
+    /// Parses one chunk; throws the first XML error with its line.
+    public func feed(_ chunk: UnsafeRawBufferPointer) throws {
+        guard let context else { throw InputError(file: fileName, entry: entryName, "libxml2 could not start a parser") }
+        guard chunk.count > 0 else { return }
+        let status = xmlParseChunk(context, chunk.baseAddress!.assumingMemoryBound(to: CChar.self), Int32(chunk.count), 0)
+        if status != 0 || firstError != nil { throw error(status) }
+    }
+
+    public func feed(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { try feed($0) }
+    }
+
+    /// Tells libxml2 the document is complete; throws if it is not (e.g. truncated).
+    public func finish() throws {
+        guard let context else { return }
+        let status = xmlParseChunk(context, nil, 0, 1)
+        if status != 0 || firstError != nil { throw error(status) }
+    }
+
+    /// Stops the parser from inside a callback (e.g. a fatal fault under `--strict`).
+    public func stop() {
+        if let context { xmlStopParser(context) }
+    }
+
+    private func error(_ status: Int32) -> InputError {
+        let (line, message) = firstError ?? (self.line, "XML error \(status)")
+        return InputError(file: fileName, entry: entryName, line: line, "malformed XML: \(message)")
+    }
+}
+

@@ -1,0 +1,39 @@
+import ArgumentParser
+import HealthTrailKit
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Entry point: exit codes are part of the interface (README "Exit codes"), so usage errors
+/// map to 2 rather than ArgumentParser's default 64.
+@main
+struct Main {
+    static func main() {
+        do {
+            var command = try HealthTrailCommand.parseAsRoot()
+            try command.run()
+        } catch let error as InputError {
+            fputs("healthtrail: error: \(error)\n", stderr)
+            exit(ExitStatus.failed)
+        } catch {
+            let code = HealthTrailCommand.exitCode(for: error)
+            if code == .success || code == ExitCode(ExitStatus.failed) {
+                HealthTrailCommand.exit(withError: error)
+            }
+            // Help and version requests print and exit 0; everything else is a usage error.
+            let message = HealthTrailCommand.fullMessage(for: error)
+            if code == .validationFailure || code.rawValue == 64 {
+                fputs(message + "\n", stderr)
+                exit(ExitStatus.usage)
+            }
+            HealthTrailCommand.exit(withError: error)
+        }
+    }
+}
+
+/// Process exit codes, documented in the README.
+enum ExitStatus {
+    static let ok: Int32 = 0
+    static let failed: Int32 = 1
+    static let usage: Int32 = 2
+}

@@ -1,0 +1,22 @@
+import ArgumentParser
+import HealthTrailKit
+
+/// `healthtrail`: the root command; the work is in its subcommands.
+struct HealthTrailCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "healthtrail",
+        abstract: "Turn Apple Health export archives into analytics files (CSV, JSON manifest).",
+        discussion: """
+        Give it the export.zip from the Health app (Profile ▸ Export All Health Data), an unzipped
+        apple_health_export/ folder, or a bare export.xml. The archive is streamed: nothing is
+        extracted to disk and memory stays flat however large the export is.
+
+        Examples:
+          healthtrail run ~/Downloads/export.zip --out ~/health
+          healthtrail inspect ~/Downloads/export.zip
+          healthtrail synth /tmp/fake-export.zip --days 30 --seed 7
+        """,
+        version: HealthTrailVersion.current,
+        subcommands: [RunCommand.self, InspectCommand.self, SynthCommand.self]
+    )
+}

@@ -1,0 +1,44 @@
+import ArgumentParser
+import HealthTrailKit
+
+/// `healthtrail inspect ARCHIVE`.
+struct InspectCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "inspect",
+        abstract: "Summarise an export without writing anything.",
+        discussion: """
+        Lists the archive's entries, the export version and date, the span of the data, record
+        counts per type and the sources that wrote them. Reads the whole export.xml once.
+        """
+    )
+
+    @Argument(help: ArgumentHelp("The export: export.zip, an apple_health_export/ folder, or export.xml.", valueName: "archive"))
+    var archive: String
+
+    @Flag(name: .shortAndLong, help: "No progress line.")
+    var quiet = false
+
+    func run() throws {
+        let report = try ExportInspection.inspect(path: archive, showProgress: !quiet)
+        print("export:   \(report.source)")
+        print("main xml: \(report.layout.mainXML.path) (\(report.layout.mainXML.uncompressedSize) bytes)")
+        print("version:  \(report.exportVersion ?? "unknown")   exported: \(report.exportDate?.utcString ?? "unknown")   locale: \(report.locale ?? "unknown")")
+        if let (first, last) = report.dateRange {
+            print("data:     \(first.utcString) … \(last.utcString)")
+        }
+        print("entries:  \(report.entries.count) (\(report.layout.routeFiles.count) route files, \(report.layout.ecgFiles.count) ECG files)")
+        print("workouts: \(report.workouts)   heart-rate samples: \(report.heartRate)   malformed records: \(report.faults)")
+        print("\nrecords per type:")
+        for t in report.recordTypes {
+            print("  \(String(t.count).leftPadded(9))  \(t.identifier)")
+        }
+        print("\nsources:")
+        for s in report.sources {
+            print("  \(String(s.records).leftPadded(9))  \(s.name)")
+        }
+    }
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
+}

@@ -1,0 +1,57 @@
+import ArgumentParser
+import HealthTrailKit
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `healthtrail run ARCHIVE --out DIR`.
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Process one export into CSV files and a manifest.",
+        discussion: """
+        Writes heart_rate.csv, workouts.csv, route_points.csv, hrv_beats.csv, activity_summaries.csv,
+        records/<type>.csv for every other record type, and manifest.json into the output folder
+        (created owner-only). Outputs appear only when the run succeeds: a failed or interrupted run
+        leaves the previous outputs untouched.
+
+        A malformed record (a bad date, a non-numeric value) is skipped and counted in
+        manifest.json under "faults", with its entry and line; --strict makes it fatal.
+
+        Exit codes: 0 success, 1 the input or output failed (one line on stderr says which file,
+        entry and line), 2 usage error.
+        """
+    )
+
+    @Argument(help: ArgumentHelp("The export: export.zip, an apple_health_export/ folder, or export.xml.", valueName: "archive"))
+    var archive: String
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Output folder (created if missing).", valueName: "dir"))
+    var out: String
+
+    @Flag(help: "Fail on the first malformed record instead of skipping it.")
+    var strict = false
+
+    @Flag(name: .shortAndLong, help: "No progress line and no summary (cron). The progress line is also off when stderr is not a terminal.")
+    var quiet = false
+
+    func run() throws {
+        var options = RunOptions(inputPath: archive, outputDirectory: out)
+        options.strict = strict
+        options.showProgress = !quiet
+        umask(0o077)   // health data: everything this run creates is owner-only
+        let manifest = try ExportRun.run(options)
+        guard !quiet else { return }
+        let c = manifest.counts
+        let records = c.recordsByType.values.reduce(0, +)
+        print("""
+        healthtrail: read \(manifest.input.mainEntry) (\(megabytes(manifest.input.mainEntryBytes)) MB, export version \(manifest.input.exportVersion ?? "?")) in \(seconds(manifest.timings["total_s"]))
+          \(records) records of \(c.recordsByType.count) types, \(c.heartRate) heart-rate samples, \(c.workouts) workouts, \(c.routeFiles) route files (\(c.routePoints) points)
+          \(manifest.faults.total) malformed records skipped\(manifest.faults.total > 0 ? " (see manifest.json \"faults\")" : "")
+        outputs in \(out)/  (manifest.json lists every file and its row count)
+        """)
+    }
+
+    func megabytes(_ bytes: UInt64) -> String { String(Int((Double(bytes) / 1e6).rounded())) }
+    func seconds(_ s: Double?) -> String { s.map { "\(($0 * 10).rounded() / 10) s" } ?? "?" }
+}

@@ -1,0 +1,204 @@
+import CZlib
+import Foundation
+import Testing
+@testable import HealthTrailKit
+
+@Suite struct ArchiveTests {
+    func readAll(_ source: ExportSource, _ entry: ArchiveEntry) throws -> [UInt8] {
+        var out: [UInt8] = []
+        try source.read(entry) { out += $0 }
+        return out
+    }
+
+    @Test func roundTripsStoredAndDeflatedEntries() throws {
+        let dir = Support.temporaryDirectory()
+        let path = dir + "/a.zip"
+        let big = (0..<300_000).map { "line \($0)\n" }.joined()   // several inflate chunks
+        let zip = try ZipWriter(path: path)
+        try zip.addEntry("apple_health_export/big.txt", bytes: Array(big.utf8))
+        try zip.addEntry("apple_health_export/stored.txt", bytes: Array("stored".utf8), level: 0)
+        try zip.addEntry("__MACOSX/apple_health_export/._big.txt", bytes: [1, 2, 3])
+        try zip.addEntry("apple_health_export/.DS_Store", bytes: [0])
+        try zip.finish()
+
+        let archive = try ZipArchive(path: path)
+        #expect(archive.entries.map(\.path) == ["apple_health_export/big.txt", "apple_health_export/stored.txt"])
+        #expect(try readAll(archive, archive.entries[0]) == Array(big.utf8))
+        #expect(try readAll(archive, archive.entries[1]) == Array("stored".utf8))
+        #expect(archive.entries[0].method == 8 && archive.entries[1].method == 0)
+
+        // An independent reader agrees the archive is valid.
+        let unzip = Process()
+        unzip.executableURL = URL(fileURLWithPath: "/usr/bin/unzip")
+        unzip.arguments = ["-tq", path]
+        unzip.standardOutput = FileHandle.nullDevice
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/unzip") {
+            try unzip.run(); unzip.waitUntilExit()
+            #expect(unzip.terminationStatus == 0)
+        }
+    }
+
+    @Test func detectsACRCMismatch() throws {
+        let dir = Support.temporaryDirectory()
+        let path = dir + "/bad-crc.zip"
+        let content = Array("<HealthData/>".utf8)
+        let zip = try ZipWriter(path: path)
+        try zip.addRawEntry("export.xml", method: 0, crc: 0xDEAD_BEEF, uncompressedSize: UInt64(content.count),
+                            compressedSize: UInt64(content.count)) { emit in try content.withUnsafeBytes { try emit($0) } }
+        try zip.finish()
+        let archive = try ZipArchive(path: path)
+        #expect {
+            try readAll(archive, archive.entries[0])
+        } throws: { error in
+            "\(error)".contains("CRC-32 mismatch") && "\(error)".contains("entry export.xml")
+        }
+    }
+
+    @Test func detectsAnEntryLongerThanDeclared() throws {
+        let dir = Support.temporaryDirectory()
+        let path = dir + "/lying-size.zip"
+        let content = Array(String(repeating: "x", count: 5000).utf8)
+        var crc: uLong = 0
+        content.withUnsafeBufferPointer { crc = crc32(0, $0.baseAddress, uInt($0.count)) }
+        let zip = try ZipWriter(path: path)
+        try zip.addRawEntry("export.xml", method: 0, crc: UInt32(crc), uncompressedSize: 10,
+                            compressedSize: 10) { emit in try content.withUnsafeBytes { try emit(UnsafeRawBufferPointer(rebasing: $0[0..<10])) } }
+        try zip.finish()
+        let archive = try ZipArchive(path: path)
+        #expect(throws: InputError.self) { try readAll(archive, archive.entries[0]) }
+    }
+
+    @Test func rejectsTruncatedArchivesCleanly() throws {
+        let dir = Support.temporaryDirectory()
+        let path = dir + "/whole.zip"
+        let text = (0..<50_000).map { " <Record type=\"T\" value=\"\($0)\"/>\n" }.joined()
+        try Support.makeZip(path, [("apple_health_export/export.xml", Support.exportXML(text))])
+        let whole = try Data(contentsOf: URL(fileURLWithPath: path))
+        // Cut at many points: before the data ends, inside the central directory, in the end record.
+        for cut in [10, 100, whole.count / 3, whole.count / 2, whole.count - 60, whole.count - 30, whole.count - 5] {
+            let truncated = dir + "/cut-\(cut).zip"
+            try whole.prefix(cut).write(to: URL(fileURLWithPath: truncated))
+            let error = #expect(throws: InputError.self) {
+                let archive = try ZipArchive(path: truncated)
+                for entry in archive.entries { _ = try readAll(archive, entry) }
+            }
+            #expect(error?.file == truncated)
+        }
+    }
+
+    @Test func findsTheMainXMLByContentNotName() throws {
+        let dir = Support.temporaryDirectory()
+        let path = dir + "/renamed.zip"
+        try Support.makeZip(path, [
+            ("eksport/export_cda.xml", "<?xml version=\"1.0\"?>\n<ClinicalDocument/>"),
+            ("eksport/eksport.xml", Support.exportXML("")),
+            ("eksport/workout-routes/route_2024-01-01_7.00am.gpx", "<gpx/>"),
+        ])
+        let layout = try ExportLayout(source: ZipArchive(path: path))
+        #expect(layout.mainXML.path == "eksport/eksport.xml")
+        #expect(layout.routeFiles.map(\.path) == ["eksport/workout-routes/route_2024-01-01_7.00am.gpx"])
+    }
+
+    @Test func reportsAnArchiveWithoutExportXML() throws {
+        let dir = Support.temporaryDirectory()
+        let path = dir + "/no-export.zip"
+        try Support.makeZip(path, [("apple_health_export/export_cda.xml", "<ClinicalDocument/>")])
+        #expect {
+            _ = try ExportLayout(source: ZipArchive(path: path))
+        } throws: { "\($0)".contains("no Apple Health export.xml found") && "\($0)".contains(path) }
+    }
+
+    @Test func readsFoldersAndBareXML() throws {
+        let dir = Support.temporaryDirectory()
+        let folder = dir + "/apple_health_export"
+        try FileManager.default.createDirectory(atPath: folder + "/workout-routes", withIntermediateDirectories: true)
+        try Support.exportXML("").write(toFile: folder + "/Export.xml", atomically: true, encoding: .utf8)
+        try "<gpx/>".write(toFile: folder + "/workout-routes/r.gpx", atomically: true, encoding: .utf8)
+        try "junk".write(toFile: folder + "/.DS_Store", atomically: true, encoding: .utf8)
+
+        let asFolder = try openExportSource(path: folder)
+        #expect(asFolder is DirectorySource)
+        #expect(Set(asFolder.entries.map(\.path)) == ["Export.xml", "workout-routes/r.gpx"])
+        #expect(try ExportLayout(source: asFolder).mainXML.path == "Export.xml")
+
+        let asFile = try openExportSource(path: folder + "/Export.xml")
+        #expect(asFile is SingleFileSource)
+        #expect(try ExportLayout(source: asFile).mainXML.uncompressedSize > 0)
+    }
+
+    @Test func rejectsAWrongFileType() throws {
+        let dir = Support.temporaryDirectory()
+        let path = dir + "/photo.png"
+        try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 0, count: 100)).write(to: URL(fileURLWithPath: path))
+        #expect {
+            _ = try ExportLayout(source: openExportSource(path: path))
+        } throws: { "\($0)".contains("not an Apple Health export") && "\($0)".hasPrefix(path) }
+    }
+
+    /// An entry of 4.1 GiB, declared through zip64 fields, inflated and CRC-checked end to end.
+    /// The deflate stream is one compressed MiB of zeros repeated: after a full flush, deflate
+    /// output does not refer back past itself, so copies of it concatenate into a valid stream.
+    @Test func readsAnEntryOver4GiBThroughZip64() throws {
+        let dir = Support.temporaryDirectory()
+        let path = dir + "/zip64.zip"
+        let mib = 1 << 20
+        let copies = 4200                      // 4200 MiB > 4 GiB
+        var stream = z_stream()
+        #expect(healthtrail_deflateInit2(&stream, 1, -MAX_WBITS) == Z_OK)
+        var zeros = [UInt8](repeating: 0, count: mib)
+        var out = [UInt8](repeating: 0, count: 64 * 1024)
+        func deflateAll(_ flush: Int32, input: inout [UInt8], count: Int) -> [UInt8] {
+            var produced: [UInt8] = []
+            input.withUnsafeMutableBufferPointer { inp in
+                stream.next_in = inp.baseAddress
+                stream.avail_in = uInt(count)
+                repeat {
+                    out.withUnsafeMutableBufferPointer { o in
+                        stream.next_out = o.baseAddress
+                        stream.avail_out = uInt(o.count)
+                        _ = deflate(&stream, flush)
+                        produced += o[0..<(o.count - Int(stream.avail_out))]
+                    }
+                } while stream.avail_out == 0
+            }
+            return produced
+        }
+        let segment = deflateAll(Z_FULL_FLUSH, input: &zeros, count: mib)
+        let tail = deflateAll(Z_FINISH, input: &zeros, count: 0)
+        deflateEnd(&stream)
+        let crcMiB = zeros.withUnsafeBufferPointer { crc32(0, $0.baseAddress, uInt(mib)) }
+        var crc = crcMiB
+        for _ in 1..<copies { crc = crc32_combine(crc, crcMiB, off_t(mib)) }
+        let total = UInt64(copies) * UInt64(mib)
+        let compressed = UInt64(segment.count * copies + tail.count)
+
+        let zip = try ZipWriter(path: path)
+        zip.forceZip64 = true
+        try zip.addRawEntry("apple_health_export/electrocardiograms/huge.bin", method: 8, crc: UInt32(crc),
+                            uncompressedSize: total, compressedSize: compressed) { emit in
+            for _ in 0..<copies { try segment.withUnsafeBytes { try emit($0) } }
+            try tail.withUnsafeBytes { try emit($0) }
+        }
+        try zip.addEntry("apple_health_export/export.xml", bytes: Array(Support.exportXML(
+            " <Record type=\"HKQuantityTypeIdentifierHeartRate\" sourceName=\"W\" unit=\"count/min\" startDate=\"2024-01-01 10:00:00 +0000\" endDate=\"2024-01-01 10:00:00 +0000\" value=\"61\"/>").utf8))
+        try zip.finish()
+
+        let archive = try ZipArchive(path: path)
+        let huge = try #require(archive.entries.first { $0.path.hasSuffix("huge.bin") })
+        #expect(huge.uncompressedSize == total)
+        #expect(huge.uncompressedSize > UInt64(UInt32.max))
+        var seen: UInt64 = 0
+        var nonZero = false
+        try archive.read(huge) { chunk in
+            seen += UInt64(chunk.count)
+            if chunk.contains(where: { $0 != 0 }) { nonZero = true }
+        }
+        #expect(seen == total)
+        #expect(!nonZero)
+
+        // The whole pipeline reads the archive's zip64 directory too.
+        let outDir = dir + "/out"
+        let manifest = try ExportRun.run(RunOptions(inputPath: path, outputDirectory: outDir))
+        #expect(manifest.counts.heartRate == 1)
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+@testable import HealthTrailKit
+
+/// Real exports from ../shared/fixtures/real (see its README). Expected counts were taken with
+/// grep/unzip, independently of HealthTrail.
+@Suite(.enabled(if: Support.hasRealFixtures, "../shared/fixtures/real is absent: real-export tests skipped"))
+struct RealFixtureTests {
+    func run(_ relative: String) throws -> (String, Manifest) {
+        let out = Support.temporaryDirectory() + "/out"
+        return (out, try ExportRun.run(RunOptions(inputPath: Support.fixture(relative), outputDirectory: out)))
+    }
+
+    /// test-export3 (ATTLIST never closed) and test-export4 (stray `>`) are the iOS 16 broken-DTD
+    /// exports every peer tool fails on; test-export-cn names its XML 导出.xml.
+    @Test(arguments: ["k0rventen/test-export.zip", "k0rventen/test-export3.zip", "k0rventen/test-export4.zip",
+                      "k0rventen/test-export-cn.zip"])
+    func readsExportVersion13Archives(_ archive: String) throws {
+        let (out, m) = try run(archive)
+        #expect(m.input.exportVersion == "13")
+        #expect(m.input.locale == "en_FR")
+        #expect(m.counts.recordsByType.values.reduce(0, +) == 8038)
+        #expect(m.counts.recordsByType.count == 28)
+        #expect(m.counts.heartRate == 400)
+        #expect(m.counts.hrvBeats == 13081)
+        #expect(m.faults.total == 0)
+        #expect(try Support.readCSV(out + "/heart_rate.csv").rows.count == 400)
+        #expect(try Support.readCSV(out + "/hrv_beats.csv").rows.count == 13081)
+        if archive.hasSuffix("-cn.zip") { #expect(m.input.mainEntry == "apple_health_export/导出.xml") }
+    }
+
+    @Test func readsRealRouteFiles() throws {
+        let (out, m) = try run("k0rventen/test-export.zip")
+        #expect(m.counts.routeFiles == 2)
+        #expect(m.counts.routePoints == 5237)
+        // No Workout elements in this export: both routes are orphans under their own ids.
+        #expect(m.routes.orphans.count == 2)
+        let ids = Set(try Support.readCSV(out + "/route_points.csv").rows.map { $0[0] })
+        #expect(ids == ["route-20190924T102237Z", "route-20191004T101632Z"])
+    }
+
+    @Test func readsAnExportVersion7ArchiveWithDoubleCountedSteps() throws {
+        let (out, m) = try run("ericwolter/Export.zip")
+        #expect(m.input.exportVersion == "7")
+        #expect(m.input.mainEntry == "apple_health_export/Export.xml")
+        #expect(m.counts.recordsByType.values.reduce(0, +) == 84723)
+        #expect(m.counts.recordsByType["HKQuantityTypeIdentifierStepCount"] == 37128)
+        #expect(m.counts.heartRate == 868)
+        #expect(m.counts.sources == 9)
+        // The raw per-source steps of 2016-10-29 (local time) are those the fixture README names.
+        var perSource: [String: Double] = [:]
+        for row in try Support.readCSV(out + "/records/step_count.csv").rows {
+            let start = try #require(Timestamp.parse(row[0]))
+            let offset = Int32(row[2].prefix(3))! * 60 + (row[2].hasPrefix("-") ? -1 : 1) * Int32(row[2].suffix(2))!
+            let local = Timestamp(utcSeconds: start.utcSeconds, offsetMinutes: offset)
+            if local.localDateString == "2016-10-29" { perSource[row[5], default: 0] += Double(row[3])! }
+        }
+        #expect(perSource == ["Eric's Work iPhone": 10005, "Mi Fit": 10231])
+    }
+
+    /// Each real Apple route file decodes every trkpt (counts from grep).
+    @Test(arguments: [("route_2019-08-21_4.20pm.gpx", 1352), ("route_2022-01-19_6.33pm.gpx", 2370),
+                      ("route_2024-09-22_6.44pm.gpx", 95), ("route_2024-11-14_6.05pm.gpx", 60),
+                      ("route_2025-01-30_12.57pm.gpx", 100), ("route_2025-03-27_6.01pm.gpx", 60),
+                      ("route_2025-04-04_7.27pm.gpx", 40)])
+    func decodesRealGPXFiles(_ name: String, _ points: Int) throws {
+        let dir = Support.temporaryDirectory()
+        let writer = try CSVWriter(path: dir + "/points.csv", header: ExportOutputs.routePointColumns)
+        let path = Support.fixture("applehealth-gpx/" + name)
+        let decoder = GPXDecoder(writer: writer, workoutID: "w", faults: FaultLog(file: path, strict: true),
+                                 fileName: path, entryName: name)
+        let source = try openExportSource(path: path)
+        try source.read(source.entries[0]) { try decoder.feed($0) }
+        try decoder.finish()
+        try writer.close()
+        #expect(decoder.points == points)
+        let rows = try Support.readCSV(dir + "/points.csv").rows
+        #expect(rows.count == points)
+        #expect(rows.allSatisfy { $0.count == 9 && !$0[4].isEmpty && !$0[5].isEmpty && !$0[6].isEmpty })
+        let times = rows.map { $0[1] }
+        #expect(times == times.sorted())
+    }
+
+    @Test func aFolderWithoutExportXMLIsReportedClearly() throws {
+        let folder = Support.fixture("hacktj23/apple_health_export")
+        let error = #expect(throws: InputError.self) {
+            try ExportRun.run(RunOptions(inputPath: folder, outputDirectory: Support.temporaryDirectory() + "/out"))
+        }
+        #expect(error?.description.contains("no Apple Health export.xml found") == true)
+        #expect(error?.file == folder)
+    }
+}

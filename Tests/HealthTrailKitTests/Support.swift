@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+@testable import HealthTrailKit
+
+/// Paths and helpers shared by the tests.
+enum Support {
+    /// The package root (this file is Tests/HealthTrailKitTests/Support.swift).
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    /// ../shared/fixtures/real beside the checkout (or $HEALTHTRAIL_FIXTURES); nil when absent.
+    static let realFixtures: URL? = {
+        let env = ProcessInfo.processInfo.environment["HEALTHTRAIL_FIXTURES"]
+        let url = env.map { URL(fileURLWithPath: $0) }
+            ?? packageRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures/real")
+        return FileManager.default.fileExists(atPath: url.path) ? url : nil
+    }()
+
+    static var hasRealFixtures: Bool { realFixtures != nil }
+
+    static func fixture(_ relative: String) -> String { realFixtures!.appendingPathComponent(relative).path }
+
+    /// A fresh temporary folder, removed when the test process ends is not guaranteed: tests
+    /// make them under one per-process root that they may delete.
+    static func temporaryDirectory(_ name: String = #function) -> String {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("healthtrail-tests-\(getpid())")
+        let dir = base.appendingPathComponent(name.filter { $0.isLetter || $0.isNumber } + "-" + UUID().uuidString.prefix(8))
+        try! FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir.path
+    }
+
+    /// Writes a zip with the given entries (name → text).
+    static func makeZip(_ path: String, _ entries: [(String, String)], forceZip64: Bool = false) throws {
+        let zip = try ZipWriter(path: path)
+        zip.forceZip64 = forceZip64
+        for (name, text) in entries { try zip.addEntry(name, bytes: Array(text.utf8)) }
+        try zip.finish()
+    }
+
+    /// Reads a CSV file (RFC 4180) into its header and rows: an implementation independent of
+    /// the writer, so the tests check the format rather than the writer's own assumptions.
+    static func readCSV(_ path: String) throws -> (header: [String], rows: [[String]]) {
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        var rows: [[String]] = []
+        var row: [String] = []
+        var field = ""
+        var quoted = false
+        var chars = Array(text)
+        var i = 0
+        while i < chars.count {
+            let c = chars[i]
+            if quoted {
+                if c == "\"" {
+                    if i + 1 < chars.count && chars[i + 1] == "\"" { field.append("\""); i += 1 } else { quoted = false }
+                } else { field.append(c) }
+            } else if c == "\"" {
+                quoted = true
+            } else if c == "," {
+                row.append(field); field = ""
+            } else if c == "\n" {
+                row.append(field); field = ""
+                rows.append(row); row = []
+            } else {
+                field.append(c)
+            }
+            i += 1
+        }
+        if !field.isEmpty || !row.isEmpty { row.append(field); rows.append(row) }
+        chars = []
+        guard let header = rows.first else { return ([], []) }
+        return (header, Array(rows.dropFirst()))
+    }
+
+    /// The XML prolog of a current export, with a DTD like Apple's (shortened).
+    static let prolog = """
+    <?xml version="1.0" encoding="UTF-8"?>
+    <!DOCTYPE HealthData [
+    <!-- HealthKit Export Version: 13 -->
+    <!ELEMENT HealthData (ExportDate,Me,(Record|Correlation|Workout|ActivitySummary)*)>
+    <!ATTLIST HealthData
+      locale CDATA #REQUIRED
+    >
+    ]>
+    <HealthData locale="en_US">
+     <ExportDate value="2024-03-01 09:00:00 +0100"/>
+     <Me HKCharacteristicTypeIdentifierDateOfBirth="1990-05-06" HKCharacteristicTypeIdentifierBiologicalSex="HKBiologicalSexFemale" HKCharacteristicTypeIdentifierBloodType="HKBloodTypeNotSet" HKCharacteristicTypeIdentifierFitzpatrickSkinType="HKFitzpatrickSkinTypeNotSet"/>
+
+    """
+
+    /// A whole export.xml around `body`.
+    static func exportXML(_ body: String) -> String { prolog + body + "\n</HealthData>\n" }
+
+    /// The healthtrail binary built alongside the tests.
+    static var binary: String {
+        for config in ["debug", "release"] {
+            let path = packageRoot.appendingPathComponent(".build/\(config)/healthtrail").path
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        return packageRoot.appendingPathComponent(".build/debug/healthtrail").path
+    }
+
+    /// Runs the binary; returns exit code, stdout, stderr.
+    @discardableResult
+    static func runCLI(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+    }
+
+    /// Every file below a folder with its bytes, for before/after comparisons.
+    static func snapshot(_ dir: String) throws -> [String: Data] {
+        var result: [String: Data] = [:]
+        let base = URL(fileURLWithPath: dir)
+        guard let walker = FileManager.default.enumerator(at: base, includingPropertiesForKeys: [.isRegularFileKey]) else { return [:] }
+        for case let url as URL in walker where (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
+            result[String(url.path.dropFirst(base.path.count))] = try Data(contentsOf: url)
+        }
+        return result
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+@testable import HealthTrailKit
+
+/// Archives made by the project's generator, run through the pipeline: every count in every
+/// CSV must equal what the generator says it wrote.
+@Suite struct SynthRoundTripTests {
+    func synthAndRun(_ configure: (inout SynthOptions) -> Void = { _ in }, days: Int = 4, seed: UInt64 = 11)
+        throws -> (summary: SynthSummary, manifest: Manifest, out: String) {
+        let dir = Support.temporaryDirectory()
+        var options = SynthOptions(days: days, seed: seed)
+        configure(&options)
+        let summary = try ExportSynthesizer.write(to: dir + "/export.zip", options: options)
+        let manifest = try ExportRun.run(RunOptions(inputPath: dir + "/export.zip", outputDirectory: dir + "/out"))
+        return (summary, manifest, dir + "/out")
+    }
+
+    func rows(_ out: String, _ file: String) throws -> [[String]] { try Support.readCSV(out + "/" + file).rows }
+
+    @Test func everyCountMatchesTheGenerator() throws {
+        let (s, m, out) = try synthAndRun()
+        #expect(m.faults.total == 0)
+        #expect(m.counts.recordsByType == s.recordsByType)
+        #expect(m.counts.heartRate == s.heartRateRecords)
+        #expect(m.counts.workouts == s.workouts)
+        #expect(m.counts.routeFiles == s.routeFiles)
+        #expect(m.counts.routePoints == s.routePoints)
+        #expect(m.counts.correlations == s.correlations)
+        #expect(m.counts.activitySummaries == s.activitySummaries)
+        #expect(m.counts.hrvBeats == s.hrvBeats)
+        #expect(m.input.mainEntryBytes == s.exportXMLBytes)
+
+        // The files themselves, read back by an independent CSV reader.
+        #expect(try rows(out, "heart_rate.csv").count == s.heartRateRecords)
+        #expect(try rows(out, "workouts.csv").count == s.workouts)
+        #expect(try rows(out, "route_points.csv").count == s.routePoints)
+        #expect(try rows(out, "hrv_beats.csv").count == s.hrvBeats)
+        #expect(try rows(out, "activity_summaries.csv").count == s.activitySummaries)
+        for (type, count) in s.recordsByType where type != "HKQuantityTypeIdentifierHeartRate" {
+            let file = "records/\(RecordType.fileName(for: type)).csv"
+            #expect(try rows(out, file).count == count, "\(file)")
+        }
+        // Every route point belongs to a workout of workouts.csv (all linked by FileReference).
+        let workoutIDs = Set(try rows(out, "workouts.csv").map { $0[0] })
+        #expect(Set(try rows(out, "route_points.csv").map { $0[0] }).isSubset(of: workoutIDs))
+        #expect(m.routes.linkedByReference == s.routeFiles)
+        #expect(try rows(out, "workouts.csv").filter { !$0[7].isEmpty }.count == s.workoutsWithRoutes)
+    }
+
+    @Test func readsTheBrokenDTDVariantAndRenamedXML() throws {
+        let (s, m, _) = try synthAndRun({ $0.brokenDTD = true; $0.xmlName = "导出.xml"; $0.topFolder = "eksport" })
+        #expect(m.input.mainEntry == "eksport/导出.xml")
+        #expect(m.counts.recordsByType == s.recordsByType)
+        #expect(m.counts.routePoints == s.routePoints)
+    }
+
+    @Test func reportsAMissingRouteFileAndAnOrphan() throws {
+        let (s, m, out) = try synthAndRun({ $0.includeBrokenRouteLinks = true }, days: 10)
+        #expect(m.routes.missingFiles.count == 1)
+        #expect(m.routes.orphans.count == 1)
+        #expect(m.counts.routePoints == s.routePoints)
+        let orphanID = try rows(out, "route_points.csv").map { $0[0] }.first { $0.hasPrefix("route-") }
+        #expect(orphanID != nil)
+    }
+
+    @Test func theGeneratorIsDeterministic() throws {
+        let dir = Support.temporaryDirectory()
+        let a = try ExportSynthesizer.write(to: dir + "/a.zip", options: SynthOptions(days: 2, seed: 5))
+        let b = try ExportSynthesizer.write(to: dir + "/b.zip", options: SynthOptions(days: 2, seed: 5))
+        let c = try ExportSynthesizer.write(to: dir + "/c.zip", options: SynthOptions(days: 2, seed: 6))
+        #expect(a == b)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: dir + "/a.zip")) == Data(contentsOf: URL(fileURLWithPath: dir + "/b.zip")))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: dir + "/a.zip")) != Data(contentsOf: URL(fileURLWithPath: dir + "/c.zip")))
+        _ = c
+    }
+
+    @Test func anUnzippedFolderGivesTheSameOutputsAsTheZip() throws {
+        let dir = Support.temporaryDirectory()
+        _ = try ExportSynthesizer.write(to: dir + "/export.zip", options: SynthOptions(days: 2, seed: 9))
+        let unzip = Process()
+        unzip.executableURL = URL(fileURLWithPath: "/usr/bin/unzip")
+        unzip.arguments = ["-q", dir + "/export.zip", "-d", dir + "/unzipped"]
+        try unzip.run(); unzip.waitUntilExit()
+        try #require(unzip.terminationStatus == 0)
+        _ = try ExportRun.run(RunOptions(inputPath: dir + "/export.zip", outputDirectory: dir + "/from-zip"))
+        _ = try ExportRun.run(RunOptions(inputPath: dir + "/unzipped/apple_health_export", outputDirectory: dir + "/from-folder"))
+        var fromZip = try Support.snapshot(dir + "/from-zip"), fromFolder = try Support.snapshot(dir + "/from-folder")
+        fromZip["/manifest.json"] = nil; fromFolder["/manifest.json"] = nil
+        #expect(fromZip == fromFolder)
+    }
+}
