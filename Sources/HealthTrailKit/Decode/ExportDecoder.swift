@@ -29,9 +29,10 @@ public final class ExportDecoder {
     var fatal: InputError?
 
     // MARK: Decoding state
-    var attributes = AttributeSlots()
-    var elements = InternedNames<ExportElement> { ExportElement(name: $0) }
-    var stack = [ExportElement](repeating: .other, count: 256)
+    let attributes = AttributeSlots()
+    let elements = InternedNames<ExportElement> { ExportElement(name: $0) }
+    /// Kinds of the open elements (deeper nesting than this is not decoded, only counted).
+    let stack = UnsafeMutablePointer<ExportElement>.allocate(capacity: 256)
     var depth = 0
     var typesByBytes: [[UInt8]: RecordType] = [:]
     var lastType: RecordType?
@@ -54,18 +55,22 @@ public final class ExportDecoder {
         self.outputs = outputs
         self.faults = faults
         self.entryName = entryName
+        stack.initialize(repeating: .other, count: 256)
         var sax = xmlSAXHandler()
+        // `_withUnsafeGuaranteedRef`: the decoder outlives the parser, so no retain/release per event.
         sax.startElementNs = { ctx, localname, _, _, _, _, count, _, attrs in
             guard let ctx, let localname else { return }
-            Unmanaged<ExportDecoder>.fromOpaque(ctx).takeUnretainedValue().start(localname, count, attrs)
+            Unmanaged<ExportDecoder>.fromOpaque(ctx)._withUnsafeGuaranteedRef { $0.start(localname, count, attrs) }
         }
         sax.endElementNs = { ctx, _, _, _ in
             guard let ctx else { return }
-            Unmanaged<ExportDecoder>.fromOpaque(ctx).takeUnretainedValue().end()
+            Unmanaged<ExportDecoder>.fromOpaque(ctx)._withUnsafeGuaranteedRef { $0.end() }
         }
         parser = SAXPushParser(handler: sax, userData: Unmanaged.passUnretained(self).toOpaque(),
                                fileName: fileName, entryName: entryName)
     }
+
+    deinit { stack.deallocate() }
 
     /// Feeds a chunk of export.xml (after the prolog filter).
     public func feed(_ chunk: UnsafeRawBufferPointer) throws {

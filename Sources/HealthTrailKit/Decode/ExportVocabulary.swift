@@ -56,33 +56,57 @@ enum ExportAttribute: UInt8, CaseIterable {
 ///
 /// libxml2 interns element and attribute names in the parser's dictionary, so the same name
 /// arrives as the same pointer every time: after the first sighting a name is recognised by a
-/// pointer comparison instead of a string comparison.
-struct InternedNames<Value> {
-    private var pointers: [UnsafePointer<UInt8>] = []
-    private var values: [Value] = []
+/// pointer comparison instead of a string comparison. Storage is fixed and unmanaged so the
+/// hot path does no reference counting; a vocabulary larger than `capacity` still works, its
+/// extra names are just classified by string each time.
+final class InternedNames<Value> {
+    private let capacity = 64
+    private var count = 0
+    private let pointers: UnsafeMutablePointer<UnsafePointer<UInt8>>
+    private let values: UnsafeMutablePointer<Value>
     private let classify: (UnsafePointer<UInt8>) -> Value
 
-    init(_ classify: @escaping (UnsafePointer<UInt8>) -> Value) { self.classify = classify }
+    init(_ classify: @escaping (UnsafePointer<UInt8>) -> Value) {
+        self.classify = classify
+        pointers = .allocate(capacity: capacity)
+        values = .allocate(capacity: capacity)
+    }
+
+    deinit {
+        values.deinitialize(count: count)
+        values.deallocate()
+        pointers.deallocate()
+    }
 
     @inline(__always)
-    mutating func lookup(_ name: UnsafePointer<UInt8>) -> Value {
-        for i in 0..<pointers.count where pointers[i] == name { return values[i] }
+    func lookup(_ name: UnsafePointer<UInt8>) -> Value {
+        var i = 0
+        while i < count {
+            if pointers[i] == name { return values[i] }
+            i += 1
+        }
         let value = classify(name)
-        pointers.append(name)
-        values.append(value)
+        if count < capacity {
+            pointers[count] = name
+            (values + count).initialize(to: value)
+            count += 1
+        }
         return value
     }
 }
 
 /// The attribute values of the element being decoded, as spans into libxml2's buffers.
-struct AttributeSlots {
+final class AttributeSlots {
     private(set) var present: UInt64 = 0
-    private var slots = [ByteSpan](repeating: ByteSpan(start: UnsafePointer(bitPattern: 1)!, count: 0), count: 64)
-    var names = InternedNames<ExportAttribute> { ExportAttribute(name: $0) }
+    private let slots = UnsafeMutablePointer<ByteSpan>.allocate(capacity: 64)
+    let names = InternedNames<ExportAttribute> { ExportAttribute(name: $0) }
+
+    init() { slots.initialize(repeating: ByteSpan(start: UnsafePointer(bitPattern: 1)!, count: 0), count: 64) }
+    deinit { slots.deallocate() }
 
     /// Loads SAX2's attribute array: 5 pointers per attribute (name, prefix, URI, value, end).
     @inline(__always)
-    mutating func load(_ count: Int32, _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
+    func load(_ count: Int32, _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
         present = 0
         guard let attributes else { return }
         for i in 0..<Int(count) {

@@ -21,36 +21,57 @@ public final class GPXDecoder {
     var parser: SAXPushParser!
     var fatal: InputError?
 
-    var names = InternedNames<Field> { GPXDecoder.field(named: $0) }
+    let names = InternedNames<Field> { GPXDecoder.field(named: $0) }
     var trkptName: UnsafePointer<UInt8>?
     var inPoint = false
-    var lat: [UInt8] = [], lon: [UInt8] = []
     var current = Field.none
-    /// Text of each field of the current point.
-    var texts = [[UInt8]](repeating: [], count: 6)
+    /// Text of lat, lon and each child field of the current point, in fixed slots: a point
+    /// costs no allocation. Slot `i` holds `lengths[i]` bytes at `text + i * maxFieldLength`.
+    let text = UnsafeMutablePointer<UInt8>.allocate(capacity: 8 * GPXDecoder.maxFieldLength)
+    let lengths = UnsafeMutablePointer<Int>.allocate(capacity: 8)
     static let maxFieldLength = 64
+    static let latSlot = 6, lonSlot = 7
+    /// Column order of `route_points.csv` after workout_id, time, lat, lon.
+    static let trailingColumns: [Field] = [.ele, .speed, .hAcc, .course, .vAcc]
 
     public init(writer: CSVWriter?, workoutID: String, faults: FaultLog, fileName: String, entryName: String) {
         self.writer = writer
         self.workoutID = Array(workoutID.utf8)
         self.faults = faults
         self.entryName = entryName
-        for i in 0..<6 { texts[i].reserveCapacity(Self.maxFieldLength) }
+        lengths.initialize(repeating: 0, count: 8)
         var sax = xmlSAXHandler()
         sax.startElementNs = { ctx, name, _, _, _, _, count, _, attrs in
             guard let ctx, let name else { return }
-            Unmanaged<GPXDecoder>.fromOpaque(ctx).takeUnretainedValue().start(name, count, attrs)
+            Unmanaged<GPXDecoder>.fromOpaque(ctx)._withUnsafeGuaranteedRef { $0.start(name, count, attrs) }
         }
         sax.endElementNs = { ctx, name, _, _ in
             guard let ctx, let name else { return }
-            Unmanaged<GPXDecoder>.fromOpaque(ctx).takeUnretainedValue().end(name)
+            Unmanaged<GPXDecoder>.fromOpaque(ctx)._withUnsafeGuaranteedRef { $0.end(name) }
         }
         sax.characters = { ctx, text, length in
             guard let ctx, let text else { return }
-            Unmanaged<GPXDecoder>.fromOpaque(ctx).takeUnretainedValue().characters(text, Int(length))
+            Unmanaged<GPXDecoder>.fromOpaque(ctx)._withUnsafeGuaranteedRef { $0.characters(text, Int(length)) }
         }
         parser = SAXPushParser(handler: sax, userData: Unmanaged.passUnretained(self).toOpaque(),
                                fileName: fileName, entryName: entryName)
+    }
+
+    deinit {
+        text.deallocate()
+        lengths.deallocate()
+    }
+
+    @inline(__always) func span(_ slot: Int) -> ByteSpan {
+        ByteSpan(start: text + slot * Self.maxFieldLength, count: lengths[slot])
+    }
+
+    /// Appends bytes to a slot; false when the field would be longer than a slot.
+    @inline(__always) func append(_ slot: Int, _ bytes: UnsafePointer<UInt8>, _ n: Int) -> Bool {
+        guard lengths[slot] + n <= Self.maxFieldLength else { return false }
+        (text + slot * Self.maxFieldLength + lengths[slot]).update(from: bytes, count: n)
+        lengths[slot] += n
+        return true
     }
 
     static func field(named name: UnsafePointer<UInt8>) -> Field {
@@ -79,33 +100,32 @@ public final class GPXDecoder {
         if name == trkptName || (trkptName == nil && strcmp(name, "trkpt") == 0) {
             trkptName = name
             inPoint = true
-            lat.removeAll(keepingCapacity: true)
-            lon.removeAll(keepingCapacity: true)
-            for i in 0..<6 { texts[i].removeAll(keepingCapacity: true) }
+            lengths.update(repeating: 0, count: 8)
             guard let attrs else { return }
             for i in 0..<Int(count) {
                 let base = attrs + i * 5
                 guard let n = base[0], let v = base[3], let e = base[4] else { continue }
-                if strcmp(n, "lat") == 0 { lat.append(contentsOf: UnsafeBufferPointer(start: v, count: e - v)) }
-                else if strcmp(n, "lon") == 0 { lon.append(contentsOf: UnsafeBufferPointer(start: v, count: e - v)) }
+                let slot = n[0] == UInt8(ascii: "l") && n[1] == UInt8(ascii: "a") && n[2] == UInt8(ascii: "t") && n[3] == 0
+                    ? Self.latSlot
+                    : (n[0] == UInt8(ascii: "l") && n[1] == UInt8(ascii: "o") && n[2] == UInt8(ascii: "n") && n[3] == 0 ? Self.lonSlot : -1)
+                if slot >= 0, !append(slot, v, e - v) { fault("field_too_long", "trkpt \(slot == Self.latSlot ? "lat" : "lon") is too long") }
             }
             return
         }
         current = inPoint ? names.lookup(name) : .none
     }
 
+    @inline(__always)
     func characters(_ text: UnsafePointer<UInt8>, _ length: Int) {
         guard current != .none else { return }
-        let i = current.rawValue
-        if texts[i].count + length > Self.maxFieldLength {
+        if !append(current.rawValue, text, length) {
+            lengths[current.rawValue] = 0
             current = .none
-            texts[i].removeAll(keepingCapacity: true)
             fault("field_too_long", "trkpt field text is longer than \(Self.maxFieldLength) bytes")
-            return
         }
-        texts[i].append(contentsOf: UnsafeBufferPointer(start: text, count: length))
     }
 
+    @inline(__always)
     func end(_ name: UnsafePointer<UInt8>) {
         current = .none
         guard name == trkptName, inPoint else { return }
@@ -114,14 +134,13 @@ public final class GPXDecoder {
     }
 
     func emitPoint() {
-        let ok = lat.withUnsafeBufferPointer { la in lon.withUnsafeBufferPointer { lo in
-            NumberText.isNumber(ByteSpan(start: la.baseAddress ?? UnsafePointer(bitPattern: 1)!, count: la.count))
-                && NumberText.isNumber(ByteSpan(start: lo.baseAddress ?? UnsafePointer(bitPattern: 1)!, count: lo.count))
-        } }
-        guard ok else { return fault("non_numeric_value", "trkpt lat or lon is not a number") }
-        guard let time = texts[Field.time.rawValue].withUnsafeBufferPointer({ b in
-            b.count > 0 ? Timestamp.parse(b.baseAddress!, b.count) : nil
-        }) else { return fault("bad_date", "trkpt time is missing or not a date") }
+        let lat = span(Self.latSlot), lon = span(Self.lonSlot)
+        guard NumberText.isNumber(lat), NumberText.isNumber(lon) else {
+            return fault("non_numeric_value", "trkpt lat or lon is not a number")
+        }
+        guard let time = Timestamp.parse(span(Field.time.rawValue)) else {
+            return fault("bad_date", "trkpt time is missing or not a date")
+        }
         points += 1
         if firstUTC == nil { firstUTC = time.utcSeconds }
         lastUTC = time.utcSeconds
@@ -130,15 +149,12 @@ public final class GPXDecoder {
         workoutID.withUnsafeBufferPointer { w.field(ByteSpan(start: $0.baseAddress!, count: $0.count)) }
         w.comma()
         w.utc(time.utcSeconds); w.comma()
-        lat.withUnsafeBufferPointer { w.raw($0.baseAddress!, $0.count) }; w.comma()
-        lon.withUnsafeBufferPointer { w.raw($0.baseAddress!, $0.count) }
-        for field in [Field.ele, .speed, .hAcc, .course, .vAcc] {
+        w.raw(lat); w.comma()
+        w.raw(lon)
+        for field in Self.trailingColumns {
             w.comma()
-            texts[field.rawValue].withUnsafeBufferPointer { b in
-                guard b.count > 0 else { return }
-                let span = ByteSpan(start: b.baseAddress!, count: b.count)
-                if NumberText.isNumber(span) { w.raw(span) }
-            }
+            let value = span(field.rawValue)
+            if value.count > 0, NumberText.isNumber(value) { w.raw(value) }
         }
         w.endRow()
     }

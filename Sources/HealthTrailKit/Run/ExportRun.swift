@@ -29,6 +29,7 @@ public enum ExportRun {
         let staging = try OutputStaging(outputDirectory: options.outputDirectory)
         do {
             let outputs = try ExportOutputs(staging: staging)
+            timings["open_s"] = Date().timeIntervalSince(started)
             let faults = FaultLog(file: source.displayName, strict: options.strict)
             let total = layout.mainXML.uncompressedSize + layout.routeFiles.reduce(0) { $0 + $1.uncompressedSize }
             let progress = ProgressLine(totalBytes: total, enabled: options.showProgress && ProgressLine.stderrIsTerminal)
@@ -45,11 +46,13 @@ public enum ExportRun {
                                              writer: outputs.routePoints, faults: faults, progress: progress)
             timings["routes_s"] = Date().timeIntervalSince(clock)
 
+            clock = Date()
             let workoutWriter = try outputs.addWriter("workouts.csv", header: ExportOutputs.workoutColumns)
             for w in decoder.workouts.sorted(by: { ($0.start, $0.id) < ($1.start, $1.id) }) {
                 WorkoutRow.write(w, routeFiles: routes.filesByWorkout[w.id] ?? [], to: workoutWriter)
             }
             let written = try outputs.closeAll()
+            timings["close_s"] = Date().timeIntervalSince(clock)
 
             clock = Date()
             let (size, digest) = try sha256(of: source, main: layout.mainXML)
@@ -73,8 +76,12 @@ public enum ExportRun {
                               orphans: routes.orphans, missingFiles: routes.missingFiles),
                 faults: .init(total: faults.total, byKind: faults.countsByKind, first: faults.first),
                 timings: timings.mapValues { ($0 * 1000).rounded() / 1000 })
+            clock = Date()
             try writeJSON(manifest, to: staging.path("manifest.json"))
             try staging.commit()
+            if ProcessInfo.processInfo.environment["HEALTHTRAIL_TRACE_TIMINGS"] != nil {
+                fputs("manifest+commit: \(Date().timeIntervalSince(clock)) s\n", stderr)
+            }
             return manifest
         } catch {
             staging.discard()

@@ -89,11 +89,28 @@ public final class CSVWriter {
 
     @inline(__always) public func comma() { byte(0x2C) }
 
+    /// The UTC day last written and its `yyyy-MM-ddT` text: consecutive rows are mostly on the
+    /// same day, so the calendar arithmetic runs once per day, not once per timestamp.
+    private var cachedDay: Int64 = .min
+    private var cachedDayText: (UInt64, UInt16, UInt8) = (0, 0, 0)
+
     /// `2024-01-02T15:31:22Z`.
     @inline(__always)
     public func utc(_ seconds: Int64) {
         if used + 20 > capacity { flushBuffer() }
-        Timestamp.writeUTC(seconds, to: buffer + used)
+        let out = buffer + used
+        let day = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        if day != cachedDay {
+            Timestamp.writeUTC(seconds, to: out)
+            cachedDay = day
+            withUnsafeMutableBytes(of: &cachedDayText) { $0.baseAddress!.copyMemory(from: out, byteCount: 11) }
+        } else {
+            withUnsafeBytes(of: &cachedDayText) { UnsafeMutableRawPointer(out).copyMemory(from: $0.baseAddress!, byteCount: 11) }
+            let rest = Int(seconds - day * 86_400)
+            Timestamp.put2(rest / 3600, out + 11); out[13] = 0x3A
+            Timestamp.put2(rest / 60 % 60, out + 14); out[16] = 0x3A
+            Timestamp.put2(rest % 60, out + 17); out[19] = 0x5A
+        }
         used += 20
     }
 
@@ -179,17 +196,24 @@ public final class CSVWriter {
         }
     }
 
+    /// Writes out the buffer; errors surface in `close()`.
+    public func flush() { flushBuffer() }
+
+    /// Flushes the buffer and waits until the file's data is on disk. Safe to call from another
+    /// thread once writing has finished (ExportOutputs syncs all files concurrently).
+    public func sync() {
+        flushBuffer()
+        if fsync(fd) != 0 && errno != EINVAL && failure == nil {
+            failure = InputError(file: path, "cannot write: \(String(cString: strerror(errno)))")
+        }
+    }
+
     /// Flushes, syncs and closes; the file is complete only if this returns.
     public func close() throws {
         guard !closed else { return }
-        flushBuffer()
+        sync()
         closed = true
-        let syncFailed = fsync(fd) != 0
-        let syncError = errno
         Glibc.close(fd)
         if let failure { throw failure }
-        if syncFailed && syncError != EINVAL {
-            throw InputError(file: path, "cannot write: \(String(cString: strerror(syncError)))")
-        }
     }
 }

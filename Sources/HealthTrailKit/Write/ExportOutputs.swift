@@ -1,3 +1,5 @@
+import Foundation
+
 /// The CSV files one run writes while export.xml and the route files stream through.
 ///
 /// Column lists are the contract documented in the README; change both together.
@@ -48,8 +50,19 @@ public final class ExportOutputs {
         return w
     }
 
-    /// Closes every file; returns each output's name and row count.
+    /// Syncs and closes every file; returns each output's name and row count.
+    ///
+    /// Each file must be on disk before it is renamed into place. One fsync after another costs
+    /// a journal commit each (≈3 ms on a VM disk, dozens of files); issued concurrently they
+    /// share commits, so each file gets its own thread for the wait.
     public func closeAll() throws -> [(name: String, rows: Int)] {
+        let group = DispatchGroup()
+        for (_, w) in writers {
+            w.flush()
+            group.enter()
+            Thread { w.sync(); group.leave() }.start()
+        }
+        group.wait()
         for (_, w) in writers { try w.close() }
         return writers.map { ($0.name, $0.writer.rows) }.sorted { $0.name < $1.name }
     }
