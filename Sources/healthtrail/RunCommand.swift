@@ -53,5 +53,8 @@ struct RunCommand: ParsableCommand {
     }
 
     func megabytes(_ bytes: UInt64) -> String { String(Int((Double(bytes) / 1e6).rounded())) }
-    func seconds(_ s: Double?) -> String { s.map { "\(($0 * 10).rounded() / 10) s" } ?? "?" }
+    func seconds(_ s: Double?) -> String {
+        guard let s else { return "?" }
+        return s < 10 ? "\((s * 100).rounded() / 100) s" : "\(Int(s.rounded())) s"
+    }
 }
