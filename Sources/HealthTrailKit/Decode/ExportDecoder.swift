@@ -5,7 +5,7 @@ import CLibXML2
 /// Records stream straight to their CSV writer (nothing per record is kept); workouts, which
 /// are few, are collected whole because their routes are linked after export.xml is read.
 /// Records nested in a `<Correlation>` are skipped: Apple writes them at the top level too.
-public final class ExportDecoder {
+public final class ExportDecoder: SAXDocumentDecoder {
     // MARK: Results
     public private(set) var locale: String?
     public private(set) var exportDate: Timestamp?
@@ -71,17 +71,6 @@ public final class ExportDecoder {
     }
 
     deinit { stack.deallocate() }
-
-    /// Feeds a chunk of export.xml (after the prolog filter).
-    public func feed(_ chunk: UnsafeRawBufferPointer) throws {
-        do { try parser.feed(chunk) } catch { throw fatal ?? error }
-        if let fatal { throw fatal }
-    }
-
-    public func finish() throws {
-        do { try parser.finish() } catch { throw fatal ?? error }
-        if let fatal { throw fatal }
-    }
 
     // MARK: Element dispatch
 

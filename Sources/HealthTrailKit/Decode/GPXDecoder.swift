@@ -5,7 +5,7 @@ import CLibXML2
 /// Apple's route files carry one `trkpt` per second: `lat`/`lon` attributes and `ele`, `time`,
 /// and `extensions/{speed,course,hAcc,vAcc}` children whose text is captured into a small
 /// fixed buffer (a field longer than that is a fault, not an allocation).
-public final class GPXDecoder {
+public final class GPXDecoder: SAXDocumentDecoder {
     enum Field: Int { case ele = 0, time, speed, course, hAcc, vAcc, none }
 
     public private(set) var points = 0
@@ -84,16 +84,6 @@ public final class GPXDecoder {
         case "vAcc": return .vAcc
         default: return .none
         }
-    }
-
-    public func feed(_ chunk: UnsafeRawBufferPointer) throws {
-        do { try parser.feed(chunk) } catch { throw fatal ?? error }
-        if let fatal { throw fatal }
-    }
-
-    public func finish() throws {
-        do { try parser.finish() } catch { throw fatal ?? error }
-        if let fatal { throw fatal }
     }
 
     func start(_ name: UnsafePointer<UInt8>, _ count: Int32, _ attrs: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {

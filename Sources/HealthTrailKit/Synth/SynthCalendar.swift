@@ -1,6 +1,10 @@
 /// Proleptic Gregorian calendar arithmetic on day numbers (days since 1970-01-01), after
 /// Howard Hinnant's public-domain algorithms: exact, branch-light and far faster than
 /// Foundation's Calendar, which matters when formatting tens of millions of dates.
+///
+/// `Timestamp` has the same algorithms; the generator keeps its own copy on purpose. It is the
+/// oracle the round-trip tests compare the decoder against, so it must not share the decoder's
+/// date code: a bug there would otherwise cancel out instead of failing a test.
 enum SynthCalendar {
     /// Day number of a civil date.
     @inline(__always)
