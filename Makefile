@@ -1,6 +1,8 @@
 # HealthTrail — the two commands a newcomer needs are `make run` and `make test`.
 SWIFT        ?= swift
 APT_PACKAGES := libxml2-dev zlib1g-dev pkg-config
+# The tests read archives with the system's unzip too, as an independent reader.
+TEST_APT_PACKAGES := unzip
 SAMPLE       := data/sample-export.zip
 SAMPLE_OUT   := out/sample
 BIN          := .build/release/healthtrail
@@ -8,7 +10,7 @@ BENCH_DAYS   ?= 720
 BENCH_RUNS   ?= 5
 BENCH_ZIP    := .bench/bench-export-$(BENCH_DAYS)d.zip
 
-.PHONY: all deps build run test bench sample clean help
+.PHONY: all deps test-deps apt-install build run test bench sample clean help
 
 all: build
 
@@ -20,7 +22,13 @@ help:
 
 # System libraries (libxml2, zlib) from Debian, installed only when missing.
 deps:
-	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	@$(MAKE) --no-print-directory apt-install PACKAGES="$(APT_PACKAGES)"
+
+test-deps:
+	@$(MAKE) --no-print-directory apt-install PACKAGES="$(APT_PACKAGES) $(TEST_APT_PACKAGES)"
+
+apt-install:
+	@missing=""; for p in $(PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
@@ -35,7 +43,7 @@ run: build
 	$(BIN) run $(SAMPLE) --out $(SAMPLE_OUT)
 	@echo "outputs: $(CURDIR)/$(SAMPLE_OUT)/"
 
-test: deps
+test: test-deps
 	$(SWIFT) test
 
 sample: build
