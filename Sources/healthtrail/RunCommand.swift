@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import HealthTrailKit
 #if canImport(Glibc)
 import Glibc
@@ -10,9 +11,13 @@ struct RunCommand: ParsableCommand {
         commandName: "run",
         abstract: "Process one export into CSV files and a manifest.",
         discussion: """
-        Writes heart_rate.csv, workouts.csv, route_points.csv, hrv_beats.csv, activity_summaries.csv,
-        records/<type>.csv for every other record type, and manifest.json into the output folder
-        (created owner-only). Outputs appear only when the run succeeds: a failed or interrupted run
+        Writes heart_rate.csv, workouts.csv, route_points.csv, hrv_beats.csv, sleep_samples.csv,
+        sleep_nights.csv, daily.csv, activity_summaries.csv, records/<type>.csv for every other
+        record type, and manifest.json into the output folder (created owner-only).
+
+        Quantities are converted to one unit per kind (bpm, count, m, kcal, kg, s, ms, degC, %);
+        records/ keeps every source's own values, while daily.csv counts one source per time span
+        (Apple Watch, then iPhone, then other apps: see --source-priority). Outputs appear only when the run succeeds: a failed or interrupted run
         leaves the previous outputs untouched.
 
         A malformed record (a bad date, a non-numeric value) is skipped and counted in
@@ -35,10 +40,18 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .shortAndLong, help: "No progress line and no summary (cron). The progress line is also off when stderr is not a terminal.")
     var quiet = false
 
+    @Option(help: ArgumentHelp(
+        "Which source counts where several wrote the same steps, energy or sleep: comma-separated parts of source names, best first. Sources matching none come last.",
+        valueName: "patterns"))
+    var sourcePriority: String = SourcePriority.default.patterns.joined(separator: ",")
+
     func run() throws {
         var options = RunOptions(inputPath: archive, outputDirectory: out)
         options.strict = strict
         options.showProgress = !quiet
+        options.sourcePriority = SourcePriority(patterns: sourcePriority.split(separator: ",").map {
+            $0.trimmingCharacters(in: .whitespaces)
+        })
         umask(0o077)   // health data: everything this run creates is owner-only
         let manifest = try ExportRun.run(options)
         guard !quiet else { return }

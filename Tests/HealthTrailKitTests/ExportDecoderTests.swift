@@ -55,10 +55,10 @@ import Testing
         """
         let (out, manifest) = try run(body)
         #expect(try Support.readCSV(out + "/records/step_count.csv").rows
-                == [["2024-01-02T07:00:00Z", "2024-01-02T07:10:00Z", "+01:00", "512", "count", "Alex’s iPhone"]])
+                == [["2024-01-02T07:00:00Z", "2024-01-02T07:10:00Z", "+01:00", "512", "count", "Alex’s iPhone", "", ""]])
         #expect(try Support.readCSV(out + "/records/blood_pressure_systolic.csv").rows.count == 1)
         #expect(try Support.readCSV(out + "/records/sleep_analysis.csv").rows
-                == [["2024-01-02T00:00:00Z", "2024-01-02T01:30:00Z", "+01:00", "HKCategoryValueSleepAnalysisAsleepCore", "", "Alex’s Apple Watch"]])
+                == [["2024-01-02T00:00:00Z", "2024-01-02T01:30:00Z", "+01:00", "HKCategoryValueSleepAnalysisAsleepCore", "", "Alex’s Apple Watch", "", ""]])
         #expect(manifest.counts.correlations == 1)
         #expect(manifest.counts.recordsByType["HKQuantityTypeIdentifierBloodPressureSystolic"] == 1)
     }
@@ -126,9 +126,11 @@ import Testing
         let workouts = try Support.readCSV(out + "/workouts.csv")
         #expect(workouts.header == ExportOutputs.workoutColumns)
         #expect(workouts.rows == [
-            ["20160501T080000Z-walking", "walking", "2016-05-01T08:00:00Z", "2016-05-01T08:20:00Z", "+02:00", "1200", "Old Watch", ""],
+            ["20160501T080000Z-walking", "walking", "2016-05-01T08:00:00Z", "2016-05-01T08:20:00Z", "+02:00", "1200", "Old Watch", "",
+             "", "", "", "", "", "", "1"],
+            // 3.1 mi = 4988.97 m; totals from the legacy attributes, heart rate from WorkoutStatistics.
             ["20240102T060000Z-running", "running", "2024-01-02T06:00:00Z", "2024-01-02T06:31:00Z", "+01:00", "1830", "Alex’s Apple Watch",
-             "workout-routes/route_2024-01-02_7.31am.gpx"],
+             "workout-routes/route_2024-01-02_7.31am.gpx", "4989", "300", "148", "171", "false", "Europe/Paris", "1"],
         ])
         let points = try Support.readCSV(out + "/route_points.csv").rows
         #expect(points == [

@@ -2,6 +2,11 @@ import Foundation
 import Testing
 @testable import HealthTrailKit
 
+struct CSVShapeError: Error, CustomStringConvertible {
+    var path: String, row: Int, fields: Int, expected: Int
+    var description: String { "\(path): row \(row) has \(fields) fields, the header \(expected)" }
+}
+
 /// Paths and helpers shared by the tests.
 enum Support {
     /// The package root (this file is Tests/HealthTrailKitTests/Support.swift).
@@ -68,6 +73,10 @@ enum Support {
         if !field.isEmpty || !row.isEmpty { row.append(field); rows.append(row) }
         chars = []
         guard let header = rows.first else { return ([], []) }
+        // Every row has as many fields as the header: a missing comma is a broken file.
+        if let bad = rows.firstIndex(where: { $0.count != header.count }) {
+            throw CSVShapeError(path: path, row: bad, fields: rows[bad].count, expected: header.count)
+        }
         return (header, Array(rows.dropFirst()))
     }
 

@@ -15,9 +15,18 @@ extension ExportDecoder {
             end = parsed
         }
         let value = attributes[.value]
+        var number = 0.0
+        var conversion: UnitConversion?
         if t.isQuantity {
             guard let value else { return fault("missing_value", "quantity Record without a value") }
-            guard NumberText.isNumber(value) else { return fault("non_numeric_value", "quantity Record value is not a number") }
+            guard let v = NumberText.fastDouble(value) else {
+                return fault("non_numeric_value", "quantity Record value is not a number")
+            }
+            number = v
+            if let unit = attributes[.unit] {
+                conversion = t.conversion(for: unit)
+                if conversion == nil { unknownUnit(unit) }
+            }
         }
         let sourceSpan = attributes[.sourceName] ?? ByteSpan(start: emptyBytes, count: 0)
         recordSource = sourceIndex(sourceSpan)
@@ -27,6 +36,7 @@ extension ExportDecoder {
         recordOpen = true
         recordType = t
         recordStart = start
+        observe(t, start: start, end: end, number: number, conversion: conversion, value: value)
 
         if t.isHeartRate {
             heartRateSamples += 1
@@ -34,7 +44,7 @@ extension ExportDecoder {
             // The row stays open: motion context arrives in a MetadataEntry child.
             w.utc(start.utcSeconds); w.comma()
             w.offset(start.offsetMinutes); w.comma()
-            w.raw(value!); w.comma()
+            writeCanonical(value!, number, conversion, to: w); w.comma()
             w.field(sourceSpan); w.comma()
             heartRateRowOpen = true
             motionContext = 0
@@ -44,12 +54,69 @@ extension ExportDecoder {
         w.utc(start.utcSeconds); w.comma()
         w.utc(end.utcSeconds); w.comma()
         w.offset(start.offsetMinutes); w.comma()
-        if let value { w.field(value) }
-        w.comma()
-        if let unit = attributes[.unit] { w.field(unit) }
-        w.comma()
-        w.field(sourceSpan)
+        let unit = attributes[.unit]
+        if let conversion, let value {
+            writeCanonical(value, number, conversion, to: w); w.comma()
+            w.field(conversion.canonicalUnit); w.comma()
+            w.field(sourceSpan); w.comma()
+            // The export's own value and unit, where normalisation changed either.
+            if !conversion.isIdentity { w.raw(value); w.comma(); w.field(unit!) } else { w.comma() }
+        } else {
+            if let value { w.field(value) }
+            w.comma()
+            if let unit { w.field(unit) }
+            w.comma()
+            w.field(sourceSpan); w.comma()   // no original_value / original_unit: nothing changed
+            w.comma()
+        }
         w.endRow()
+    }
+
+    /// The value in the canonical unit: the export's bytes when nothing changes, else converted.
+    @inline(__always)
+    func writeCanonical(_ raw: ByteSpan, _ number: Double, _ conversion: UnitConversion?, to w: CSVWriter) {
+        if let conversion, !conversion.preservesValue {
+            w.decimal(conversion.convert(number), digits: 6)
+        } else {
+            w.raw(raw)
+        }
+    }
+
+    /// Feeds daily figures and sleep nights; record types are grouped in export.xml, so a new
+    /// type closes the previous cumulative series (only one type's samples are ever held).
+    @inline(__always)
+    func observe(_ t: RecordType, start: Timestamp, end: Timestamp, number: Double, conversion: UnitConversion?,
+                 value: ByteSpan?) {
+        guard let daily else { return }
+        if t !== lastObservedType {
+            lastObservedType = t
+            daily.closeSeries(except: t.cumulativeKind, sources: sources)
+        }
+        switch t.role {
+        case .heartRate:
+            daily.heartRate(start, bpm: conversion.map { $0.convert(number) } ?? number)
+        case .restingHeartRate:
+            daily.restingHeartRate(start, bpm: conversion.map { $0.convert(number) } ?? number)
+        case .heartRateVariability:
+            daily.heartRateVariability(start, ms: conversion.map { $0.convert(number) } ?? number)
+        case .cumulative(let kind):
+            // Without a known unit the value cannot be summed with others: reported, not guessed.
+            guard let conversion else { return }
+            daily.cumulative(kind, start: start, end: end, value: conversion.convert(number), source: recordSource)
+        case .sleep:
+            guard let value, let stage = SleepStage(exportValue: value.string) else {
+                return fault("unknown_category", "SleepAnalysis value is not a known sleep stage")
+            }
+            sleepSamples.append(CollectedSleepSample(start: start, end: end, stage: stage, source: recordSource))
+        case .standHour:
+            daily.standHour(start, stood: value?.equals("HKCategoryValueAppleStandHourStood") ?? false)
+        case .other:
+            break
+        }
+    }
+
+    func unknownUnit(_ unit: ByteSpan) {
+        unknownUnits[unit.string, default: 0] += 1
     }
 
     @inline(__always)
@@ -109,6 +176,13 @@ extension ExportDecoder {
 
     func activitySummary() {
         activitySummaries += 1
+        if let daily, let date = attributes[.dateComponents], date.count == 10,
+           let y = Timestamp.digits(date.start, 0, 4), let m = Timestamp.digits(date.start, 5, 2),
+           let d = Timestamp.digits(date.start, 8, 2) {
+            daily.activitySummary(localDay: Timestamp.daysFromCivil(year: y, month: m, day: d),
+                                  exerciseMinutes: attributes[.appleExerciseTime].flatMap(NumberText.fastDouble),
+                                  standHours: attributes[.appleStandHours].flatMap(NumberText.fastDouble))
+        }
         guard let w = outputs?.activitySummaries else { return }
         guard let date = attributes[.dateComponents], date.count == 10 else {
             return fault("bad_date", "ActivitySummary dateComponents is not a date")

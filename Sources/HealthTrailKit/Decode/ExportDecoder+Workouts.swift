@@ -9,7 +9,7 @@ extension ExportDecoder {
               let end = attributes[.endDate].flatMap(Timestamp.parse) else {
             return fault("bad_date", "Workout startDate or endDate is not a date")
         }
-        let activity = ActivityName.normalise(type)
+        let activity = ActivityCatalog.name(for: type).name
         var id = Workout.baseID(start: start, activity: activity)
         if workoutIDs.contains(id) {
             var n = 2

@@ -48,11 +48,20 @@ public final class ExportDecoder: SAXDocumentDecoder {
     var workout: Workout?
     var workoutActivity: WorkoutActivity?
     var workoutIDs: Set<String> = []
+    /// Daily figures; nil when only counting (`inspect`).
+    let daily: DailySummary?
+    var lastObservedType: RecordType?
+    /// Sleep samples, kept for the night analysis after the file is read (a few per night).
+    var sleepSamples: [CollectedSleepSample] = []
+    /// Units no conversion knows, with how many records used them.
+    public internal(set) var unknownUnits: [String: Int] = [:]
 
     /// - Parameters:
     ///   - outputs: where rows go; nil to only count (`healthtrail inspect`).
-    public init(outputs: ExportOutputs?, faults: FaultLog, fileName: String, entryName: String) {
+    public init(outputs: ExportOutputs?, faults: FaultLog, fileName: String, entryName: String,
+                priority: SourcePriority? = nil) {
         self.outputs = outputs
+        self.daily = priority.map { DailySummary(priority: $0) }
         self.faults = faults
         self.entryName = entryName
         stack.initialize(repeating: .other, count: 256)

@@ -14,6 +14,12 @@ public final class RecordType {
     public internal(set) var firstUTC: Int64 = .max
     public internal(set) var lastUTC: Int64 = .min
     var writer: CSVWriter?
+    /// What the type feeds besides its CSV (daily figures, sleep nights).
+    let role: RecordRole
+    /// The unit last seen for this type and how to convert it: a type keeps one unit almost
+    /// always, so the table lookup runs once per change, not once per record.
+    var lastUnit: [UInt8] = []
+    var lastConversion: UnitConversion?
 
     init(identifier: String) {
         self.identifier = identifier
@@ -22,6 +28,27 @@ public final class RecordType {
         isHeartRate = identifier == "HKQuantityTypeIdentifierHeartRate"
         isHeartRateVariability = identifier == "HKQuantityTypeIdentifierHeartRateVariabilitySDNN"
         fileName = RecordType.fileName(for: identifier)
+        role = RecordRole(identifier: identifier)
+        keepsItsUnits = identifier.hasPrefix("HKQuantityTypeIdentifierDietary")
+    }
+
+    var cumulativeKind: CumulativeKind? {
+        if case .cumulative(let kind) = role { return kind }
+        return nil
+    }
+
+    /// Nutrition stays in the units its apps log (45 g of protein, not 0.045 kg).
+    let keepsItsUnits: Bool
+
+    /// The conversion of `unit` to the canonical unit of its kind; nil for an unknown unit.
+    @inline(__always)
+    func conversion(for unit: ByteSpan) -> UnitConversion? {
+        if unit.equals(lastUnit) { return lastConversion }
+        lastUnit = unit.bytes
+        lastConversion = UnitConversion.forUnit(unit).map { known in
+            keepsItsUnits ? UnitConversion(known.unit, known.kind, known.unit) : known
+        }
+        return lastConversion
     }
 
     /// `HKQuantityTypeIdentifierHeartRateVariabilitySDNN` → `heart_rate_variability_sdnn`.

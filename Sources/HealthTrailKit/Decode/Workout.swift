@@ -5,7 +5,7 @@
 public struct Workout: Sendable {
     /// Stable, readable id: `20240102T153122Z-running` (a suffix `-2` on a clash).
     public var id: String
-    /// Activity name normalised from `HKWorkoutActivityTypeRunning` to `running`.
+    /// Activity name normalised from `HKWorkoutActivityTypeRunning` to `running` (`ActivityCatalog`).
     public var activity: String
     /// The raw `workoutActivityType`.
     public var activityType: String
@@ -91,25 +91,4 @@ public struct Me: Sendable, Equatable {
     public var dateOfBirth: String?
     public var biologicalSex: String?
     public var bloodType: String?
-}
-
-/// Activity names: `HKWorkoutActivityTypeTraditionalStrengthTraining` → `traditional_strength_training`.
-public enum ActivityName {
-    public static func normalise(_ raw: String) -> String {
-        var name = Substring(raw)
-        if name.hasPrefix("HKWorkoutActivityType") { name = name.dropFirst("HKWorkoutActivityType".count) }
-        var out = ""
-        var previousLower = false
-        for ch in name {
-            if ch.isUppercase {
-                if previousLower { out.append("_") }
-                out.append(Character(ch.lowercased()))
-                previousLower = false
-            } else {
-                out.append(ch)
-                previousLower = ch.isLowercase || ch.isNumber
-            }
-        }
-        return out.isEmpty ? "unknown" : out
-    }
 }

@@ -9,6 +9,8 @@ public struct RunOptions: Sendable {
     public var strict = false
     /// Draw a progress line (only on a terminal).
     public var showProgress = false
+    /// Which source counts where several overlap (steps, energy, sleep).
+    public var sourcePriority = SourcePriority.default
 
     public init(inputPath: String, outputDirectory: String) {
         self.inputPath = inputPath
@@ -16,8 +18,8 @@ public struct RunOptions: Sendable {
     }
 }
 
-/// One run over one export: stream export.xml, then the route files, then write workouts and
-/// the manifest, then move every output into place at once.
+/// One run over one export: stream export.xml, then the route files, then write workouts,
+/// sleep, daily figures and the manifest, then move every output into place at once.
 ///
 /// Any error leaves the output folder as it was: outputs are staged and committed only at the end.
 public enum ExportRun {
@@ -37,7 +39,7 @@ public enum ExportRun {
 
             var clock = Date()
             let decoder = ExportDecoder(outputs: outputs, faults: faults, fileName: source.displayName,
-                                        entryName: layout.mainXML.path)
+                                        entryName: layout.mainXML.path, priority: options.sourcePriority)
             let exportVersion = try stream(layout.mainXML, of: source, into: decoder, progress: progress)
             timings["export_xml_s"] = Date().timeIntervalSince(clock)
 
@@ -47,10 +49,21 @@ public enum ExportRun {
             timings["routes_s"] = Date().timeIntervalSince(clock)
 
             clock = Date()
+            let daily = decoder.daily!
+            daily.closeSeries(except: nil, sources: decoder.sources)
             let workoutWriter = try outputs.addWriter("workouts.csv", header: ExportOutputs.workoutColumns)
+            var unknownActivities: [String: Int] = [:]
             for w in decoder.workouts.sorted(by: { ($0.start, $0.id) < ($1.start, $1.id) }) {
-                WorkoutRow.write(w, routeFiles: routes.filesByWorkout[w.id] ?? [], to: workoutWriter)
+                let figures = WorkoutFigures(w)
+                WorkoutRow.write(w, figures: figures, routeFiles: routes.filesByWorkout[w.id] ?? [], to: workoutWriter)
+                daily.workout(localDay: CumulativeSeries.localDay(w.start.utcSeconds, Int16(figures.offsetMinutes)))
+                if !ActivityCatalog.name(for: w.activityType).isKnown { unknownActivities[w.activityType, default: 0] += 1 }
             }
+            let sleep = try SleepOutputs.write(decoder.sleepSamples, sources: decoder.sources, priority: options.sourcePriority,
+                                               outputs: outputs, daily: daily)
+            daily.write(to: try outputs.addWriter("daily.csv", header: DailySummary.columns))
+            timings["analyse_s"] = Date().timeIntervalSince(clock)
+            clock = Date()
             let written = try outputs.closeAll()
             timings["close_s"] = Date().timeIntervalSince(clock)
 
@@ -75,6 +88,8 @@ public enum ExportRun {
                 routes: .init(linkedByReference: routes.linkedByReference, linkedByTime: routes.linkedByTime,
                               orphans: routes.orphans, missingFiles: routes.missingFiles),
                 faults: .init(total: faults.total, byKind: faults.countsByKind, first: faults.first),
+                normalisation: .init(unknownUnits: decoder.unknownUnits, unknownActivityTypes: unknownActivities,
+                                     sourcePriority: options.sourcePriority.patterns, sleepNights: sleep.nights, naps: sleep.naps),
                 timings: timings.mapValues { ($0 * 1000).rounded() / 1000 })
             clock = Date()
             try writeJSON(manifest, to: staging.path("manifest.json"))
@@ -154,15 +169,28 @@ public enum ExportRun {
 
 /// A `workouts.csv` row.
 enum WorkoutRow {
-    static func write(_ w: Workout, routeFiles: [String], to out: CSVWriter) {
+    static func write(_ w: Workout, figures f: WorkoutFigures, routeFiles: [String], to out: CSVWriter) {
         out.field(w.id); out.comma()
         out.field(w.activity); out.comma()
         out.utc(w.start.utcSeconds); out.comma()
         out.utc(w.end.utcSeconds); out.comma()
-        out.offset(w.start.offsetMinutes); out.comma()
+        out.offset(f.offsetMinutes); out.comma()
         out.decimal(w.durationSeconds, digits: 1); out.comma()
         out.field(w.source); out.comma()
-        out.field(routeFiles.joined(separator: ";"))
+        out.field(routeFiles.joined(separator: ";")); out.comma()
+        if let d = f.distanceMeters { out.decimal(d, digits: 1) }
+        out.comma()
+        if let e = f.energyKcal { out.decimal(e, digits: 1) }
+        out.comma()
+        if let h = f.averageHeartRate { out.decimal(h, digits: 1) }
+        out.comma()
+        if let h = f.maximumHeartRate { out.decimal(h, digits: 1) }
+        out.comma()
+        if let indoor = f.indoor { out.field(indoor ? "true" : "false") }
+        out.comma()
+        if let zone = f.timeZone { out.field(zone) }
+        out.comma()
+        out.int(Int64(f.parts))
         out.endRow()
     }
 }

@@ -43,6 +43,17 @@ public struct Manifest: Codable, Sendable {
         public var first: [Fault]
     }
 
+    public struct Normalisation: Codable, Sendable {
+        /// Units no conversion knows (values kept as written, left out of sums), with record counts.
+        public var unknownUnits: [String: Int]
+        /// `workoutActivityType`s not in HealthKit's list (passed through lower-cased), with counts.
+        public var unknownActivityTypes: [String: Int]
+        /// Source name patterns in priority order (unmatched sources come last).
+        public var sourcePriority: [String]
+        public var sleepNights: Int
+        public var naps: Int
+    }
+
     public var tool: String = "healthtrail"
     public var toolVersion: String = HealthTrailVersion.current
     public var startedUTC: String
@@ -53,6 +64,7 @@ public struct Manifest: Codable, Sendable {
     public var outputs: [String: Int]
     public var routes: Routes
     public var faults: Faults
+    public var normalisation: Normalisation
     /// Seconds per stage.
     public var timings: [String: Double]
 }

@@ -5,7 +5,8 @@ import Foundation
 /// Column lists are the contract documented in the README; change both together.
 public final class ExportOutputs {
     public static let heartRateColumns = ["time_utc", "utc_offset", "bpm", "source", "motion_context"]
-    public static let recordColumns = ["start_utc", "end_utc", "utc_offset", "value", "unit", "source"]
+    public static let recordColumns = ["start_utc", "end_utc", "utc_offset", "value", "unit", "source",
+                                       "original_value", "original_unit"]
     public static let routePointColumns = ["workout_id", "time_utc", "lat", "lon", "ele_m", "speed_mps", "h_acc_m",
                                            "course_deg", "v_acc_m"]
     public static let hrvBeatColumns = ["time_utc", "utc_offset", "bpm", "source"]
@@ -13,7 +14,8 @@ public final class ExportOutputs {
                                                 "move_time_min", "move_time_goal_min", "exercise_min",
                                                 "exercise_goal_min", "stand_hours", "stand_hours_goal"]
     public static let workoutColumns = ["workout_id", "activity", "start_utc", "end_utc", "utc_offset", "duration_s",
-                                        "source", "route_files"]
+                                        "source", "route_files", "distance_m", "energy_kcal", "avg_hr", "max_hr",
+                                        "indoor", "time_zone", "parts"]
 
     let staging: OutputStaging
     public let heartRate: CSVWriter

@@ -1,0 +1,52 @@
+/// One night of sleep: the main sleep session that ends on a given local date.
+public struct SleepNight: Sendable, Equatable {
+    /// Local calendar date (`2024-01-02`) of `wakeEnd`, in the wake sample's own offset: the
+    /// morning the person woke up. The wake date, not the bedtime date, because bedtime falls on
+    /// either side of midnight from one night to the next while waking is reliably in the
+    /// morning; it is also what Health and most trackers call "last night".
+    public var date: String
+    /// First in-bed moment: the earliest `InBed` start, or the earliest sample start when the
+    /// session has no `InBed` samples. Carries that sample's offset.
+    public var bedStart: Timestamp
+    /// Last moment of the session: the latest end of any sample. Carries that sample's offset.
+    public var wakeEnd: Timestamp
+    /// Union of the `InBed` intervals of every source; `wakeEnd − bedStart` without `InBed` samples.
+    public var inBedMinutes: Double
+    /// Time whose winning stage (after the source priority merge) is asleep, core, deep or REM;
+    /// every second counted once however many sources cover it.
+    public var asleepMinutes: Double
+    /// First asleep moment − `bedStart`, never negative; 0 when nothing in the session is asleep.
+    public var latencyMinutes: Double
+    /// `asleepMinutes / inBedMinutes`, clamped to 0…1 (stage samples may run past an iPhone's
+    /// `InBed` span); 0 when there is no in-bed time.
+    public var efficiency: Double
+    /// Non-asleep spans strictly between the first and the last asleep moment: a run of
+    /// `Awake` and uncovered time counts once if it holds an explicit `Awake` or lasts ≥ 1 minute.
+    public var awakenings: Int
+    /// Minutes of Apple Watch core sleep after the merge.
+    public var coreMinutes: Double
+    /// Minutes of Apple Watch deep sleep after the merge.
+    public var deepMinutes: Double
+    /// Minutes of Apple Watch REM sleep after the merge.
+    public var remMinutes: Double
+    /// Sources that contributed: every source with an `InBed` sample, and every source whose
+    /// stage won at least one moment of the merge. Sorted by rank, then name.
+    public var sources: [String]
+
+    public init(date: String, bedStart: Timestamp, wakeEnd: Timestamp, inBedMinutes: Double, asleepMinutes: Double,
+                latencyMinutes: Double, efficiency: Double, awakenings: Int, coreMinutes: Double, deepMinutes: Double,
+                remMinutes: Double, sources: [String]) {
+        self.date = date
+        self.bedStart = bedStart
+        self.wakeEnd = wakeEnd
+        self.inBedMinutes = inBedMinutes
+        self.asleepMinutes = asleepMinutes
+        self.latencyMinutes = latencyMinutes
+        self.efficiency = efficiency
+        self.awakenings = awakenings
+        self.coreMinutes = coreMinutes
+        self.deepMinutes = deepMinutes
+        self.remMinutes = remMinutes
+        self.sources = sources
+    }
+}

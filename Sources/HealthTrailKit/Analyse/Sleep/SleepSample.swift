@@ -1,0 +1,32 @@
+/// One sleep record ready for the night analysis: its span, stage and ranked source.
+public struct SleepSample: Sendable, Equatable {
+    /// Start instant, with the offset the record was stamped with.
+    public var start: Timestamp
+    /// End instant, with the offset the record was stamped with.
+    public var end: Timestamp
+    public var stage: SleepStage
+    /// The record's `sourceName`.
+    public var source: String
+    /// Source priority: 0 is the most preferred (Health's own order, Watch first).
+    public var sourceRank: Int
+
+    public init(start: Timestamp, end: Timestamp, stage: SleepStage, source: String, sourceRank: Int) {
+        self.start = start
+        self.end = end
+        self.stage = stage
+        self.source = source
+        self.sourceRank = sourceRank
+    }
+
+    /// A total order (start, end, rank, source, stage, offsets): equal samples under it are equal
+    /// in every field, so shuffled input sorts to the same sequence and gives the same nights.
+    static func precedes(_ a: SleepSample, _ b: SleepSample) -> Bool {
+        if a.start.utcSeconds != b.start.utcSeconds { return a.start.utcSeconds < b.start.utcSeconds }
+        if a.end.utcSeconds != b.end.utcSeconds { return a.end.utcSeconds < b.end.utcSeconds }
+        if a.sourceRank != b.sourceRank { return a.sourceRank < b.sourceRank }
+        if a.source != b.source { return a.source < b.source }
+        if a.stage != b.stage { return a.stage.overlapPrecedence < b.stage.overlapPrecedence }
+        if a.start.offsetMinutes != b.start.offsetMinutes { return a.start.offsetMinutes < b.start.offsetMinutes }
+        return a.end.offsetMinutes < b.end.offsetMinutes
+    }
+}

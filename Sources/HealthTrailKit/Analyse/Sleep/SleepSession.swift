@@ -1,0 +1,128 @@
+/// A cluster of sleep samples (any stage, any source) close enough in time to be one sleep,
+/// measured into a `SleepNight`. Whether it is the night or a nap is `SleepAnalysis`'s call.
+struct SleepSession {
+    /// A sample that starts no more than this after the cluster's end so far joins the cluster.
+    /// An hour keeps one night together through getting up, a bathroom trip or a phone that
+    /// stopped tracking for a while, yet splits an afternoon nap from the night before, or
+    /// going back to bed after being up for more than an hour.
+    static let joinGapSeconds: Int64 = 60 * 60
+
+    /// The samples, in `SleepSample.precedes` order.
+    let samples: [SleepSample]
+    /// The session measured as a night.
+    let night: SleepNight
+    let asleepSeconds: Int64
+    let inBedSeconds: Int64
+    /// Local time of day (seconds after midnight, in the wake sample's offset) of the middle of
+    /// the session's span: what tells a night from a daytime nap.
+    let midpointSecondOfDay: Int64
+
+    /// Splits samples, already in `SleepSample.precedes` order, into sessions.
+    static func cluster(_ sorted: [SleepSample]) -> [SleepSession] {
+        var sessions: [SleepSession] = []
+        var current: [SleepSample] = []
+        var currentEnd = Int64.min
+        for s in sorted {
+            if !current.isEmpty, s.start.utcSeconds > currentEnd + joinGapSeconds {
+                sessions.append(SleepSession(current))
+                current.removeAll(keepingCapacity: true)
+            }
+            currentEnd = current.isEmpty ? s.end.utcSeconds : max(currentEnd, s.end.utcSeconds)
+            current.append(s)
+        }
+        if !current.isEmpty { sessions.append(SleepSession(current)) }
+        return sessions
+    }
+
+    /// Measures `samples` (non-empty, in `SleepSample.precedes` order).
+    init(_ samples: [SleepSample]) {
+        self.samples = samples
+        let inBed = samples.filter { $0.stage == .inBed }
+        // First InBed start; the samples are in start order, so the first one found.
+        let bedStart = inBed.first?.start ?? samples[0].start
+        // Latest end; on a tie the first in sample order, so the offset is deterministic.
+        var wakeEnd = samples[0].end
+        for s in samples where s.end.utcSeconds > wakeEnd.utcSeconds { wakeEnd = s.end }
+
+        let inBedSeconds = inBed.isEmpty ? wakeEnd.utcSeconds - bedStart.utcSeconds : Self.unionSeconds(inBed)
+        let timeline = SleepTimeline(stageSamples: samples)
+
+        var asleep: Int64 = 0
+        var perStage: [SleepStage: Int64] = [:]
+        var firstAsleep: Int? = nil, lastAsleep: Int? = nil
+        var winners = Set(inBed.map(\.source))
+        for (i, seg) in timeline.segments.enumerated() {
+            if let source = seg.source { winners.insert(source) }
+            guard let stage = seg.stage, stage.isAsleep else { continue }
+            asleep += seg.end - seg.start
+            perStage[stage, default: 0] += seg.end - seg.start
+            if firstAsleep == nil { firstAsleep = i }
+            lastAsleep = i
+        }
+        var awakenings = 0
+        if let first = firstAsleep, let last = lastAsleep {
+            awakenings = Self.awakenings(in: timeline.segments[first...last])
+        }
+        let latency = firstAsleep.map { max(0, timeline.segments[$0].start - bedStart.utcSeconds) } ?? 0
+        let efficiency = inBedSeconds > 0 ? min(1, Double(asleep) / Double(inBedSeconds)) : 0
+
+        var rankOf: [String: Int] = [:]
+        for s in samples where winners.contains(s.source) { rankOf[s.source] = min(rankOf[s.source] ?? .max, s.sourceRank) }
+        let sources = rankOf.sorted { $0.value != $1.value ? $0.value < $1.value : $0.key < $1.key }.map(\.key)
+
+        func minutes(_ seconds: Int64) -> Double { Double(seconds) / 60 }
+        night = SleepNight(date: wakeEnd.localDateString, bedStart: bedStart, wakeEnd: wakeEnd,
+                           inBedMinutes: minutes(inBedSeconds), asleepMinutes: minutes(asleep),
+                           latencyMinutes: minutes(latency), efficiency: efficiency, awakenings: awakenings,
+                           coreMinutes: minutes(perStage[.core] ?? 0), deepMinutes: minutes(perStage[.deep] ?? 0),
+                           remMinutes: minutes(perStage[.rem] ?? 0), sources: sources)
+        asleepSeconds = asleep
+        self.inBedSeconds = inBedSeconds
+        let sessionStart = samples[0].start.utcSeconds
+        let midpointLocal = sessionStart + (wakeEnd.utcSeconds - sessionStart) / 2 + Int64(wakeEnd.offsetMinutes) * 60
+        midpointSecondOfDay = ((midpointLocal % 86_400) + 86_400) % 86_400
+    }
+
+    /// True when the session's middle falls between 12:00 and 18:00 local: an afternoon sleep,
+    /// a nap whatever its length. (A day sleeper's main sleep is counted as naps: the price of a
+    /// rule that needs no history; it keeps siestas out of the nights of everyone else.)
+    var isDaytime: Bool { midpointSecondOfDay >= 12 * 3600 && midpointSecondOfDay < 18 * 3600 }
+
+    /// Seconds covered by the union of the intervals (given in start order).
+    static func unionSeconds(_ intervals: [SleepSample]) -> Int64 {
+        var total: Int64 = 0
+        var runStart = Int64.min, runEnd = Int64.min
+        for s in intervals {
+            let a = s.start.utcSeconds, b = s.end.utcSeconds
+            if a > runEnd {
+                if runEnd > runStart { total += runEnd - runStart }
+                runStart = a
+                runEnd = b
+            } else {
+                runEnd = max(runEnd, b)
+            }
+        }
+        if runEnd > runStart { total += runEnd - runStart }
+        return total
+    }
+
+    /// Counts the non-asleep runs between asleep segments (the slice starts and ends asleep).
+    /// A run counts if it holds an explicit `Awake`, or lasts at least a minute: shorter
+    /// uncovered slivers are records that do not quite abut, not a waking.
+    static func awakenings(in segments: ArraySlice<SleepTimeline.Segment>) -> Int {
+        var count = 0
+        var runSeconds: Int64 = 0
+        var runHasAwake = false
+        for seg in segments {
+            if let stage = seg.stage, stage.isAsleep {
+                if runHasAwake || runSeconds >= 60 { count += 1 }
+                runSeconds = 0
+                runHasAwake = false
+            } else {
+                runSeconds += seg.end - seg.start
+                if seg.stage == .awake { runHasAwake = true }
+            }
+        }
+        return count
+    }
+}

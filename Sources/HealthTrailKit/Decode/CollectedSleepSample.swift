@@ -1,0 +1,7 @@
+/// A sleep sample as decoded, before source names are ranked for the night analysis.
+struct CollectedSleepSample {
+    var start: Timestamp
+    var end: Timestamp
+    var stage: SleepStage
+    var source: Int
+}

@@ -1,0 +1,89 @@
+/// Workout activity names: `HKWorkoutActivityTypeRunning` → `running`.
+///
+/// Exports write the Objective-C constant name in `workoutActivityType`. The catalog holds every
+/// case of HealthKit's `HKWorkoutActivityType` (iOS 18 SDK), so a name can be flagged when Apple
+/// adds a type HealthTrail has not seen: it still gets a readable snake_case name, but `isKnown`
+/// is false so the run can report it.
+public enum ActivityCatalog {
+    /// The prefix of every exported activity type.
+    public static let prefix = "HKWorkoutActivityType"
+
+    /// Every HealthKit activity type, as its Swift case name (the exported name without `prefix`,
+    /// first letter lowered), in HealthKit's declaration order.
+    public static let knownTypes: [String] = [
+        "americanFootball", "archery", "australianFootball", "badminton", "baseball", "basketball",
+        "bowling", "boxing", "climbing", "cricket", "crossTraining", "curling", "cycling", "dance",
+        "danceInspiredTraining", "elliptical", "equestrianSports", "fencing", "fishing",
+        "functionalStrengthTraining", "golf", "gymnastics", "handball", "hiking", "hockey", "hunting",
+        "lacrosse", "martialArts", "mindAndBody", "mixedMetabolicCardioTraining", "paddleSports",
+        "play", "preparationAndRecovery", "racquetball", "rowing", "rugby", "running", "sailing",
+        "skatingSports", "snowSports", "soccer", "softball", "squash", "stairClimbing",
+        "surfingSports", "swimming", "tableTennis", "tennis", "trackAndField",
+        "traditionalStrengthTraining", "volleyball", "walking", "waterFitness", "waterPolo",
+        "waterSports", "wrestling", "yoga",
+        // iOS 10
+        "barre", "coreTraining", "crossCountrySkiing", "downhillSkiing", "flexibility",
+        "highIntensityIntervalTraining", "jumpRope", "kickboxing", "pilates", "snowboarding",
+        "stairs", "stepTraining", "wheelchairWalkPace", "wheelchairRunPace",
+        // iOS 11 – 14
+        "taiChi", "mixedCardio", "handCycling", "discSports", "fitnessGaming",
+        // iOS 14 – 17
+        "cardioDance", "socialDance", "pickleball", "cooldown", "swimBikeRun", "transition",
+        "underwaterDiving",
+        "other",
+    ]
+
+    /// Case name → snake_case name, built once.
+    private static let names: [String: String] = {
+        var map: [String: String] = [:]
+        for type in knownTypes { map[type] = snakeCase(type) }
+        return map
+    }()
+
+    /// The snake_case names of `knownTypes`, so that an already normalised name is recognised too.
+    private static let snakeNames: Set<String> = Set(names.values)
+
+    /// `HKWorkoutActivityTypeRunning` → (`running`, true).
+    ///
+    /// Accepts the exported constant, the bare case name (`Running`, `running`) or an already
+    /// normalised name (`high_intensity_interval_training`). Anything else passes through as
+    /// lower-cased snake_case with `isKnown` false; an empty type becomes `unknown`.
+    public static func name(for rawType: String) -> (name: String, isKnown: Bool) {
+        var bare = Substring(rawType)
+        if bare.hasPrefix(prefix) { bare = bare.dropFirst(prefix.utf8.count) }
+        guard let first = bare.first else { return ("unknown", false) }
+        let caseName = first.lowercased() + bare.dropFirst()
+        if let name = names[caseName] { return (name, true) }
+        if snakeNames.contains(String(bare)) { return (String(bare), true) }
+        let name = snakeCase(bare)
+        return (name.isEmpty ? "unknown" : name, false)
+    }
+
+    /// `HighIntensityIntervalTraining` → `high_intensity_interval_training`; a run of capitals
+    /// stays one word (`HIITWorkout` → `hiit_workout`); spaces and hyphens become `_`.
+    static func snakeCase<S: StringProtocol>(_ text: S) -> String {
+        let chars = Array(text)
+        var out = ""
+        out.reserveCapacity(chars.count + 8)
+        for (i, ch) in chars.enumerated() {
+            if ch == " " || ch == "-" || ch == "_" {
+                if !out.isEmpty && out.last != "_" { out.append("_") }
+                continue
+            }
+            if ch.isUppercase {
+                let previous = i > 0 ? chars[i - 1] : nil
+                let next = i + 1 < chars.count ? chars[i + 1] : nil
+                // A word starts at a capital after a lower-case letter or digit, or at the last
+                // capital of a run that is followed by lower case (the `W` of `HIITWorkout`).
+                let startsWord = previous.map { $0.isLowercase || $0.isNumber } ?? false
+                    || (previous?.isUppercase == true && next?.isLowercase == true)
+                if startsWord && !out.isEmpty && out.last != "_" { out.append("_") }
+                out.append(contentsOf: ch.lowercased())
+            } else {
+                out.append(ch)
+            }
+        }
+        while out.last == "_" { out.removeLast() }
+        return out
+    }
+}

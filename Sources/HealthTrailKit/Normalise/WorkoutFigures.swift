@@ -1,0 +1,48 @@
+import Foundation
+
+/// A workout's totals in canonical units, from `WorkoutStatistics` when present, else from the
+/// legacy attributes (`totalDistance` in km or mi, `totalEnergyBurned` in kcal, Cal or kJ).
+public struct WorkoutFigures: Sendable, Equatable {
+    public var distanceMeters: Double?
+    public var energyKcal: Double?
+    public var averageHeartRate: Double?
+    public var maximumHeartRate: Double?
+    /// `HKIndoorWorkout` metadata: true, false, or unknown.
+    public var indoor: Bool?
+    /// `HKTimeZone` metadata (`Europe/Paris`).
+    public var timeZone: String?
+    /// The UTC offset at the start in `timeZone` when it is known, else the stamped one. Real
+    /// exports stamp every date with the offset in force at export time, so the zone wins.
+    public var offsetMinutes: Int32
+    /// Parts of a multi-part workout (`WorkoutActivity`), at least 1.
+    public var parts: Int
+
+    public init(_ w: Workout) {
+        func canonical(_ value: Double?, _ unit: String?) -> Double? {
+            guard let value, let unit, let c = UnitConversion.forUnit(unit) else { return nil }
+            return c.convert(value)
+        }
+        let distance = w.statistics.filter { $0.type.hasPrefix("HKQuantityTypeIdentifierDistance") }
+            .compactMap { canonical($0.sum, $0.unit) }
+        distanceMeters = distance.isEmpty ? canonical(w.totalDistance?.value, w.totalDistance?.unit) : distance.reduce(0, +)
+        let energy = w.statistics.first { $0.type == "HKQuantityTypeIdentifierActiveEnergyBurned" }
+        energyKcal = canonical(energy?.sum, energy?.unit) ?? canonical(w.totalEnergyBurned?.value, w.totalEnergyBurned?.unit)
+        let heart = w.statistics.first { $0.type == "HKQuantityTypeIdentifierHeartRate" }
+        averageHeartRate = heart?.average
+        maximumHeartRate = heart?.maximum
+        indoor = w.metadataValue("HKIndoorWorkout").map { $0 == "1" }
+        timeZone = w.metadataValue("HKTimeZone")
+        if let name = timeZone, let zone = TimeZone(identifier: name) {
+            let date = Date(timeIntervalSince1970: TimeInterval(w.start.utcSeconds))
+            offsetMinutes = Int32(zone.secondsFromGMT(for: date) / 60)
+        } else {
+            offsetMinutes = w.start.offsetMinutes
+        }
+        parts = max(1, w.activities.count)
+    }
+
+    /// The local start of the workout in its own zone.
+    public func localStart(_ w: Workout) -> Timestamp {
+        Timestamp(utcSeconds: w.start.utcSeconds, offsetMinutes: offsetMinutes)
+    }
+}

@@ -1,0 +1,100 @@
+import Testing
+@testable import HealthTrailKit
+
+@Suite struct SourceDeduplicationTests {
+    static let sources = ["Alex’s iPhone", "Mi Fit", "Alex’s Apple Watch"]   // indices 0, 1, 2
+    let order = SourcePriority.default.order(sources)
+
+    /// 2024-01-02 00:00 local at +01:00, in UTC seconds.
+    let midnight = Timestamp.daysFromCivil(year: 2024, month: 1, day: 2) * 86_400 - 3600
+
+    func sample(_ source: Int32, _ fromMinute: Int64, _ toMinute: Int64, _ value: Double, offset: Int16 = 60) -> CumulativeSample {
+        CumulativeSample(start: midnight + fromMinute * 60, end: midnight + toMinute * 60, value: value, source: source, offsetMinutes: offset)
+    }
+
+    func totals(_ samples: [CumulativeSample]) -> [String: Double] {
+        var series = CumulativeSeries(kind: .steps)
+        series.samples = samples
+        var out: [String: Double] = [:]
+        series.deduplicate(sourceOrder: order) { day, value in
+            out[Timestamp(utcSeconds: day * 86_400).localDateString, default: 0] += value
+        }
+        return out.mapValues { ($0 * 1e6).rounded() / 1e6 }
+    }
+
+    @Test func priorityPutsTheWatchFirstThenTheIPhone() {
+        #expect(SourcePriority.default.rank(of: "Alex’s Apple Watch") == 0)
+        #expect(SourcePriority.default.rank(of: "Eric's Work iPhone") == 1)
+        #expect(SourcePriority.default.rank(of: "Mi Fit") == 2)
+        #expect(order == [1, 2, 0])
+        // Unmatched sources share the last rank and are ordered by name ("Alex’s Apple Watch" first).
+        #expect(SourcePriority(patterns: ["mi fit"]).order(Self.sources) == [2, 0, 1])
+    }
+
+    @Test func theWatchWinsWhereTheIPhoneOverlaps() {
+        let samples = [sample(2, 600, 610, 1000), sample(2, 610, 620, 800),   // Watch 10:00–10:20
+                       sample(0, 600, 620, 1900)]                              // iPhone, same walk
+        #expect(totals(samples) == ["2024-01-02": 1800])
+    }
+
+    @Test func aPartlyCoveredSampleKeepsItsUncoveredShare() {
+        // iPhone 10:10–10:30; the Watch covers 10:00–10:20: half the iPhone sample survives.
+        let samples = [sample(2, 600, 620, 1000), sample(0, 610, 630, 400)]
+        #expect(totals(samples) == ["2024-01-02": 1200])
+    }
+
+    @Test func samplesNoBetterSourceCoversCountWhole() {
+        let samples = [sample(2, 600, 620, 1000), sample(0, 700, 710, 300), sample(1, 800, 805, 50)]
+        #expect(totals(samples) == ["2024-01-02": 1350])
+    }
+
+    @Test func aMiddleRankedSourceIsExcludedOnlyByBetterOnes() {
+        // Mi Fit (third) loses to the iPhone (second) where they overlap, and counts elsewhere.
+        let samples = [sample(0, 600, 660, 600), sample(1, 600, 660, 700), sample(1, 700, 760, 100)]
+        #expect(totals(samples) == ["2024-01-02": 700])
+    }
+
+    @Test func oneSourcesOwnOverlapsAreNotRemoved() {
+        let samples = [sample(2, 600, 620, 100), sample(2, 610, 630, 100)]
+        #expect(totals(samples) == ["2024-01-02": 200])
+    }
+
+    @Test func aSampleAcrossLocalMidnightIsSplitByTime() {
+        // 23:50–00:10 local: a quarter... half before midnight, half after.
+        let samples = [sample(2, -10, 10, 400)]
+        #expect(totals(samples) == ["2024-01-01": 200, "2024-01-02": 200])
+    }
+
+    @Test func theOffsetOfEachSampleDecidesItsDay() {
+        // 23:30 UTC is 00:30 on the next day at +01:00 but 18:30 the same day at -05:00.
+        let utc2330 = midnight + 3600 - 30 * 60 + 86_400   // 2024-01-02T23:30Z
+        let paris = CumulativeSample(start: utc2330, end: utc2330 + 60, value: 10, source: 2, offsetMinutes: 60)
+        let newYork = CumulativeSample(start: utc2330 + 3600, end: utc2330 + 3660, value: 5, source: 2, offsetMinutes: -300)
+        #expect(totals([paris, newYork]) == ["2024-01-03": 10, "2024-01-02": 5])
+    }
+
+    @Test func instantSamplesAreCoveredOrNot() {
+        let samples = [sample(2, 600, 620, 10), sample(0, 610, 610, 3), sample(0, 700, 700, 4)]
+        #expect(totals(samples) == ["2024-01-02": 14])
+    }
+
+    @Test func theResultDoesNotDependOnRecordOrder() {
+        var generator = SystemRandomNumberGenerator()
+        var samples: [CumulativeSample] = []
+        for i in 0..<200 {
+            let from = Int64(i * 7)
+            samples.append(sample(Int32(i % 3), from, from + Int64(3 + i % 11), Double(10 + i % 17)))
+        }
+        let expected = totals(samples)
+        for _ in 0..<5 { #expect(totals(samples.shuffled(using: &generator)) == expected) }
+    }
+
+    @Test func intervalSetGapsAreExact() {
+        var set = IntervalSet()
+        set.insert(contentsOf: [(10, 20), (15, 30), (40, 50)])
+        #expect(set.starts == [10, 40] && set.ends == [30, 50])
+        #expect(set.gaps(in: 0, 60).map { [$0.0, $0.1] } == [[0, 10], [30, 40], [50, 60]])
+        #expect(set.gaps(in: 12, 28).isEmpty)
+        #expect(set.contains(10) && !set.contains(30) && set.contains(45))
+    }
+}
