@@ -39,12 +39,11 @@ struct SleepSession {
         self.samples = samples
         let inBed = samples.filter { $0.stage == .inBed }
         // First InBed start; the samples are in start order, so the first one found.
-        let bedStart = inBed.first?.start ?? samples[0].start
+        var bedStart = inBed.first?.start ?? samples[0].start
         // Latest end; on a tie the first in sample order, so the offset is deterministic.
         var wakeEnd = samples[0].end
         for s in samples where s.end.utcSeconds > wakeEnd.utcSeconds { wakeEnd = s.end }
 
-        let inBedSeconds = inBed.isEmpty ? wakeEnd.utcSeconds - bedStart.utcSeconds : Self.unionSeconds(inBed)
         let timeline = SleepTimeline(stageSamples: samples)
 
         var asleep: Int64 = 0
@@ -59,12 +58,22 @@ struct SleepSession {
             if firstAsleep == nil { firstAsleep = i }
             lastAsleep = i
         }
+        // Time in bed is the union of the InBed spans and the time asleep: one cannot sleep out of
+        // bed, and real nights have an app's asleep span start before another's InBed (Mi Fit
+        // and Sleep Cycle), which would otherwise give an efficiency above 1.
+        let asleepSpans = timeline.segments.filter { $0.stage?.isAsleep == true }.map { ($0.start, $0.end) }
+        let inBedSeconds = inBed.isEmpty
+            ? wakeEnd.utcSeconds - bedStart.utcSeconds
+            : Self.unionSeconds((inBed.map { ($0.start.utcSeconds, $0.end.utcSeconds) } + asleepSpans).sorted { $0.0 < $1.0 })
+        if let first = asleepSpans.first?.0, first < bedStart.utcSeconds {
+            bedStart = Timestamp(utcSeconds: first, offsetMinutes: bedStart.offsetMinutes)
+        }
         var awakenings = 0
         if let first = firstAsleep, let last = lastAsleep {
             awakenings = Self.awakenings(in: timeline.segments[first...last])
         }
         let latency = firstAsleep.map { max(0, timeline.segments[$0].start - bedStart.utcSeconds) } ?? 0
-        let efficiency = inBedSeconds > 0 ? min(1, Double(asleep) / Double(inBedSeconds)) : 0
+        let efficiency = inBedSeconds > 0 ? Double(asleep) / Double(inBedSeconds) : 0
 
         var rankOf: [String: Int] = [:]
         for s in samples where winners.contains(s.source) { rankOf[s.source] = min(rankOf[s.source] ?? .max, s.sourceRank) }
@@ -89,11 +98,10 @@ struct SleepSession {
     var isDaytime: Bool { midpointSecondOfDay >= 12 * 3600 && midpointSecondOfDay < 18 * 3600 }
 
     /// Seconds covered by the union of the intervals (given in start order).
-    static func unionSeconds(_ intervals: [SleepSample]) -> Int64 {
+    static func unionSeconds(_ intervals: [(Int64, Int64)]) -> Int64 {
         var total: Int64 = 0
         var runStart = Int64.min, runEnd = Int64.min
-        for s in intervals {
-            let a = s.start.utcSeconds, b = s.end.utcSeconds
+        for (a, b) in intervals {
             if a > runEnd {
                 if runEnd > runStart { total += runEnd - runStart }
                 runStart = a
