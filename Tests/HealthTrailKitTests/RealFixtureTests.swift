@@ -58,6 +58,40 @@ struct RealFixtureTests {
         #expect(perSource == ["Eric's Work iPhone": 10005, "Mi Fit": 10231])
     }
 
+    /// 128 real days where an iPhone and a Mi Fit band both counted steps: the day's figure is one
+    /// source per time span, never the sum (2016-10-29: 10,005 + 10,231 = 20,236 raw).
+    @Test func doubleCountedRealStepsAreDeduplicated() throws {
+        func steps(on date: String, priority: SourcePriority) throws -> Double {
+            let out = Support.temporaryDirectory() + "/out"
+            var options = RunOptions(inputPath: Support.fixture("ericwolter/Export.zip"), outputDirectory: out)
+            options.sourcePriority = priority
+            _ = try ExportRun.run(options)
+            let csv = try Support.readCSV(out + "/daily.csv")
+            let row = try #require(csv.rows.first { $0[0] == date })
+            return try #require(Double(row[1]))
+        }
+        let phoneFirst = try steps(on: "2016-10-29", priority: .default)
+        #expect(phoneFirst >= 10005 && phoneFirst < 20236 - 5000)
+        let bandFirst = try steps(on: "2016-10-29", priority: SourcePriority(patterns: ["Mi Fit"]))
+        #expect(bandFirst >= 10231 && bandFirst < 20236 - 5000)
+        #expect(phoneFirst != bandFirst)
+    }
+
+    @Test func realSleepCycleNightsAreConsistent() throws {
+        let (out, m) = try run("ericwolter/Export.zip")
+        let csv = try Support.readCSV(out + "/sleep_nights.csv")
+        #expect(csv.rows.count == m.normalisation.sleepNights)
+        #expect(csv.rows.count > 300)
+        for row in csv.rows {
+            let night = Dictionary(uniqueKeysWithValues: zip(csv.header, row))
+            let inBed = Double(night["in_bed_min"]!)!, asleep = Double(night["asleep_min"]!)!
+            #expect(asleep <= inBed + 0.001, "\(row)")
+            #expect(Double(night["efficiency"]!)! <= 1)
+            #expect(Double(night["latency_min"]!)! >= 0)
+        }
+        #expect(Set(csv.rows.map { $0[0] }).count == csv.rows.count)   // one night per date
+    }
+
     /// Each real Apple route file decodes every trkpt (counts from grep).
     @Test(arguments: [("route_2019-08-21_4.20pm.gpx", 1352), ("route_2022-01-19_6.33pm.gpx", 2370),
                       ("route_2024-09-22_6.44pm.gpx", 95), ("route_2024-11-14_6.05pm.gpx", 60),
