@@ -102,26 +102,31 @@ struct SleepNightTests {
         #expect(n.sources == [Self.watch, Self.cycle, Self.phone])
     }
 
-    /// A lower-ranked legacy Asleep fills only what the Watch leaves uncovered; an Awake from
-    /// the Watch is never overridden by it.
-    @Test func lowerRankedSourceFillsOnlyUncoveredTime() throws {
+    /// One source per night gives the stages: a lower-ranked legacy Asleep neither adds to the
+    /// Watch's stages nor fills the Watch's gaps (time the Watch did not see the person asleep).
+    @Test func theBestSourceAloneGivesTheNightsStages() throws {
         let cycle = Self.s("2024-03-01 22:30", "2024-03-02 06:30", .asleep, Self.cycle)
         let gap = try Self.onlyNight([
             Self.s("2024-03-01 23:00", "2024-03-02 03:00", .core),
             Self.s("2024-03-02 03:30", "2024-03-02 06:00", .core), cycle,
         ])
-        #expect(gap.asleepMinutes == 480)
+        #expect(gap.asleepMinutes == 390)
         #expect(gap.coreMinutes == 390)
-        #expect(gap.awakenings == 0)
-        #expect(gap.sources == [Self.watch, Self.cycle])
+        #expect(gap.awakenings == 1)          // the Watch's 30-minute gap
+        #expect(gap.sources == [Self.watch])
 
         let awake = try Self.onlyNight([
             Self.s("2024-03-01 23:00", "2024-03-02 03:00", .core),
             Self.s("2024-03-02 03:00", "2024-03-02 03:30", .awake),
             Self.s("2024-03-02 03:30", "2024-03-02 06:00", .core), cycle,
         ])
-        #expect(awake.asleepMinutes == 450)
+        #expect(awake.asleepMinutes == 390)
         #expect(awake.awakenings == 1)
+
+        // Without the Watch, the app's night counts.
+        let appOnly = try Self.onlyNight([cycle])
+        #expect(appOnly.asleepMinutes == 480)
+        #expect(appOnly.sources == [Self.cycle])
     }
 
     /// Equal ranks fall back to the source name, so the answer never depends on input order.
@@ -132,8 +137,9 @@ struct SleepNightTests {
                 Self.s("2024-03-02 01:00", "2024-03-02 02:00", .awake, awakeSource, rank: 0),
             ])
         }
-        #expect(try night(awakeSource: "A", asleepSource: "B").asleepMinutes == 360)
-        #expect(try night(awakeSource: "A", asleepSource: "B").sources == ["A", "B"])
+        // "A" wins the tie and gives the night's stages alone.
+        #expect(try night(awakeSource: "A", asleepSource: "B").asleepMinutes == 0)
+        #expect(try night(awakeSource: "A", asleepSource: "B").sources == ["A"])
         #expect(try night(awakeSource: "B", asleepSource: "A").asleepMinutes == 420)
         #expect(try night(awakeSource: "B", asleepSource: "A").sources == ["A"])
     }
@@ -385,7 +391,10 @@ struct RealSleepCycleTests {
             #expect(n.latencyMinutes >= 0 && n.asleepMinutes >= 0 && n.inBedMinutes >= 0)
             #expect(n.wakeEnd.utcSeconds - n.bedStart.utcSeconds < 24 * 3600)
         }
-        #expect(nights.contains { $0.sources == ["Sleep Cycle", "Mi Fit"] })
+        // One source per night for stages: where both recorded, Sleep Cycle (ranked first here)
+        // gives the night; Mi Fit's nights are those Sleep Cycle did not record.
+        #expect(nights.contains { $0.sources == ["Mi Fit"] })
+        #expect(nights.contains { $0.sources == ["Sleep Cycle"] })
         // Regression pins (HealthTrail's own figures, checked by eye: the two naps are short
         // evening sleeps, 2016-04-26 20:44–23:52 and 2017-01-15 20:43–22:19, after that date's night).
         #expect(nights.count == 391)

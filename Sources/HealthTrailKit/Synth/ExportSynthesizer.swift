@@ -36,11 +36,28 @@ public enum ExportSynthesizer {
         summary.correlations = xml.correlations
         summary.activitySummaries = xml.activitySummaries
         summary.hrvBeats = xml.hrvBeats
-        for (day, steps) in xml.watchSteps {
-            let c = SynthCalendar.civil(day)
-            let m = c.month < 10 ? "0\(c.month)" : "\(c.month)", d = c.day < 10 ? "0\(c.day)" : "\(c.day)"
-            summary.watchStepsByLocalDay["\(c.year)-\(m)-\(d)"] = steps
+        for (day, steps) in xml.watchSteps { summary.watchStepsByLocalDay[SynthCalendar.isoDay(day)] = steps }
+        for (day, n) in xml.exportDaySteps { summary.stepsByExportDay[SynthCalendar.isoDay(day)] = n }
+        for (day, cm) in xml.exportDayDistanceCm {
+            summary.distanceMetersByExportDay[SynthCalendar.isoDay(day)] = Double(cm) / 100
         }
+        for (day, milli) in xml.exportDayActiveMilli {
+            summary.activeKcalByExportDay[SynthCalendar.isoDay(day)] = Double(milli) / 1_000
+        }
+        for (day, n) in xml.exportDayFlights { summary.flightsByExportDay[SynthCalendar.isoDay(day)] = n }
+        for (day, n) in xml.asleepMinutesByNight { summary.asleepMinutesByNight[SynthCalendar.isoDay(day)] = n }
+        for (day, n) in xml.inBedMinutesByNight { summary.inBedMinutesByNight[SynthCalendar.isoDay(day)] = n }
+        for (day, n) in xml.napMinutesByDay { summary.napMinutesByDay[SynthCalendar.isoDay(day)] = n }
+        for plan in schedule.days {
+            for w in plan.workouts {
+                let local = w.start + w.zone.offset(utc: w.start)
+                buf.count = 0
+                buf.isoUTC(w.start)
+                summary.workoutLocalDates[String(decoding: UnsafeBufferPointer(start: buf.base, count: buf.count), as: UTF8.self)]
+                    = SynthCalendar.isoDay(SynthCalendar.floorDiv(local, 86_400))
+            }
+        }
+        buf.count = 0
 
         try zip.addEntry(top + "export_cda.xml",
                          bytes: SynthSidecars.clinicalDocument(schedule: schedule, offsetMinutes: options.exportOffsetMinutes),

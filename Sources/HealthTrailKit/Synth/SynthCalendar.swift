@@ -32,6 +32,13 @@ enum SynthCalendar {
         return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
     }
 
+    /// `yyyy-MM-dd` of a day number, for the summary's keys.
+    static func isoDay(_ days: Int) -> String {
+        let c = civil(days)
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return "\(c.year)-\(two(c.month))-\(two(c.day))"
+    }
+
     /// 0 = Sunday … 6 = Saturday (1970-01-01 was a Thursday).
     @inline(__always)
     static func weekday(_ days: Int) -> Int { ((days % 7) + 11) % 7 }

@@ -28,6 +28,13 @@ struct SynthDayPlan {
     var workouts: [SynthWorkoutPlan] = []
     /// A blood-pressure reading (a Correlation) is taken this day.
     var bloodPressure = false
+    /// A third-party sleep app (Sleep Cycle) also recorded the night that ends this morning.
+    var sleepApp = false
+    /// An afternoon nap (UTC, whole minutes), or `napEnd == napStart` when there is none.
+    var napStart = 0
+    var napEnd = 0
+
+    var hasNap: Bool { napEnd > napStart }
 
     var hasSleep: Bool { sleepEnd > sleepStart }
 

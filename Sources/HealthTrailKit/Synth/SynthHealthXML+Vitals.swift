@@ -96,7 +96,8 @@ extension SynthHealthXML {
         buf.lit(" </Record>\n")
     }
 
-    /// Weekly weigh-in on the Withings scale in pounds, and now and then a hand entry in kg.
+    /// Weekly weigh-in on the Withings scale in pounds, and now and then a hand entry in kg
+    /// (every 30 days from day 17, or on the last day of a shorter archive: every archive has both).
     func bodyMass(_ plan: SynthDayPlan) {
         var r = rng(.bodyMass, plan.index)
         let trend = 152.0 + 4 * sin(Double(plan.index) / 60)
@@ -105,7 +106,7 @@ extension SynthHealthXML {
             quantity(.bodyMass, .withings, day: plan.index, device: false, unit: "lb",
                      creation: t + r.int(10, 900), start: t, end: t, trend + r.gauss() * 0.8, 1, &r)
         }
-        if plan.index % 30 == 17 {
+        if plan.index % 30 == Swift.min(17, schedule.days.count - 1) {
             let t = plan.bed - r.int(600, 7_200)
             open(.bodyMass, .healthApp, day: plan.index, device: false, &r)
             unit("kg")
@@ -116,9 +117,10 @@ extension SynthHealthXML {
         }
     }
 
-    /// An occasional thermometer reading, in °F.
+    /// An occasional thermometer reading, in °F (every 10 days from day 3, or on the last day of
+    /// a shorter archive).
     func bodyTemperature(_ plan: SynthDayPlan) {
-        guard plan.index % 10 == 3 else { return }
+        guard plan.index % 10 == Swift.min(3, schedule.days.count - 1) else { return }
         var r = rng(.temperature, plan.index)
         let t = plan.wake + r.int(600, 3_000)
         quantity(.bodyTemperature, .withings, day: plan.index, device: false, unit: "degF",

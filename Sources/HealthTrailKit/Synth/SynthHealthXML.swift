@@ -16,8 +16,19 @@ final class SynthHealthXML {
     var workoutsWithRoutes = 0
     var activitySummaries = 0
     var hrvBeats = 0
-    /// Watch steps per local day number.
+    /// Watch steps per local day number (the person's zone).
     var watchSteps: [Int: Int] = [:]
+    /// Per day number in the export's offset: the Watch's steps, distance (cm), active energy
+    /// (thousandths of a kcal) and flights, which de-duplication by source must reproduce.
+    var exportDaySteps: [Int: Int] = [:]
+    var exportDayDistanceCm: [Int: Int] = [:]
+    var exportDayActiveMilli: [Int: Int] = [:]
+    var exportDayFlights: [Int: Int] = [:]
+    /// Per night, keyed by the export-offset day number of its morning: the winning source's
+    /// asleep minutes and the union of in-bed minutes. Naps per export-offset day number.
+    var asleepMinutesByNight: [Int: Int] = [:]
+    var inBedMinutesByNight: [Int: Int] = [:]
+    var napMinutesByDay: [Int: Int] = [:]
     /// Per day index: Watch active energy (kcal), exercise minutes, stood hours, for ActivitySummary.
     var dayActiveKcal: [Double]
     var dayExerciseMinutes: [Int]

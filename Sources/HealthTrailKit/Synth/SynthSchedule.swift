@@ -14,6 +14,7 @@ struct SynthSchedule {
         case plan = 1, dayOrder, heartRate, steps, distance, basal, active, flights, exercise
         case standTime, standHour, resting, walkingHR, hrv, sleep, bodyMass, height, temperature
         case oxygen, bloodPressure, workout, route, sidecar
+        case nap, sleepApp
     }
 
     init(options: SynthOptions) {
@@ -68,6 +69,10 @@ struct SynthSchedule {
                     kinds.append(k < 0.32 ? .running : k < 0.52 ? .walking : k < 0.72 ? .cycling : k < 0.86 ? .swimming : .hiit)
                 }
             }
+            // The first New York day ends with an evening workout after 19:00 local: the export
+            // offset already puts its dates on the next day, while its HKTimeZone does not.
+            let nyEvening = i == tripStart && tripStart < n
+            if nyEvening && (kinds.isEmpty || kinds.last == .hiking) { kinds.append(.walking) }
             var previousEnd = plan.wake
             for (slot, kind) in kinds.enumerated() {
                 var w = SynthWorkoutPlan(activity: kind)
@@ -75,10 +80,12 @@ struct SynthSchedule {
                 let minutes = rng.int(kind.minutes.0, kind.minutes.1)
                 if kind == .hiking {
                     w.start = max(previousEnd, mid + rng.int(570, 630) * 60) + rng.int(0, 59)
-                } else if kinds.count == 2 && slot == 0 || kinds.count == 1 && i != 0 && rng.chance(0.4) {
+                } else if !(nyEvening && slot == kinds.count - 1)
+                            && (kinds.count >= 2 && slot == 0 || kinds.count == 1 && i != 0 && rng.chance(0.4)) {
                     w.start = plan.wake + rng.int(10, 40) * 60 + rng.int(0, 59)
                 } else {
-                    w.start = max(previousEnd + 3_600, mid + rng.int(1_050, 1_155) * 60 + rng.int(0, 59))
+                    let evening = nyEvening && slot == kinds.count - 1 ? rng.int(1_145, 1_180) : rng.int(1_050, 1_155)
+                    w.start = max(previousEnd + 3_600, mid + evening * 60 + rng.int(0, 59))
                 }
                 w.end = w.start + minutes * 60 + rng.int(0, 59)
                 if w.end > plan.bed - 600 { w.end = plan.bed - 600 }
@@ -117,6 +124,43 @@ struct SynthSchedule {
             }
             plan.bouts.sort { $0.start < $1.start }
             days.append(plan)
+        }
+
+        // Exactly one night also recorded by a third-party sleep app (from three days on): the
+        // first staged Paris night from a quarter of the way in.
+        if n >= 3 {
+            let eligible = { (p: SynthDayPlan) in p.hasSleep && !p.legacySleep }
+            if let k = days.firstIndex(where: { $0.index >= n / 4 && eligible($0) && $0.zone == .paris })
+                ?? days.firstIndex(where: eligible) {
+                days[k].sleepApp = true
+            }
+        }
+        // Afternoon naps (around 14:00 local, ~25 min, Watch only): from four days on, one on the
+        // last ordinary Paris day (or, failing that, the latest day it fits), and now and then one
+        // at a weekend.
+        func nap(_ k: Int, _ r: inout SynthRandom) -> Bool {
+            let p = days[k]
+            let s = p.localMidnight + (13 * 60 + 45 + r.int(0, 30)) * 60
+            let e = s + r.int(22, 28) * 60
+            // (Not at the orphan route's walk either.)
+            guard !(options.includeBrokenRouteLinks && k == n / 2), s > p.wake + 3_600, e < p.bed - 3_600,
+                  !p.workouts.contains(where: { $0.start < e + 600 && $0.end > s - 600 }) else { return false }
+            days[k].napStart = s
+            days[k].napEnd = e
+            days[k].bouts.removeAll { $0.start < e + 300 && $0.end > s - 300 }
+            return true
+        }
+        if n >= 4 {
+            let preferred = { (p: SynthDayPlan) in p.zone == .paris && !p.sleepApp && p.hasSleep }
+            let order = (0..<n).reversed().filter { preferred(days[$0]) } + (0..<n).reversed().filter { !preferred(days[$0]) }
+            for k in order {
+                var r = SynthRandom(seed: options.seed, stream: Stream.nap.rawValue, index: UInt64(k))
+                if nap(k, &r) { break }
+            }
+        }
+        for k in 0..<n where !days[k].hasNap && [0, 6].contains(SynthCalendar.weekday(days[k].dayNumber)) {
+            var r = SynthRandom(seed: options.seed, stream: Stream.nap.rawValue, index: UInt64(k))
+            if r.chance(0.3) { _ = nap(k, &r) }
         }
 
         if options.includeBrokenRouteLinks && options.includeRoutes {

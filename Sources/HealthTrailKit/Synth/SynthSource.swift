@@ -35,4 +35,7 @@ struct SynthSource {
     static let strava = SynthSource(name: "Strava", versions: ["331.0.0", "352.0.1"],
                                     daysPerVersion: 300, device: .none)
     static let zwift = SynthSource(name: "Zwift", versions: ["1.0.1"], daysPerVersion: 1_000, device: .none)
+    /// A third-party sleep app: legacy `Asleep` and `InBed` samples, no device.
+    static let sleepCycle = SynthSource(name: "Sleep Cycle", versions: ["5.21.1", "5.24.0"],
+                                        daysPerVersion: 400, device: .none)
 }

@@ -28,5 +28,57 @@ public struct SynthSummary: Codable, Sendable, Equatable {
     /// iPhone counts the same walks too, a little differently.
     public var watchStepsByLocalDay: [String: Int] = [:]
 
+    // MARK: Truths for normalisation, de-duplication, sleep nights and daily summaries
+    //
+    // Local dates below follow HealthTrail's rule: a record's local date is its start date read
+    // at the UTC offset stamped on it (the export's offset, `SynthOptions.exportOffsetMinutes`),
+    // except workouts, whose `HKTimeZone` wins. No Watch sample of the four cumulative types
+    // straddles a midnight of that offset, so per-day sums are the same whether a reader files
+    // a sample under its start date or splits it pro rata. Every iPhone StepCount,
+    // DistanceWalkingRunning and FlightsClimbed sample, and every third-party ActiveEnergyBurned
+    // sample (Strava in `Cal`, Zwift in `kJ`), lies entirely within time the Watch's samples of
+    // the same type cover, and the Watch's samples of a type never overlap one another; so
+    // de-duplicating by source priority (Watch, then iPhone, then other apps; lower-priority
+    // samples dropped where a higher one covers their span, pro rata for partial overlap)
+    // leaves exactly the Watch's samples, and these totals.
+
+    /// The Apple Watch's `StepCount` total per local date at the export offset ("2023-01-05"):
+    /// what de-duplicated steps per day must be. Days without Watch steps are absent.
+    public var stepsByExportDay: [String: Int] = [:]
+    /// The Watch's `DistanceWalkingRunning` per local date at the export offset, in metres (the
+    /// Watch writes km with five decimals, so every value is a whole number of centimetres and
+    /// this is the exact sum, rounded to the nearest Double).
+    public var distanceMetersByExportDay: [String: Double] = [:]
+    /// The Watch's `ActiveEnergyBurned` per local date at the export offset, in kcal (the sum of
+    /// its three-decimal values, exact to the thousandth). Its samples run back to back over the
+    /// whole archive; the Strava (`Cal`) and Zwift (`kJ`) copies of workouts are not counted.
+    public var activeKcalByExportDay: [String: Double] = [:]
+    /// The Watch's `FlightsClimbed` per local date at the export offset.
+    public var flightsByExportDay: [String: Int] = [:]
+    /// True asleep minutes per night, keyed by the local date at the export offset of the
+    /// morning the night ends (the latest end date of the night's sleep samples; a night's
+    /// first samples may carry the evening before's date). Asleep minutes
+    /// are those of the best source only: the Watch's `AsleepCore` + `AsleepDeep` + `AsleepREM`
+    /// (not `Awake`) on staged nights, its legacy `Asleep` samples on legacy nights (the first
+    /// quarter of the days). One night of archives of three days or more is also recorded by
+    /// Sleep Cycle (legacy `Asleep` and `InBed`, no device) overlapping the Watch's staged
+    /// samples: the Watch wins and Sleep Cycle's minutes are not counted. Every sleep sample
+    /// starts and ends on a whole minute, so these are exact. Naps are not included. Nights
+    /// without sleep (the red-eye flight home) are absent.
+    public var asleepMinutesByNight: [String: Int] = [:]
+    /// In-bed minutes per night (same keys as `asleepMinutesByNight`): the length of the union
+    /// of every source's `InBed` spans that night (the iPhone's, plus Sleep Cycle's on its night).
+    public var inBedMinutesByNight: [String: Int] = [:]
+    /// Afternoon naps: the Watch's asleep minutes per local date at the export offset of the
+    /// nap's end. A nap is one Watch sample of ~25 minutes around 14:00 in the person's zone
+    /// (`AsleepCore`, or `Asleep` on legacy days), with no `InBed` sample and hours away from any
+    /// night; archives of four days or more have at least one. Not part of any night's truth.
+    public var napMinutesByDay: [String: Int] = [:]
+    /// Every `<Workout>`: its start instant in UTC (`yyyy-MM-ddTHH:mm:ssZ`) → its local start
+    /// date in the zone its `HKTimeZone` metadata names (Europe/Paris or America/New_York).
+    /// During the New York trip this differs from the date the export offset gives for evening
+    /// workouts.
+    public var workoutLocalDates: [String: String] = [:]
+
     public init() {}
 }

@@ -44,7 +44,12 @@ struct SleepSession {
         var wakeEnd = samples[0].end
         for s in samples where s.end.utcSeconds > wakeEnd.utcSeconds { wakeEnd = s.end }
 
-        let timeline = SleepTimeline(stageSamples: samples)
+        // One source per night for stages: the best-ranked source that recorded any. A gap in the
+        // Watch's stages is time it did not see the person asleep; a phone app's legacy `Asleep`
+        // must not fill it (nor be added to it). In-bed time still unions every source.
+        let stageSamples = samples.filter { $0.stage != .inBed && $0.end.utcSeconds > $0.start.utcSeconds }
+        let nightSource = stageSamples.min { ($0.sourceRank, $0.source) < ($1.sourceRank, $1.source) }?.source
+        let timeline = SleepTimeline(stageSamples: stageSamples.filter { $0.source == nightSource })
 
         var asleep: Int64 = 0
         var perStage: [SleepStage: Int64] = [:]

@@ -3,11 +3,11 @@
 /// Time is cut into elementary segments at every boundary of every stage sample (InBed samples
 /// are left out: they say nothing about sleep and are unioned separately). Each segment takes
 /// the stage of the best sample covering it: lowest `sourceRank`, then source name (so rank
-/// ties are deterministic), then within one source `SleepStage.overlapPrecedence`. Watch
-/// stages, a phone's `InBed` and a third-party app's legacy `Asleep` overlapping the same night
-/// therefore never double count: a lower-ranked source only fills the segments no better
-/// source covers, and an `Awake` from the best source stays awake. Segments no stage sample
-/// covers are kept as gaps (`stage == nil`), contiguous with the rest, for awakenings.
+/// ties are deterministic), then within one source `SleepStage.overlapPrecedence`, so
+/// overlapping samples never double count and an `Awake` stays awake. `SleepSession` hands it
+/// the stages of one source per night; the ranking still settles a source's own overlaps and
+/// keeps the timeline usable for several. Segments no stage sample covers are kept as gaps
+/// (`stage == nil`), contiguous with the rest, for awakenings.
 struct SleepTimeline {
     struct Segment: Equatable {
         var start: Int64
