@@ -1,7 +1,11 @@
-/// The figures of one local day, as `daily.csv` writes them.
+/// The figures of one local day, as `daily.csv` writes them. Plain fields, no arrays: a day is
+/// updated once per heart-rate sample, so it must not allocate or copy.
 struct DailyFigures {
-    var cumulative = [Double](repeating: 0, count: CumulativeKind.allCases.count)
-    var hasCumulative = [Bool](repeating: false, count: CumulativeKind.allCases.count)
+    /// Totals per `CumulativeKind`, by raw value.
+    var cumulative: (Double, Double, Double, Double, Double, Double) = (0, 0, 0, 0, 0, 0)
+    /// Bit `kind.rawValue` set when the kind has data that day.
+    var cumulativePresent: UInt8 = 0
+    var hasDay = false
     var standHoursFromRecords = 0
     var hasStandRecords = false
     /// From `ActivitySummary`, which wins where present (it is what the rings show).
@@ -24,7 +28,10 @@ final class DailySummary {
     static let columns = ["date", "steps", "distance_m", "active_kcal", "exercise_min", "stand_hours", "resting_hr",
                           "avg_hr", "hrv_sdnn_ms", "sleep_asleep_min", "workouts", "basal_kcal", "flights"]
 
-    private(set) var days: [Int64: DailyFigures] = [:]
+    /// Days from `firstDay` on, by index: an array, not a hash, because every heart-rate
+    /// sample updates one (days span years at most: a few thousand entries).
+    private var table: [DailyFigures] = []
+    private var firstDay: Int64 = 0
     private var open: [CumulativeKind: CumulativeSeries] = [:]
     let priority: SourcePriority
 
@@ -32,7 +39,48 @@ final class DailySummary {
 
     @inline(__always)
     private func update(_ day: Int64, _ body: (inout DailyFigures) -> Void) {
-        body(&days[day, default: DailyFigures()])
+        if table.isEmpty { firstDay = day }
+        if day < firstDay {
+            // Rare (records are not sorted): grow at the front.
+            table.insert(contentsOf: repeatElement(DailyFigures(), count: Int(firstDay - day)), at: 0)
+            firstDay = day
+        }
+        let index = Int(day - firstDay)
+        if index >= table.count {
+            guard index < 200 * 366 else { return }   // a date centuries away is a broken record, not a day
+            table.append(contentsOf: repeatElement(DailyFigures(), count: index - table.count + 1))
+        }
+        table[index].hasDay = true
+        body(&table[index])
+    }
+
+    /// The days with data, as (day number, figures), in date order.
+    var days: [(day: Int64, figures: DailyFigures)] {
+        table.indices.filter { table[$0].hasDay }.map { (firstDay + Int64($0), table[$0]) }
+    }
+
+    static func add(_ value: Double, to f: inout DailyFigures, kind: CumulativeKind) {
+        switch kind {
+        case .steps: f.cumulative.0 += value
+        case .distance: f.cumulative.1 += value
+        case .activeEnergy: f.cumulative.2 += value
+        case .basalEnergy: f.cumulative.3 += value
+        case .flights: f.cumulative.4 += value
+        case .exerciseTime: f.cumulative.5 += value
+        }
+        f.cumulativePresent |= 1 << UInt8(kind.rawValue)
+    }
+
+    static func total(_ f: DailyFigures, _ kind: CumulativeKind) -> Double? {
+        guard f.cumulativePresent & (1 << UInt8(kind.rawValue)) != 0 else { return nil }
+        switch kind {
+        case .steps: return f.cumulative.0
+        case .distance: return f.cumulative.1
+        case .activeEnergy: return f.cumulative.2
+        case .basalEnergy: return f.cumulative.3
+        case .flights: return f.cumulative.4
+        case .exerciseTime: return f.cumulative.5
+        }
     }
 
     func heartRate(_ t: Timestamp, bpm: Double) {
@@ -67,9 +115,9 @@ final class DailySummary {
         guard !kinds.isEmpty else { return }
         let order = priority.order(sources)
         for kind in kinds.sorted(by: { $0.rawValue < $1.rawValue }) {
-            guard let series = open.removeValue(forKey: kind) else { continue }
+            guard var series = open.removeValue(forKey: kind) else { continue }
             series.deduplicate(sourceOrder: order) { day, value in
-                self.update(day) { $0.cumulative[kind.rawValue] += value; $0.hasCumulative[kind.rawValue] = true }
+                self.update(day) { DailySummary.add(value, to: &$0, kind: kind) }
             }
         }
     }
@@ -89,12 +137,11 @@ final class DailySummary {
 
     /// Writes one row per day that has any figure, in date order.
     func write(to out: CSVWriter) {
-        for day in days.keys.sorted() {
-            let f = days[day]!
+        for (day, f) in days {
             out.date(localSeconds: day * 86_400)
             func cumulative(_ kind: CumulativeKind, scale: Double = 1, digits: Int) {
                 out.comma()
-                if f.hasCumulative[kind.rawValue] { out.decimal(f.cumulative[kind.rawValue] * scale, digits: digits) }
+                if let total = DailySummary.total(f, kind) { out.decimal(total * scale, digits: digits) }
             }
             func mean(_ sum: Double, _ count: Int) {
                 out.comma()
@@ -105,9 +152,7 @@ final class DailySummary {
             cumulative(.activeEnergy, digits: 1)
             out.comma()
             if let m = f.exerciseMinutesFromSummary { out.decimal(m, digits: 1) }
-            else if f.hasCumulative[CumulativeKind.exerciseTime.rawValue] {
-                out.decimal(f.cumulative[CumulativeKind.exerciseTime.rawValue] / 60, digits: 1)
-            }
+            else if let seconds = DailySummary.total(f, .exerciseTime) { out.decimal(seconds / 60, digits: 1) }
             out.comma()
             if let h = f.standHoursFromSummary { out.decimal(h, digits: 0) }
             else if f.hasStandRecords { out.int(Int64(f.standHoursFromRecords)) }

@@ -3,14 +3,30 @@ public enum CumulativeKind: Int, CaseIterable, Sendable {
     case steps, distance, activeEnergy, basalEnergy, flights, exerciseTime
 }
 
-/// One sample of a cumulative quantity, compact: tens of millions may pass through.
+/// One sample of a cumulative quantity in 16 bytes: a type's samples are held until its group
+/// of records ends, and one type can have millions (active energy, once a minute for years).
+/// Seconds fit 32 bits unsigned until 2106; one sample's value needs no more than a `Float`'s
+/// 7 digits (sums are kept in `Double`).
 struct CumulativeSample {
-    var start: Int64
-    var end: Int64
-    /// In the kind's canonical unit (count, m, kcal, min).
-    var value: Double
-    var source: Int32
+    private var startSeconds: UInt32
+    private var durationSeconds: UInt32
+    private var storedValue: Float
+    private var sourceIndex: UInt16
     var offsetMinutes: Int16
+
+    init(start: Int64, end: Int64, value: Double, source: Int32, offsetMinutes: Int16) {
+        startSeconds = UInt32(clamping: start)
+        durationSeconds = UInt32(clamping: max(0, end - start))
+        storedValue = Float(value)
+        sourceIndex = UInt16(clamping: source)
+        self.offsetMinutes = offsetMinutes
+    }
+
+    var start: Int64 { Int64(startSeconds) }
+    var end: Int64 { Int64(startSeconds) + Int64(durationSeconds) }
+    /// In the kind's canonical unit (count, m, kcal, s).
+    var value: Double { Double(storedValue) }
+    var source: Int32 { Int32(sourceIndex) }
 }
 
 /// The samples of one cumulative record type, de-duplicated across sources by priority.
@@ -28,12 +44,13 @@ struct CumulativeSeries {
 
     /// Adds each sample's surviving value to the local days it covers.
     /// - Parameter sourceOrder: position of each source index in the priority order (0 best).
-    func deduplicate(sourceOrder: [Int], into add: (_ localDay: Int64, _ value: Double) -> Void) {
-        // Best source first; within a source, by time.
-        let sorted = samples.sorted {
+    mutating func deduplicate(sourceOrder: [Int], into add: (_ localDay: Int64, _ value: Double) -> Void) {
+        // Best source first; within a source, by time. Sorted in place: no second copy.
+        samples.sort {
             let a = sourceOrder[Int($0.source)], b = sourceOrder[Int($1.source)]
             return a != b ? a < b : $0.start < $1.start
         }
+        let sorted = samples
         var covered = IntervalSet()       // spans of every better-ranked source
         var pending: [(Int64, Int64)] = [] // spans of the rank being processed
         var currentRank = -1

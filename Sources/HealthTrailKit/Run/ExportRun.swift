@@ -109,7 +109,8 @@ public enum ExportRun {
                        progress: ProgressLine) throws -> String? {
         progress.begin(String(entry.fileName))
         var filter = PrologFilter()
-        try source.read(entry) { chunk in
+        // Inflate on a second thread while this one parses (see PrefetchingReader).
+        try PrefetchingReader.read(entry, of: source) { chunk in
             progress.advance(chunk.count)
             if filter.done {
                 try decoder.feed(chunk)

@@ -1,0 +1,121 @@
+import Foundation
+
+/// Reads an entry on a second thread while the caller parses, through a bounded queue.
+///
+/// Inflating (and checking the CRC) costs about a third of reading an export; parsing the rest.
+/// With two cores the two can overlap: a reader thread fills a few fixed buffers ahead of the
+/// parser and blocks when they are all full, so memory stays at `bufferCount` chunks whatever
+/// the entry's size. Errors travel both ways: a read error reaches the caller at the chunk
+/// where it happened, and a parse error stops the reader before this function returns.
+enum PrefetchingReader {
+    static func read(_ entry: ArchiveEntry, of source: ExportSource, bufferCount: Int = 4,
+                     _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let queue = ChunkQueue(bufferCount: bufferCount, bufferSize: ZipArchive.chunkSize)
+        let reader = Thread {
+            do {
+                try source.read(entry) { chunk in
+                    guard let buffer = queue.takeFree() else { throw StopReading() }   // the parser gave up
+                    buffer.fill(from: chunk)
+                    queue.pushFull(buffer)
+                }
+                queue.finish(error: nil)
+            } catch is StopReading {
+                queue.finish(error: nil)
+            } catch {
+                queue.finish(error: error)
+            }
+        }
+        reader.stackSize = 1 << 20
+        reader.start()
+        defer { queue.cancelAndWaitForReader() }
+        while let buffer = try queue.popFull() {
+            defer { queue.giveBack(buffer) }
+            try body(UnsafeRawBufferPointer(start: buffer.bytes, count: buffer.count))
+        }
+    }
+}
+
+/// A reusable chunk buffer.
+final class ChunkBuffer {
+    private(set) var bytes: UnsafeMutableRawPointer
+    private(set) var capacity: Int
+    private(set) var count = 0
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        bytes = .allocate(byteCount: capacity, alignment: 16)
+    }
+
+    deinit { bytes.deallocate() }
+
+    func fill(from chunk: UnsafeRawBufferPointer) {
+        if chunk.count > capacity {
+            bytes.deallocate()
+            capacity = chunk.count
+            bytes = .allocate(byteCount: capacity, alignment: 16)
+        }
+        if let base = chunk.baseAddress { bytes.copyMemory(from: base, byteCount: chunk.count) }
+        count = chunk.count
+    }
+}
+
+/// Free and full buffers between the reader thread and the parser, guarded by one condition.
+final class ChunkQueue {
+    private let condition = NSCondition()
+    private var free: [ChunkBuffer]
+    private var full: [ChunkBuffer] = []
+    private var finished = false
+    private var readerDone = false
+    private var cancelled = false
+    private var failure: Error?
+
+    init(bufferCount: Int, bufferSize: Int) {
+        free = (0..<max(2, bufferCount)).map { _ in ChunkBuffer(capacity: bufferSize) }
+    }
+
+    /// Reader side: a free buffer, waiting for one; nil once the parser has cancelled.
+    func takeFree() -> ChunkBuffer? {
+        condition.lock(); defer { condition.unlock() }
+        while free.isEmpty && !cancelled { condition.wait() }
+        return cancelled ? nil : free.removeLast()
+    }
+
+    func pushFull(_ buffer: ChunkBuffer) {
+        condition.lock(); defer { condition.unlock() }
+        full.append(buffer)
+        condition.broadcast()
+    }
+
+    /// Reader side: no more chunks (with the read error, if any).
+    func finish(error: Error?) {
+        condition.lock(); defer { condition.unlock() }
+        failure = error
+        finished = true
+        readerDone = true
+        condition.broadcast()
+    }
+
+    /// Parser side: the next chunk in order; nil at the end; throws the reader's error.
+    func popFull() throws -> ChunkBuffer? {
+        condition.lock(); defer { condition.unlock() }
+        while full.isEmpty && !finished { condition.wait() }
+        if !full.isEmpty { return full.removeFirst() }
+        if let failure { throw failure }
+        return nil
+    }
+
+    func giveBack(_ buffer: ChunkBuffer) {
+        condition.lock(); defer { condition.unlock() }
+        free.append(buffer)
+        condition.broadcast()
+    }
+
+    /// Parser side, on the way out: stops the reader if it still runs and waits until it has
+    /// left `source.read`, so nothing touches the source after the caller returns.
+    func cancelAndWaitForReader() {
+        condition.lock(); defer { condition.unlock() }
+        cancelled = true
+        condition.broadcast()
+        while !readerDone { condition.wait() }
+    }
+}
