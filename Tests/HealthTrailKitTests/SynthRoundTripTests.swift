@@ -74,6 +74,50 @@ import Testing
         _ = c
     }
 
+    /// Route files are decoded on two threads; the outputs must not depend on their timing.
+    @Test func twoRunsWriteTheSameBytes() throws {
+        let dir = Support.temporaryDirectory()
+        _ = try ExportSynthesizer.write(to: dir + "/export.zip", options: SynthOptions(days: 9, seed: 4))
+        var snapshots: [[String: Data]] = []
+        for run in 0..<3 {
+            _ = try ExportRun.run(RunOptions(inputPath: dir + "/export.zip", outputDirectory: dir + "/out\(run)"))
+            var files = try Support.snapshot(dir + "/out\(run)")
+            files["/manifest.json"] = nil   // timings differ
+            snapshots.append(files)
+        }
+        #expect(snapshots[0] == snapshots[1] && snapshots[1] == snapshots[2])
+        #expect(snapshots[0].keys.contains("/route_points.csv"))
+    }
+
+    @Test func aBadRouteFileInEitherHalfFailsStrictRuns() throws {
+        let dir = Support.temporaryDirectory()
+        _ = try ExportSynthesizer.write(to: dir + "/good.zip", options: SynthOptions(days: 8, seed: 4))
+        let good = try ZipArchive(path: dir + "/good.zip")
+        let routes = good.entries.filter { $0.path.hasSuffix(".gpx") }
+        try #require(routes.count >= 2)
+        for victim in [routes.first!, routes.last!] {
+            // Rebuild the archive with one trkpt time broken in the chosen route file.
+            let zip = try ZipWriter(path: dir + "/bad.zip")
+            for entry in good.entries {
+                var bytes: [UInt8] = []
+                try good.read(entry) { bytes += $0 }
+                if entry == victim {
+                    let text = String(decoding: bytes, as: UTF8.self)
+                    let range = try #require(text.range(of: "<time>", range: text.range(of: "<trkpt")!.lowerBound..<text.endIndex))
+                    bytes = Array(text.replacingCharacters(in: range, with: "<time>yesterday").utf8)
+                }
+                try zip.addEntry(entry.path, bytes: bytes)
+            }
+            try zip.finish()
+            var options = RunOptions(inputPath: dir + "/bad.zip", outputDirectory: dir + "/out")
+            options.strict = true
+            let error = #expect(throws: InputError.self) { try ExportRun.run(options) }
+            #expect(error?.entry == victim.path)
+            options.strict = false
+            #expect(try ExportRun.run(options).faults.byKind["bad_date"] == 1)
+        }
+    }
+
     @Test func anUnzippedFolderGivesTheSameOutputsAsTheZip() throws {
         let dir = Support.temporaryDirectory()
         _ = try ExportSynthesizer.write(to: dir + "/export.zip", options: SynthOptions(days: 2, seed: 9))

@@ -26,6 +26,13 @@ public final class FaultLog {
         self.keep = keep
     }
 
+    /// Adds the faults another log (a worker thread's) recorded.
+    public func absorb(_ other: FaultLog) {
+        total += other.total
+        for (kind, n) in other.countsByKind { countsByKind[kind, default: 0] += n }
+        first.append(contentsOf: other.first.prefix(max(0, keep - first.count)))
+    }
+
     /// Records a fault; returns the fatal error to raise under `--strict`, else nil.
     @discardableResult
     public func record(entry: String, line: Int, kind: String, _ message: String) -> InputError? {

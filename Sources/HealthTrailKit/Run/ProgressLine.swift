@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,6 +13,8 @@ public final class ProgressLine {
     var label = ""
     let started: Double
     var lastDraw = 0.0
+    /// Route files are decoded on two threads; both report here.
+    private let lock = NSLock()
 
     public init(totalBytes: UInt64, enabled: Bool) {
         self.total = max(totalBytes, 1)
@@ -26,6 +29,7 @@ public final class ProgressLine {
 
     @inline(__always)
     public func advance(_ bytes: Int) {
+        lock.lock(); defer { lock.unlock() }
         done += UInt64(bytes)
         guard enabled else { return }
         let t = ProgressLine.now()

@@ -18,7 +18,8 @@ public final class CSVWriter {
     private var used = 0
     private var closed = false
 
-    /// Creates the file owner-only (0600) and writes the header row.
+    /// Creates the file owner-only (0600) and writes the header row (none for an empty header:
+    /// a part file whose rows will be appended to another).
     public init(path: String, header: [String], bufferSize: Int = 256 * 1024) throws {
         self.path = path
         fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
@@ -30,7 +31,7 @@ public final class CSVWriter {
             var name = name
             name.withUTF8 { field(ByteSpan(start: $0.baseAddress!, count: $0.count)) }
         }
-        endRow()
+        if !header.isEmpty { endRow() }
         rows = 0
     }
 
@@ -194,6 +195,17 @@ public final class CSVWriter {
             }
             done += w
         }
+    }
+
+    /// Appends the rows of a finished part file (written without a header) and deletes it.
+    public func append(rowsOf part: CSVWriter) throws {
+        try part.close()
+        let file = try ReadOnlyFile(path: part.path)
+        try streamWholeFile(file, entryName: nil) { chunk in
+            raw(chunk.baseAddress!.assumingMemoryBound(to: UInt8.self), chunk.count)
+        }
+        rows += part.rows
+        unlink(part.path)
     }
 
     /// Writes out the buffer; errors surface in `close()`.

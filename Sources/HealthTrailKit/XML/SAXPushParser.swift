@@ -42,9 +42,12 @@ public final class SAXPushParser {
         }
     }
 
-    /// Installs, once per process, an external entity loader that loads nothing: a hostile
-    /// `<!ENTITY x SYSTEM "file:///etc/passwd">` fails instead of reading the file.
+    /// Runs once per process, before any parser: initialises libxml2 (required before parsers
+    /// run on several threads: route files are decoded on two) and installs an external entity
+    /// loader that loads nothing, so a hostile `<!ENTITY x SYSTEM "file:///etc/passwd">` fails
+    /// instead of reading the file.
     static let refuseExternalEntities: Void = {
+        xmlInitParser()
         xmlSetExternalEntityLoader { _, _, _ in nil }
     }()
 
