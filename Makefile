@@ -8,7 +8,9 @@ SAMPLE_OUT   := out/sample
 BIN          := .build/release/healthtrail
 BENCH_DAYS   ?= 720
 BENCH_RUNS   ?= 5
-BENCH_ZIP    := .bench/bench-export-$(BENCH_DAYS)d.zip
+# The cached archive is named after the generator's sources: a changed generator makes a new one.
+SYNTH_HASH   := $(shell cat Sources/HealthTrailKit/Synth/*.swift | sha1sum | cut -c1-10)
+BENCH_ZIP    := .bench/bench-export-$(BENCH_DAYS)d-$(SYNTH_HASH).zip
 
 .PHONY: all deps test-deps apt-install build run test bench sample clean help
 
@@ -55,7 +57,7 @@ bench: deps
 	$(SWIFT) build -c release --product healthtrail-floor
 	$(SWIFT) build -c release --product healthtrail-bench
 	@mkdir -p .bench
-	@[ -f $(BENCH_ZIP) ] || { echo "synthesizing $(BENCH_ZIP) (once; cached)"; \
+	@[ -f $(BENCH_ZIP) ] || { echo "synthesizing $(BENCH_ZIP) (once; cached)"; rm -f .bench/bench-export-*.zip; \
 		$(BIN) synth $(BENCH_ZIP).tmp --days $(BENCH_DAYS) --seed 42 > .bench/synth-summary.json && mv $(BENCH_ZIP).tmp $(BENCH_ZIP); }
 	.build/release/healthtrail-bench --archive $(BENCH_ZIP) --healthtrail $(BIN) \
 		--floor .build/release/healthtrail-floor --runs $(BENCH_RUNS) --out-dir .bench/runs \
