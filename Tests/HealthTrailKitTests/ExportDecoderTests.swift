@@ -94,6 +94,9 @@ import Testing
          <Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="30.5" durationUnit="min" totalDistance="3.1" totalDistanceUnit="mi" totalEnergyBurned="300" totalEnergyBurnedUnit="kcal" sourceName="Alex’s Apple Watch" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:31:00 +0100">
           <MetadataEntry key="HKIndoorWorkout" value="0"/>
           <MetadataEntry key="HKTimeZone" value="Europe/Paris"/>
+          <MetadataEntry key="HKElevationAscended" value="4500 cm"/>
+          <MetadataEntry key="HKWeatherTemperature" value="68 degF"/>
+          <MetadataEntry key="HKWeatherHumidity" value="5600 %"/>
           <WorkoutEvent type="HKWorkoutEventTypePause" date="2024-01-02 07:10:00 +0100"/>
           <WorkoutStatistics type="HKQuantityTypeIdentifierHeartRate" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:31:00 +0100" average="148" minimum="101" maximum="171" unit="count/min"/>
           <WorkoutActivity uuid="A1" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:15:00 +0100" duration="15" durationUnit="min">
@@ -127,10 +130,11 @@ import Testing
         #expect(workouts.header == ExportOutputs.workoutColumns)
         #expect(workouts.rows == [
             ["20160501T080000Z-walking", "walking", "2016-05-01T08:00:00Z", "2016-05-01T08:20:00Z", "+02:00", "1200", "Old Watch", "",
-             "", "", "", "", "", "", "1"],
+             "", "", "", "", "", "", "1", "", "", "", ""],
             // 3.1 mi = 4988.97 m; totals from the legacy attributes, heart rate from WorkoutStatistics.
             ["20240102T060000Z-running", "running", "2024-01-02T06:00:00Z", "2024-01-02T06:31:00Z", "+01:00", "1830", "Alex’s Apple Watch",
-             "workout-routes/route_2024-01-02_7.31am.gpx", "4989", "300", "148", "171", "false", "Europe/Paris", "1"],
+             "workout-routes/route_2024-01-02_7.31am.gpx", "4989", "300", "148", "171", "false", "Europe/Paris", "1",
+             "101", "45", "20", "56"],
         ])
         let points = try Support.readCSV(out + "/route_points.csv").rows
         #expect(points == [

@@ -7,6 +7,13 @@ public struct WorkoutFigures: Sendable, Equatable {
     public var energyKcal: Double?
     public var averageHeartRate: Double?
     public var maximumHeartRate: Double?
+    public var minimumHeartRate: Double?
+    /// `HKElevationAscended` (`4500 cm`) in metres.
+    public var elevationAscendedMeters: Double?
+    /// `HKWeatherTemperature` (`68 degF`) in °C.
+    public var weatherTemperatureC: Double?
+    /// `HKWeatherHumidity` in percent. Apple writes `5600 %` for 56 %: hundredths of a percent.
+    public var weatherHumidityPercent: Double?
     /// `HKIndoorWorkout` metadata: true, false, or unknown.
     public var indoor: Bool?
     /// `HKTimeZone` metadata (`Europe/Paris`).
@@ -30,6 +37,12 @@ public struct WorkoutFigures: Sendable, Equatable {
         let heart = w.statistics.first { $0.type == "HKQuantityTypeIdentifierHeartRate" }
         averageHeartRate = heart?.average
         maximumHeartRate = heart?.maximum
+        minimumHeartRate = heart?.minimum
+        elevationAscendedMeters = Self.quantity(w.metadataValue("HKElevationAscended"))
+        weatherTemperatureC = Self.quantity(w.metadataValue("HKWeatherTemperature"))
+        weatherHumidityPercent = w.metadataValue("HKWeatherHumidity").flatMap { text in
+            Double(text.split(separator: " ").first ?? "").map { $0 / 100 }
+        }
         indoor = w.metadataValue("HKIndoorWorkout").map { $0 == "1" }
         timeZone = w.metadataValue("HKTimeZone")
         if let name = timeZone, let zone = TimeZone(identifier: name) {
@@ -39,6 +52,13 @@ public struct WorkoutFigures: Sendable, Equatable {
             offsetMinutes = w.start.offsetMinutes
         }
         parts = max(1, w.activities.count)
+    }
+
+    /// A metadata quantity written `value unit` (`4500 cm`, `68 degF`) in its canonical unit.
+    static func quantity(_ text: String?) -> Double? {
+        guard let parts = text?.split(separator: " ", maxSplits: 1), parts.count == 2,
+              let value = Double(parts[0]), let conversion = UnitConversion.forUnit(String(parts[1])) else { return nil }
+        return conversion.convert(value)
     }
 
     /// The local start of the workout in its own zone.

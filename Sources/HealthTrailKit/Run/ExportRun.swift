@@ -192,6 +192,10 @@ enum WorkoutRow {
         if let zone = f.timeZone { out.field(zone) }
         out.comma()
         out.int(Int64(f.parts))
+        for value in [f.minimumHeartRate, f.elevationAscendedMeters, f.weatherTemperatureC, f.weatherHumidityPercent] {
+            out.comma()
+            if let value { out.decimal(value, digits: 1) }
+        }
         out.endRow()
     }
 }

@@ -15,7 +15,8 @@ public final class ExportOutputs {
                                                 "exercise_goal_min", "stand_hours", "stand_hours_goal"]
     public static let workoutColumns = ["workout_id", "activity", "start_utc", "end_utc", "utc_offset", "duration_s",
                                         "source", "route_files", "distance_m", "energy_kcal", "avg_hr", "max_hr",
-                                        "indoor", "time_zone", "parts"]
+                                        "indoor", "time_zone", "parts", "min_hr", "elevation_ascended_m",
+                                        "weather_temp_c", "weather_humidity_pct"]
 
     let staging: OutputStaging
     public let heartRate: CSVWriter
