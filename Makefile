@@ -28,6 +28,9 @@ deps:
 
 test-deps:
 	@$(MAKE) --no-print-directory apt-install PACKAGES="$(APT_PACKAGES) $(TEST_APT_PACKAGES)"
+	@# routes.geojson is also checked by PyPI's geojson validator when it can be installed.
+	@python3 -c "import geojson" 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check geojson \
+		|| echo "note: PyPI geojson unavailable; the tests use their own RFC 7946 checks only"
 
 apt-install:
 	@missing=""; for p in $(PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

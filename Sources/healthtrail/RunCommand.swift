@@ -11,9 +11,13 @@ struct RunCommand: ParsableCommand {
         commandName: "run",
         abstract: "Process one export into CSV files and a manifest.",
         discussion: """
-        Writes heart_rate.csv, workouts.csv, route_points.csv, hrv_beats.csv, sleep_samples.csv,
-        sleep_nights.csv, daily.csv, activity_summaries.csv, records/<type>.csv for every other
-        record type, and manifest.json into the output folder (created owner-only).
+        Writes heart_rate.csv, workouts.csv, route_points.csv, routes.geojson, hrv_beats.csv,
+        sleep_samples.csv, sleep_nights.csv, daily.csv, activity_summaries.csv, records/<type>.csv
+        for every other record type, and manifest.json into the output folder (created owner-only).
+
+        Every route point gets the heart rate at that moment (interpolated between the samples
+        around it when both are within --join-tolerance seconds) and its zone; routes.geojson
+        draws each route in about 50 segments coloured by zone.
 
         Quantities are converted to one unit per kind (bpm, count, m, kcal, kg, s, ms, degC, %);
         records/ keeps every source's own values, while daily.csv counts one source per time span
@@ -45,10 +49,31 @@ struct RunCommand: ParsableCommand {
         valueName: "patterns"))
     var sourcePriority: String = SourcePriority.default.patterns.joined(separator: ",")
 
+    @Option(help: ArgumentHelp("How far (seconds) a heart-rate sample may be from a route point to give it a bpm.", valueName: "seconds"))
+    var joinTolerance: Int = 15
+
+    @Option(help: ArgumentHelp("Five heart-rate zones from this maximum (default: resting <100, moderate 100–139, vigorous 140–179, maximum 180+ bpm).", valueName: "bpm"))
+    var maxHr: Double?
+
+    @Flag(help: "Five heart-rate zones from 220 − age, age from the export's date of birth.")
+    var maxHrFromBirthDate = false
+
+    @Flag(help: "Add a timestamp to every position of routes.geojson ([lon, lat, ele, unix time]: kepler.gl's trip layer).")
+    var geojsonTimes = false
+
+    func validate() throws {
+        guard joinTolerance >= 0 && joinTolerance <= 3600 else { throw ValidationError("--join-tolerance must be 0…3600 seconds") }
+        if let maxHr, !(100...250).contains(maxHr) { throw ValidationError("--max-hr must be between 100 and 250 bpm") }
+        if maxHr != nil && maxHrFromBirthDate { throw ValidationError("give --max-hr or --max-hr-from-birth-date, not both") }
+    }
+
     func run() throws {
         var options = RunOptions(inputPath: archive, outputDirectory: out)
         options.strict = strict
         options.showProgress = !quiet
+        options.joinTolerance = Int64(joinTolerance)
+        options.zones = maxHr.map { .maximum($0) } ?? (maxHrFromBirthDate ? .fromDateOfBirth : .standard)
+        options.geojsonTimes = geojsonTimes
         options.sourcePriority = SourcePriority(patterns: sourcePriority.split(separator: ",").map {
             $0.trimmingCharacters(in: .whitespaces)
         })

@@ -98,20 +98,21 @@ struct RealFixtureTests {
                       ("route_2025-01-30_12.57pm.gpx", 100), ("route_2025-03-27_6.01pm.gpx", 60),
                       ("route_2025-04-04_7.27pm.gpx", 40)])
     func decodesRealGPXFiles(_ name: String, _ points: Int) throws {
-        let dir = Support.temporaryDirectory()
-        let writer = try CSVWriter(path: dir + "/points.csv", header: ExportOutputs.routePointColumns)
         let path = Support.fixture("applehealth-gpx/" + name)
-        let decoder = GPXDecoder(writer: writer, workoutID: "w", faults: FaultLog(file: path, strict: true),
-                                 fileName: path, entryName: name)
+        var decoded: [RoutePoint] = []
+        var fieldsComplete = true
+        let decoder = GPXDecoder(faults: FaultLog(file: path, strict: true), fileName: path, entryName: name) { point, raw in
+            decoded.append(point)
+            if raw.elevation == nil || raw.speed == nil || raw.horizontalAccuracy == nil { fieldsComplete = false }
+        }
         let source = try openExportSource(path: path)
         try source.read(source.entries[0]) { try decoder.feed($0) }
         try decoder.finish()
-        try writer.close()
         #expect(decoder.points == points)
-        let rows = try Support.readCSV(dir + "/points.csv").rows
-        #expect(rows.count == points)
-        #expect(rows.allSatisfy { $0.count == 9 && !$0[4].isEmpty && !$0[5].isEmpty && !$0[6].isEmpty })
-        let times = rows.map { $0[1] }
+        #expect(decoded.count == points)
+        #expect(fieldsComplete)
+        #expect(decoded.allSatisfy { (-90...90).contains($0.latitude) && (-180...180).contains($0.longitude) })
+        let times = decoded.map(\.time)
         #expect(times == times.sorted())
     }
 

@@ -44,6 +44,14 @@ import Testing
         let workoutIDs = Set(try rows(out, "workouts.csv").map { $0[0] })
         #expect(Set(try rows(out, "route_points.csv").map { $0[0] }).isSubset(of: workoutIDs))
         #expect(m.routes.linkedByReference == s.routeFiles)
+        // routes.geojson from the whole pipeline passes the independent RFC 7946 validator:
+        // one route line and a start and end point per route file, about 50 segments each.
+        let features = try GeoJSONWriterTests.validFeatures(out + "/routes.geojson")
+        let kinds = features.compactMap { ($0["properties"] as? [String: Any])?["kind"] as? String }
+        #expect(kinds.filter { $0 == "route" }.count == s.routeFiles)
+        #expect(kinds.filter { $0 == "start" }.count == s.routeFiles)
+        #expect(kinds.filter { $0 == "segment" }.count == 50 * s.routeFiles)
+        #expect(m.routes.geojsonFeatures == features.count)
         #expect(try rows(out, "workouts.csv").filter { !$0[7].isEmpty }.count == s.workoutsWithRoutes)
     }
 

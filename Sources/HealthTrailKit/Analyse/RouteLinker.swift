@@ -1,16 +1,18 @@
 import Foundation
 
-/// Links route files to workouts and streams their points into `route_points.csv`.
+/// Links route files to workouts, then streams their points through the heart-rate join into
+/// `route_points.csv` and `routes.geojson`.
 ///
-/// A route belongs to the workout whose `WorkoutRoute/FileReference` names it. Older exports
-/// have no references: a route is then linked to the workout whose time span holds its first
-/// point. A route neither names nor time links is an orphan, still exported under its own id
-/// (`route-<first point UTC>`). File names are never used: they are only the local time of the
-/// route's last point.
+/// A route belongs to the workout whose `WorkoutRoute/FileReference` names it (one workout can
+/// have many: multi-part workouts). Older exports have no references: a route is then linked to
+/// the workout whose time span holds its first point. A route neither names nor time links is an
+/// orphan, still exported under its own id (`route-<first point UTC>`). File names are never
+/// used: they are only the local time of the route's last point. Old exports' inline
+/// `WorkoutRoute/Location` points are routes of their workout too.
 ///
 /// Route files are decoded on two threads, each taking a contiguous half of the files (split by
-/// size) with its own writer and fault log; the second half's rows are appended after the
-/// first's, so the output is the same bytes as one thread would write.
+/// size) with its own writers and fault log; the second half's rows and features are appended
+/// after the first's, so the output is the same bytes as one thread would write.
 public enum RouteLinker {
     public struct Result {
         /// Route files linked to each workout id, named relative to the export folder
@@ -21,36 +23,35 @@ public enum RouteLinker {
         public var orphans: [String] = []
         public var missingFiles: [String] = []
         public var points = 0
+        /// Figures from the points, per workout id (all its routes).
+        public var statsByWorkout: [String: RouteStats] = [:]
     }
 
     /// Slack around a workout's span when linking by time (watch clocks and GPS fixes lag).
     static let timeSlack: Int64 = 120
+    /// How long after an orphan route's first point heart rate is kept for it: its end is not
+    /// known before it is read, and the join must be built before.
+    static let orphanWindow: Int64 = 12 * 3600
 
-    /// What happened to one route file.
-    struct FileOutcome {
-        var id = ""
-        var how = Link.orphan
-        var points = 0
+    /// Which workout each route file belongs to, decided before any point is read.
+    public struct Plan {
         enum Link { case reference, time, orphan }
+        struct File {
+            var entry: ArchiveEntry
+            /// Name relative to the export folder.
+            var name: String
+            var workoutID: String
+            var activity: String
+            var link: Link
+        }
+        var files: [File] = []
+        var missingFiles: [String] = []
+        /// UTC spans whose heart rate the routes need.
+        var windows: [(Int64, Int64)] = []
     }
 
-    /// What one worker thread produced.
-    final class WorkerResult {
-        var outcomes: [FileOutcome] = []
-        var error: Error?
-    }
-
-    /// Read-only facts every worker needs.
-    struct Plan {
-        let source: ExportSource
-        let workoutByEntry: [String: String]
-        let unreferencedWorkouts: [Workout]
-        let progress: ProgressLine
-    }
-
-    static func run(layout: ExportLayout, source: ExportSource, workouts: [Workout], writer: CSVWriter?,
-                    faults: FaultLog, progress: ProgressLine) throws -> Result {
-        var result = Result()
+    static func plan(layout: ExportLayout, source: ExportSource, workouts: [Workout]) throws -> Plan {
+        var plan = Plan()
         // Every suffix of an entry path is a key, so `/workout-routes/x.gpx` finds
         // `apple_health_export/workout-routes/x.gpx` whatever the top folder is called.
         var entryBySuffix: [String: ArchiveEntry] = [:]
@@ -62,43 +63,79 @@ public enum RouteLinker {
                 parts = parts.dropFirst()
             }
         }
-        var workoutByEntry: [String: String] = [:]
+        var workoutByEntry: [String: Workout] = [:]
         for w in workouts {
+            plan.windows.append((w.start.utcSeconds, w.end.utcSeconds))
             for reference in w.routeFiles {
                 let key = reference.split(separator: "/").joined(separator: "/")
-                if let entry = entryBySuffix[key] {
-                    workoutByEntry[entry.path] = w.id
-                } else {
-                    result.missingFiles.append(reference)
-                }
+                if let entry = entryBySuffix[key] { workoutByEntry[entry.path] = w } else { plan.missingFiles.append(reference) }
             }
         }
-        let plan = Plan(source: source, workoutByEntry: workoutByEntry,
-                        unreferencedWorkouts: workouts.filter { $0.routeFiles.isEmpty }.sorted { $0.start < $1.start },
-                        progress: progress)
+        let unreferenced = workouts.filter { $0.routeFiles.isEmpty }.sorted { $0.start < $1.start }
+        // Names relative to the folder holding export.xml: the same for a zip and an unzipped folder.
+        let base = layout.mainXML.path.contains("/") ? String(layout.mainXML.path[...layout.mainXML.path.lastIndex(of: "/")!]) : ""
+        for entry in layout.routeFiles {
+            let name = entry.path.hasPrefix(base) ? String(entry.path.dropFirst(base.count)) : entry.path
+            if let w = workoutByEntry[entry.path] {
+                plan.files.append(.init(entry: entry, name: name, workoutID: w.id, activity: w.activity, link: .reference))
+                continue
+            }
+            let first = try firstPointTime(of: entry, source: source)
+            if let t = first, let w = unreferenced.first(where: {
+                $0.start.utcSeconds - timeSlack <= t && t <= $0.end.utcSeconds + timeSlack
+            }) {
+                plan.files.append(.init(entry: entry, name: name, workoutID: w.id, activity: w.activity, link: .time))
+                plan.windows.append((t - timeSlack, w.end.utcSeconds + timeSlack))
+            } else {
+                let stamp = first.map { Timestamp(utcSeconds: $0).utcString.filter { $0 != "-" && $0 != ":" } } ?? "unknown"
+                plan.files.append(.init(entry: entry, name: name, workoutID: "route-\(stamp)", activity: "unknown", link: .orphan))
+                if let t = first { plan.windows.append((t, t + orphanWindow)) }
+            }
+        }
+        return plan
+    }
 
-        // Two contiguous halves of about equal bytes; the second writes a part file.
-        let files = layout.routeFiles
-        let total = files.reduce(0) { $0 + $1.uncompressedSize }
+    /// Decodes every planned route file (and inline routes) through the join into the writers.
+    static func run(_ plan: Plan, source: ExportSource, inlineRoutes: [(workout: Workout, points: [InlineLocation])],
+                    join: HeartRateJoin?, zones: HeartRateZones, csv: CSVWriter?, geojson: GeoJSONWriter?,
+                    faults: FaultLog, progress: ProgressLine) throws -> Result {
+        var result = Result()
+        result.missingFiles = plan.missingFiles
+
+        // Two contiguous halves of about equal bytes; the second writes part files.
+        let files = plan.files
+        let total = files.reduce(0) { $0 + $1.entry.uncompressedSize }
         var split = 0, bytes: UInt64 = 0
-        while split < files.count && bytes * 2 < total { bytes += files[split].uncompressedSize; split += 1 }
+        while split < files.count && bytes * 2 < total { bytes += files[split].entry.uncompressedSize; split += 1 }
         let halves = [Array(files[..<split]), Array(files[split...])]
-        let partWriter = try writer.map { try CSVWriter(path: $0.path + ".part", header: [], bufferSize: 1 << 20) }
-        let writers = [writer, partWriter]
+        let csvPart = try csv.map { try CSVWriter(path: $0.path + ".part", header: [], bufferSize: 1 << 20) }
+        let geojsonPart = try geojson.map { try GeoJSONWriter(path: $0.path + ".part", includeTimes: $0.includeTimes, part: true) }
+        let processors = [RouteProcessor(join: join, zones: zones, csv: csv, geojson: geojson),
+                          RouteProcessor(join: join, zones: zones, csv: csvPart, geojson: geojsonPart)]
         let logs = [FaultLog(file: faults.file, strict: faults.strict), FaultLog(file: faults.file, strict: faults.strict)]
         // One result object per worker: each thread writes only its own.
-        let results = [WorkerResult(), WorkerResult()]
+        let outcomes = [WorkerResult(), WorkerResult()]
+
+        // Inline routes (old exports) go first, on this thread, into the first writers.
+        for (workout, points) in inlineRoutes {
+            processors[0].begin(workoutID: workout.id, activity: workout.activity, routeFile: nil)
+            for p in points { processors[0].add(p.point, raw: nil, extra: (p.horizontalAccuracy, p.course, p.verticalAccuracy)) }
+            processors[0].end()
+            result.points += points.count
+        }
 
         let group = DispatchGroup()
         for k in 0..<2 where !halves[k].isEmpty {
             group.enter()
-            let (half, out, log, result) = (halves[k], writers[k], logs[k], results[k])
+            let (half, processor, log, outcome) = (halves[k], processors[k], logs[k], outcomes[k])
             let worker = Thread {
                 defer { group.leave() }
                 do {
-                    result.outcomes = try half.map { try decode($0, plan: plan, writer: out, faults: log) }
+                    for file in half {
+                        outcome.points.append(try decode(file, source: source, into: processor, faults: log, progress: progress))
+                    }
                 } catch {
-                    result.error = error
+                    outcome.error = error
                 }
             }
             worker.stackSize = 1 << 20
@@ -106,60 +143,57 @@ public enum RouteLinker {
         }
         group.wait()
         for log in logs { faults.absorb(log) }
-        if let error = results.compactMap(\.error).first {
-            if let partWriter { try? partWriter.close(); unlink(partWriter.path) }
+        if let error = outcomes.compactMap(\.error).first {
+            if let csvPart { try? csvPart.close(); unlink(csvPart.path) }
+            if let geojsonPart { try? geojsonPart.close(); unlink(geojsonPart.path) }
             throw error
         }
-        if let writer, let partWriter { try writer.append(rowsOf: partWriter) }
+        if let csv, let csvPart { try csv.append(rowsOf: csvPart) }
+        if let geojson, let geojsonPart { try geojson.append(featuresOf: geojsonPart) }
 
-        // Names relative to the folder holding export.xml: the same for a zip and an unzipped folder.
-        let base = layout.mainXML.path.contains("/") ? String(layout.mainXML.path[...layout.mainXML.path.lastIndex(of: "/")!]) : ""
-        for (entry, outcome) in zip(files, results[0].outcomes + results[1].outcomes) {
-            let name = entry.path.hasPrefix(base) ? String(entry.path.dropFirst(base.count)) : entry.path
-            switch outcome.how {
+        for (file, points) in zip(files, outcomes[0].points + outcomes[1].points) {
+            switch file.link {
             case .reference: result.linkedByReference += 1
             case .time: result.linkedByTime += 1
-            case .orphan: result.orphans.append(name)
+            case .orphan: result.orphans.append(file.name)
             }
-            result.points += outcome.points
-            result.filesByWorkout[outcome.id, default: []].append(name)
+            result.points += points
+            result.filesByWorkout[file.workoutID, default: []].append(file.name)
+        }
+        for processor in processors {
+            for (id, stats) in processor.statsByWorkout {
+                result.statsByWorkout[id, default: RouteStats(zoneCount: zones.zones.count)].merge(stats)
+            }
         }
         return result
     }
 
-    /// Links one route file and writes its points.
-    static func decode(_ entry: ArchiveEntry, plan: Plan, writer: CSVWriter?, faults: FaultLog) throws -> FileOutcome {
-        var outcome = FileOutcome()
-        if let id = plan.workoutByEntry[entry.path] {
-            outcome.id = id
-            outcome.how = .reference
-        } else {
-            let first = try firstPointTime(of: entry, source: plan.source, faults: faults)
-            if let t = first, let w = plan.unreferencedWorkouts.first(where: {
-                $0.start.utcSeconds - timeSlack <= t && t <= $0.end.utcSeconds + timeSlack
-            }) {
-                outcome.id = w.id
-                outcome.how = .time
-            } else {
-                let stamp = first.map { Timestamp(utcSeconds: $0).utcString.filter { $0 != "-" && $0 != ":" } } ?? "unknown"
-                outcome.id = "route-\(stamp)"
-            }
+    /// What one worker thread produced.
+    final class WorkerResult {
+        var points: [Int] = []
+        var error: Error?
+    }
+
+    /// Decodes one route file into the processor; returns its point count.
+    static func decode(_ file: Plan.File, source: ExportSource, into processor: RouteProcessor, faults: FaultLog,
+                       progress: ProgressLine) throws -> Int {
+        processor.begin(workoutID: file.workoutID, activity: file.activity, routeFile: file.name)
+        let decoder = GPXDecoder(faults: faults, fileName: source.displayName, entryName: file.entry.path) { point, raw in
+            processor.add(point, raw: raw)
         }
-        let decoder = GPXDecoder(writer: writer, workoutID: outcome.id, faults: faults, fileName: plan.source.displayName,
-                                 entryName: entry.path)
-        try plan.source.read(entry) { chunk in
-            plan.progress.advance(chunk.count)
+        try source.read(file.entry) { chunk in
+            progress.advance(chunk.count)
             try decoder.feed(chunk)
         }
         try decoder.finish()
-        outcome.points = decoder.points
-        return outcome
+        processor.end()
+        return decoder.points
     }
 
     /// The time of a route's first point, read without writing anything.
-    static func firstPointTime(of entry: ArchiveEntry, source: ExportSource, faults: FaultLog) throws -> Int64? {
-        let probe = GPXDecoder(writer: nil, workoutID: "", faults: FaultLog(file: faults.file, strict: false),
-                               fileName: source.displayName, entryName: entry.path)
+    static func firstPointTime(of entry: ArchiveEntry, source: ExportSource) throws -> Int64? {
+        let probe = GPXDecoder(faults: FaultLog(file: source.displayName, strict: false), fileName: source.displayName,
+                               entryName: entry.path, onPoint: nil)
         probe.stopAfterFirstPoint = true
         do {
             try source.read(entry) { chunk in
@@ -173,4 +207,12 @@ public enum RouteLinker {
         }
         return probe.firstUTC
     }
+}
+
+/// A point of an old export's inline `WorkoutRoute/Location`, kept until routes are processed.
+public struct InlineLocation: Sendable {
+    public var point: RoutePoint
+    public var horizontalAccuracy: Double?
+    public var course: Double?
+    public var verticalAccuracy: Double?
 }

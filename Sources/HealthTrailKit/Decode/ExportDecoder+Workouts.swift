@@ -58,26 +58,23 @@ extension ExportDecoder {
     }
 
     /// Old exports put route points inline: `<Location date= latitude= longitude= altitude= …/>`.
+    /// They are kept with their workout and processed with the route files (heart-rate join).
     func inlineLocation() {
         guard let date = attributes[.date].flatMap(Timestamp.parse) else {
             return fault("bad_date", "Location date is not a date")
         }
-        guard let lat = attributes[.latitude], NumberText.isNumber(lat),
-              let lon = attributes[.longitude], NumberText.isNumber(lon) else {
+        guard let lat = attributes[.latitude].flatMap(NumberText.fastDouble),
+              let lon = attributes[.longitude].flatMap(NumberText.fastDouble) else {
             return fault("non_numeric_value", "Location latitude or longitude is not a number")
         }
         workout!.inlineRoutePoints += 1
         inlineRoutePoints += 1
-        guard let w = outputs?.routePoints else { return }
-        w.field(workout!.id); w.comma()
-        w.utc(date.utcSeconds); w.comma()
-        w.raw(lat); w.comma()
-        w.raw(lon)
-        for key in [ExportAttribute.altitude, .speed, .horizontalAccuracy, .course, .verticalAccuracy] {
-            w.comma()
-            if let v = attributes[key], NumberText.isNumber(v) { w.raw(v) }
-        }
-        w.endRow()
+        func number(_ key: ExportAttribute) -> Double? { attributes[key].flatMap(NumberText.fastDouble) }
+        inlinePoints.append(InlineLocation(
+            point: RoutePoint(time: date.utcSeconds, latitude: lat, longitude: lon, elevation: number(.altitude),
+                              speed: number(.speed)),
+            horizontalAccuracy: number(.horizontalAccuracy), course: number(.course),
+            verticalAccuracy: number(.verticalAccuracy)))
     }
 }
 

@@ -53,6 +53,11 @@ public final class ExportDecoder: SAXDocumentDecoder {
     var lastObservedType: RecordType?
     /// Sleep samples, kept for the night analysis after the file is read (a few per night).
     var sleepSamples: [CollectedSleepSample] = []
+    /// Every heart-rate sample goes here for the route join (nil when only counting).
+    var heartRateSpill: HeartRateSpill?
+    /// Old exports' inline route points, per workout, in file order.
+    public internal(set) var inlineRoutes: [(workout: Workout, points: [InlineLocation])] = []
+    var inlinePoints: [InlineLocation] = []
     /// Units no conversion knows, with how many records used them.
     public internal(set) var unknownUnits: [String: Int] = [:]
 
@@ -139,7 +144,11 @@ public final class ExportDecoder: SAXDocumentDecoder {
             if let part = workoutActivity { workout?.activities.append(part) }
             workoutActivity = nil
         case .workout:
-            if let w = workout { workouts.append(w) }
+            if let w = workout {
+                workouts.append(w)
+                if !inlinePoints.isEmpty { inlineRoutes.append((w, inlinePoints)) }
+            }
+            inlinePoints.removeAll()
             workout = nil
         default:
             break

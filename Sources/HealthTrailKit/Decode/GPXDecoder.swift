@@ -1,10 +1,11 @@
 import CLibXML2
 
-/// Decodes one GPX route file into `route_points.csv` rows for one workout id.
+/// Decodes one GPX route file into points, handed one by one to `onPoint`.
 ///
 /// Apple's route files carry one `trkpt` per second: `lat`/`lon` attributes and `ele`, `time`,
 /// and `extensions/{speed,course,hAcc,vAcc}` children whose text is captured into a small
-/// fixed buffer (a field longer than that is a fault, not an allocation).
+/// fixed buffer (a field longer than that is a fault, not an allocation). Each point comes with
+/// its fields' text too, so writers can copy the numbers as the file wrote them.
 public final class GPXDecoder: SAXDocumentDecoder {
     enum Field: Int { case ele = 0, time, speed, course, hAcc, vAcc, none }
 
@@ -14,8 +15,8 @@ public final class GPXDecoder: SAXDocumentDecoder {
     /// Set to stop after the first point (used to find an unreferenced route's time).
     var stopAfterFirstPoint = false
 
-    let writer: CSVWriter?
-    let workoutID: [UInt8]
+    /// Receives each valid point with its raw fields (valid only during the call).
+    let onPoint: ((RoutePoint, GPXRawFields) -> Void)?
     let faults: FaultLog
     let entryName: String
     var parser: SAXPushParser!
@@ -31,12 +32,10 @@ public final class GPXDecoder: SAXDocumentDecoder {
     let lengths = UnsafeMutablePointer<Int>.allocate(capacity: 8)
     static let maxFieldLength = 64
     static let latSlot = 6, lonSlot = 7
-    /// Column order of `route_points.csv` after workout_id, time, lat, lon.
-    static let trailingColumns: [Field] = [.ele, .speed, .hAcc, .course, .vAcc]
 
-    public init(writer: CSVWriter?, workoutID: String, faults: FaultLog, fileName: String, entryName: String) {
-        self.writer = writer
-        self.workoutID = Array(workoutID.utf8)
+    public init(faults: FaultLog, fileName: String, entryName: String,
+                onPoint: ((RoutePoint, GPXRawFields) -> Void)?) {
+        self.onPoint = onPoint
         self.faults = faults
         self.entryName = entryName
         lengths.initialize(repeating: 0, count: 8)
@@ -135,18 +134,18 @@ public final class GPXDecoder: SAXDocumentDecoder {
         if firstUTC == nil { firstUTC = time.utcSeconds }
         lastUTC = time.utcSeconds
         if stopAfterFirstPoint { parser.stop(); return }
-        guard let w = writer else { return }
-        workoutID.withUnsafeBufferPointer { w.field(ByteSpan(start: $0.baseAddress!, count: $0.count)) }
-        w.comma()
-        w.utc(time.utcSeconds); w.comma()
-        w.raw(lat); w.comma()
-        w.raw(lon)
-        for field in Self.trailingColumns {
-            w.comma()
-            let value = span(field.rawValue)
-            if value.count > 0, NumberText.isNumber(value) { w.raw(value) }
+        guard let onPoint else { return }
+        func number(_ field: Field) -> ByteSpan? {
+            let v = span(field.rawValue)
+            return v.count > 0 && NumberText.isNumber(v) ? v : nil
         }
-        w.endRow()
+        let raw = GPXRawFields(latitude: lat, longitude: lon, elevation: number(.ele), speed: number(.speed),
+                               horizontalAccuracy: number(.hAcc), course: number(.course), verticalAccuracy: number(.vAcc))
+        let point = RoutePoint(time: time.utcSeconds, latitude: NumberText.fastDouble(lat) ?? 0,
+                               longitude: NumberText.fastDouble(lon) ?? 0,
+                               elevation: raw.elevation.flatMap(NumberText.fastDouble),
+                               speed: raw.speed.flatMap(NumberText.fastDouble))
+        onPoint(point, raw)
     }
 
     func fault(_ kind: String, _ message: String) {
@@ -160,3 +159,14 @@ public final class GPXDecoder: SAXDocumentDecoder {
 #if canImport(Glibc)
 import Glibc
 #endif
+
+/// The text of a GPX point's numeric fields, as the file wrote them (nil where absent or not a number).
+public struct GPXRawFields {
+    public var latitude: ByteSpan
+    public var longitude: ByteSpan
+    public var elevation: ByteSpan?
+    public var speed: ByteSpan?
+    public var horizontalAccuracy: ByteSpan?
+    public var course: ByteSpan?
+    public var verticalAccuracy: ByteSpan?
+}

@@ -11,6 +11,12 @@ public struct RunOptions: Sendable {
     public var showProgress = false
     /// Which source counts where several overlap (steps, energy, sleep).
     public var sourcePriority = SourcePriority.default
+    /// How far (seconds) a heart-rate sample may lie from a route point to give it a bpm.
+    public var joinTolerance: Int64 = 15
+    /// Heart-rate zones: the four default ones, five from a maximum, or from the date of birth.
+    public var zones = ZoneChoice.standard
+    /// Add per-point timestamps to routes.geojson (kepler.gl's trip layer).
+    public var geojsonTimes = false
 
     public init(inputPath: String, outputDirectory: String) {
         self.inputPath = inputPath
@@ -40,12 +46,27 @@ public enum ExportRun {
             var clock = Date()
             let decoder = ExportDecoder(outputs: outputs, faults: faults, fileName: source.displayName,
                                         entryName: layout.mainXML.path, priority: options.sourcePriority)
+            let spill = try HeartRateSpill(path: staging.path(".heart-rate.spill"))
+            defer { spill.remove() }
+            decoder.heartRateSpill = spill
             let exportVersion = try stream(layout.mainXML, of: source, into: decoder, progress: progress)
+            try spill.close()
             timings["export_xml_s"] = Date().timeIntervalSince(clock)
 
             clock = Date()
-            let routes = try RouteLinker.run(layout: layout, source: source, workouts: decoder.workouts,
-                                             writer: outputs.routePoints, faults: faults, progress: progress)
+            let plan = try RouteLinker.plan(layout: layout, source: source, workouts: decoder.workouts)
+            let join = try HeartRateJoin(spill: spill, windows: plan.windows, tolerance: options.joinTolerance,
+                                         sourceOrder: options.sourcePriority.order(decoder.sources))
+            spill.remove()
+            let zones = options.zones.resolve(dateOfBirth: decoder.me?.dateOfBirth, on: decoder.exportDate)
+            timings["join_s"] = Date().timeIntervalSince(clock)
+
+            clock = Date()
+            let geojson = try GeoJSONWriter(path: staging.path("routes.geojson"), includeTimes: options.geojsonTimes)
+            let routes = try RouteLinker.run(plan, source: source, inlineRoutes: decoder.inlineRoutes, join: join,
+                                             zones: zones, csv: outputs.routePoints, geojson: geojson, faults: faults,
+                                             progress: progress)
+            try geojson.close()
             timings["routes_s"] = Date().timeIntervalSince(clock)
 
             clock = Date()
@@ -55,7 +76,8 @@ public enum ExportRun {
             var unknownActivities: [String: Int] = [:]
             for w in decoder.workouts.sorted(by: { ($0.start, $0.id) < ($1.start, $1.id) }) {
                 let figures = WorkoutFigures(w)
-                WorkoutRow.write(w, figures: figures, routeFiles: routes.filesByWorkout[w.id] ?? [], to: workoutWriter)
+                WorkoutRow.write(w, figures: figures, routeFiles: routes.filesByWorkout[w.id] ?? [],
+                                 route: routes.statsByWorkout[w.id], to: workoutWriter)
                 daily.workout(localDay: CumulativeSeries.localDay(w.start.utcSeconds, Int16(figures.offsetMinutes)))
                 if !ActivityCatalog.name(for: w.activityType).isKnown { unknownActivities[w.activityType, default: 0] += 1 }
             }
@@ -80,13 +102,15 @@ public enum ExportRun {
                              exportDate: decoder.exportDate.map { $0.utcString }, locale: decoder.locale),
                 counts: .init(recordsByType: Dictionary(uniqueKeysWithValues: decoder.recordTypes.map { ($0.identifier, $0.count) }),
                               heartRate: decoder.heartRateSamples, workouts: decoder.workouts.count,
-                              routeFiles: layout.routeFiles.count, routePoints: routes.points + decoder.inlineRoutePoints,
+                              routeFiles: layout.routeFiles.count, routePoints: routes.points,
                               inlineRoutePoints: decoder.inlineRoutePoints, correlations: decoder.correlations,
                               activitySummaries: decoder.activitySummaries, hrvBeats: decoder.hrvBeats,
                               ecgFiles: layout.ecgFiles.count, sources: decoder.sources.count),
                 outputs: Dictionary(uniqueKeysWithValues: written.map { ($0.name, $0.rows) }),
                 routes: .init(linkedByReference: routes.linkedByReference, linkedByTime: routes.linkedByTime,
-                              orphans: routes.orphans, missingFiles: routes.missingFiles),
+                              orphans: routes.orphans, missingFiles: routes.missingFiles,
+                              joinToleranceSeconds: options.joinTolerance, heartRateSamplesForJoin: join.sampleCount,
+                              zones: zones.zones.map(\.name), geojsonFeatures: geojson.features),
                 faults: .init(total: faults.total, byKind: faults.countsByKind, first: faults.first),
                 normalisation: .init(unknownUnits: decoder.unknownUnits, unknownActivityTypes: unknownActivities,
                                      sourcePriority: options.sourcePriority.patterns, sleepNights: sleep.nights, naps: sleep.naps),
@@ -170,7 +194,7 @@ public enum ExportRun {
 
 /// A `workouts.csv` row.
 enum WorkoutRow {
-    static func write(_ w: Workout, figures f: WorkoutFigures, routeFiles: [String], to out: CSVWriter) {
+    static func write(_ w: Workout, figures f: WorkoutFigures, routeFiles: [String], route: RouteStats?, to out: CSVWriter) {
         out.field(w.id); out.comma()
         out.field(w.activity); out.comma()
         out.utc(w.start.utcSeconds); out.comma()
@@ -193,6 +217,12 @@ enum WorkoutRow {
         out.comma()
         out.int(Int64(f.parts))
         for value in [f.minimumHeartRate, f.elevationAscendedMeters, f.weatherTemperatureC, f.weatherHumidityPercent] {
+            out.comma()
+            if let value { out.decimal(value, digits: 1) }
+        }
+        // Figures from the route's points (empty for workouts without a route).
+        let zoneSeconds = (0..<5).map { i in route.flatMap { i < $0.timeInZone.count ? $0.timeInZone[i] : nil } }
+        for value in [route?.distance, route?.movingTime, route?.paceSecondsPerKilometre, route?.elevationGain] + zoneSeconds {
             out.comma()
             if let value { out.decimal(value, digits: 1) }
         }

@@ -35,6 +35,12 @@ public struct Manifest: Codable, Sendable {
         public var orphans: [String]
         /// Files a workout references that the archive does not hold.
         public var missingFiles: [String]
+        public var joinToleranceSeconds: Int64
+        /// Heart-rate samples inside the routes' time windows, used by the join.
+        public var heartRateSamplesForJoin: Int
+        /// Zone names in order (`zone_1_s` … of workouts.csv).
+        public var zones: [String]
+        public var geojsonFeatures: Int
     }
     public struct Faults: Codable, Sendable {
         public var total: Int

@@ -8,7 +8,7 @@ public final class ExportOutputs {
     public static let recordColumns = ["start_utc", "end_utc", "utc_offset", "value", "unit", "source",
                                        "original_value", "original_unit"]
     public static let routePointColumns = ["workout_id", "time_utc", "lat", "lon", "ele_m", "speed_mps", "h_acc_m",
-                                           "course_deg", "v_acc_m"]
+                                           "course_deg", "v_acc_m", "hr_bpm", "hr_zone", "distance_m"]
     public static let hrvBeatColumns = ["time_utc", "utc_offset", "bpm", "source"]
     public static let activitySummaryColumns = ["date", "active_energy", "active_energy_goal", "active_energy_unit",
                                                 "move_time_min", "move_time_goal_min", "exercise_min",
@@ -16,7 +16,9 @@ public final class ExportOutputs {
     public static let workoutColumns = ["workout_id", "activity", "start_utc", "end_utc", "utc_offset", "duration_s",
                                         "source", "route_files", "distance_m", "energy_kcal", "avg_hr", "max_hr",
                                         "indoor", "time_zone", "parts", "min_hr", "elevation_ascended_m",
-                                        "weather_temp_c", "weather_humidity_pct"]
+                                        "weather_temp_c", "weather_humidity_pct", "route_distance_m", "moving_time_s",
+                                        "pace_s_per_km", "elevation_gain_m", "zone_1_s", "zone_2_s", "zone_3_s", "zone_4_s",
+                                        "zone_5_s"]
 
     let staging: OutputStaging
     public let heartRate: CSVWriter

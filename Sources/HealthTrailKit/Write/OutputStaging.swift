@@ -43,7 +43,7 @@ public final class OutputStaging {
             let staged = stagingDirectory + "/" + item
             let target = outputDirectory + "/" + item
             var isDir: ObjCBool = false
-            fm.fileExists(atPath: staged, isDirectory: &isDir)
+            _ = fm.fileExists(atPath: staged, isDirectory: &isDir)
             if isDir.boolValue, fm.fileExists(atPath: target) {
                 // A folder cannot be replaced by rename: move the old one aside, swap, then delete.
                 let old = outputDirectory + "/.old-\(getpid())-" + item

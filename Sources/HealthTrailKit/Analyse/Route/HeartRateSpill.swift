@@ -1,0 +1,63 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Every heart-rate sample of an export, written to a binary file as export.xml streams by.
+///
+/// Heart rate comes before workouts in export.xml, so while it streams nobody knows which
+/// samples the route join will need. Keeping them all in memory would grow with the export
+/// (tens of millions on a Watch owner's archive); instead each sample costs 12 bytes of disk
+/// here, and `HeartRateJoin` later reads back only those inside workout windows.
+final class HeartRateSpill {
+    /// On-disk record: seconds since 1970 (UInt32, good to 2106), bpm (Float), source (UInt32).
+    struct Record {
+        var time: UInt32
+        var bpm: Float
+        var source: UInt32
+    }
+
+    let path: String
+    private let writer: CSVWriter   // a byte sink with a buffer; no header, no CSV here
+    private(set) var count = 0
+
+    init(path: String) throws {
+        self.path = path
+        writer = try CSVWriter(path: path, header: [], bufferSize: 1 << 20)
+    }
+
+    @inline(__always)
+    func add(time: Int64, bpm: Double, source: Int) {
+        var record = Record(time: UInt32(clamping: time), bpm: Float(bpm), source: UInt32(clamping: source))
+        withUnsafeBytes(of: &record) { writer.raw($0.baseAddress!.assumingMemoryBound(to: UInt8.self), 12) }
+        count += 1
+    }
+
+    /// Finishes the file; reading may start after this.
+    func close() throws { try writer.close() }
+
+    /// Streams the records back in file order.
+    func forEach(_ body: (Record) -> Void) throws {
+        let file = try ReadOnlyFile(path: path)
+        var carry: [UInt8] = []
+        try streamWholeFile(file, entryName: nil) { chunk in
+            var bytes = UnsafeRawBufferPointer(chunk)
+            if !carry.isEmpty {
+                let need = 12 - carry.count
+                carry += bytes.prefix(need)
+                bytes = UnsafeRawBufferPointer(rebasing: bytes.dropFirst(need))
+                if carry.count == 12 {
+                    carry.withUnsafeBytes { body($0.loadUnaligned(as: Record.self)) }
+                    carry.removeAll()
+                }
+            }
+            var offset = 0
+            while offset + 12 <= bytes.count {
+                body(bytes.loadUnaligned(fromByteOffset: offset, as: Record.self))
+                offset += 12
+            }
+            carry += bytes[offset...]
+        }
+    }
+
+    func remove() { unlink(path) }
+}

@@ -1,0 +1,131 @@
+/// One band of heart rate, drawn in one colour.
+public struct HeartRateZone: Sendable, Equatable {
+    /// Machine-friendly name (`moderate`, `zone3`), used in outputs.
+    public var name: String
+    /// Inclusive lower bound, bpm.
+    public var lower: Double
+    /// Exclusive upper bound, bpm; nil for the open top zone.
+    public var upper: Double?
+    /// `#rrggbb`.
+    public var colour: String
+
+    public init(name: String, lower: Double, upper: Double?, colour: String) {
+        self.name = name
+        self.lower = lower
+        self.upper = upper
+        self.colour = colour
+    }
+}
+
+/// An ordered, gap-free partition of heart rate into zones, for colouring routes and
+/// accumulating time in zone.
+///
+/// Invariants the constructors keep: zones ascend, each zone's `upper` is the next one's
+/// `lower` and the last is open. The first zone also takes every bpm below its lower bound
+/// (`default` starts at 0 anyway; `fromMaximum`'s zone1 starts at 50 %), so any bpm (even
+/// below 0, or NaN) maps to some zone and a stream never has to handle "no zone" for a present
+/// heart rate.
+///
+/// Colours come from ColorBrewer's diverging RdYlBu / RdYlGn palettes (blue → green → yellow →
+/// orange → red). They were designed to stay distinguishable for the common colour-vision
+/// deficiencies; the blue and the orange/red ends also differ strongly in lightness, and the
+/// opacity ramp (`opacity(for:)`) adds a second cue inside each zone.
+public struct HeartRateZones: Sendable, Equatable {
+    /// Lowest zone first.
+    public var zones: [HeartRateZone]
+
+    public init(zones: [HeartRateZone]) {
+        self.zones = zones
+    }
+
+    /// Span given to the open top zone by `depth(for:)`: it has no upper bound, and 20 bpm is
+    /// about the width of the bounded zones (30–40 bpm for `default`, 10 % of a maximum for
+    /// `fromMaximum`), so the ramp saturates at a rate that is clearly "deep in the top zone".
+    public static let openTopSpan: Double = 20
+
+    /// Absolute bands, independent of the person: resting < 100, moderate 100–139,
+    /// vigorous 140–179, maximum ≥ 180 bpm. Colours: blue `#2c7bb6`, green `#1a9641`,
+    /// orange `#fdae61`, red `#d7191c`.
+    public static let `default` = HeartRateZones(zones: [
+        HeartRateZone(name: "resting", lower: 0, upper: 100, colour: "#2c7bb6"),
+        HeartRateZone(name: "moderate", lower: 100, upper: 140, colour: "#1a9641"),
+        HeartRateZone(name: "vigorous", lower: 140, upper: 180, colour: "#fdae61"),
+        HeartRateZone(name: "maximum", lower: 180, upper: nil, colour: "#d7191c"),
+    ])
+
+    /// The classic five zones from a maximum heart rate: zone1 50–60 %, zone2 60–70 %,
+    /// zone3 70–80 %, zone4 80–90 %, zone5 ≥ 90 % of `maxBPM`. Colours: blue `#2c7bb6`,
+    /// green `#1a9641`, yellow `#ffd92f`, orange `#fdae61`, red `#d7191c`.
+    ///
+    /// Below 50 % is part of zone1, not a zone of its own: workouts.csv has exactly five
+    /// `zone_N_s` columns, and time spent warming up or walking back belongs to the easiest zone
+    /// rather than nowhere. zone1 keeps its lower bound at 50 % so that its depth and opacity
+    /// still ramp across 50–60 %; anything below sits at depth 0 (opacity 0.4).
+    ///
+    /// `maxBPM` should be a plausible maximum (> 0); it is not validated.
+    public static func fromMaximum(_ maxBPM: Double) -> HeartRateZones {
+        let b = [0.5, 0.6, 0.7, 0.8, 0.9].map { $0 * maxBPM }
+        return HeartRateZones(zones: [
+            HeartRateZone(name: "zone1", lower: b[0], upper: b[1], colour: "#2c7bb6"),
+            HeartRateZone(name: "zone2", lower: b[1], upper: b[2], colour: "#1a9641"),
+            HeartRateZone(name: "zone3", lower: b[2], upper: b[3], colour: "#ffd92f"),
+            HeartRateZone(name: "zone4", lower: b[3], upper: b[4], colour: "#fdae61"),
+            HeartRateZone(name: "zone5", lower: b[4], upper: nil, colour: "#d7191c"),
+        ])
+    }
+
+    /// `fromMaximum(220 − age)`, the age in whole years on `date` of someone born on `dob`
+    /// (`yyyy-MM-dd`, the export's `Me` element `HKCharacteristicTypeIdentifierDateOfBirth`).
+    ///
+    /// Nil when `dob` is not a valid calendar date in that form, or the age would be negative
+    /// or above 120 (a date of birth after `date`, or a typo): a nonsense maximum would colour
+    /// every route wrongly, so the caller should fall back to `default`.
+    /// A 29 February birthday is reached on 1 March in common years.
+    public static func fromDateOfBirth(_ dob: String, on date: (year: Int, month: Int, day: Int)) -> HeartRateZones? {
+        guard let birth = parseDate(dob) else { return nil }
+        var age = date.year - birth.year
+        if (date.month, date.day) < (birth.month, birth.day) { age -= 1 }
+        guard (0...120).contains(age) else { return nil }
+        return fromMaximum(Double(220 - age))
+    }
+
+    /// Strict `yyyy-MM-dd` (digits only, real calendar date).
+    private static func parseDate(_ text: String) -> (year: Int, month: Int, day: Int)? {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+              parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+              let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]),
+              (1...12).contains(m) else { return nil }
+        let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
+        let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1]
+        guard (1...days).contains(d) else { return nil }
+        return (y, m, d)
+    }
+
+    /// Index into `zones` of the zone holding `bpm`: the last zone whose lower bound is ≤ bpm.
+    /// Values below the first bound (or NaN) go to zone 0, so every heart rate has a zone.
+    /// A linear scan: there are four or five zones.
+    public func zoneIndex(for bpm: Double) -> Int {
+        var index = 0
+        for (i, zone) in zones.enumerated() where bpm >= zone.lower { index = i }
+        return index
+    }
+
+    /// How deep `bpm` lies in its zone: 0 at the lower bound, rising linearly to 1 at the upper.
+    /// The open top zone has no upper bound and uses a span of `openTopSpan` (20 bpm) above its
+    /// lower bound, saturating at 1 beyond. Clamped to 0…1, so bpm below the first zone's
+    /// lower bound (zone1 of `fromMaximum` below 50 %) has depth 0.
+    public func depth(for bpm: Double) -> Double {
+        guard !zones.isEmpty else { return 0 }
+        let zone = zones[zoneIndex(for: bpm)]
+        let span = zone.upper.map { $0 - zone.lower } ?? Self.openTopSpan
+        guard span > 0, bpm.isFinite else { return 0 }
+        return min(1, max(0, (bpm - zone.lower) / span))
+    }
+
+    /// Opacity for drawing: 0.4 at the bottom of the zone to 1.0 at its top, linear in `depth`.
+    /// 0.4 keeps the lightest segment visible on a map while leaving a clear ramp.
+    public func opacity(for bpm: Double) -> Double {
+        0.4 + 0.6 * depth(for: bpm)
+    }
+}
