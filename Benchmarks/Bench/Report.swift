@@ -32,6 +32,17 @@ func markdown(_ result: BenchResult) -> String {
     lines.append("")
     lines.append("**healthtrail / floor = \(fixed(result.ratioOfMedians, 2))×** (ratio of median wall times, the headline); "
         + "median of per-round ratios: \(fixed(result.medianOfRoundRatios, 2))×.")
+    let manifests = result.rounds.compactMap(\.manifest)
+    if let m = manifests.first {
+        lines.append("")
+        lines.append("The export holds \(m.heartRateSamples) heart-rate samples, \(m.heartRateSamplesForJoin) of them inside "
+            + "workout windows (joined to \(m.routePoints) route points of \(m.routeFiles) route files). "
+            + "HealthTrail's stages, median seconds from its manifests (the join is `join_s`: reading back the "
+            + "spilled heart rate and sorting the windows' samples; the per-point join runs inside `routes_s`):")
+        lines.append("")
+        let stages = medianStages(manifests)
+        lines.append(table(header: stages.map(\.stage), rows: [stages.map { fixed($0.seconds, 3) }]))
+    }
     if let resolution = result.rssResolutionKiB {
         lines.append("")
         lines.append("Peak RSS cannot read below \(mebibytes(resolution)) MiB here "

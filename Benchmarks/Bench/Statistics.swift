@@ -16,6 +16,8 @@ struct Round: Codable {
     var healthtrail: Measurement
     /// HealthTrail's time over the floor's within this round.
     var ratio: Double
+    /// The run's own manifest (stage timings, counts).
+    var manifest: RunManifest?
 
     init(index: Int, floor: Measurement, healthtrail: Measurement) {
         self.index = index

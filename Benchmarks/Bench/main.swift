@@ -18,9 +18,12 @@ func runRound(_ index: Int, options: Options, export: ExportInfo) throws -> Roun
     try? FileManager.default.removeItem(atPath: runDir)  // A stale folder from an interrupted bench.
     let healthtrail = try measure([options.healthtrail, "run", options.archive, "--out", runDir, "--quiet"],
                                   stdoutPath: logs + "/healthtrail.stdout", stderrPath: logs + "/healthtrail.stderr")
+    let manifest = RunManifest(outputDirectory: runDir)
     // Outputs of a ~1 GB export are large: keep only one round's on disk at a time.
     try FileManager.default.removeItem(atPath: runDir)
-    return Round(index: index, floor: floor, healthtrail: healthtrail)
+    var round = Round(index: index, floor: floor, healthtrail: healthtrail)
+    round.manifest = manifest
+    return round
 }
 
 /// Fails unless the floor inflated exactly the main XML's declared size: a floor that stopped

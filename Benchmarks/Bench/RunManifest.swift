@@ -1,0 +1,35 @@
+import Foundation
+
+/// What one `healthtrail run` says about itself in its manifest: how much it read and how long
+/// each stage took. The report shows the archive's heart-rate count and the cost of the join.
+struct RunManifest: Codable {
+    /// Seconds per stage (`export_xml_s`, `join_s`, `routes_s`, …) as the run measured them.
+    var timings: [String: Double]
+    var heartRateSamples: Int
+    var heartRateSamplesForJoin: Int
+    var routeFiles: Int
+    var routePoints: Int
+
+    /// Reads `<outDir>/manifest.json`; nil if it is missing or not as expected.
+    init?(outputDirectory: String) {
+        guard let data = FileManager.default.contents(atPath: outputDirectory + "/manifest.json"),
+              let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let timings = json["timings"] as? [String: Double],
+              let counts = json["counts"] as? [String: Any],
+              let routes = json["routes"] as? [String: Any] else { return nil }
+        self.timings = timings
+        heartRateSamples = counts["heart_rate"] as? Int ?? 0
+        heartRateSamplesForJoin = routes["heart_rate_samples_for_join"] as? Int ?? 0
+        routeFiles = counts["route_files"] as? Int ?? 0
+        routePoints = counts["route_points"] as? Int ?? 0
+    }
+}
+
+/// Median seconds per stage over the rounds' manifests, in the order the stages run.
+func medianStages(_ manifests: [RunManifest]) -> [(stage: String, seconds: Double)] {
+    let order = ["open_s", "export_xml_s", "join_s", "routes_s", "analyse_s", "close_s", "sha256_s", "total_s"]
+    let names = Set(manifests.flatMap { $0.timings.keys })
+    return (order.filter(names.contains) + names.subtracting(order).sorted()).compactMap { name in
+        median(manifests.compactMap { $0.timings[name] }).map { (name, $0) }
+    }
+}
