@@ -1,7 +1,7 @@
 /// SplitMix64: a tiny, fast, fully specified generator, so a seed gives the same archive on
 /// every platform and Swift version (SystemRandomNumberGenerator and Swift's hashing are not
 /// reproducible, and the standard library's random APIs may change their algorithms).
-struct SynthRandom {
+struct SynthRandom: RandomNumberGenerator {
     private var state: UInt64
 
     init(seed: UInt64) { state = seed }
