@@ -16,6 +16,7 @@ struct DailyFigures {
     var hrvSum = 0.0, hrvCount = 0
     var asleepMinutes: Double?
     var workouts = 0
+    var workoutMinutes = 0.0
 }
 
 /// Accumulates daily figures in one pass and writes `daily.csv`.
@@ -26,7 +27,8 @@ struct DailyFigures {
 /// records by type, so only one type's samples are held at a time.
 final class DailySummary {
     static let columns = ["date", "steps", "distance_m", "active_kcal", "exercise_min", "stand_hours", "resting_hr",
-                          "avg_hr", "hrv_sdnn_ms", "sleep_asleep_min", "workouts", "basal_kcal", "flights"]
+                          "avg_hr", "hrv_sdnn_ms", "sleep_asleep_min", "workouts", "basal_kcal", "flights",
+                          "workout_min"]
 
     /// Days from `firstDay` on, by index: an array, not a hash, because every heart-rate
     /// sample updates one (days span years at most: a few thousand entries).
@@ -133,7 +135,9 @@ final class DailySummary {
         update(localDay) { $0.asleepMinutes = ($0.asleepMinutes ?? 0) + asleepMinutes }
     }
 
-    func workout(localDay: Int64) { update(localDay) { $0.workouts += 1 } }
+    func workout(localDay: Int64, minutes: Double) {
+        update(localDay) { $0.workouts += 1; $0.workoutMinutes += minutes }
+    }
 
     /// Writes one row per day that has any figure, in date order.
     func write(to out: CSVWriter) {
@@ -165,6 +169,8 @@ final class DailySummary {
             out.int(Int64(f.workouts))
             cumulative(.basalEnergy, digits: 1)
             cumulative(.flights, digits: 0)
+            out.comma()
+            if f.workouts > 0 { out.decimal(f.workoutMinutes, digits: 1) }
             out.endRow()
         }
     }

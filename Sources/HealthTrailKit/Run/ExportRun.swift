@@ -78,7 +78,8 @@ public enum ExportRun {
                 let figures = WorkoutFigures(w)
                 WorkoutRow.write(w, figures: figures, routeFiles: routes.filesByWorkout[w.id] ?? [],
                                  route: routes.statsByWorkout[w.id], to: workoutWriter)
-                daily.workout(localDay: CumulativeSeries.localDay(w.start.utcSeconds, Int16(figures.offsetMinutes)))
+                daily.workout(localDay: CumulativeSeries.localDay(w.start.utcSeconds, Int16(figures.offsetMinutes)),
+                              minutes: w.durationSeconds / 60)
                 if !ActivityCatalog.name(for: w.activityType).isKnown { unknownActivities[w.activityType, default: 0] += 1 }
             }
             let sleep = try SleepOutputs.write(decoder.sleepSamples, sources: decoder.sources, priority: options.sourcePriority,
