@@ -3,6 +3,8 @@ SWIFT        ?= swift
 APT_PACKAGES := libxml2-dev zlib1g-dev pkg-config
 # The tests read archives with the system's unzip too, as an independent reader.
 TEST_APT_PACKAGES := unzip
+# Headless Chromium renders the SVG maps in the tests (BrowserRenderingTests): ~155 MB, ~50 s once.
+BROWSER_APT_PACKAGES := chromium
 SAMPLE       := data/sample-export.zip
 SAMPLE_OUT   := out/sample
 BIN          := .build/release/healthtrail
@@ -12,7 +14,7 @@ BENCH_RUNS   ?= 5
 SYNTH_HASH   := $(shell cat Sources/HealthTrailKit/Synth/*.swift | sha1sum | cut -c1-10)
 BENCH_ZIP    := .bench/bench-export-$(BENCH_DAYS)d-$(SYNTH_HASH).zip
 
-.PHONY: all deps test-deps apt-install build run test bench sample clean help
+.PHONY: all deps test-deps browser-deps apt-install build run test bench sample clean help
 
 all: build
 
@@ -32,6 +34,11 @@ test-deps:
 	@python3 -c "import geojson" 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check geojson \
 		|| echo "note: PyPI geojson unavailable; the tests use their own RFC 7946 checks only"
 
+# The browser the SVG tests render with, installed only when none is on PATH.
+browser-deps:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 \
+		|| $(MAKE) --no-print-directory apt-install PACKAGES="$(BROWSER_APT_PACKAGES)"
+
 apt-install:
 	@missing=""; for p in $(PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
@@ -48,7 +55,7 @@ run: build
 	$(BIN) run $(SAMPLE) --out $(SAMPLE_OUT)
 	@echo "outputs: $(CURDIR)/$(SAMPLE_OUT)/"
 
-test: test-deps
+test: test-deps browser-deps
 	$(SWIFT) test
 
 sample: build

@@ -11,7 +11,8 @@ struct RunCommand: ParsableCommand {
         commandName: "run",
         abstract: "Process one export into CSV files and a manifest.",
         discussion: """
-        Writes heart_rate.csv, workouts.csv, route_points.csv, routes.geojson, hrv_beats.csv,
+        Writes svg/ maps (one per workout, all routes, route density, calendars), heart_rate.csv,
+        workouts.csv, route_points.csv, routes.geojson, hrv_beats.csv,
         sleep_samples.csv, sleep_nights.csv, daily.csv, activity_summaries.csv, records/<type>.csv
         for every other record type, and manifest.json into the output folder (created owner-only).
 
@@ -61,10 +62,21 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Add a timestamp to every position of routes.geojson ([lon, lat, ele, unix time]: kepler.gl's trip layer).")
     var geojsonTimes = false
 
+    @Flag(help: "Skip the SVG maps and calendars (svg/).")
+    var noSvg = false
+
+    @Option(help: ArgumentHelp("Width of the SVG maps in pixels.", valueName: "px"))
+    var svgSize: Int = 800
+
+    @Option(help: ArgumentHelp("Colour scale of the density map: viridis or inferno.", valueName: "scale"))
+    var colourScale: String = "viridis"
+
     func validate() throws {
         guard joinTolerance >= 0 && joinTolerance <= 3600 else { throw ValidationError("--join-tolerance must be 0…3600 seconds") }
         if let maxHr, !(100...250).contains(maxHr) { throw ValidationError("--max-hr must be between 100 and 250 bpm") }
         if maxHr != nil && maxHrFromBirthDate { throw ValidationError("give --max-hr or --max-hr-from-birth-date, not both") }
+        guard (100...10_000).contains(svgSize) else { throw ValidationError("--svg-size must be 100…10000 pixels") }
+        guard ColourScale(rawValue: colourScale) != nil else { throw ValidationError("--colour-scale must be viridis or inferno") }
     }
 
     func run() throws {
@@ -74,6 +86,12 @@ struct RunCommand: ParsableCommand {
         options.joinTolerance = Int64(joinTolerance)
         options.zones = maxHr.map { .maximum($0) } ?? (maxHrFromBirthDate ? .fromDateOfBirth : .standard)
         options.geojsonTimes = geojsonTimes
+        if noSvg {
+            options.maps = nil
+        } else {
+            options.maps?.options.size = svgSize
+            options.maps?.options.colourScale = ColourScale(rawValue: colourScale) ?? .viridis
+        }
         options.sourcePriority = SourcePriority(patterns: sourcePriority.split(separator: ",").map {
             $0.trimmingCharacters(in: .whitespaces)
         })

@@ -139,6 +139,17 @@ final class DailySummary {
         update(localDay) { $0.workouts += 1; $0.workoutMinutes += minutes }
     }
 
+    /// One `daily.csv` column's value for a day (those the calendars draw), nil when empty.
+    static func value(of column: String, in f: DailyFigures) -> Double? {
+        switch column {
+        case "steps": return total(f, .steps)
+        case "sleep_asleep_min": return f.asleepMinutes
+        case "resting_hr": return f.restingCount > 0 ? f.restingSum / Double(f.restingCount) : nil
+        case "workout_min": return f.workouts > 0 ? f.workoutMinutes : nil
+        default: return nil
+        }
+    }
+
     /// Writes one row per day that has any figure, in date order.
     func write(to out: CSVWriter) {
         for (day, f) in days {

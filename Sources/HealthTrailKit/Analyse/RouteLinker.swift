@@ -25,6 +25,8 @@ public enum RouteLinker {
         public var points = 0
         /// Figures from the points, per workout id (all its routes).
         public var statsByWorkout: [String: RouteStats] = [:]
+        /// Every route's shape, for the overview and density maps.
+        var tracks = MapTracks()
     }
 
     /// Slack around a workout's span when linking by time (watch clocks and GPS fixes lag).
@@ -98,7 +100,7 @@ public enum RouteLinker {
     /// Decodes every planned route file (and inline routes) through the join into the writers.
     static func run(_ plan: Plan, source: ExportSource, inlineRoutes: [(workout: Workout, points: [InlineLocation])],
                     join: HeartRateJoin?, zones: HeartRateZones, csv: CSVWriter?, geojson: GeoJSONWriter?,
-                    faults: FaultLog, progress: ProgressLine) throws -> Result {
+                    maps: MapContext? = nil, faults: FaultLog, progress: ProgressLine) throws -> Result {
         var result = Result()
         result.missingFiles = plan.missingFiles
 
@@ -110,8 +112,8 @@ public enum RouteLinker {
         let halves = [Array(files[..<split]), Array(files[split...])]
         let csvPart = try csv.map { try CSVWriter(path: $0.path + ".part", header: [], bufferSize: 1 << 20) }
         let geojsonPart = try geojson.map { try GeoJSONWriter(path: $0.path + ".part", includeTimes: $0.includeTimes, part: true) }
-        let processors = [RouteProcessor(join: join, zones: zones, csv: csv, geojson: geojson),
-                          RouteProcessor(join: join, zones: zones, csv: csvPart, geojson: geojsonPart)]
+        let processors = [RouteProcessor(join: join, zones: zones, csv: csv, geojson: geojson, maps: maps),
+                          RouteProcessor(join: join, zones: zones, csv: csvPart, geojson: geojsonPart, maps: maps)]
         let logs = [FaultLog(file: faults.file, strict: faults.strict), FaultLog(file: faults.file, strict: faults.strict)]
         // One result object per worker: each thread writes only its own.
         let outcomes = [WorkerResult(), WorkerResult()]
@@ -120,7 +122,7 @@ public enum RouteLinker {
         for (workout, points) in inlineRoutes {
             processors[0].begin(workoutID: workout.id, activity: workout.activity, routeFile: nil)
             for p in points { processors[0].add(p.point, raw: nil, extra: (p.horizontalAccuracy, p.course, p.verticalAccuracy)) }
-            processors[0].end()
+            try processors[0].end()
             result.points += points.count
         }
 
@@ -164,6 +166,15 @@ public enum RouteLinker {
             for (id, stats) in processor.statsByWorkout {
                 result.statsByWorkout[id, default: RouteStats(zoneCount: zones.zones.count)].merge(stats)
             }
+            result.tracks.absorb(processor.tracks)
+        }
+        // Workouts with several route files: drawn now that every part is read.
+        if let maps {
+            var pieces: [String: [MapRoute]] = [:]
+            for processor in processors { for (id, parts) in processor.pendingMaps { pieces[id, default: []] += parts } }
+            for id in pieces.keys.sorted() {
+                try MapOutputs.writeWorkout(.joined(pieces[id]!, zones: zones), zones: zones, options: maps.options, staging: maps.staging)
+            }
         }
         return result
     }
@@ -186,7 +197,7 @@ public enum RouteLinker {
             try decoder.feed(chunk)
         }
         try decoder.finish()
-        processor.end()
+        try processor.end()
         return decoder.points
     }
 

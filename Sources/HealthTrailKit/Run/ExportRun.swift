@@ -17,6 +17,8 @@ public struct RunOptions: Sendable {
     public var zones = ZoneChoice.standard
     /// Add per-point timestamps to routes.geojson (kepler.gl's trip layer).
     public var geojsonTimes = false
+    /// SVG maps and calendars under `svg/`; nil for none.
+    public var maps: MapOutputs? = MapOutputs()
 
     public init(inputPath: String, outputDirectory: String) {
         self.inputPath = inputPath
@@ -63,9 +65,16 @@ public enum ExportRun {
 
             clock = Date()
             let geojson = try GeoJSONWriter(path: staging.path("routes.geojson"), includeTimes: options.geojsonTimes)
+            if options.maps != nil { _ = try staging.path("svg/workouts/.") }   // before two threads write there
+            let mapContext = options.maps.map { maps in
+                MapContext(staging: staging, options: maps.options,
+                           filesPerWorkout: plan.files.reduce(into: [:]) { $0[$1.workoutID, default: 0] += 1 },
+                           offsets: Dictionary(decoder.workouts.map { ($0.id, WorkoutFigures($0).offsetMinutes) },
+                                               uniquingKeysWith: { a, _ in a }))
+            }
             let routes = try RouteLinker.run(plan, source: source, inlineRoutes: decoder.inlineRoutes, join: join,
-                                             zones: zones, csv: outputs.routePoints, geojson: geojson, faults: faults,
-                                             progress: progress)
+                                             zones: zones, csv: outputs.routePoints, geojson: geojson, maps: mapContext,
+                                             faults: faults, progress: progress)
             try geojson.close()
             timings["routes_s"] = Date().timeIntervalSince(clock)
 
@@ -86,6 +95,12 @@ public enum ExportRun {
                                                outputs: outputs, daily: daily)
             daily.write(to: try outputs.addWriter("daily.csv", header: DailySummary.columns))
             timings["analyse_s"] = Date().timeIntervalSince(clock)
+            if let maps = options.maps {
+                clock = Date()
+                try MapOutputs.writeOverviewAndDensity(routes.tracks, options: maps.options, staging: staging)
+                try MapOutputs.writeCalendars(daily, options: maps.options, staging: staging)
+                timings["svg_s"] = Date().timeIntervalSince(clock)
+            }
             clock = Date()
             let written = try outputs.closeAll()
             timings["close_s"] = Date().timeIntervalSince(clock)

@@ -10,6 +10,12 @@ final class RouteProcessor {
     let geojson: GeoJSONWriter?
     /// Route figures per workout id, summed over its route files.
     private(set) var statsByWorkout: [String: RouteStats] = [:]
+    /// Every route's shape, for the overview and density maps.
+    let tracks = MapTracks()
+    /// Where workout maps go (nil: no SVG), and what they need to know.
+    let maps: MapContext?
+    /// Pieces of workouts with several route files, drawn once all are read.
+    private(set) var pendingMaps: [String: [MapRoute]] = [:]
 
     private var cursor: HeartRateJoin.Cursor?
     private var points: [RoutePoint] = []
@@ -17,7 +23,8 @@ final class RouteProcessor {
     private var workoutID: [UInt8] = []
     private var current: (id: String, activity: String, file: String?)?
 
-    init(join: HeartRateJoin?, zones: HeartRateZones, csv: CSVWriter?, geojson: GeoJSONWriter?) {
+    init(join: HeartRateJoin?, zones: HeartRateZones, csv: CSVWriter?, geojson: GeoJSONWriter?, maps: MapContext? = nil) {
+        self.maps = maps
         self.join = join
         self.zones = zones
         self.csv = csv
@@ -70,18 +77,61 @@ final class RouteProcessor {
         w.endRow()
     }
 
-    /// Ends the route: its map feature, and its figures added to its workout's.
-    func end() {
+    /// Ends the route: its map feature and drawings, and its figures added to its workout's.
+    func end() throws {
         guard let (id, activity, file) = current else { return }
         current = nil
         statsByWorkout[id, default: RouteStats(zoneCount: zones.zones.count)].merge(stats)
-        guard let geojson, let first = points.first, let last = points.last else { return }
+        guard let first = points.first, let last = points.last else { return }
         let withBPM = points.compactMap(\.bpm)
-        geojson.add(RouteFeature(
+        let meanBPM = withBPM.isEmpty ? nil : withBPM.reduce(0, +) / Double(withBPM.count)
+        let segments = RouteGeometry.segments(points, zones: zones)
+        geojson?.add(RouteFeature(
             workoutID: id, activity: activity, routeFile: file, start: first.time, end: last.time,
             distanceMeters: stats.distance, durationSeconds: Double(last.time - first.time),
-            averageBPM: withBPM.isEmpty ? nil : withBPM.reduce(0, +) / Double(withBPM.count),
-            points: points, segments: RouteGeometry.segments(points, zones: zones),
-            zoneNames: zones.zones.map(\.name)))
+            averageBPM: meanBPM, points: points, segments: segments, zoneNames: zones.zones.map(\.name)))
+        guard let maps else { return }
+        tracks.add(workoutID: id, activity: activity, points: points)
+        let route = MapRoute(workoutID: id, activity: activity, start: first.time, end: last.time,
+                             utcOffsetMinutes: maps.offsets[id] ?? 0, distanceMeters: stats.distance, meanBPM: meanBPM,
+                             timeInZone: stats.timeInZone, points: points, segments: segments)
+        if (maps.filesPerWorkout[id] ?? 1) > 1 {
+            pendingMaps[id, default: []].append(route)
+        } else {
+            try MapOutputs.writeWorkout(route, zones: zones, options: maps.options, staging: maps.staging)
+        }
+    }
+}
+
+/// What workout maps need beyond the route itself.
+struct MapContext {
+    let staging: OutputStaging
+    let options: SVGOptions
+    /// Route files per workout: a workout with several is drawn once all are read.
+    let filesPerWorkout: [String: Int]
+    /// Each workout's local UTC offset (its time zone's), for the map's title date.
+    let offsets: [String: Int32]
+}
+
+extension MapRoute {
+    /// One workout's map from the pieces of its several route files, in time order.
+    static func joined(_ pieces: [MapRoute], zones: HeartRateZones) -> MapRoute {
+        let sorted = pieces.sorted { $0.start < $1.start }
+        var points: [RoutePoint] = [], segments: [RouteSegment] = []
+        var timeInZone = [Double](repeating: 0, count: zones.zones.count)
+        var bpmSum = 0.0, bpmCount = 0.0
+        for piece in sorted {
+            let offset = points.count
+            points += piece.points
+            segments += piece.segments.map { var s = $0; s.first += offset; s.last += offset; return s }
+            for (i, t) in piece.timeInZone.enumerated() where i < timeInZone.count { timeInZone[i] += t }
+            if let m = piece.meanBPM { bpmSum += m * Double(piece.points.count); bpmCount += Double(piece.points.count) }
+        }
+        let first = sorted[0]
+        return MapRoute(workoutID: first.workoutID, activity: first.activity, start: first.start,
+                        end: sorted.map(\.end).max()!, utcOffsetMinutes: first.utcOffsetMinutes,
+                        distanceMeters: sorted.map(\.distanceMeters).reduce(0, +),
+                        meanBPM: bpmCount > 0 ? bpmSum / bpmCount : nil, timeInZone: timeInZone,
+                        points: points, segments: segments)
     }
 }

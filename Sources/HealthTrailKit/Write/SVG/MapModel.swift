@@ -1,0 +1,115 @@
+/// One workout's route for the SVG maps: the points of all its route files concatenated in
+/// time order, its segments (indices into `points`) and the figures of its title and legend.
+public struct MapRoute: Sendable {
+    /// `20240102T060000Z-running`; the file is `svg/workouts/<workoutID>.svg`.
+    public var workoutID: String
+    /// Snake-case activity (`running`, `walking`, …): the title, and the colour on the
+    /// overview (`GeoJSONWriter.colour(forActivity:)`, so map and GeoJSON agree).
+    public var activity: String
+    /// Start and end of the workout, UTC seconds.
+    public var start: Int64
+    public var end: Int64
+    /// Offset of the workout's local time, minutes east of UTC: the title's date.
+    public var utcOffsetMinutes: Int32
+    /// Metres, as the title shows it (2 decimals of a kilometre).
+    public var distanceMeters: Double
+    /// Mean heart rate over the workout; nil without heart rate.
+    public var meanBPM: Double?
+    /// Seconds per zone index of the `HeartRateZones` the segments were coloured with
+    /// (`RouteStats.timeInZone`); shorter arrays count the missing zones as 0.
+    public var timeInZone: [Double]
+    /// WGS84 points in time order. Points with a latitude or longitude out of range (or NaN)
+    /// are left out of every drawing.
+    public var points: [RoutePoint]
+    /// Stretches of `points` drawn in one colour each (`RouteGeometry.segments`).
+    public var segments: [RouteSegment]
+
+    public init(workoutID: String, activity: String, start: Int64, end: Int64, utcOffsetMinutes: Int32 = 0,
+                distanceMeters: Double, meanBPM: Double?, timeInZone: [Double] = [],
+                points: [RoutePoint], segments: [RouteSegment] = []) {
+        self.workoutID = workoutID
+        self.activity = activity
+        self.start = start
+        self.end = end
+        self.utcOffsetMinutes = utcOffsetMinutes
+        self.distanceMeters = distanceMeters
+        self.meanBPM = meanBPM
+        self.timeInZone = timeInZone
+        self.points = points
+        self.segments = segments
+    }
+}
+
+/// A WGS84 latitude/longitude box, degrees (no antimeridian crossing: `minLongitude` ≤
+/// `maxLongitude`).
+public struct GeoBoundingBox: Sendable, Equatable {
+    public var minLatitude: Double
+    public var minLongitude: Double
+    public var maxLatitude: Double
+    public var maxLongitude: Double
+
+    public init(minLatitude: Double, minLongitude: Double, maxLatitude: Double, maxLongitude: Double) {
+        self.minLatitude = minLatitude
+        self.minLongitude = minLongitude
+        self.maxLatitude = maxLatitude
+        self.maxLongitude = maxLongitude
+    }
+
+    /// The box of the usable points of `tracks` (see `MapRoute.points`); nil when there is none.
+    public init?(tracks: [[RoutePoint]]) {
+        var box: GeoBoundingBox?
+        for track in tracks { for p in track { GeoBoundingBox.extend(&box, with: p) } }
+        guard let box else { return nil }
+        self = box
+    }
+
+    /// Grows `box` (nil: none yet) to hold `p` when `p` is usable: a streaming first pass.
+    public static func extend(_ box: inout GeoBoundingBox?, with p: RoutePoint) {
+        guard MapGeometry.isUsable(p) else { return }
+        if var b = box {
+            b.minLatitude = min(b.minLatitude, p.latitude)
+            b.maxLatitude = max(b.maxLatitude, p.latitude)
+            b.minLongitude = min(b.minLongitude, p.longitude)
+            b.maxLongitude = max(b.maxLongitude, p.longitude)
+            box = b
+        } else {
+            box = GeoBoundingBox(minLatitude: p.latitude, minLongitude: p.longitude,
+                                 maxLatitude: p.latitude, maxLongitude: p.longitude)
+        }
+    }
+}
+
+/// Options of every SVG output.
+public struct SVGOptions: Sendable {
+    /// Width in pixels of the maps (workout, overview, density). Heights follow the data's
+    /// shape (see each renderer). Calendars are sized by their weeks (`calendarCellSize`).
+    public var size: Int = 800
+    /// Scale of the density map and the calendar heatmap.
+    public var colourScale: ColourScale = .viridis
+    /// Area of the density map; nil: the data's box padded by `densityPadding` on each side.
+    public var densityBoundingBox: GeoBoundingBox?
+    /// Fraction of the data's extent added on each side when the density map fits the data.
+    public var densityPadding: Double = 0.05
+    /// Side of a density cell in pixels: an 800 px map is a 400 × 400 grid at 2.
+    public var densityCellSize: Int = 2
+    /// Colour levels of the density map: cells of one level in a row form one `<rect>`.
+    public var densityLevels: Int = 32
+    /// Routes with fewer usable points are not drawn (overview) or drawn as empty (workout map).
+    public var minimumPoints: Int = 2
+    /// Douglas–Peucker tolerance, output pixels. 0.5 px, plus at most 0.07 px of rounding
+    /// coordinates to 0.1 px, stays under a pixel: the simplified line covers the same pixels.
+    public var simplificationTolerance: Double = 0.5
+    /// Side of a calendar day in pixels (the gap between days is 2 px more).
+    public var calendarCellSize: Int = 12
+
+    public init(size: Int = 800, colourScale: ColourScale = .viridis, densityBoundingBox: GeoBoundingBox? = nil,
+                minimumPoints: Int = 2) {
+        self.size = size
+        self.colourScale = colourScale
+        self.densityBoundingBox = densityBoundingBox
+        self.minimumPoints = minimumPoints
+    }
+
+    /// `size` kept within 100…10 000 px, so a typo cannot produce a degenerate or huge file.
+    var mapWidth: Int { min(10_000, max(100, size)) }
+}

@@ -1,0 +1,89 @@
+/// `svg/routes.svg`: every route on one Web Mercator map, coloured by activity
+/// (`GeoJSONWriter.colour(forActivity:)`: walks green, runs red, others their own colour).
+///
+/// Routes are drawn oldest first (by start, then workout id, whatever order they arrive in), each
+/// one `<path class="route">` 2.5 px wide at 0.75 opacity so overlaps darken, simplified with
+/// Douglas–Peucker at `options.simplificationTolerance` px; then every route's start and end
+/// markers above all lines. Routes with fewer than `options.minimumPoints` usable points are
+/// left out (and not counted). The legend lists the activities drawn with their route counts,
+/// most routes first (ties by name); the scale bar sits beside it.
+public enum RoutesOverviewSVG {
+    static let titleBand: Double = 48
+    static let rowHeight: Double = 18
+
+    public static func render(_ routes: [MapRoute], options: SVGOptions = SVGOptions()) -> [UInt8] {
+        let width = options.mapWidth
+        var box = WorldBox()
+        var drawn: [(route: MapRoute, first: Int, last: Int)] = []
+        for route in routes {
+            var usable = 0, first = -1, last = -1
+            for (i, p) in route.points.enumerated() where MapGeometry.isUsable(p) {
+                if first < 0 { first = i }
+                last = i
+                usable += 1
+            }
+            guard usable >= max(1, options.minimumPoints) else { continue }
+            for p in route.points where MapGeometry.isUsable(p) {
+                let w = WebMercator.project(lat: p.latitude, lon: p.longitude)
+                box.add(w.x, w.y)
+            }
+            drawn.append((route, first, last))
+        }
+        drawn.sort { ($0.route.start, $0.route.workoutID) < ($1.route.start, $1.route.workoutID) }
+
+        var counts: [String: Int] = [:]
+        for d in drawn { counts[d.route.activity, default: 0] += 1 }
+        let activities = counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+
+        let frame = MapFrame(box: box, width: width, top: titleBand)
+        let legendTop = frame.top + frame.height
+        let height = Int((legendTop + 30 + Double(max(activities.count, 1)) * rowHeight + 12).rounded(.up))
+
+        var out = SVGBytes(capacity: 4096 + drawn.reduce(0) { $0 + $1.route.points.count } * 4)
+        out.open(width: width, height: height)
+        var title = "All routes · \(drawn.count) route" + (drawn.count == 1 ? "" : "s")
+        if let a = drawn.first?.route, let b = drawn.last?.route {
+            let from = SVGFormat.localDate(a.start, offsetMinutes: a.utcOffsetMinutes)
+            let to = SVGFormat.localDate(b.start, offsetMinutes: b.utcOffsetMinutes)
+            title += " · " + (from == to ? from : from + " – " + to)
+        }
+        out.literal("<title>"); out.text(title); out.literal("</title>\n")
+        out.literal("<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n")
+        out.literal("<rect class=\"map-area\" x=\"0\""); out.attribute("y", frame.top)
+        out.attribute("width", frame.width); out.attribute("height", frame.height)
+        out.literal(" fill=\"#f4f3ef\"/>\n")
+        out.textElement(title, x: 16, y: 30, size: 18, weight: "bold", cls: "title")
+
+        var ends: [((x: Double, y: Double), (x: Double, y: Double))] = []
+        out.literal("<g class=\"route-lines\" fill=\"none\" stroke-width=\"2.5\" stroke-opacity=\"0.75\" stroke-linecap=\"round\" stroke-linejoin=\"round\">\n")
+        for d in drawn {
+            let pixels = RoutePath.project(d.route.points, frame: frame)
+            out.literal("<path class=\"route\"")
+            RoutePath.appendData(&out, pixels, d.first, d.last, tolerance: options.simplificationTolerance)
+            out.literal(" stroke=\""); out.text(GeoJSONWriter.colour(forActivity: d.route.activity))
+            out.literal("\"><title>"); out.text(d.route.workoutID); out.literal("</title></path>\n")
+            ends.append((pixels[d.first], pixels[d.last]))
+        }
+        out.literal("</g>\n<g class=\"markers\">\n")
+        for (start, end) in ends { RoutePath.markers(&out, start: start, end: end, radius: 3.5) }
+        out.literal("</g>\n")
+        if drawn.isEmpty {
+            out.textElement("No route to draw", x: frame.width / 2, y: frame.top + frame.height / 2, size: 16,
+                            anchor: "middle", fill: "#666666", cls: "note")
+        }
+
+        out.literal("<g class=\"legend\">\n")
+        out.textElement("Activities (routes)", x: 16, y: legendTop + 22, size: 13, weight: "bold")
+        for (i, entry) in activities.enumerated() {
+            WorkoutMapSVG.legendRow(&out, index: i, top: legendTop + 30,
+                                    colour: GeoJSONWriter.colour(forActivity: entry.key),
+                                    label: SVGFormat.activityTitle(entry.key) + " (\(entry.value))")
+        }
+        out.literal("</g>\n")
+        if !drawn.isEmpty {
+            ScaleBar.draw(&out, frame: frame, right: frame.width - 16, y: legendTop + 40)
+        }
+        out.close()
+        return out.bytes
+    }
+}

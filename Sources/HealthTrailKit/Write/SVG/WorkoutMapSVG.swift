@@ -1,0 +1,119 @@
+/// `svg/workouts/<workout_id>.svg`: one workout's route on a plain background, coloured by
+/// heart-rate zone.
+///
+/// Layout, top to bottom: a 48 px title band (activity, local date, distance in km with 2
+/// decimals, duration h:mm:ss, mean bpm); the map, `options.size` wide and 0.4–1.5 times as tall
+/// following the route's shape, in Web Mercator; a legend band listing every zone of `zones`
+/// with its colour and time in zone (m:ss), plus "no heart rate" when a segment has none, and
+/// the scale bar.
+///
+/// The route is one `<path class="segment">` per `RouteSegment` (its `colour` as `stroke`, its
+/// `opacity` as `stroke-opacity`), 4 px wide with round caps and joins, then a start marker
+/// (green) and an end marker (near black). Without segments the route is one
+/// `<path class="route">` in the activity's colour. Each segment's points are simplified with
+/// Douglas–Peucker at `options.simplificationTolerance` px (its end points, shared with the
+/// neighbours, are always kept). A route with fewer than `options.minimumPoints` usable points
+/// gives the title, the legend and a "No route to draw" note.
+public enum WorkoutMapSVG {
+    static let titleBand: Double = 48
+    static let rowHeight: Double = 18
+
+    public static func render(_ route: MapRoute, zones: HeartRateZones, options: SVGOptions = SVGOptions()) -> [UInt8] {
+        let width = options.mapWidth
+        var box = WorldBox()
+        var usable = 0, first = -1, last = -1
+        for (i, p) in route.points.enumerated() where MapGeometry.isUsable(p) {
+            let w = WebMercator.project(lat: p.latitude, lon: p.longitude)
+            box.add(w.x, w.y)
+            if first < 0 { first = i }
+            last = i
+            usable += 1
+        }
+        let drawn = usable >= max(1, options.minimumPoints)
+        let frame = MapFrame(box: box, width: width, top: titleBand)
+
+        // Legend rows: every zone, then "no heart rate" when some drawn segment lacks a zone.
+        let lacksZone = drawn && route.segments.contains { $0.zone == nil || $0.zone! >= zones.zones.count }
+        let rows = zones.zones.count + (lacksZone ? 1 : 0)
+        let legendTop = frame.top + frame.height
+        let height = Int((legendTop + 30 + Double(max(rows, 1)) * rowHeight + 12).rounded(.up))
+
+        var out = SVGBytes(capacity: 4096 + route.points.count * 8)
+        out.open(width: width, height: height)
+        let title = titleText(route)
+        out.literal("<title>"); out.text(title); out.literal("</title>\n")
+        out.literal("<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n")
+        out.literal("<rect class=\"map-area\" x=\"0\""); out.attribute("y", frame.top)
+        out.attribute("width", frame.width); out.attribute("height", frame.height)
+        out.literal(" fill=\"#f4f3ef\"/>\n")
+        out.textElement(title, x: 16, y: 30, size: 18, weight: "bold", cls: "title")
+
+        if drawn {
+            let pixels = RoutePath.project(route.points, frame: frame)
+            out.literal("<g class=\"route-lines\" fill=\"none\" stroke-width=\"4\" stroke-linecap=\"round\" stroke-linejoin=\"round\">\n")
+            if route.segments.isEmpty {
+                out.literal("<path class=\"route\"")
+                RoutePath.appendData(&out, pixels, first, last, tolerance: options.simplificationTolerance)
+                out.literal(" stroke=\""); out.text(GeoJSONWriter.colour(forActivity: route.activity))
+                out.literal("\"/>\n")
+            }
+            for segment in route.segments {
+                // Clamped so a stale index cannot trap; an empty stretch still gets its path
+                // (a dot at the nearest point) so paths and segments correspond one to one.
+                let a = min(max(segment.first, 0), route.points.count - 1)
+                let b = min(max(segment.last, a), route.points.count - 1)
+                out.literal("<path class=\"segment\"")
+                if !RoutePath.appendData(&out, pixels, a, b, tolerance: options.simplificationTolerance) {
+                    let p = pixels[a <= first ? first : last]
+                    out.literal(" d=\"M"); out.number(p.x); out.byte(0x20); out.number(p.y)
+                    out.literal("L"); out.number(p.x); out.byte(0x20); out.number(p.y); out.byte(0x22)
+                }
+                out.literal(" stroke=\""); out.text(segment.colour)
+                out.literal("\" stroke-opacity=\""); out.number(segment.opacity.clamped(0, 1), digits: 2)
+                out.literal("\"/>\n")
+            }
+            out.literal("</g>\n")
+            RoutePath.markers(&out, start: pixels[first], end: pixels[last], radius: 6)
+        } else {
+            out.textElement("No route to draw", x: frame.width / 2, y: frame.top + frame.height / 2, size: 16,
+                            anchor: "middle", fill: "#666666", cls: "note")
+        }
+
+        // Legend: zones with their time.
+        out.literal("<g class=\"legend\">\n")
+        out.textElement("Heart-rate zones (time in zone)", x: 16, y: legendTop + 22, size: 13, weight: "bold")
+        for (i, zone) in zones.zones.enumerated() {
+            let seconds = i < route.timeInZone.count ? route.timeInZone[i] : 0
+            legendRow(&out, index: i, top: legendTop + 30, colour: zone.colour,
+                      label: zone.name + "  " + SVGFormat.minutesSeconds(seconds))
+        }
+        if lacksZone {
+            legendRow(&out, index: zones.zones.count, top: legendTop + 30, colour: RouteGeometry.noHeartRateColour,
+                      label: "no heart rate")
+        }
+        out.literal("</g>\n")
+        if drawn {
+            ScaleBar.draw(&out, frame: frame, right: frame.width - 16, y: legendTop + 40)
+        }
+        out.close()
+        return out.bytes
+    }
+
+    /// `Running · 2024-01-02 · 10.02 km · 0:52:13 · 142 bpm` (the bpm part only with heart rate).
+    static func titleText(_ route: MapRoute) -> String {
+        var parts = [SVGFormat.activityTitle(route.activity),
+                     SVGFormat.localDate(route.start, offsetMinutes: route.utcOffsetMinutes),
+                     SVGFormat.decimals(route.distanceMeters / 1000, 2) + " km",
+                     SVGFormat.hoursMinutesSeconds(Double(route.end - route.start))]
+        if let bpm = route.meanBPM, bpm.isFinite { parts.append(SVGFormat.decimals(bpm, 0) + " bpm") }
+        return parts.joined(separator: " · ")
+    }
+
+    static func legendRow(_ out: inout SVGBytes, index: Int, top: Double, colour: String, label: String) {
+        let y = top + Double(index) * rowHeight
+        out.literal("<g class=\"legend-entry\">\n<rect x=\"16\""); out.attribute("y", y + 3)
+        out.literal(" width=\"22\" height=\"8\" rx=\"2\" fill=\""); out.text(colour); out.literal("\"/>\n")
+        out.textElement(label, x: 46, y: y + 12, size: 12)
+        out.literal("</g>\n")
+    }
+}

@@ -1,0 +1,555 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import Testing
+@testable import HealthTrailKit
+
+/// The SVG maps, parsed back with Foundation's `XMLParser` (an independent, strict XML reader).
+@Suite struct SVGRenderingTests {
+    // MARK: XML
+
+    final class Node {
+        let name: String
+        let attributes: [String: String]
+        weak var parent: Node?
+        var children: [Node] = []
+        var text = ""
+        init(name: String, attributes: [String: String], parent: Node?) {
+            self.name = name
+            self.attributes = attributes
+            self.parent = parent
+        }
+
+        subscript(_ key: String) -> String? { attributes[key] }
+
+        /// Every descendant (self first), document order.
+        var all: [Node] { [self] + children.flatMap(\.all) }
+
+        func elements(_ name: String, class cls: String? = nil) -> [Node] {
+            all.filter { $0.name == name && (cls == nil || $0["class"] == cls) }
+        }
+
+        /// `fill` of the nearest element (self or ancestor) that has one.
+        var inheritedFill: String? { self["fill"] ?? parent?.inheritedFill }
+    }
+
+    final class TreeBuilder: NSObject, XMLParserDelegate {
+        var root: Node?
+        var stack: [Node] = []
+        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+                    attributes: [String: String] = [:]) {
+            let node = Node(name: name, attributes: attributes, parent: stack.last)
+            if let parent = stack.last { parent.children.append(node) } else { root = node }
+            stack.append(node)
+        }
+        func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+            stack.removeLast()
+        }
+        func parser(_ parser: XMLParser, foundCharacters string: String) {
+            stack.last?.text += string
+        }
+    }
+
+    /// The parsed document; fails the test when the bytes are not well-formed XML or the root is
+    /// not an `svg` with `xmlns`, `width`, `height` and a matching `viewBox`.
+    static func parse(_ bytes: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) throws -> Node {
+        let parser = XMLParser(data: Data(bytes))
+        let builder = TreeBuilder()
+        parser.delegate = builder
+        let ok = parser.parse()
+        #expect(ok, "XML error: \(String(describing: parser.parserError))", sourceLocation: sourceLocation)
+        let root = try #require(builder.root, sourceLocation: sourceLocation)
+        #expect(root.name == "svg", sourceLocation: sourceLocation)
+        let text = String(decoding: bytes.prefix(400), as: UTF8.self)
+        #expect(text.contains("xmlns=\"http://www.w3.org/2000/svg\""), sourceLocation: sourceLocation)
+        let w = try #require(root["width"].flatMap(Int.init), sourceLocation: sourceLocation)
+        let h = try #require(root["height"].flatMap(Int.init), sourceLocation: sourceLocation)
+        #expect(w > 0 && h > 0, sourceLocation: sourceLocation)
+        #expect(root["viewBox"] == "0 0 \(w) \(h)", sourceLocation: sourceLocation)
+        return root
+    }
+
+    /// With `HEALTHTRAIL_SVG_DUMP=/some/dir` the tests also write their SVGs there, to look at.
+    static func dump(_ name: String, _ bytes: [UInt8]) {
+        guard let dir = ProcessInfo.processInfo.environment["HEALTHTRAIL_SVG_DUMP"] else { return }
+        FileManager.default.createFile(atPath: dir + "/" + name, contents: Data(bytes))
+    }
+
+    // MARK: Synthetic routes
+
+    static let metresPerDegree = 6_371_008.8 * Double.pi / 180
+    static let t0: Int64 = 1_700_000_000   // 2023-11-14T22:13:20Z
+
+    /// `count` points one second apart heading north-east from (48.85° N, 2.35° E), about
+    /// `step` metres apart, with the bpm `bpm(i)`.
+    static func route(count: Int, step: Double = 3, bpm: (Int) -> Double? = { _ in nil },
+                      lat: Double = 48.85, lon: Double = 2.35) -> [RoutePoint] {
+        (0..<count).map { i in
+            let d = Double(i) * step / metresPerDegree
+            return RoutePoint(time: t0 + Int64(i), latitude: lat + d * 0.8,
+                              longitude: lon + d * 0.6 / cos(lat * Double.pi / 180), bpm: bpm(i))
+        }
+    }
+
+    /// 600 s through the four default zones: 150 s each of 90, 120, 160 and 190 bpm.
+    static func zonedRoute() -> (MapRoute, RouteStats) {
+        let points = route(count: 601, bpm: { i in [90.0, 120, 160, 190][min(3, i / 150)] })
+        let zones = HeartRateZones.default
+        var stats = RouteStats(zoneCount: zones.zones.count)
+        for p in points { stats.add(p, zones: zones) }
+        let segments = RouteGeometry.segments(points, zones: zones)
+        let mean = points.compactMap(\.bpm).reduce(0, +) / Double(points.count)
+        let route = MapRoute(workoutID: "20231114T221320Z-running", activity: "running", start: t0, end: t0 + 600,
+                             utcOffsetMinutes: 60, distanceMeters: stats.distance, meanBPM: mean,
+                             timeInZone: stats.timeInZone, points: points, segments: segments)
+        return (route, stats)
+    }
+
+    // MARK: Workout map
+
+    @Test func workoutMapDrawsOnePathPerSegmentInZoneColours() throws {
+        let (route, stats) = Self.zonedRoute()
+        let bytes = WorkoutMapSVG.render(route, zones: .default, options: SVGOptions())
+        Self.dump("workout.svg", bytes)
+        let svg = try Self.parse(bytes)
+        #expect(svg["width"] == "800")
+
+        let paths = svg.elements("path", class: "segment")
+        #expect(paths.count == route.segments.count)
+        #expect(route.segments.count == 50)
+        // Colours and opacities, segment by segment, and the zones present are all four.
+        for (path, segment) in zip(paths, route.segments) {
+            #expect(path["stroke"] == segment.colour)
+            #expect(path["stroke-opacity"].flatMap(Double.init).map { abs($0 - segment.opacity) <= 0.005 } == true)
+        }
+        let zonesPresent = Set(route.segments.compactMap(\.zone).map { HeartRateZones.default.zones[$0].colour })
+        #expect(Set(paths.compactMap { $0["stroke"] }) == zonesPresent)
+        #expect(zonesPresent == ["#2c7bb6", "#1a9641", "#fdae61", "#d7191c"])
+        // Round caps and joins on the lines' group.
+        let lines = try #require(svg.elements("g", class: "route-lines").first)
+        #expect(lines["stroke-linecap"] == "round" && lines["stroke-linejoin"] == "round" && lines["fill"] == "none")
+
+        // Title: activity, local date (+01:00 makes 22:13Z the 14th still), km, h:mm:ss, bpm.
+        let km = String(format: "%.2f", stats.distance / 1000)
+        let expected = "Running · 2023-11-14 · \(km) km · 0:10:00 · 140 bpm"
+        #expect(svg.elements("title").first?.text == expected)
+        #expect(svg.elements("text", class: "title").first?.text == expected)
+
+        // Legend: each zone with its time in m:ss (150 s each, the boundary steps averaged).
+        let entries = svg.elements("g", class: "legend-entry").map { $0.elements("text").first?.text ?? "" }
+        #expect(entries == HeartRateZones.default.zones.enumerated().map { i, z in
+            z.name + "  " + SVGFormat.minutesSeconds(stats.timeInZone[i])
+        })
+        // The step from 90 to 120 bpm averages 105 (moderate): 149 s resting.
+        #expect(entries.first == "resting  2:29")
+        let legendColours = svg.elements("g", class: "legend-entry").compactMap { $0.elements("rect").first?["fill"] }
+        #expect(legendColours == HeartRateZones.default.zones.map(\.colour))
+
+        // Scale bar: a round length within a quarter of the width.
+        #expect(svg.elements("g").contains { $0["id"] == "scale-bar" })
+        let label = try #require(svg.elements("text", class: "scale-label").first?.text)
+        let allowed = ["10 m", "20 m", "50 m", "100 m", "200 m", "500 m", "1 km", "2 km", "5 km"]
+        #expect(allowed.contains(label), "\(label)")
+
+        // Markers: start at the south-west end (larger y, smaller x on screen), end north-east.
+        let start = try #require(svg.elements("circle", class: "marker start").first)
+        let end = try #require(svg.elements("circle", class: "marker end").first)
+        #expect(svg.elements("circle").count == 2)
+        let sy = try #require(start["cy"].flatMap(Double.init)), ey = try #require(end["cy"].flatMap(Double.init))
+        let sx = try #require(start["cx"].flatMap(Double.init)), ex = try #require(end["cx"].flatMap(Double.init))
+        #expect(sy > ey && sx < ex)
+
+        // Deterministic.
+        #expect(WorkoutMapSVG.render(route, zones: .default, options: SVGOptions()) == bytes)
+    }
+
+    @Test func scaleBarMatchesMercatorMetresPerPixel() throws {
+        // A 1.8 km route fitted into ~752 px: about 2.4 m/px along the diagonal's larger side.
+        let (route, _) = Self.zonedRoute()
+        let svg = try Self.parse(WorkoutMapSVG.render(route, zones: .default, options: SVGOptions()))
+        let d = try #require(svg.elements("g").first { $0["id"] == "scale-bar" }?.elements("path").first?["d"])
+        // "M<left> <y-5>V<y>H<right>V<y-5>"
+        let numbers = d.split(whereSeparator: { "MVH ".contains($0) }).compactMap { Double($0) }
+        let length = numbers[3] - numbers[0]
+        let label = try #require(svg.elements("text", class: "scale-label").first?.text)
+        let metres = label.hasSuffix(" km") ? Double(label.dropLast(3))! * 1000 : Double(label.dropLast(2))!
+        // Independent metres per pixel: the route's projected extent against its pixel extent.
+        let a = WebMercator.project(lat: route.points.first!.latitude, lon: route.points.first!.longitude)
+        let b = WebMercator.project(lat: route.points.last!.latitude, lon: route.points.last!.longitude)
+        let start = svg.elements("circle", class: "marker start")[0], end = svg.elements("circle", class: "marker end")[0]
+        let pixelsY = Double(start["cy"]!)! - Double(end["cy"]!)!
+        let midLat = WebMercator.latitude(y: (a.y + b.y) / 2)
+        let mpp = (a.y - b.y) * WebMercator.metresPerWorldUnit(atLatitude: midLat) / pixelsY
+        #expect(abs(length * mpp - metres) / metres < 0.01, "bar \(length) px × \(mpp) m/px vs \(metres) m")
+        #expect(length <= 800 / 4 + 0.1 && length >= 800 / 10)
+        #expect(ScaleBar.roundLength(atMost: 2600) == 2000)
+        #expect(ScaleBar.roundLength(atMost: 740) == 500)
+        #expect(ScaleBar.roundLength(atMost: 100) == 100)
+        #expect(ScaleBar.label(1000) == "1 km" && ScaleBar.label(200) == "200 m")
+    }
+
+    @Test func workoutMapWithoutHeartRateEscapesTextAndShowsNote() throws {
+        let points = Self.route(count: 40)
+        let segments = RouteGeometry.segments(points, zones: .default, target: 5)
+        let route = MapRoute(workoutID: "w<1>", activity: "rock_&_\"roll\"", start: Self.t0, end: Self.t0 + 3725,
+                             utcOffsetMinutes: 120, distanceMeters: 1234.5, meanBPM: nil, timeInZone: [],
+                             points: points, segments: segments)
+        let svg = try Self.parse(WorkoutMapSVG.render(route, zones: .default))
+        // 22:13Z + 2 h is the 15th locally.
+        #expect(svg.elements("title").first?.text == "Rock & \"roll\" · 2023-11-15 · 1.23 km · 1:02:05")
+        #expect(Set(svg.elements("path", class: "segment").compactMap { $0["stroke"] }) == [RouteGeometry.noHeartRateColour])
+        let entries = svg.elements("g", class: "legend-entry").map { $0.elements("text").first?.text ?? "" }
+        #expect(entries.last == "no heart rate")
+        #expect(entries.first == "resting  0:00")
+
+        // Below the minimum: title and legend, a note, no lines or markers.
+        var options = SVGOptions()
+        options.minimumPoints = 100
+        let empty = try Self.parse(WorkoutMapSVG.render(route, zones: .default, options: options))
+        #expect(empty.elements("path").isEmpty && empty.elements("circle").isEmpty)
+        #expect(empty.elements("text", class: "note").first?.text == "No route to draw")
+    }
+
+    @Test func longRouteIsSimplifiedWithinEachSegment() throws {
+        // 10 000 points along a straight line with ±0.5 m of jitter: at ~1.2 m/px the jitter is
+        // under the tolerance, so each of the 50 segments needs only its two ends.
+        var rng = SplitMix(seed: 3)
+        let points = Self.route(count: 10_000, step: 0.5).map { p -> RoutePoint in
+            var q = p
+            q.latitude += (rng.unit() - 0.5) / Self.metresPerDegree
+            q.bpm = 130
+            return q
+        }
+        let segments = RouteGeometry.segments(points, zones: .default)
+        let route = MapRoute(workoutID: "long", activity: "walking", start: Self.t0, end: Self.t0 + 10_000,
+                             distanceMeters: 5000, meanBPM: 130, timeInZone: [0, 10_000, 0, 0], points: points,
+                             segments: segments)
+        let bytes = WorkoutMapSVG.render(route, zones: .default)
+        let svg = try Self.parse(bytes)
+        let paths = svg.elements("path", class: "segment")
+        #expect(paths.count == 50)
+        let vertices = paths.map { $0["d"]!.split(whereSeparator: { "ML ".contains($0) }).count / 2 }
+        #expect(vertices.reduce(0, +) < 50 * 6, "\(vertices)")
+        print("10 000-point workout map: \(bytes.count) bytes, \(vertices.reduce(0, +)) vertices drawn")
+    }
+
+    // MARK: Simplification
+
+    @Test func douglasPeuckerKeepsFewPointsOfANoisyLineWithinTolerance() {
+        var rng = SplitMix(seed: 11)
+        let line = (0..<10_000).map { i in (x: Double(i) * 0.1, y: Double(i) * 0.05 + (rng.unit() - 0.5) * 0.6) }
+        let tolerance = 0.5
+        let kept = PolylineSimplification.douglasPeucker(line, tolerance: tolerance)
+        #expect(kept.first == 0 && kept.last == line.count - 1)
+        #expect(kept.count < 20, "\(kept.count)")
+        #expect(Self.maxDeviation(line, kept) < tolerance)
+
+        // A circle of radius 200 px: the chords are within tolerance, a few dozen vertices.
+        let circle = (0..<10_000).map { i -> (x: Double, y: Double) in
+            let a = Double(i) / 10_000 * 2 * Double.pi
+            return (200 * cos(a), 200 * sin(a))
+        }
+        let keptCircle = PolylineSimplification.douglasPeucker(circle, tolerance: tolerance)
+        #expect(keptCircle.count < 200 && keptCircle.count > 20, "\(keptCircle.count)")
+        #expect(Self.maxDeviation(circle, keptCircle) < tolerance)
+
+        // Out and back: the turning point stays.
+        let outAndBack = (0...200).map { i in (x: Double(100 - abs(100 - i)), y: 0.0) }
+        #expect(PolylineSimplification.douglasPeucker(outAndBack, tolerance: tolerance) == [0, 100, 200])
+        #expect(PolylineSimplification.douglasPeucker([], tolerance: 1) == [])
+        #expect(PolylineSimplification.douglasPeucker([(x: 1, y: 1)], tolerance: 1) == [0])
+        #expect(PolylineSimplification.douglasPeucker([(x: 1, y: 1), (x: 1, y: 1), (x: 1, y: 1)], tolerance: 1) == [0, 2])
+    }
+
+    /// Largest distance of any point from the kept segment spanning it.
+    static func maxDeviation(_ points: [(x: Double, y: Double)], _ kept: [Int]) -> Double {
+        var worst = 0.0
+        for (a, b) in zip(kept, kept.dropFirst()) {
+            let p = points[a], q = points[b]
+            let dx = q.x - p.x, dy = q.y - p.y, l2 = dx * dx + dy * dy
+            for i in a...b {
+                let t = l2 > 0 ? min(1, max(0, ((points[i].x - p.x) * dx + (points[i].y - p.y) * dy) / l2)) : 0
+                let ex = points[i].x - p.x - t * dx, ey = points[i].y - p.y - t * dy
+                worst = max(worst, (ex * ex + ey * ey).squareRoot())
+            }
+        }
+        return worst
+    }
+
+    // MARK: Overview
+
+    @Test func overviewColoursByActivityWithCountsAndMarkers() throws {
+        func make(_ id: String, _ activity: String, _ day: Int64, lat: Double, count: Int = 50) -> MapRoute {
+            MapRoute(workoutID: id, activity: activity, start: Self.t0 + day * 86_400, end: Self.t0 + day * 86_400 + 600,
+                     distanceMeters: 150, meanBPM: nil, points: Self.route(count: count, lat: lat))
+        }
+        let routes = [
+            make("w1", "walking", 0, lat: 48.85), make("r1", "running", 1, lat: 48.851),
+            make("w2", "walking", 2, lat: 48.852), make("c1", "cycling", 3, lat: 48.853),
+            make("w3", "walking", 4, lat: 48.854), make("r2", "running", 5, lat: 48.855),
+            make("x1", "swimming", 6, lat: 48.856, count: 1),   // one point: below minimumPoints
+        ]
+        let bytes = RoutesOverviewSVG.render(routes, options: SVGOptions())
+        Self.dump("routes.svg", bytes)
+        let svg = try Self.parse(bytes)
+        let paths = svg.elements("path", class: "route")
+        #expect(paths.map { $0.elements("title").first?.text } == ["w1", "r1", "w2", "c1", "w3", "r2"])
+        #expect(paths.map { $0["stroke"] } == ["#2e7d32", "#c62828", "#2e7d32", "#1565c0", "#2e7d32", "#c62828"])
+        #expect(svg.elements("circle", class: "marker start").count == 6)
+        #expect(svg.elements("circle", class: "marker end").count == 6)
+        let legend = svg.elements("g", class: "legend-entry")
+        #expect(legend.map { $0.elements("text").first?.text } == ["Walking (3)", "Running (2)", "Cycling (1)"])
+        #expect(legend.map { $0.elements("rect").first?["fill"] } == ["#2e7d32", "#c62828", "#1565c0"])
+        #expect(svg.elements("title").first?.text == "All routes · 6 routes · 2023-11-14 – 2023-11-19")
+        #expect(svg.elements("g").contains { $0["id"] == "scale-bar" })
+        // Input order does not matter.
+        #expect(RoutesOverviewSVG.render(routes.reversed(), options: SVGOptions()) == bytes)
+    }
+
+    // MARK: Density
+
+    @Test func densityGridRasterisesLinesBetweenSparsePoints() {
+        let box = GeoBoundingBox(minLatitude: 48.80, minLongitude: 2.28, maxLatitude: 48.90, maxLongitude: 2.42)
+        var grid = DensityGrid(bounds: box, columns: 100)
+        grid.maxStepMetres = 20_000
+        #expect(grid.width == 100)
+        // Two points 8 km apart along a parallel: one row of cells, continuous between them.
+        grid.add(track: [RoutePoint(time: 0, latitude: 48.85, longitude: 2.31),
+                         RoutePoint(time: 60, latitude: 48.85, longitude: 2.39)])
+        let y = Int(((WebMercator.project(lat: 48.85, lon: 2.31).y - grid.originY) / grid.cellWorldSize).rounded(.down))
+        let x0 = Int((WebMercator.project(lat: 48.85, lon: 2.31).x - grid.originX) / grid.cellWorldSize)
+        let x1 = Int((WebMercator.project(lat: 48.85, lon: 2.39).x - grid.originX) / grid.cellWorldSize)
+        #expect(x1 - x0 > 50)
+        for x in x0...x1 { #expect(grid[x, y] == 1, "cell \(x)") }
+        #expect(grid.counts.reduce(0, +) == UInt32(x1 - x0 + 1))
+        // A diagonal: every cell it crosses, 4-connected, once each.
+        var diagonal = DensityGrid(bounds: box, columns: 100)
+        diagonal.maxStepMetres = 20_000
+        diagonal.add(track: [RoutePoint(time: 0, latitude: 48.81, longitude: 2.31),
+                             RoutePoint(time: 60, latitude: 48.89, longitude: 2.39)])
+        #expect(diagonal.maximum == 1)
+        func cell(_ lat: Double, _ lon: Double) -> (Int, Int) {
+            let w = WebMercator.project(lat: lat, lon: lon)
+            return (Int(((w.x - diagonal.originX) / diagonal.cellWorldSize).rounded(.down)),
+                    Int(((w.y - diagonal.originY) / diagonal.cellWorldSize).rounded(.down)))
+        }
+        let (sx, sy) = cell(48.81, 2.31), (ex, ey) = cell(48.89, 2.39)
+        // A 4-connected walk: one cell per grid line crossed, plus the first.
+        #expect(diagonal.counts.filter { $0 > 0 }.count == abs(ex - sx) + abs(ey - sy) + 1)
+        #expect(diagonal[sx, sy] == 1 && diagonal[ex, ey] == 1)
+        // Standing still: every fix counts in its cell, the zero-length steps add nothing.
+        var still = DensityGrid(bounds: box, columns: 100)
+        still.add(track: Array(repeating: RoutePoint(time: 0, latitude: 48.85, longitude: 2.35), count: 30))
+        #expect(still.maximum == 30 && still.counts.filter { $0 > 0 }.count == 1)
+        // A gap longer than maxStepMetres is not drawn; far-away points cost nothing.
+        var gap = DensityGrid(bounds: box, columns: 100)
+        gap.maxStepMetres = 1000
+        gap.add(track: [RoutePoint(time: 0, latitude: 48.85, longitude: 2.31),
+                        RoutePoint(time: 60, latitude: 48.85, longitude: 2.39),
+                        RoutePoint(time: 120, latitude: -33.9, longitude: 151.2)])
+        #expect(gap.counts.reduce(0, +) == 2)
+    }
+
+    @Test func densityMapRunsLevelsAndTopColour() throws {
+        var tracks: [[RoutePoint]] = []
+        // A commute run 40 times, a loop 3 times, a one-off, and a café where a watch sat 500 fixes.
+        for k in 0..<40 { tracks.append(Self.route(count: 300, step: 10, lat: 48.85 + Double(k % 3) * 1e-5)) }
+        for _ in 0..<3 { tracks.append(Self.route(count: 200, step: 12, lat: 48.86, lon: 2.33)) }
+        tracks.append(Self.route(count: 100, step: 30, lat: 48.84, lon: 2.36))
+        tracks.append(Array(repeating: RoutePoint(time: 0, latitude: 48.852, longitude: 2.345), count: 500))
+
+        for scale in ColourScale.allCases {
+            var options = SVGOptions()
+            options.colourScale = scale
+            let bytes = DensityMapSVG.render(tracks: tracks, options: options)
+            Self.dump("density-small-\(scale.rawValue).svg", bytes)
+            let svg = try Self.parse(bytes)
+            let grid = DensityTracks.build(tracks).grid(options: options)
+            #expect(grid.maximum >= 500)
+
+            // Expected runs, from the grid with the documented log quantisation.
+            let levels = options.densityLevels
+            func level(_ c: UInt32) -> Int { min(levels - 1, Int(log1p(Double(c)) / log1p(Double(grid.maximum)) * Double(levels))) }
+            var runs = 0, busiest = (0, 0)
+            for y in 0..<grid.height {
+                var previous = -1
+                for x in 0..<grid.width {
+                    let c = grid[x, y]
+                    let l = c > 0 ? level(c) : -1
+                    if l >= 0 && l != previous { runs += 1 }
+                    previous = l
+                    if c == grid.maximum { busiest = (x, y) }
+                }
+            }
+            let density = try #require(svg.elements("g").first { $0["id"] == "density" })
+            let rects = density.elements("rect")
+            #expect(rects.count == runs)
+            // Empty cells are not drawn: the runs cover exactly the non-empty cells.
+            #expect(rects.reduce(0) { $0 + Int($1["width"]!)! } == grid.counts.filter { $0 > 0 }.count)
+            // The busiest cell wears the scale's top colour.
+            let top = try #require(rects.first { r in
+                let x = Int(r["x"]!)!, y = Int(r["y"]!)!, w = Int(r["width"]!)!
+                return y == busiest.1 && x <= busiest.0 && busiest.0 < x + w
+            })
+            #expect(top.inheritedFill == scale.colour(at: 1))
+            #expect(top.inheritedFill == (scale == .viridis ? "#fde725" : "#fcffa4"))
+            // Legend: bar, min and max labels, the log note.
+            #expect(svg.elements("text", class: "legend-max").first?.text == "\(grid.maximum)")
+            #expect(svg.elements("text", class: "legend-min").first?.text == "1")
+            #expect(svg.elements("text", class: "legend-note").first?.text.contains("log(1 + n) / log(1 + max)") == true)
+            #expect(svg.elements("g", class: "legend-bar").first?.elements("rect").last?["fill"] == scale.colour(at: 1))
+            #expect(DensityMapSVG.render(tracks: tracks, options: options) == bytes)
+        }
+    }
+
+    @Test func densityStreamingMatchesBatch() {
+        let tracks = (0..<6).map { Self.route(count: 120, step: 8, lat: 48.85 + Double($0) * 0.001) }
+        var options = SVGOptions()
+        options.densityBoundingBox = GeoBoundingBox(minLatitude: 48.84, minLongitude: 2.34, maxLatitude: 48.87,
+                                                    maxLongitude: 2.37)
+        var grid = DensityGrid(bounds: options.densityBoundingBox!, options: options)
+        for t in tracks { grid.add(track: t) }   // as routes finish
+        #expect(DensityMapSVG.render(grid: grid, options: options) == DensityMapSVG.render(tracks: tracks, options: options))
+        // Two half grids merged equal one.
+        var a = DensityGrid(bounds: options.densityBoundingBox!, options: options), b = a
+        for t in tracks.prefix(3) { a.add(track: t) }
+        for t in tracks.dropFirst(3) { b.add(track: t) }
+        a.merge(b)
+        #expect(a.counts == grid.counts && a.maximum == grid.maximum && a.points == grid.points)
+    }
+
+    @Test func twoMillionPointHistoryStaysSmall() throws {
+        // 500 routes of 4 000 points: random walks with momentum around one city, 1 s / ~3 m apart.
+        var rng = SplitMix(seed: 2024)
+        var stored = DensityTracks()
+        for _ in 0..<500 {
+            var lat = 48.80 + rng.unit() * 0.12, lon = 2.25 + rng.unit() * 0.2
+            var heading = rng.unit() * 2 * Double.pi
+            var track: [RoutePoint] = []
+            track.reserveCapacity(4000)
+            for i in 0..<4000 {
+                heading += (rng.unit() - 0.5) * 0.3
+                lat += cos(heading) * 3 / Self.metresPerDegree
+                lon += sin(heading) * 3 / Self.metresPerDegree / cos(lat * Double.pi / 180)
+                track.append(RoutePoint(time: Self.t0 + Int64(i), latitude: lat, longitude: lon))
+            }
+            stored.add(track: track)
+        }
+        #expect(stored.points == 2_000_000)
+        let clock = ContinuousClock()
+        let begin = clock.now
+        let grid = stored.grid(options: SVGOptions())
+        let bytes = DensityMapSVG.render(grid: grid, options: SVGOptions())
+        let elapsed = clock.now - begin
+        Self.dump("density.svg", bytes)
+        let svg = try Self.parse(bytes)
+        let rects = svg.elements("g").first { $0["id"] == "density" }?.elements("rect").count ?? 0
+        print("density.svg for 2 000 000 points: \(bytes.count) bytes (\(String(format: "%.2f", Double(bytes.count) / 1_048_576)) MiB), \(rects) rects, grid \(grid.width)×\(grid.height), max \(grid.maximum), \(elapsed)")
+        #expect(bytes.count < 5_000_000)
+        #expect(rects > 1000)
+    }
+
+    // MARK: Calendar
+
+    @Test func calendarHasOneRectPerDayMonthAndWeekdayLabels() throws {
+        // 2023-12-20 … 2024-02-10 (53 days), every third day missing, values 0…
+        var values: [(date: String, value: Double)] = []
+        let first = Timestamp.daysFromCivil(year: 2023, month: 12, day: 20)
+        let last = Timestamp.daysFromCivil(year: 2024, month: 2, day: 10)
+        var missing = 0
+        for day in first...last {
+            let i = Int(day - first)
+            if i % 3 == 2 { missing += 1; continue }
+            values.append((CalendarHeatmapSVG.dateText(day), Double(5000 + i * 100)))
+        }
+        values.append(("2024-02-30", 1))      // not a date: ignored
+        values.append(("2024-01-05", .nan))   // no value: ignored
+        let bytes = CalendarHeatmapSVG.render(metric: "steps", unit: "count", values: values, options: SVGOptions())
+        Self.dump("calendar-steps.svg", bytes)
+        let svg = try Self.parse(bytes)
+        let days = svg.all.filter { $0.name == "rect" && ($0["class"] ?? "").hasPrefix("day") }
+        #expect(days.count == 53)
+        #expect(days.filter { $0["class"] == "day missing" }.count == missing)
+        #expect(svg.elements("text", class: "month").map(\.text) == ["Dec", "Jan", "Feb"])
+        #expect(svg.elements("text", class: "year-label").map(\.text) == ["2023", "2024"])
+        #expect(svg.elements("text", class: "weekday").map(\.text) == ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"] + ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"])
+        #expect(svg.elements("title").first?.text == "steps per day (count) · 2023-12-20 – 2024-02-10")
+
+        // Scale ends: lowest and highest days; the legend's labels.
+        let filled = days.filter { $0["class"] == "day" }
+        func rect(_ date: String) -> Node? { days.first { $0.elements("title").first?.text.hasPrefix(date) == true } }
+        #expect(rect("2023-12-20")?["fill"] == "#440154")
+        #expect(rect("2024-02-10")?["fill"] == "#fde725")
+        #expect(filled.count == 53 - missing)
+        #expect(svg.elements("text", class: "legend-min").first?.text == "5000")
+        #expect(svg.elements("text", class: "legend-max").first?.text == "10200 count")
+        // Rows are weekdays: 2024-01-01 (a Monday) and 2024-01-08 share a row, a column apart.
+        let monday = try #require(rect("2024-01-01")), next = try #require(rect("2024-01-08"))
+        let tuesday = try #require(rect("2024-01-02"))
+        #expect(monday["y"] == next["y"])
+        #expect(Double(next["x"]!)! - Double(monday["x"]!)! == 14)
+        #expect(Double(tuesday["y"]!)! - Double(monday["y"]!)! == 14)
+        #expect(CalendarHeatmapSVG.weekday(Timestamp.daysFromCivil(year: 2024, month: 1, day: 1)) == 0)
+        #expect(CalendarHeatmapSVG.weeks(inYear: 2024) == 53)
+        // Deterministic, whatever the order of the values.
+        #expect(CalendarHeatmapSVG.render(metric: "steps", unit: "count", values: values.reversed()) == bytes)
+        // No data: still a valid file.
+        let empty = try Self.parse(CalendarHeatmapSVG.render(metric: "resting HR", unit: "bpm", values: []))
+        #expect(empty.elements("text", class: "note").first?.text == "No data")
+    }
+
+    // MARK: Pieces
+
+    @Test func colourScalesAndProjection() {
+        #expect(ColourScale.viridis.table.count == 256 && ColourScale.inferno.table.count == 256)
+        #expect(ColourScale.viridis.colour(at: 0) == "#440154")
+        #expect(ColourScale.viridis.colour(at: 0.5) == "#21918c")
+        #expect(ColourScale.viridis.colour(at: 1) == "#fde725")
+        #expect(ColourScale.inferno.colour(at: 0) == "#000004")
+        #expect(ColourScale.inferno.colour(at: 1) == "#fcffa4")
+        #expect(ColourScale.inferno.colour(at: 7) == "#fcffa4" && ColourScale.inferno.colour(at: .nan) == "#000004")
+        // Lightness (Rec. 709 luma) rises along both scales.
+        for scale in ColourScale.allCases {
+            let luma = scale.table.map { v in 0.2126 * Double(v >> 16) + 0.7152 * Double((v >> 8) & 0xFF) + 0.0722 * Double(v & 0xFF) }
+            #expect(zip(luma, luma.dropFirst(8)).allSatisfy { $0 < $1 })
+        }
+
+        let centre = WebMercator.project(lat: 0, lon: 0)
+        #expect(centre.x == 0.5 && abs(centre.y - 0.5) < 1e-15)
+        let corner = WebMercator.project(lat: 89, lon: 180)
+        #expect(corner.x == 1 && abs(corner.y) < 1e-12)
+        #expect(abs(WebMercator.latitude(y: WebMercator.project(lat: 48.85, lon: 2.35).y) - 48.85) < 1e-10)
+        #expect(abs(WebMercator.metresPerWorldUnit(atLatitude: 0) - 40_075_016.686) < 0.01)
+        #expect(abs(WebMercator.metresPerWorldUnit(atLatitude: 60) - 20_037_508.343) < 0.01)
+
+        var b = SVGBytes()
+        b.number(12.25); b.byte(0x20); b.number(-0.04); b.byte(0x20); b.number(3.0); b.byte(0x20); b.number(-7.96)
+        b.byte(0x20); b.text("a&b<\u{1}>'\"")
+        #expect(String(decoding: b.bytes, as: UTF8.self) == "12.3 0 3 -8 a&amp;b&lt; &gt;&apos;&quot;")
+        #expect(SVGFormat.minutesSeconds(4385) == "73:05" && SVGFormat.hoursMinutesSeconds(3725) == "1:02:05")
+    }
+}
+
+/// Deterministic pseudo-random numbers (SplitMix64).
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    /// Uniform in [0, 1).
+    mutating func unit() -> Double { Double(next() >> 11) / 9_007_199_254_740_992 }
+}
+
+extension DensityTracks {
+    static func build(_ tracks: [[RoutePoint]]) -> DensityTracks {
+        var t = DensityTracks()
+        for track in tracks { t.add(track: track) }
+        return t
+    }
+}
