@@ -42,6 +42,11 @@ func markdown(_ result: BenchResult) -> String {
         lines.append("")
         let stages = medianStages(manifests)
         lines.append(table(header: stages.map(\.stage), rows: [stages.map { fixed($0.seconds, 3) }]))
+        if let all = m.svgBytes["all"] {
+            lines.append("")
+            lines.append("SVG maps (`svg_s` above): `density.svg` \(megabytes(UInt64(m.svgBytes["density.svg"] ?? 0))) MB, "
+                + "`routes.svg` \(megabytes(UInt64(m.svgBytes["routes.svg"] ?? 0))) MB, all of `svg/` \(megabytes(UInt64(all))) MB.")
+        }
     }
     if let resolution = result.rssResolutionKiB {
         lines.append("")

@@ -9,6 +9,8 @@ struct RunManifest: Codable {
     var heartRateSamplesForJoin: Int
     var routeFiles: Int
     var routePoints: Int
+    /// Bytes of the SVG maps (`density.svg`, `routes.svg`, all of `svg/`).
+    var svgBytes: [String: Int] = [:]
 
     /// Reads `<outDir>/manifest.json`; nil if it is missing or not as expected.
     init?(outputDirectory: String) {
@@ -22,6 +24,12 @@ struct RunManifest: Codable {
         heartRateSamplesForJoin = routes["heart_rate_samples_for_join"] as? Int ?? 0
         routeFiles = counts["route_files"] as? Int ?? 0
         routePoints = counts["route_points"] as? Int ?? 0
+        let fm = FileManager.default
+        func size(_ path: String) -> Int? { (try? fm.attributesOfItem(atPath: path)[.size] as? Int) ?? nil }
+        for name in ["density.svg", "routes.svg"] { svgBytes[name] = size(outputDirectory + "/svg/" + name) }
+        if let walker = fm.enumerator(atPath: outputDirectory + "/svg") {
+            svgBytes["all"] = walker.compactMap { $0 as? String }.compactMap { size(outputDirectory + "/svg/" + $0) }.reduce(0, +)
+        }
     }
 }
 

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationXML)
+import FoundationXML   // XMLParser on Linux: tests check the SVG maps are well-formed
+#endif
 import Testing
 @testable import HealthTrailKit
 
@@ -52,6 +55,25 @@ import Testing
         #expect(kinds.filter { $0 == "start" }.count == s.routeFiles)
         #expect(kinds.filter { $0 == "segment" }.count == 50 * s.routeFiles)
         #expect(m.routes.geojsonFeatures == features.count)
+
+        // svg/: a map per workout with a route, the overview, the density map, calendars; each
+        // one well-formed XML with its size and viewBox, owner-only.
+        let svg = out + "/svg"
+        let workoutMaps = try FileManager.default.contentsOfDirectory(atPath: svg + "/workouts").sorted()
+        let routed = Set(try rows(out, "route_points.csv").map { $0[0] })
+        #expect(workoutMaps == routed.map { $0 + ".svg" }.sorted())
+        let others = try FileManager.default.contentsOfDirectory(atPath: svg).filter { $0.hasSuffix(".svg") }.sorted()
+        #expect(others == ["calendar-resting-hr.svg", "calendar-sleep.svg", "calendar-steps.svg",
+                           "calendar-workout-minutes.svg", "density.svg", "routes.svg"])
+        for file in others.map({ svg + "/" + $0 }) + workoutMaps.map({ svg + "/workouts/" + $0 }) {
+            let data = try Data(contentsOf: URL(fileURLWithPath: file))
+            let parser = XMLParser(data: data)
+            #expect(parser.parse(), "\(file) is not well-formed XML")
+            let head = String(decoding: data.prefix(300), as: UTF8.self)
+            #expect(head.contains("viewBox=\"0 0 ") && head.contains(" width=\"") && head.contains(" height=\""))
+            let mode = try #require(FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int)
+            #expect(mode & 0o077 == 0)
+        }
         #expect(try rows(out, "workouts.csv").filter { !$0[7].isEmpty }.count == s.workoutsWithRoutes)
     }
 

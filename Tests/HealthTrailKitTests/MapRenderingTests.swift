@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+@testable import HealthTrailKit
+
+/// The SVG maps rendered by a real browser (Debian's Chromium, headless): what people see.
+@Suite(.serialized, .enabled(if: BrowserRendering.isAvailable, "chromium is not installed: browser tests skipped"))
+struct MapRenderingTests {
+    /// Writes `bytes` as an SVG and renders it at its own size.
+    func render(_ bytes: [UInt8], name: String) throws -> PNGImage {
+        let path = Support.temporaryDirectory(name) + "/\(name).svg"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let text = String(decoding: bytes, as: UTF8.self)
+        let width = try #require(Self.attribute("width", text)), height = try #require(Self.attribute("height", text))
+        return try BrowserRendering.render(svgPath: path, width: width, height: height)
+    }
+
+    static func attribute(_ name: String, _ svg: String) -> Int? {
+        guard let r = svg.range(of: " \(name)=\"") else { return nil }
+        return Int(svg[r.upperBound...].prefix { $0.isNumber })
+    }
+
+    /// Bounding box and count of the pixels close to `hex` inside `area`.
+    static func box(of hex: String, tolerance: Int, in area: (minX: Int, minY: Int, maxX: Int, maxY: Int),
+                    _ image: PNGImage) -> (minX: Int, minY: Int, maxX: Int, maxY: Int, count: Int)? {
+        var result: (minX: Int, minY: Int, maxX: Int, maxY: Int, count: Int)?
+        for y in area.minY...area.maxY {
+            for x in area.minX...area.maxX where close(image.pixel(x: x, y: y), hex, tolerance: tolerance) {
+                if let r = result {
+                    result = (min(r.minX, x), min(r.minY, y), max(r.maxX, x), max(r.maxY, y), r.count + 1)
+                } else {
+                    result = (x, y, x, y, 1)
+                }
+            }
+        }
+        return result
+    }
+
+    /// `fg` at `opacity` over `bg`, as the browser composites it.
+    static func blend(_ fg: String, _ opacity: Double, over bg: String) -> String {
+        func rgb(_ hex: String) -> [Double] {
+            let v = Int(hex.dropFirst(), radix: 16)!
+            return [Double(v >> 16 & 255), Double(v >> 8 & 255), Double(v & 255)]
+        }
+        let mixed = zip(rgb(fg), rgb(bg)).map { Int(($0 * opacity + $1 * (1 - opacity)).rounded()) }
+        return String(format: "#%02x%02x%02x", mixed[0], mixed[1], mixed[2])
+    }
+
+    /// A run heading east: the first half at 200 bpm (top of the maximum zone, drawn opaque red),
+    /// the second at 60 bpm (resting blue, drawn at 0.76 opacity over the map's background).
+    @Test func theRoutesStartIsDrawnInItsZonesColour() throws {
+        let zones = HeartRateZones.default
+        let start: Int64 = 1_717_228_800
+        let points = (0...400).map { i in
+            RoutePoint(time: start + Int64(i), latitude: 48.85, longitude: 2.30 + Double(i) * 0.0001,
+                       bpm: i <= 200 ? 200 : 60)
+        }
+        let segments = RouteGeometry.segments(points, zones: zones)
+        let route = MapRoute(workoutID: "w", activity: "running", start: start, end: start + 400, distanceMeters: 2900,
+                             meanBPM: 130, timeInZone: [200, 0, 0, 200], points: points, segments: segments)
+        let image = try render(WorkoutMapSVG.render(route, zones: zones), name: "workout")
+        // The map area only: the title above and the legend's zone swatches below are left out.
+        let mapArea = (minX: 0, minY: 50, maxX: image.width - 1, maxY: image.height - 130)
+
+        let red = try #require(Self.box(of: zones.zones[3].colour, tolerance: 6, in: mapArea, image), "no maximum-zone red drawn")
+        let blueHex = Self.blend(zones.zones[0].colour, zones.opacity(for: 60), over: "#f4f3ef")
+        let blue = try #require(Self.box(of: blueHex, tolerance: 8, in: mapArea, image), "no resting blue (\(blueHex)) drawn")
+        #expect(red.count > 200 && blue.count > 200)
+        // West (left) is where the run starts: that end is red, the east end blue.
+        #expect(red.minX < blue.minX)
+        #expect(red.maxX <= blue.minX + 8)
+        #expect(abs((red.minY + red.maxY) / 2 - (blue.minY + blue.maxY) / 2) <= 2)   // one straight line
+    }
+
+    /// Thirty passes along one north–south street, one crossing east–west: the street's cells are
+    /// the busiest and must be the brightest of the map (the top colour of the scale).
+    @Test func theBusiestCellsAreTheBrightest() throws {
+        let busy = (0..<30).map { k in
+            (0...200).map { i in RoutePoint(time: Int64(k * 1000 + i), latitude: 48.80 + Double(i) * 0.0005, longitude: 2.35) }
+        }
+        let crossing = (0...200).map { i in RoutePoint(time: Int64(i), latitude: 48.85, longitude: 2.30 + Double(i) * 0.0005) }
+        let options = SVGOptions()
+        let svg = DensityMapSVG.render(tracks: busy + [crossing], options: options)
+        let image = try render(svg, name: "density")
+        let top = options.colourScale.colour(at: 1)
+
+        // Only the map area: the legend's colour bar at the bottom also shows the top colour.
+        let mapArea = (minX: 0, minY: 40, maxX: image.width - 1, maxY: image.height - 110)
+        func luminance(_ p: PNGImage.Pixel) -> Int { 2126 * p.r + 7152 * p.g + 722 * p.b }
+        var brightest = (x: 0, y: 0, value: -1)
+        for y in mapArea.minY...mapArea.maxY {
+            for x in mapArea.minX...mapArea.maxX {
+                let v = luminance(image.pixel(x: x, y: y))
+                if v > brightest.value { brightest = (x, y, v) }
+            }
+        }
+        #expect(close(image.pixel(x: brightest.x, y: brightest.y), top, tolerance: 4))
+        let street = try #require(image.boundingBox(of: top, tolerance: 4), "the top colour is not drawn")
+        // The top colour forms the north–south street: tall and narrow, not the crossing road.
+        #expect(street.maxY - street.minY > 8 * (street.maxX - street.minX + 1))
+        #expect(image.count(of: top, tolerance: 4, in: mapArea) > 100)
+    }
+}
