@@ -44,8 +44,9 @@ func markdown(_ result: BenchResult) -> String {
         lines.append(table(header: stages.map(\.stage), rows: [stages.map { fixed($0.seconds, 3) }]))
         if let all = m.svgBytes["all"] {
             lines.append("")
-            lines.append("SVG maps (`svg_s` above): `density.svg` \(megabytes(UInt64(m.svgBytes["density.svg"] ?? 0))) MB, "
-                + "`routes.svg` \(megabytes(UInt64(m.svgBytes["routes.svg"] ?? 0))) MB, all of `svg/` \(megabytes(UInt64(all))) MB.")
+            func kB(_ bytes: Int?) -> String { fixed(Double(bytes ?? 0) / 1e3, 1) }
+            lines.append("SVG maps (`svg_s` above): `density.svg` \(kB(m.svgBytes["density.svg"])) kB, "
+                + "`routes.svg` \(kB(m.svgBytes["routes.svg"])) kB, all of `svg/` \(kB(all)) kB.")
         }
     }
     if let resolution = result.rssResolutionKiB {

@@ -383,17 +383,14 @@ import Testing
                 }
             }
             let density = try #require(svg.elements("g").first { $0["id"] == "density" })
-            let rects = density.elements("rect")
-            #expect(rects.count == runs)
+            let boxes = Self.densityRuns(density)
+            #expect(boxes.count == runs)
             // Empty cells are not drawn: the runs cover exactly the non-empty cells.
-            #expect(rects.reduce(0) { $0 + Int($1["width"]!)! } == grid.counts.filter { $0 > 0 }.count)
+            #expect(boxes.reduce(0) { $0 + $1.width } == grid.counts.filter { $0 > 0 }.count)
             // The busiest cell wears the scale's top colour.
-            let top = try #require(rects.first { r in
-                let x = Int(r["x"]!)!, y = Int(r["y"]!)!, w = Int(r["width"]!)!
-                return y == busiest.1 && x <= busiest.0 && busiest.0 < x + w
-            })
-            #expect(top.inheritedFill == scale.colour(at: 1))
-            #expect(top.inheritedFill == (scale == .viridis ? "#fde725" : "#fcffa4"))
+            let top = try #require(boxes.first { b in b.y == busiest.1 && b.x <= busiest.0 && busiest.0 < b.x + b.width })
+            #expect(top.fill == scale.colour(at: 1))
+            #expect(top.fill == (scale == .viridis ? "#fde725" : "#fcffa4"))
             // Legend: bar, min and max labels, the log note.
             #expect(svg.elements("text", class: "legend-max").first?.text == "\(grid.maximum)")
             #expect(svg.elements("text", class: "legend-min").first?.text == "1")
@@ -444,7 +441,7 @@ import Testing
         let elapsed = clock.now - begin
         Self.dump("density.svg", bytes)
         let svg = try Self.parse(bytes)
-        let rects = svg.elements("g").first { $0["id"] == "density" }?.elements("rect").count ?? 0
+        let rects = svg.elements("g").first { $0["id"] == "density" }.map { Self.densityRuns($0).count } ?? 0
         print("density.svg for 2 000 000 points: \(bytes.count) bytes (\(String(format: "%.2f", Double(bytes.count) / 1_048_576)) MiB), \(rects) rects, grid \(grid.width)×\(grid.height), max \(grid.maximum), \(elapsed)")
         #expect(bytes.count < 5_000_000)
         #expect(rects > 1000)
@@ -551,5 +548,19 @@ extension DensityTracks {
         var t = DensityTracks()
         for track in tracks { t.add(track: track) }
         return t
+    }
+}
+
+extension SVGRenderingTests {
+    /// The density map's runs: each level is a `<path>` of `M x y h w v1 h-w z` boxes.
+    static func densityRuns(_ density: Node) -> [(x: Int, y: Int, width: Int, fill: String)] {
+        density.elements("path").flatMap { path -> [(x: Int, y: Int, width: Int, fill: String)] in
+            let d = (path["d"] ?? "").replacingOccurrences(of: "\n", with: "")
+            return d.split(separator: "z").compactMap { box in
+                let numbers = box.split(whereSeparator: { !"-0123456789".contains($0) }).compactMap { Int($0) }
+                guard numbers.count >= 3 else { return nil }
+                return (numbers[0], numbers[1], numbers[2], path["fill"] ?? "")
+            }
+        }
     }
 }

@@ -19,25 +19,62 @@ public struct MapOutputs: Sendable {
     }
 
     /// Writes `svg/routes.svg` and `svg/density.svg` from every route's track.
-    static func writeOverviewAndDensity(_ tracks: MapTracks, options: SVGOptions, staging: OutputStaging) throws {
-        let usable = tracks.tracks.filter { $0.coordinates.count / 2 >= options.minimumPoints }
+    ///
+    /// Tracks are turned back into points one at a time: the density map keeps them as 8-byte
+    /// grid coordinates, the overview only their simplified shape, so memory stays near the
+    /// tracks' own size however long the history.
+    static func writeOverviewAndDensity(_ tracks: MapTracks, options given: SVGOptions, staging: OutputStaging) throws {
+        var options = given
+        // One trip abroad would otherwise shrink home to a dot: unless an area is given, the maps
+        // cover where the central 98 % of points lie.
+        if options.densityBoundingBox == nil { options.densityBoundingBox = coreArea(of: tracks) }
+        let area = options.densityBoundingBox
+        let usable = tracks.tracks.filter { track in
+            guard track.coordinates.count / 2 >= options.minimumPoints else { return false }
+            guard let a = area else { return true }
+            let lat = Double(track.coordinates[0]), lon = Double(track.coordinates[1])
+            return lat >= a.minLatitude && lat <= a.maxLatitude && lon >= a.minLongitude && lon <= a.maxLongitude
+        }
         guard !usable.isEmpty else { return }
-        let points = usable.map(MapTracks.points(of:))
+        var density = DensityTracks()
+        for track in tracks.tracks where track.coordinates.count / 2 >= options.minimumPoints {
+            density.add(track: MapTracks.points(of: track))   // outside the area, cells are clipped
+        }
+        try OutputFile.write(DensityMapSVG.render(grid: density.grid(options: options), options: options),
+                             to: staging.path("svg/density.svg"))
+
         // Simplify each track to half a pixel of the whole map before drawing the overview.
-        let bounds = options.densityBoundingBox ?? GeoBoundingBox(tracks: points)
-        var routes: [MapRoute] = []
-        for (track, trackPoints) in zip(usable, points) {
-            var kept = trackPoints
-            if let b = bounds {
-                let tolerance = 0.5 * pixelSize(of: b, size: options.size)
-                let projected = trackPoints.map { WebMercator.project(lat: $0.latitude, lon: $0.longitude) }
-                kept = PolylineSimplification.douglasPeucker(projected, tolerance: tolerance).map { trackPoints[$0] }
+        let bounds = area ?? density.bounds
+        let tolerance = bounds.map { 0.5 * pixelSize(of: $0, size: options.size) }
+        let routes: [MapRoute] = usable.map { track in
+            let points = MapTracks.points(of: track)
+            var kept = points
+            if let tolerance {
+                let projected = points.map { WebMercator.project(lat: $0.latitude, lon: $0.longitude) }
+                kept = PolylineSimplification.douglasPeucker(projected, tolerance: tolerance).map { points[$0] }
             }
-            routes.append(MapRoute(workoutID: track.workoutID, activity: track.activity, start: track.start, end: track.start,
-                                   distanceMeters: 0, meanBPM: nil, points: kept))
+            return MapRoute(workoutID: track.workoutID, activity: track.activity, start: track.start, end: track.start,
+                            distanceMeters: 0, meanBPM: nil, points: kept)
         }
         try OutputFile.write(RoutesOverviewSVG.render(routes, options: options), to: staging.path("svg/routes.svg"))
-        try OutputFile.write(DensityMapSVG.render(tracks: points, options: options), to: staging.path("svg/density.svg"))
+    }
+
+    /// The box from the 1st to the 99th percentile of latitude and of longitude, padded by 5 %:
+    /// where someone's routes are, without the odd trip stretching the map.
+    static func coreArea(of tracks: MapTracks) -> GeoBoundingBox? {
+        var lats: [Float] = [], lons: [Float] = []
+        lats.reserveCapacity(tracks.pointCount); lons.reserveCapacity(tracks.pointCount)
+        for t in tracks.tracks {
+            for i in stride(from: 0, to: t.coordinates.count, by: 2) { lats.append(t.coordinates[i]); lons.append(t.coordinates[i + 1]) }
+        }
+        guard lats.count >= 2 else { return nil }
+        lats.sort(); lons.sort()
+        func at(_ sorted: [Float], _ q: Double) -> Double { Double(sorted[Int(Double(sorted.count - 1) * q)]) }
+        var box = (at(lats, 0.01), at(lons, 0.01), at(lats, 0.99), at(lons, 0.99))
+        let padLat = max(0.002, (box.2 - box.0) * 0.05), padLon = max(0.002, (box.3 - box.1) * 0.05)
+        box = (box.0 - padLat, box.1 - padLon, box.2 + padLat, box.3 + padLon)
+        return GeoBoundingBox(minLatitude: max(-85, box.0), minLongitude: max(-180, box.1),
+                              maxLatitude: min(85, box.2), maxLongitude: min(180, box.3))
     }
 
     /// Web Mercator world units per pixel of a map of `size` pixels over `bounds`.
