@@ -73,7 +73,7 @@ import Testing
     /// With `HEALTHTRAIL_SVG_DUMP=/some/dir` the tests also write their SVGs there, to look at.
     static func dump(_ name: String, _ bytes: [UInt8]) {
         guard let dir = ProcessInfo.processInfo.environment["HEALTHTRAIL_SVG_DUMP"] else { return }
-        FileManager.default.createFile(atPath: dir + "/" + name, contents: Data(bytes))
+        _ = FileManager.default.createFile(atPath: dir + "/" + name, contents: Data(bytes))
     }
 
     // MARK: Synthetic routes

@@ -37,6 +37,13 @@ public enum ExportRun {
         let source = try openExportSource(path: options.inputPath)
         let layout = try ExportLayout(source: source)
         let staging = try OutputStaging(outputDirectory: options.outputDirectory)
+        // The archive's SHA-256 for the manifest, on its own thread while the export is read.
+        let hash = BackgroundTask { () throws -> (UInt64, String, Double) in
+            let clock = Date()
+            let (size, digest) = try sha256(of: source, main: layout.mainXML)
+            return (size, digest, Date().timeIntervalSince(clock))
+        }
+        var overview: BackgroundTask<Double>?
         do {
             let outputs = try ExportOutputs(staging: staging)
             timings["open_s"] = Date().timeIntervalSince(started)
@@ -78,6 +85,15 @@ public enum ExportRun {
             try geojson.close()
             timings["routes_s"] = Date().timeIntervalSince(clock)
 
+            // The overview and density maps need only the route tracks: drawn meanwhile.
+            overview = options.maps.map { maps in
+                BackgroundTask { () throws -> Double in
+                    let clock = Date()
+                    try MapOutputs.writeOverviewAndDensity(routes.tracks, options: maps.options, staging: staging)
+                    return Date().timeIntervalSince(clock)
+                }
+            }
+
             clock = Date()
             let daily = decoder.daily!
             daily.closeSeries(except: nil, sources: decoder.sources)
@@ -97,17 +113,16 @@ public enum ExportRun {
             timings["analyse_s"] = Date().timeIntervalSince(clock)
             if let maps = options.maps {
                 clock = Date()
-                try MapOutputs.writeOverviewAndDensity(routes.tracks, options: maps.options, staging: staging)
                 try MapOutputs.writeCalendars(daily, options: maps.options, staging: staging)
-                timings["svg_s"] = Date().timeIntervalSince(clock)
+                let calendars = Date().timeIntervalSince(clock)
+                timings["svg_s"] = calendars + (try overview?.value() ?? 0)
             }
             clock = Date()
             let written = try outputs.closeAll()
             timings["close_s"] = Date().timeIntervalSince(clock)
 
-            clock = Date()
-            let (size, digest) = try sha256(of: source, main: layout.mainXML)
-            timings["sha256_s"] = Date().timeIntervalSince(clock)
+            let (size, digest, hashSeconds) = try hash.value()
+            timings["sha256_s"] = hashSeconds
             timings["total_s"] = Date().timeIntervalSince(started)
 
             let manifest = Manifest(
@@ -139,6 +154,8 @@ public enum ExportRun {
             }
             return manifest
         } catch {
+            _ = try? hash.value()        // nothing may still read the source
+            _ = try? overview?.value()   // nor write into the staging folder being removed
             staging.discard()
             throw error
         }
