@@ -71,12 +71,28 @@ struct RunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Colour scale of the density map: viridis or inferno.", valueName: "scale"))
     var colourScale: String = "viridis"
 
+    @Option(help: ArgumentHelp("Which SVG maps to draw: any of workouts, routes, density, calendars (comma-separated).", valueName: "list"))
+    var maps: String = "workouts,routes,density,calendars"
+
+    @Option(help: ArgumentHelp("Area of the overview and density maps, as minLat,minLon,maxLat,maxLon (default: where the central 98 % of points lie).", valueName: "box"))
+    var mapArea: String?
+
+    @Option(help: ArgumentHelp("Routes with fewer points are not drawn.", valueName: "n"))
+    var mapMinPoints: Int = 2
+
     func validate() throws {
         guard joinTolerance >= 0 && joinTolerance <= 3600 else { throw ValidationError("--join-tolerance must be 0…3600 seconds") }
         if let maxHr, !(100...250).contains(maxHr) { throw ValidationError("--max-hr must be between 100 and 250 bpm") }
         if maxHr != nil && maxHrFromBirthDate { throw ValidationError("give --max-hr or --max-hr-from-birth-date, not both") }
         guard (100...10_000).contains(svgSize) else { throw ValidationError("--svg-size must be 100…10000 pixels") }
         guard ColourScale(rawValue: colourScale) != nil else { throw ValidationError("--colour-scale must be viridis or inferno") }
+        for name in maps.split(separator: ",") where MapOutputs.Kind(rawValue: String(name).trimmingCharacters(in: .whitespaces)) == nil {
+            throw ValidationError("--maps: unknown map '\(name)' (workouts, routes, density, calendars)")
+        }
+        if let mapArea, Self.area(mapArea) == nil {
+            throw ValidationError("--map-area must be minLat,minLon,maxLat,maxLon with min < max, e.g. 48.80,2.25,48.92,2.42")
+        }
+        guard mapMinPoints >= 2 else { throw ValidationError("--map-min-points must be at least 2") }
     }
 
     func run() throws {
@@ -91,6 +107,11 @@ struct RunCommand: ParsableCommand {
         } else {
             options.maps?.options.size = svgSize
             options.maps?.options.colourScale = ColourScale(rawValue: colourScale) ?? .viridis
+            options.maps?.options.densityBoundingBox = mapArea.flatMap(Self.area)
+            options.maps?.options.minimumPoints = mapMinPoints
+            options.maps?.kinds = Set(maps.split(separator: ",").compactMap {
+                MapOutputs.Kind(rawValue: String($0).trimmingCharacters(in: .whitespaces))
+            })
         }
         options.sourcePriority = SourcePriority(patterns: sourcePriority.split(separator: ",").map {
             $0.trimmingCharacters(in: .whitespaces)
@@ -106,6 +127,14 @@ struct RunCommand: ParsableCommand {
           \(manifest.faults.total) malformed records skipped\(manifest.faults.total > 0 ? " (see manifest.json \"faults\")" : "")
         outputs in \(out)/  (manifest.json lists every file and its row count)
         """)
+    }
+
+    /// `minLat,minLon,maxLat,maxLon` → a box, nil when malformed.
+    static func area(_ text: String) -> GeoBoundingBox? {
+        let v = text.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard v.count == 4, v[0] < v[2], v[1] < v[3], (-90...90).contains(v[0]), (-90...90).contains(v[2]),
+              (-180...180).contains(v[1]), (-180...180).contains(v[3]) else { return nil }
+        return GeoBoundingBox(minLatitude: v[0], minLongitude: v[1], maxLatitude: v[2], maxLongitude: v[3])
     }
 
     func megabytes(_ bytes: UInt64) -> String { String(Int((Double(bytes) / 1e6).rounded())) }

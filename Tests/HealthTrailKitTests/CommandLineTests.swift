@@ -19,6 +19,23 @@ import Testing
         #expect(try Support.runCLI(["frobnicate"]).status == 2)
     }
 
+    @Test func mapOptionsChooseWhatIsDrawn() throws {
+        let dir = Support.temporaryDirectory()
+        _ = try ExportSynthesizer.write(to: dir + "/export.zip", options: SynthOptions(days: 3, seed: 1))
+        let run = try Support.runCLI(["run", dir + "/export.zip", "--out", dir + "/out", "--quiet",
+                                      "--maps", "density,calendars", "--map-area", "10,10,10.1,10.1"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir + "/out/svg").sorted()
+        #expect(files.contains("density.svg") && files.contains("calendar-steps.svg"))
+        #expect(!files.contains("routes.svg") && !files.contains("workouts"))
+        let density = try String(contentsOfFile: dir + "/out/svg/density.svg", encoding: .utf8)
+        #expect(density.contains("No route to draw"))   // nothing of this export lies in that area
+        #expect(try Support.runCLI(["run", dir + "/export.zip", "--out", dir + "/o2", "--maps", "bogus"]).status == 2)
+        #expect(try Support.runCLI(["run", dir + "/export.zip", "--out", dir + "/o2", "--map-area", "1,2,3"]).status == 2)
+        let none = try Support.runCLI(["run", dir + "/export.zip", "--out", dir + "/o3", "--quiet", "--no-svg"])
+        #expect(none.status == 0 && !FileManager.default.fileExists(atPath: dir + "/o3/svg"))
+    }
+
     @Test func badInputExitsWith1AndOneLineNamingTheFile() throws {
         let dir = Support.temporaryDirectory()
         let zip = dir + "/truncated.zip"

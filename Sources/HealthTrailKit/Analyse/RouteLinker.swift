@@ -169,7 +169,7 @@ public enum RouteLinker {
             result.tracks.absorb(processor.tracks)
         }
         // Workouts with several route files: drawn now that every part is read.
-        if let maps {
+        if let maps, maps.drawWorkouts {
             var pieces: [String: [MapRoute]] = [:]
             for processor in processors { for (id, parts) in processor.pendingMaps { pieces[id, default: []] += parts } }
             for id in pieces.keys.sorted() {

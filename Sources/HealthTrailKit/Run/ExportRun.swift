@@ -72,9 +72,9 @@ public enum ExportRun {
 
             clock = Date()
             let geojson = try GeoJSONWriter(path: staging.path("routes.geojson"), includeTimes: options.geojsonTimes)
-            if options.maps != nil { _ = try staging.path("svg/workouts/.") }   // before two threads write there
+            if options.maps?.kinds.contains(.workouts) == true { _ = try staging.path("svg/workouts/.") }   // before two threads write there
             let mapContext = options.maps.map { maps in
-                MapContext(staging: staging, options: maps.options,
+                MapContext(staging: staging, options: maps.options, drawWorkouts: maps.kinds.contains(.workouts),
                            filesPerWorkout: plan.files.reduce(into: [:]) { $0[$1.workoutID, default: 0] += 1 },
                            offsets: Dictionary(decoder.workouts.map { ($0.id, WorkoutFigures($0).offsetMinutes) },
                                                uniquingKeysWith: { a, _ in a }))
@@ -89,7 +89,8 @@ public enum ExportRun {
             overview = options.maps.map { maps in
                 BackgroundTask { () throws -> Double in
                     let clock = Date()
-                    try MapOutputs.writeOverviewAndDensity(routes.tracks, options: maps.options, staging: staging)
+                    try MapOutputs.writeOverviewAndDensity(routes.tracks, options: maps.options, kinds: maps.kinds,
+                                                           staging: staging)
                     return Date().timeIntervalSince(clock)
                 }
             }
@@ -113,7 +114,7 @@ public enum ExportRun {
             timings["analyse_s"] = Date().timeIntervalSince(clock)
             if let maps = options.maps {
                 clock = Date()
-                try MapOutputs.writeCalendars(daily, options: maps.options, staging: staging)
+                if maps.kinds.contains(.calendars) { try MapOutputs.writeCalendars(daily, options: maps.options, staging: staging) }
                 let calendars = Date().timeIntervalSince(clock)
                 timings["svg_s"] = calendars + (try overview?.value() ?? 0)
             }

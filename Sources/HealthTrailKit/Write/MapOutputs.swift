@@ -3,6 +3,13 @@
 public struct MapOutputs: Sendable {
     /// Drawing options (size, colour scale, density area, minimum points).
     public var options = SVGOptions()
+    /// Which maps to draw.
+    public var kinds: Set<Kind> = Set(Kind.allCases)
+
+    /// The kinds of map, as `--maps` names them.
+    public enum Kind: String, CaseIterable, Sendable {
+        case workouts, routes, density, calendars
+    }
     /// Daily metrics drawn as calendars: `daily.csv` column → (file name part, unit).
     static let calendars: [(column: String, metric: String, unit: String)] = [
         ("steps", "steps", "steps"), ("sleep_asleep_min", "sleep", "min asleep"),
@@ -23,7 +30,9 @@ public struct MapOutputs: Sendable {
     /// Tracks are turned back into points one at a time: the density map keeps them as 8-byte
     /// grid coordinates, the overview only their simplified shape, so memory stays near the
     /// tracks' own size however long the history.
-    static func writeOverviewAndDensity(_ tracks: MapTracks, options given: SVGOptions, staging: OutputStaging) throws {
+    static func writeOverviewAndDensity(_ tracks: MapTracks, options given: SVGOptions, kinds: Set<Kind>,
+                                        staging: OutputStaging) throws {
+        guard kinds.contains(.routes) || kinds.contains(.density) else { return }
         var options = given
         // One trip abroad would otherwise shrink home to a dot: unless an area is given, the maps
         // cover where the central 98 % of points lie.
@@ -35,13 +44,16 @@ public struct MapOutputs: Sendable {
             let lat = Double(track.coordinates[0]), lon = Double(track.coordinates[1])
             return lat >= a.minLatitude && lat <= a.maxLatitude && lon >= a.minLongitude && lon <= a.maxLongitude
         }
-        guard !usable.isEmpty else { return }
+        guard !tracks.tracks.isEmpty else { return }
         var density = DensityTracks()
         for track in tracks.tracks where track.coordinates.count / 2 >= options.minimumPoints {
             density.add(track: MapTracks.points(of: track))   // outside the area, cells are clipped
         }
-        try OutputFile.write(DensityMapSVG.render(grid: density.grid(options: options), options: options),
-                             to: staging.path("svg/density.svg"))
+        if kinds.contains(.density) {
+            try OutputFile.write(DensityMapSVG.render(grid: density.grid(options: options), options: options),
+                                 to: staging.path("svg/density.svg"))
+        }
+        guard kinds.contains(.routes), !usable.isEmpty else { return }
 
         // Simplify each track to half a pixel of the whole map before drawing the overview.
         let bounds = area ?? density.bounds

@@ -92,6 +92,7 @@ final class RouteProcessor {
             averageBPM: meanBPM, points: points, segments: segments, zoneNames: zones.zones.map(\.name)))
         guard let maps else { return }
         tracks.add(workoutID: id, activity: activity, points: points)
+        guard maps.drawWorkouts else { return }
         let route = MapRoute(workoutID: id, activity: activity, start: first.time, end: last.time,
                              utcOffsetMinutes: maps.offsets[id] ?? 0, distanceMeters: stats.distance, meanBPM: meanBPM,
                              timeInZone: stats.timeInZone, points: points, segments: segments)
@@ -107,6 +108,8 @@ final class RouteProcessor {
 struct MapContext {
     let staging: OutputStaging
     let options: SVGOptions
+    /// Draw `svg/workouts/<id>.svg` (the tracks are kept for the other maps either way).
+    let drawWorkouts: Bool
     /// Route files per workout: a workout with several is drawn once all are read.
     let filesPerWorkout: [String: Int]
     /// Each workout's local UTC offset (its time zone's), for the map's title date.
