@@ -214,7 +214,7 @@ import Testing
     @Test func longRouteIsSimplifiedWithinEachSegment() throws {
         // 10 000 points along a straight line with ±0.5 m of jitter: at ~1.2 m/px the jitter is
         // under the tolerance, so each of the 50 segments needs only its two ends.
-        var rng = SplitMix(seed: 3)
+        var rng = SynthRandom(seed: 3, stream: 0, index: 0)
         let points = Self.route(count: 10_000, step: 0.5).map { p -> RoutePoint in
             var q = p
             q.latitude += (rng.unit() - 0.5) / Self.metresPerDegree
@@ -237,7 +237,7 @@ import Testing
     // MARK: Simplification
 
     @Test func douglasPeuckerKeepsFewPointsOfANoisyLineWithinTolerance() {
-        var rng = SplitMix(seed: 11)
+        var rng = SynthRandom(seed: 11, stream: 0, index: 0)
         let line = (0..<10_000).map { i in (x: Double(i) * 0.1, y: Double(i) * 0.05 + (rng.unit() - 0.5) * 0.6) }
         let tolerance = 0.5
         let kept = PolylineSimplification.douglasPeucker(line, tolerance: tolerance)
@@ -418,7 +418,7 @@ import Testing
 
     @Test func twoMillionPointHistoryStaysSmall() throws {
         // 500 routes of 4 000 points: random walks with momentum around one city, 1 s / ~3 m apart.
-        var rng = SplitMix(seed: 2024)
+        var rng = SynthRandom(seed: 2024, stream: 0, index: 0)
         var stored = DensityTracks()
         for _ in 0..<500 {
             var lat = 48.80 + rng.unit() * 0.12, lon = 2.25 + rng.unit() * 0.2
@@ -526,21 +526,6 @@ import Testing
         #expect(String(decoding: b.bytes, as: UTF8.self) == "12.3 0 3 -8 a&amp;b&lt; &gt;&apos;&quot;")
         #expect(SVGFormat.minutesSeconds(4385) == "73:05" && SVGFormat.hoursMinutesSeconds(3725) == "1:02:05")
     }
-}
-
-/// Deterministic pseudo-random numbers (SplitMix64).
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// Uniform in [0, 1).
-    mutating func unit() -> Double { Double(next() >> 11) / 9_007_199_254_740_992 }
 }
 
 extension DensityTracks {

@@ -205,3 +205,16 @@ enum RoutePath {
         out.literal("\" stroke=\"#ffffff\" stroke-width=\""); out.number(radius / 3); out.literal("\"/>\n")
     }
 }
+
+extension MapFrame {
+    /// The document's `<title>`, white page, the map area's paper colour and the bold title line:
+    /// the same head on every map.
+    func drawHead(_ out: inout SVGBytes, title: String) {
+        out.literal("<title>"); out.text(title); out.literal("</title>\n")
+        out.literal("<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n")
+        out.literal("<rect class=\"map-area\" x=\"0\""); out.attribute("y", top)
+        out.attribute("width", width); out.attribute("height", height)
+        out.literal(" fill=\"#f4f3ef\"/>\n")
+        out.textElement(title, x: 16, y: 30, size: 18, weight: "bold", cls: "title")
+    }
+}

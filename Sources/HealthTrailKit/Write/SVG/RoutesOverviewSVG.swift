@@ -47,12 +47,7 @@ public enum RoutesOverviewSVG {
             let to = SVGFormat.localDate(b.start, offsetMinutes: b.utcOffsetMinutes)
             title += " · " + (from == to ? from : from + " – " + to)
         }
-        out.literal("<title>"); out.text(title); out.literal("</title>\n")
-        out.literal("<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n")
-        out.literal("<rect class=\"map-area\" x=\"0\""); out.attribute("y", frame.top)
-        out.attribute("width", frame.width); out.attribute("height", frame.height)
-        out.literal(" fill=\"#f4f3ef\"/>\n")
-        out.textElement(title, x: 16, y: 30, size: 18, weight: "bold", cls: "title")
+        frame.drawHead(&out, title: title)
 
         var ends: [((x: Double, y: Double), (x: Double, y: Double))] = []
         out.literal("<g class=\"route-lines\" fill=\"none\" stroke-width=\"2.5\" stroke-opacity=\"0.75\" stroke-linecap=\"round\" stroke-linejoin=\"round\">\n")

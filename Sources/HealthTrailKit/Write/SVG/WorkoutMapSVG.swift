@@ -41,12 +41,7 @@ public enum WorkoutMapSVG {
         var out = SVGBytes(capacity: 4096 + route.points.count * 8)
         out.open(width: width, height: height)
         let title = titleText(route)
-        out.literal("<title>"); out.text(title); out.literal("</title>\n")
-        out.literal("<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n")
-        out.literal("<rect class=\"map-area\" x=\"0\""); out.attribute("y", frame.top)
-        out.attribute("width", frame.width); out.attribute("height", frame.height)
-        out.literal(" fill=\"#f4f3ef\"/>\n")
-        out.textElement(title, x: 16, y: 30, size: 18, weight: "bold", cls: "title")
+        frame.drawHead(&out, title: title)
 
         if drawn {
             let pixels = RoutePath.project(route.points, frame: frame)
