@@ -1,0 +1,35 @@
+import Foundation
+import Testing
+@testable import HealthTrailKit
+
+@Suite struct ReleaseSpecTests {
+    @Test func theShippedSpecLoads() throws {
+        let spec = try ReleaseSpec.load(path: Support.packageRoot.appendingPathComponent("pipelines/releases.yaml").path)
+        #expect(spec.releases.map(\.id) == ["weekly_resting_hr", "nightly_sleep_minutes", "workouts_per_activity_week",
+                                            "distance_per_activity_week"])
+        #expect(spec.budget?.epsilon == 5)
+        #expect(spec.releases[3].mechanism == .gaussian && spec.releases[3].rho == 0.125)
+    }
+
+    @Test(arguments: [
+        ("bounds", "aggregate: sum\n    lower: 10\n    upper: 5", "lower < upper"),
+        ("epsilon", "aggregate: count\n    epsilon: 0", "epsilon"),
+        ("dates", "aggregate: count\n    from: 2024-05-01\n    to: 2024-01-01", "from ≤ to"),
+        ("metric", "aggregate: count\n    metric: records.step_count", "metric"),
+    ])
+    func mistakesAreNamed(_ name: String, _ override: String, _ message: String) throws {
+        var fields: [String: String] = ["id": "x", "metric": "daily.steps", "partition": "week", "from": "2024-01-01",
+                                        "to": "2024-02-01", "privacy_unit": "day", "max_partitions": "1",
+                                        "max_contributions": "1", "mechanism": "laplace", "epsilon": "1"]
+        for line in override.split(separator: "\n") {
+            let kv = line.trimmingCharacters(in: .whitespaces).split(separator: ":", maxSplits: 1)
+            fields[String(kv[0])] = kv[1].trimmingCharacters(in: .whitespaces)
+        }
+        let yaml = "releases:\n  - " + fields.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "\n    ") + "\n"
+        let path = Support.temporaryDirectory() + "/\(name).yaml"
+        try yaml.write(toFile: path, atomically: true, encoding: .utf8)
+        let error = #expect(throws: InputError.self) { try ReleaseSpec.load(path: path) }
+        #expect(error?.file == path)
+        #expect(error?.message.contains(message) == true, "\(error?.message ?? "")")
+    }
+}
