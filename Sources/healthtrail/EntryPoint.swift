@@ -15,6 +15,9 @@ struct Main {
         } catch let error as InputError {
             fputs("healthtrail: error: \(error)\n", stderr)
             exit(ExitStatus.failed)
+        } catch let error as LedgerError {
+            fputs("healthtrail: error: \(error)\n", stderr)
+            exit(ExitStatus.failed)
         } catch {
             let code = HealthTrailCommand.exitCode(for: error)
             if code == .success || code == ExitCode(ExitStatus.failed) {

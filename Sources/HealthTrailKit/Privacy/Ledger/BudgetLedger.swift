@@ -1,0 +1,446 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The privacy budget ledger: an append-only, hash-chained record of every differentially
+/// private release, kept between cron runs.
+///
+/// ## Files
+///
+/// For a ledger at `P` (by default `privacy-ledger.jsonl` beside the outputs):
+/// - `P`: JSON Lines, one entry per line (see `LedgerEntry` for the fields and a sample). Each
+///   line carries `prev`, the SHA-256 of the line before it, so a line changed, deleted, moved or
+///   cut by hand breaks the chain. Appended with `O_APPEND` and fsynced; never rewritten.
+/// - `P.head`: `{"seq":N,"sha256":"…"}`, the number and hash of the last line, replaced
+///   atomically after every append. A chain alone cannot tell that its last lines were deleted
+///   (deleting the last release would refund its budget); the head can.
+/// - `P.d/<seq>-<release>.result`: the noisy result of each reservation, exactly as drawn,
+///   written atomically *before* its line is appended; the line records its SHA-256.
+/// - `P.lock`: the `flock` that serialises every operation across processes.
+///
+/// Files are created 0600 and folders 0700.
+///
+/// ## Protocol (crash safety)
+///
+/// 1. `lookup`: the same release on the same data (same `release_id` and `fingerprint`) already
+///    recorded ⇒ publish its stored result; nothing is spent and no fresh noise is ever drawn
+///    for data that has been released before (fresh noise on the same data would let an
+///    observer average it away).
+/// 2. Otherwise the caller draws the noise, then `reserve`s: the budget is checked, the result
+///    stored, and a `reserved` line appended. Spend is on disk before anything is published.
+/// 3. The caller publishes `reservation.release.result` (e.g. writes `dp/<release>.csv`), then
+///    calls `markPublished`, which appends a `published` line.
+///
+/// A run killed between 2 and 3 leaves a `reserved` line without its `published` line; the next
+/// run's `lookup` returns it with `isPublished == false` and its stored result, which the caller
+/// publishes and marks: the same noise, no new spend. A run killed before the line is appended
+/// leaves at most a stray result file (removed later) and nothing spent or published.
+/// `release(_:fingerprint:mechanism:cost:draw:publish:)` runs the whole protocol.
+///
+/// ## Accounting
+///
+/// Exact fractions (`Rational`, shared with the noise mechanisms), never floats. Pure ε releases compose by basic composition
+/// (Σε); every release is also charged in zCDP, ρ for Gaussian and ε²/2 for Laplace, summed.
+/// Each limit in `BudgetLimit` that is configured must hold; see `BudgetLimit` for why.
+///
+/// ## Verification
+///
+/// Every operation takes the lock, reads the whole file and verifies it: each line parses,
+/// its `seq` is its line number, its `prev` is the hash of the line before (64 zeros for the
+/// first), each `published` line matches an open reservation, the last line is complete and
+/// agrees with the head. Any break is a `LedgerError(.tampered)` naming the line, e.g.
+/// `ledger out/privacy-ledger.jsonl: line 3: hash chain broken (edited by hand?)`, and the
+/// object then refuses everything. (This catches edits by hand and accidents; someone who can
+/// write the files and recomputes every hash is not stopped: that would need a key kept
+/// elsewhere.) A ledger is a few lines per release, so re-reading it costs nothing.
+public final class BudgetLedger: @unchecked Sendable {
+    /// The ledger file.
+    public let path: String
+    /// The configured total.
+    public let limit: BudgetLimit
+    /// Where stored results live: `<path>.d`.
+    public var resultsFolder: String { path + ".d" }
+
+    /// The file name used beside the outputs when the configuration names no ledger path.
+    public static let defaultFileName = "privacy-ledger.jsonl"
+
+    private var headPath: String { path + ".head" }
+    private let files: LedgerFiles
+    private let fileLock: LedgerFileLock
+    private let mutex = NSLock()
+    private let lockTimeout: Double
+    private var state = LedgerState()
+    private var failure: LedgerError?
+
+    /// Opens (or creates) the ledger at `path` and verifies it.
+    ///
+    /// - Parameters:
+    ///   - limit: the configured total; at least one of ε and ρ, each positive.
+    ///   - lockTimeout: seconds to wait for another run holding the ledger.
+    /// - Throws: `LedgerError` — `.tampered` when the file does not verify, `.invalid` for a
+    ///   missing or non-positive limit, `.io`, `.locked`.
+    public init(path: String, limit: BudgetLimit, lockTimeout: Double = 60) throws {
+        self.path = path
+        self.limit = limit
+        self.lockTimeout = lockTimeout
+        files = LedgerFiles(ledger: path)
+        guard limit.epsilon != nil || limit.rho != nil else {
+            throw LedgerError(.invalid, path: path, "no privacy budget configured: give a total ε, ρ or both")
+        }
+        for case let total? in [limit.epsilon, limit.rho] where !LedgerArithmetic.isPositive(total) {
+            throw LedgerError(.invalid, path: path, "the budget limit (\(limit)) must be positive")
+        }
+        guard !path.isEmpty, !path.hasSuffix("/") else { throw LedgerError(.invalid, path: path, "not a file path") }
+        if let slash = path.lastIndex(of: "/"), slash != path.startIndex { try files.makeFolder(String(path[..<slash])) }
+        try files.makeFolder(path + ".d")
+        fileLock = try LedgerFileLock(path: path + ".lock", ledger: path)
+        try withLock { _ in }
+    }
+
+    /// What has been spent, as of this object's last operation (each operation re-reads the
+    /// file, so this includes other processes' releases up to then).
+    public var spent: Spent {
+        mutex.lock(); defer { mutex.unlock() }
+        return state.spent
+    }
+
+    /// The recorded release with this id on this data, with its stored result, or nil when there
+    /// is none. A result whose `isPublished` is false was reserved by a run that stopped before
+    /// publishing: publish it and call `markPublished(_:)`.
+    public func lookup(release: String, fingerprint: String) throws -> StoredRelease? {
+        try withLock { state in
+            guard let seq = state.bySubject[LedgerState.subject(release, fingerprint.lowercased())] else { return nil }
+            return try stored(seq, state)
+        }
+    }
+
+    /// Records the spend of a new release and stores its noisy result, before anything is
+    /// published.
+    ///
+    /// - Parameters:
+    ///   - release: a stable name for the release, `[A-Za-z0-9_.-]`, e.g. `weekly_resting_hr`.
+    ///   - fingerprint: hex SHA-256 of exactly the data the release reads (see
+    ///     `fingerprint(of:)`): the same fingerprint means the same answer may be given again.
+    ///   - mechanism: `discrete_laplace` (needs a `.pureDP` cost), `discrete_gaussian` (needs
+    ///     `.zCDP`), or another `[a-z0-9_]` name.
+    ///   - cost: the release's privacy cost, positive.
+    ///   - noisyResult: the result, noise already added, as it will be published.
+    /// - Returns: the reservation. If this release on this data was already recorded (another run
+    ///   got there first), it is returned with `charged == false` and its stored result; the
+    ///   `noisyResult` passed in is discarded and must not be published.
+    /// - Throws: `LedgerError(.overBudget)` naming the release, its cost, what is spent and the
+    ///   limit, with the files left byte-for-byte unchanged; `.tampered`, `.invalid`, `.io`.
+    public func reserve(release: String, fingerprint: String, mechanism: String, cost: PrivacyCost,
+                        noisyResult: Data) throws -> Reservation {
+        let fingerprint = fingerprint.lowercased()
+        try validate(release: release, fingerprint: fingerprint, mechanism: mechanism, cost: cost)
+        return try withLock { state in
+            if let seq = state.bySubject[LedgerState.subject(release, fingerprint)] {
+                return Reservation(release: try stored(seq, state), charged: false)
+            }
+            try checkBudget(release: release, cost: cost, spent: state.spent)
+            let seq = state.lineCount + 1
+            let name = LedgerEntry.resultName(seq: seq, release: release)
+            files.removeFiles(in: resultsFolder, prefix: "\(seq)-")
+            files.removeFiles(in: resultsFolder, prefix: ".tmp-")
+            try files.writeAtomically([UInt8](noisyResult), to: resultsFolder + "/" + name)
+            let entry = LedgerEntry(seq: seq, prev: state.lastHash, timeUTC: BudgetLedger.now(), status: .reserved,
+                                    releaseID: release, fingerprint: fingerprint, mechanism: mechanism, cost: cost,
+                                    output: name, outputSHA256: LedgerEntry.sha256Hex(noisyResult))
+            try append(entry, &state)
+            return Reservation(release: StoredRelease(seq: seq, releaseID: release, fingerprint: fingerprint,
+                                                      mechanism: mechanism, cost: cost, timeUTC: entry.timeUTC,
+                                                      result: noisyResult, resultSHA256: entry.outputSHA256,
+                                                      isPublished: false), charged: true)
+        }
+    }
+
+    /// Records that the reservation `seq` has been published. Publishing one that is already
+    /// marked does nothing (no line is appended).
+    public func markPublished(_ seq: Int) throws {
+        try withLock { state in
+            guard let reserved = state.reservations[seq] else {
+                throw LedgerError(.invalid, path: path, "no reservation with seq \(seq) to mark published")
+            }
+            if state.published.contains(seq) { return }
+            let entry = LedgerEntry(seq: state.lineCount + 1, prev: state.lastHash, timeUTC: BudgetLedger.now(),
+                                    status: .published, releaseID: reserved.releaseID,
+                                    fingerprint: reserved.fingerprint, reservation: seq,
+                                    outputSHA256: reserved.outputSHA256)
+            try append(entry, &state)
+        }
+    }
+
+    /// Reservations whose run stopped before publishing, oldest first, with their stored results.
+    public func pending() throws -> [StoredRelease] {
+        try withLock { state in
+            try state.reservations.keys.sorted().filter { !state.published.contains($0) }.map { try stored($0, state) }
+        }
+    }
+
+    /// The whole protocol for one release: answers from the ledger when this release on this
+    /// data is recorded (publishing the stored result again, and completing a release a killed
+    /// run left reserved), else draws, reserves, publishes and marks.
+    ///
+    /// - Parameters:
+    ///   - draw: computes the noisy result; called only when the release is new.
+    ///   - publish: writes the result where it is published (idempotent: a replay publishes the
+    ///     same bytes again).
+    /// - Returns: the release as recorded; `charged` tells whether this call spent budget.
+    @discardableResult
+    public func release(_ id: String, fingerprint: String, mechanism: String, cost: PrivacyCost,
+                        draw: () throws -> Data, publish: (Data) throws -> Void) throws -> Reservation {
+        var reservation: Reservation
+        if let stored = try lookup(release: id, fingerprint: fingerprint) {
+            reservation = Reservation(release: stored, charged: false)
+        } else {
+            reservation = try reserve(release: id, fingerprint: fingerprint, mechanism: mechanism, cost: cost,
+                                      noisyResult: try draw())
+        }
+        try publish(reservation.release.result)
+        if !reservation.release.isPublished {
+            try markPublished(reservation.release.seq)
+            reservation.release.isPublished = true
+        }
+        return reservation
+    }
+
+    /// The lowercase hex SHA-256 of `bytes`, the form `fingerprint` takes.
+    public static func fingerprint<D: DataProtocol>(of bytes: D) -> String { LedgerEntry.sha256Hex(bytes) }
+
+    // MARK: - Internals
+
+    /// Runs `body` holding the in-process mutex and the file lock, on freshly verified state.
+    private func withLock<T>(_ body: (inout LedgerState) throws -> T) throws -> T {
+        mutex.lock(); defer { mutex.unlock() }
+        if let failure { throw failure }
+        try fileLock.acquire(timeout: lockTimeout)
+        defer { fileLock.release() }
+        do {
+            if !files.exists(path), !files.exists(headPath) {
+                try writeHead(seq: 0, hash: LedgerEntry.genesis)   // a new ledger: anchor it before line 1
+            }
+            var fresh = try load()
+            if fresh.headStale { try writeHead(seq: fresh.lineCount, hash: fresh.lastHash) }
+            fresh.headStale = false
+            state = fresh
+            return try body(&state)
+        } catch let error as LedgerError where error.kind == .tampered {
+            failure = error
+            throw error
+        }
+    }
+
+    /// Reads and verifies the whole ledger and its head.
+    private func load() throws -> LedgerState {
+        let bytes = try files.read(path) ?? []
+        var state = LedgerState()
+        var hashes: [String] = []
+        var start = 0
+        while start < bytes.count {
+            let number = state.lineCount + 1
+            guard let end = bytes[start...].firstIndex(of: 0x0A) else {
+                throw broken(number, "the last line is incomplete (the file was cut, or a run died while appending)")
+            }
+            let line = bytes[start..<end]
+            let (parsed, problem) = LedgerEntry.parse(line)
+            guard let entry = parsed else { throw broken(number, "not a ledger entry (\(problem))") }
+            guard entry.seq == number else {
+                throw broken(number, "seq \(entry.seq) where \(number) belongs (a line deleted, added or moved)")
+            }
+            guard entry.prev == state.lastHash else {
+                if number == 1 { throw broken(1, "the first line does not start the chain") }
+                throw broken(number - 1, "this line's bytes no longer match the hash line \(number) recorded for it")
+            }
+            try record(entry, in: &state, line: number)
+            state.lastHash = LedgerEntry.sha256Hex(line)
+            state.lineCount = number
+            hashes.append(state.lastHash)
+            start = end + 1
+        }
+        try checkHead(&state, hashes: hashes)
+        return state
+    }
+
+    /// Adds a verified line to the state, checking that it makes sense where it stands.
+    private func record(_ entry: LedgerEntry, in state: inout LedgerState, line: Int) throws {
+        let subject = LedgerState.subject(entry.releaseID, entry.fingerprint)
+        switch entry.status {
+        case .reserved:
+            if let earlier = state.bySubject[subject] {
+                throw broken(line, "release \(entry.releaseID) on the same data is already reserved at line \(earlier)")
+            }
+            guard let cost = entry.cost, let spent = state.spent.adding(cost) else {
+                throw LedgerError(.invalid, path: path, line: line, "the budget sum overflows exact arithmetic")
+            }
+            state.spent = spent
+            state.reservations[entry.seq] = entry
+            state.bySubject[subject] = entry.seq
+        case .published:
+            guard let seq = entry.reservation, let reserved = state.reservations[seq],
+                  reserved.releaseID == entry.releaseID, reserved.fingerprint == entry.fingerprint,
+                  reserved.outputSHA256 == entry.outputSHA256, !state.published.contains(seq) else {
+                throw broken(line, "a published line that matches no open reservation")
+            }
+            state.published.insert(seq)
+        }
+    }
+
+    private func checkHead(_ state: inout LedgerState, hashes: [String]) throws {
+        guard let bytes = try files.read(headPath) else {
+            if state.lineCount == 0 { state.headStale = true; return }
+            throw broken(nil, "its head file \(headPath) is missing")
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
+              let seq = object["seq"] as? Int, seq >= 0, let hash = object["sha256"] as? String else {
+            throw broken(nil, "its head file \(headPath) is not valid")
+        }
+        if seq > state.lineCount {
+            throw broken(state.lineCount == 0 ? nil : state.lineCount,
+                         "the ledger ends here but line \(seq) was written (lines deleted from the end?)")
+        }
+        if hash != (seq == 0 ? LedgerEntry.genesis : hashes[seq - 1]) {
+            throw broken(seq == 0 ? nil : seq, "this line's bytes no longer match the hash the head file recorded")
+        }
+        if state.lineCount > seq + 1 {
+            throw broken(seq + 2, "lines from here on were not written by the ledger")
+        }
+        // One line past the head: a run died between appending and updating the head. Fine.
+        state.headStale = state.lineCount == seq + 1
+    }
+
+    private func broken(_ line: Int?, _ detail: String) -> LedgerError {
+        LedgerError(.tampered, path: path, line: line, "hash chain broken (edited by hand?): \(detail); further releases are refused")
+    }
+
+    private func append(_ entry: LedgerEntry, _ state: inout LedgerState) throws {
+        let line = Array(entry.encoded().utf8)
+        try files.append(line + [0x0A], to: path)
+        try record(entry, in: &state, line: entry.seq)
+        state.lastHash = LedgerEntry.sha256Hex(line)
+        state.lineCount = entry.seq
+        try writeHead(seq: state.lineCount, hash: state.lastHash)
+    }
+
+    private func writeHead(seq: Int, hash: String) throws {
+        try files.writeAtomically(Array("{\"seq\":\(seq),\"sha256\":\"\(hash)\"}\n".utf8), to: headPath)
+    }
+
+    /// The stored release at `seq`, its result read back and checked against the ledger's hash.
+    private func stored(_ seq: Int, _ state: LedgerState) throws -> StoredRelease {
+        let entry = state.reservations[seq]!
+        let file = resultsFolder + "/" + (entry.output ?? "")
+        guard let bytes = try files.read(file), LedgerEntry.sha256Hex(bytes) == entry.outputSHA256 else {
+            throw broken(seq, "the stored result \(file) is missing or changed")
+        }
+        return StoredRelease(seq: seq, releaseID: entry.releaseID, fingerprint: entry.fingerprint,
+                             mechanism: entry.mechanism ?? "", cost: entry.cost!, timeUTC: entry.timeUTC,
+                             result: Data(bytes), resultSHA256: entry.outputSHA256,
+                             isPublished: state.published.contains(seq))
+    }
+
+    private func validate(release: String, fingerprint: String, mechanism: String, cost: PrivacyCost) throws {
+        guard BudgetLedger.isValidReleaseID(release) else {
+            throw LedgerError(.invalid, path: path, "release id \"\(release)\" must be 1–100 of A-Z a-z 0-9 _ . - and not start with . or -")
+        }
+        guard LedgerEntry.isHex64(fingerprint) else {
+            throw LedgerError(.invalid, path: path, "release \(release): the fingerprint must be a hex SHA-256 (64 digits)")
+        }
+        guard BudgetLedger.isValidMechanism(mechanism) else {
+            throw LedgerError(.invalid, path: path, "release \(release): mechanism \"\(mechanism)\" must be 1–64 of a-z 0-9 _")
+        }
+        switch (mechanism, cost) {
+        case ("discrete_laplace", .zCDP), ("discrete_gaussian", .pureDP):
+            throw LedgerError(.invalid, path: path, "release \(release): \(mechanism) cannot cost \(cost) (Laplace is pure ε, Gaussian is ρ-zCDP)")
+        case (_, .pureDP(let v)), (_, .zCDP(let v)):
+            guard LedgerArithmetic.isPositive(v) else { throw LedgerError(.invalid, path: path, "release \(release): cost \(cost) must be positive") }
+        }
+    }
+
+    /// Throws `.overBudget` unless every configured limit holds after adding `cost`.
+    private func checkBudget(release: String, cost: PrivacyCost, spent: Spent) throws {
+        guard let after = spent.adding(cost) else {
+            throw LedgerError(.invalid, path: path, "release \(release): the budget sum overflows exact arithmetic")
+        }
+        func refuse(_ why: String) -> LedgerError {
+            LedgerError(.overBudget, path: path, "release \(release) refused, nothing recorded: \(why)")
+        }
+        if let total = limit.epsilon {
+            guard let epsilon = cost.epsilon else {
+                throw refuse("it costs \(cost) (zCDP, no pure ε) but the limit is pure ε = \(total); configure a ρ limit to mix in Gaussian releases")
+            }
+            guard spent.zcdpReleases == 0 else {
+                throw refuse("the ledger holds \(spent.zcdpReleases) zCDP release(s), so no pure ε total can hold; configure a ρ limit")
+            }
+            if LedgerArithmetic.greater(after.epsilon, total) {
+                throw refuse("it costs ε = \(epsilon), ε = \(spent.epsilon) of the limit ε = \(total) is spent")
+            }
+        }
+        if let total = limit.rho, LedgerArithmetic.greater(after.rho, total) {
+            let rho = cost.rho.map { "\($0)" } ?? "?"
+            let how = cost.epsilon.map { " (ε = \($0) counts as ε²/2)" } ?? ""
+            throw refuse("it costs ρ = \(rho)\(how), ρ = \(spent.rho) of the limit ρ = \(total) is spent")
+        }
+    }
+
+    static func isValidReleaseID(_ s: String) -> Bool {
+        let u = s.utf8
+        guard (1...100).contains(u.count), u.first != UInt8(ascii: "."), u.first != UInt8(ascii: "-") else { return false }
+        return u.allSatisfy { isAlphanumeric($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }
+    }
+
+    static func isValidMechanism(_ s: String) -> Bool {
+        let u = s.utf8
+        return (1...64).contains(u.count)
+            && u.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: "_") }
+    }
+
+    private static func isAlphanumeric(_ c: UInt8) -> Bool {
+        (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A)
+    }
+
+    /// Now in UTC, `2024-01-02T15:31:22Z`.
+    static func now() -> String {
+        var t = time(nil)
+        var parts = tm()
+        gmtime_r(&t, &parts)
+        return String(format: "%04d-%02d-%02dT%02d:%02d:%02dZ", parts.tm_year + 1900, parts.tm_mon + 1,
+                      parts.tm_mday, parts.tm_hour, parts.tm_min, parts.tm_sec)
+    }
+}
+
+/// What a verified read of the ledger knows.
+struct LedgerState {
+    var lineCount = 0
+    var lastHash = LedgerEntry.genesis
+    /// Reserved entries by seq.
+    var reservations: [Int: LedgerEntry] = [:]
+    /// Seqs of reservations that have a published line.
+    var published: Set<Int> = []
+    /// `subject(release, fingerprint)` → seq of its reservation.
+    var bySubject: [String: Int] = [:]
+    var spent = Spent()
+    /// The head file lags the last line (new ledger, or a run died between append and head).
+    var headStale = false
+
+    static func subject(_ release: String, _ fingerprint: String) -> String { release + "\u{0}" + fingerprint }
+}
+
+extension Spent {
+    /// The totals after one more release, or nil on overflow.
+    func adding(_ cost: PrivacyCost) -> Spent? {
+        var next = self
+        switch cost {
+        case .pureDP(let epsilon):
+            guard let e = LedgerArithmetic.sum(self.epsilon, epsilon) else { return nil }
+            next.epsilon = e
+            next.pureReleases += 1
+        case .zCDP:
+            next.zcdpReleases += 1
+        }
+        guard let rho = cost.rho, let total = LedgerArithmetic.sum(self.rho, rho) else { return nil }
+        next.rho = total
+        return next
+    }
+}

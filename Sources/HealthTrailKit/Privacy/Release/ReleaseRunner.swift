@@ -1,0 +1,152 @@
+import Foundation
+
+/// `healthtrail release`: reads a run's outputs, bounds contributions, adds noise once and
+/// writes `dp/<release>.csv`, every spend recorded in the budget ledger first.
+///
+/// Noise per release: counts have L1 sensitivity K·M and sums K·M·B (B the largest clamped
+/// magnitude, in resolution units). Discrete Laplace at scale Δ/ε for pure ε-DP; discrete
+/// Gaussian at σ² = Δ₂²/(2ρ) for ρ-zCDP, with Δ₂² = K·M²·B² (a unit's K partitions each change
+/// by at most M·B). A mean spends half its budget on the count and half on the centred sum.
+public enum ReleaseRunner {
+    public struct Outcome: Sendable {
+        public var id: String
+        /// False when the ledger answered with a recorded release (same data): nothing spent.
+        public var charged: Bool
+        public var partitions: Int
+        public var path: String
+    }
+
+    public static let columns = ["partition", "aggregate", "value", "ci95_low", "ci95_high", "error95", "mechanism",
+                                 "epsilon", "rho", "delta", "lower", "upper", "resolution", "privacy_unit",
+                                 "max_partitions", "max_contributions"]
+
+    public static func run(spec: ReleaseSpec, dataDirectory: String, outputDirectory: String,
+                           ledgerPath: String) throws -> [Outcome] {
+        try OutputStaging.makeDirectory(outputDirectory)
+        let limit = BudgetLimit(epsilon: spec.budget?.epsilon.flatMap { Rational(String($0)) },
+                                rho: spec.budget?.rho.flatMap { Rational(String($0)) })
+        let ledger = try BudgetLedger(path: ledgerPath, limit: limit)
+        var outcomes: [Outcome] = []
+        for release in spec.releases {
+            let keys = PublicPartitions.keys(for: release)
+            let contributions = try ReleaseInputs.contributions(for: release, runDirectory: dataDirectory)
+            let totals = ContributionBounding.bound(contributions, release: release, publicKeys: Set(keys))
+            let plan = try NoisePlan(release)
+            // The fingerprint covers exactly what the noise is added to, and the release's terms.
+            var fingerprintText = try String(decoding: JSONEncoder.sorted.encode(release), as: UTF8.self) + "\n"
+            for key in keys { fingerprintText += "\(key),\(totals.counts[key] ?? 0),\(totals.sums[key] ?? 0)\n" }
+            let path = outputDirectory + "/\(release.id).csv"
+            let reservation = try ledger.release(
+                release.id, fingerprint: BudgetLedger.fingerprint(of: Array(fingerprintText.utf8)),
+                mechanism: plan.mechanismName, cost: plan.cost,
+                draw: { Data(try noisyTable(release, keys: keys, totals: totals, plan: plan)) },
+                publish: { data in try publish(data, to: path) })
+            outcomes.append(Outcome(id: release.id, charged: reservation.charged, partitions: keys.count, path: path))
+        }
+        return outcomes
+    }
+
+    /// Writes a release where it is published: whole or not at all (temporary name, rename).
+    static func publish(_ data: Data, to path: String) throws {
+        let temporary = path + ".tmp-\(getpid())"
+        try OutputFile.write([UInt8](data), to: temporary)
+        guard rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw InputError(file: path, "cannot publish the release: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// The noisy CSV of one release: one row per public partition.
+    static func noisyTable(_ r: ReleaseSpec.Release, keys: [String], totals: BoundedTotals, plan: NoisePlan) throws -> [UInt8] {
+        var text = columns.joined(separator: ",") + "\n"
+        let resolution = r.resolution ?? 1
+        let lower = r.lower ?? 0, upper = r.upper ?? 0, centre = (lower + upper) / 2
+        for key in keys {
+            let count = totals.counts[key] ?? 0, sum = totals.sums[key] ?? 0
+            var value = 0.0, low = 0.0, high = 0.0, error = 0.0
+            switch r.aggregate {
+            case .count:
+                let noisy = try plan.count!.noisy(count)
+                let e = Double(plan.count!.errorBar95())
+                (value, error, low, high) = (Double(noisy), e, Double(noisy) - e, Double(noisy) + e)
+            case .sum:
+                let noisy = try plan.sum!.noisy(sum)
+                let e = Double(plan.sum!.errorBar95()) * resolution
+                value = Double(noisy) * resolution
+                (error, low, high) = (e, value - e, value + e)
+            case .mean:
+                // Mean = centre + noisy centred sum / noisy count; the 95 % interval takes the
+                // corners of both error bars (conservative), clamped to the declared bounds.
+                let c = Double(try plan.count!.noisy(count)), s = Double(try plan.sum!.noisy(sum)) * resolution
+                let ec = Double(plan.count!.errorBar95()), es = Double(plan.sum!.errorBar95()) * resolution
+                value = min(max(centre + s / max(1, c), lower), upper)
+                let corners = [(s - es, c - ec), (s - es, c + ec), (s + es, c - ec), (s + es, c + ec)]
+                    .map { centre + $0.0 / max(1, $0.1) }
+                low = max(lower, corners.min()!); high = min(upper, corners.max()!)
+                error = (high - low) / 2
+            }
+            let fields: [String] = [key, r.aggregate.rawValue, format(value), format(low), format(high), format(error),
+                                    plan.mechanismName, r.epsilon.map { format($0) } ?? "", r.rho.map { format($0) } ?? "",
+                                    "0", r.lower.map { format($0) } ?? "", r.upper.map { format($0) } ?? "",
+                                    format(resolution), r.privacyUnit.rawValue, "\(r.maxPartitions)", "\(r.maxContributions)"]
+            text += fields.map { $0.contains(",") ? "\"\($0)\"" : $0 }.joined(separator: ",") + "\n"
+        }
+        return Array(text.utf8)
+    }
+
+    static func format(_ v: Double) -> String {
+        let rounded = (v * 1000).rounded() / 1000
+        return rounded == rounded.rounded() ? String(Int64(rounded)) : String(rounded)
+    }
+}
+
+/// The mechanisms of one release and what they cost.
+struct NoisePlan {
+    let count: NoiseMechanism?
+    let sum: NoiseMechanism?
+    let cost: PrivacyCost
+    let mechanismName: String
+
+    init(_ r: ReleaseSpec.Release) throws {
+        let k = Int64(r.maxPartitions), m = Int64(r.maxContributions), b = ContributionBounding.valueBound(r)
+        let needsCount = r.aggregate != .sum, needsSum = r.aggregate != .count
+        let parts = Int64((needsCount ? 1 : 0) + (needsSum ? 1 : 0))
+        func fail(_ e: Error) -> InputError { InputError(file: r.id, "release \(r.id): noise parameters out of range: \(e)") }
+        do {
+            switch r.mechanism {
+            case .laplace:
+                guard let epsilon = r.epsilon.flatMap({ Rational(String($0)) }) else { throw InputError(file: r.id, "bad epsilon") }
+                let share = epsilon.dividedReportingOverflow(by: Rational(parts))!
+                count = needsCount ? try NoiseMechanism.laplace(sensitivity: k * m, epsilon: share) : nil
+                sum = needsSum ? try NoiseMechanism.laplace(sensitivity: k * m * b, epsilon: share) : nil
+                cost = .pureDP(epsilon: epsilon)
+                mechanismName = "discrete_laplace"
+            case .gaussian:
+                guard let rho = r.rho.flatMap({ Rational(String($0)) }) else { throw InputError(file: r.id, "bad rho") }
+                let share = rho.dividedReportingOverflow(by: Rational(parts))!
+                // σ² = Δ₂²/(2ρ) with Δ₂² = K·M²·(bound)²: the L2 norm over a unit's K partitions.
+                func sigma2(_ bound: Int64) -> Rational? {
+                    Rational(k * m * m * bound * bound).dividedReportingOverflow(by: share.multipliedReportingOverflow(by: Rational(2))!)
+                }
+                count = needsCount ? .discreteGaussian(sigmaSquared: sigma2(1)!) : nil
+                sum = needsSum ? .discreteGaussian(sigmaSquared: sigma2(b)!) : nil
+                try count?.validate(); try sum?.validate()
+                cost = .zCDP(rho: rho)
+                mechanismName = "discrete_gaussian"
+            }
+        } catch let e as InputError {
+            throw e
+        } catch {
+            throw fail(error)
+        }
+    }
+}
+
+extension JSONEncoder {
+    /// Deterministic JSON: the fingerprint of a release's terms must not depend on key order.
+    static var sorted: JSONEncoder {
+        let e = JSONEncoder()
+        e.outputFormatting = [.sortedKeys]
+        return e
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+@testable import HealthTrailKit
+
+/// `healthtrail release` end to end on a synthesized person: run, release, replay, new data,
+/// over budget.
+@Suite struct ReleaseRunnerTests {
+    static let spec = """
+    budget:
+      epsilon: 2.0
+    releases:
+      - id: weekly_steps
+        metric: daily.steps
+        aggregate: sum
+        partition: week
+        from: 2023-01-02
+        to: 2023-02-26
+        privacy_unit: day
+        lower: 0
+        upper: 40000
+        resolution: 10
+        max_partitions: 1
+        max_contributions: 1
+        mechanism: laplace
+        epsilon: 0.5
+      - id: runs_per_week
+        metric: workouts.count
+        aggregate: count
+        partition: activity_week
+        activities: [running, walking]
+        from: 2023-01-02
+        to: 2023-02-26
+        privacy_unit: workout
+        max_partitions: 1
+        max_contributions: 1
+        mechanism: laplace
+        epsilon: 0.5
+
+    """
+
+    func runExport(seed: UInt64, into dir: String) throws {
+        _ = try ExportSynthesizer.write(to: dir + "/export-\(seed).zip", options: SynthOptions(days: 20, seed: seed))
+        _ = try ExportRun.run(RunOptions(inputPath: dir + "/export-\(seed).zip", outputDirectory: dir + "/out"))
+    }
+
+    @Test func releasesReplaysChargesNewDataAndRefusesOverspending() throws {
+        let dir = Support.temporaryDirectory()
+        try Self.spec.write(toFile: dir + "/spec.yaml", atomically: true, encoding: .utf8)
+        let spec = try ReleaseSpec.load(path: dir + "/spec.yaml")
+        try runExport(seed: 1, into: dir)
+        let ledger = dir + "/out/privacy-ledger.jsonl"
+        func release() throws -> [ReleaseRunner.Outcome] {
+            try ReleaseRunner.run(spec: spec, dataDirectory: dir + "/out", outputDirectory: dir + "/out/dp", ledgerPath: ledger)
+        }
+
+        let first = try release()
+        #expect(first.map(\.charged) == [true, true])
+        // One row per public partition: 8 ISO weeks; 2 activities × 8 weeks.
+        let steps = try Support.readCSV(dir + "/out/dp/weekly_steps.csv")
+        #expect(steps.header == ReleaseRunner.columns)
+        #expect(steps.rows.map { $0[0] } == (1...8).map { "2023-W0\($0)" })
+        #expect(steps.rows.allSatisfy { Int($0[2])! % 10 == 0 && $0[6] == "discrete_laplace" && $0[7] == "0.5" })
+        #expect(try Support.readCSV(dir + "/out/dp/runs_per_week.csv").rows.count == 16)
+        // dp/ holds the releases only: raw values stay in the run's own files.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir + "/out/dp").sorted() == ["runs_per_week.csv", "weekly_steps.csv"])
+
+        // The same data again (cron): answered from the ledger, same bytes, nothing spent.
+        let before = try Support.snapshot(dir + "/out/dp")
+        let ledgerBefore = try Data(contentsOf: URL(fileURLWithPath: ledger))
+        #expect(try release().map(\.charged) == [false, false])
+        #expect(try Support.snapshot(dir + "/out/dp") == before)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: ledger)) == ledgerBefore)
+
+        // New data is charged: 1.0 spent, now 2.0 of 2.0.
+        try runExport(seed: 2, into: dir)
+        #expect(try release().map(\.charged) == [true, true])
+
+        // Over budget: refused, nothing published, the ledger unchanged.
+        try runExport(seed: 3, into: dir)
+        let dpBefore = try Support.snapshot(dir + "/out/dp")
+        let ledgerFull = try Data(contentsOf: URL(fileURLWithPath: ledger))
+        let error = #expect(throws: LedgerError.self) { try release() }
+        #expect(error?.description.contains("weekly_steps") == true)
+        #expect(try Support.snapshot(dir + "/out/dp") == dpBefore)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: ledger)) == ledgerFull)
+    }
+
+    @Test func aLedgerEditedByHandRefusesFurtherReleases() throws {
+        let dir = Support.temporaryDirectory()
+        try Self.spec.write(toFile: dir + "/spec.yaml", atomically: true, encoding: .utf8)
+        let spec = try ReleaseSpec.load(path: dir + "/spec.yaml")
+        try runExport(seed: 1, into: dir)
+        let ledger = dir + "/out/privacy-ledger.jsonl"
+        _ = try ReleaseRunner.run(spec: spec, dataDirectory: dir + "/out", outputDirectory: dir + "/out/dp", ledgerPath: ledger)
+        // Someone lowers the recorded spend by hand.
+        let text = try String(contentsOfFile: ledger, encoding: .utf8)
+        try text.replacingOccurrences(of: "\"epsilon\":\"1/2\"", with: "\"epsilon\":\"1/20\"")
+            .write(toFile: ledger, atomically: true, encoding: .utf8)
+        try runExport(seed: 2, into: dir)
+        let error = #expect(throws: LedgerError.self) {
+            try ReleaseRunner.run(spec: spec, dataDirectory: dir + "/out", outputDirectory: dir + "/out/dp", ledgerPath: ledger)
+        }
+        #expect(error?.description.contains("hash chain broken") == true, "\(error?.description ?? "")")
+    }
+}
