@@ -103,3 +103,82 @@ import Testing
         #expect(error?.description.contains("hash chain broken") == true, "\(error?.description ?? "")")
     }
 }
+
+/// The route density map under differential privacy.
+@Suite struct DensityReleaseTests {
+    static let spec = """
+    budget:
+      epsilon: 1.0
+    releases:
+      - id: route_density
+        metric: routes
+        aggregate: density
+        area: [48.80, 2.25, 48.92, 2.42]
+        cells: 20
+        partition: week
+        from: 2023-01-02
+        to: 2023-01-08
+        privacy_unit: workout
+        max_partitions: 5
+        max_contributions: 1
+        mechanism: laplace
+        epsilon: 0.5
+
+    """
+
+    @Test func everyCellGetsNoiseAndEachWorkoutCountsAtMostKCells() throws {
+        let dir = Support.temporaryDirectory()
+        try Self.spec.write(toFile: dir + "/spec.yaml", atomically: true, encoding: .utf8)
+        let spec = try ReleaseSpec.load(path: dir + "/spec.yaml")
+        _ = try ExportSynthesizer.write(to: dir + "/export.zip", options: SynthOptions(days: 6, seed: 2024))
+        let manifest = try ExportRun.run(RunOptions(inputPath: dir + "/export.zip", outputDirectory: dir + "/out"))
+        let release = spec.releases[0]
+
+        // Bounding: the total count is at most K per workout, whatever the routes.
+        let (grid, counts) = try DensityRelease.bounded(release, runDirectory: dir + "/out")
+        let workouts = Set(try Support.readCSV(dir + "/out/route_points.csv").rows.map { $0[0] }).count
+        #expect(counts.reduce(0, +) <= Int64(workouts * release.maxPartitions))
+        #expect(counts.reduce(0, +) > 0)
+        #expect(counts.allSatisfy { $0 >= 0 && $0 <= Int64(workouts) })   // once per workout per cell
+
+        let outcomes = try ReleaseRunner.run(spec: spec, dataDirectory: dir + "/out", outputDirectory: dir + "/out/dp",
+                                             ledgerPath: dir + "/out/privacy-ledger.jsonl")
+        #expect(outcomes.first?.charged == true)
+        let table = try Support.readCSV(dir + "/out/dp/route_density.csv")
+        #expect(table.rows.count == grid.width * grid.height)   // every cell of the fixed grid, empty or not
+        #expect(table.rows.allSatisfy { Int64($0[4]) != nil && $0[6] == "discrete_laplace" })
+        // Noise makes some empty cells negative in the table; the picture floors them at zero.
+        let svg = try String(contentsOfFile: dir + "/out/dp/route_density.svg", encoding: .utf8)
+        #expect(svg.contains("differentially private"))
+        #expect(!svg.contains("\(manifest.counts.routePoints) point"))   // no raw count in the title
+    }
+}
+
+extension DensityReleaseTests {
+    /// An adversarial workout whose route sweeps the whole grid, through cells no one else visits:
+    /// it adds at most 1 to any cell and touches at most K cells.
+    @Test func anAdversarialRouteChangesAtMostKCellsByOne() throws {
+        let dir = Support.temporaryDirectory()
+        let spec = try { () throws -> ReleaseSpec in
+            try Self.spec.write(toFile: dir + "/spec.yaml", atomically: true, encoding: .utf8)
+            return try ReleaseSpec.load(path: dir + "/spec.yaml")
+        }()
+        let release = spec.releases[0]
+        var honest = "workout_id,time_utc,lat,lon\n"
+        for w in 0..<10 { for i in 0..<50 { honest += "w\(w),t,\(48.85 + Double(i) * 0.0001),2.30\n" } }
+        var adversarial = honest
+        for i in 0..<5000 {   // a zig-zag over the whole area, thousands of points
+            adversarial += "mallory,t,\(48.801 + Double(i % 100) * 0.0011),\(2.251 + Double(i / 100) * 0.0033)\n"
+        }
+        try FileManager.default.createDirectory(atPath: dir + "/a", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: dir + "/b", withIntermediateDirectories: true)
+        try honest.write(toFile: dir + "/a/route_points.csv", atomically: true, encoding: .utf8)
+        try adversarial.write(toFile: dir + "/b/route_points.csv", atomically: true, encoding: .utf8)
+        let a = try DensityRelease.bounded(release, runDirectory: dir + "/a").counts
+        let b = try DensityRelease.bounded(release, runDirectory: dir + "/b").counts
+        let changes = zip(a, b).map { $1 - $0 }
+        #expect(changes.allSatisfy { $0 == 0 || $0 == 1 })
+        #expect(changes.reduce(0, +) == Int64(release.maxPartitions))   // K cells, reached but not beaten
+        #expect(zip(a, changes).contains { $0.0 == 0 && $0.1 == 1 })    // including cells that were empty
+    }
+}

@@ -6,7 +6,7 @@ import Testing
     @Test func theShippedSpecLoads() throws {
         let spec = try ReleaseSpec.load(path: Support.packageRoot.appendingPathComponent("pipelines/releases.yaml").path)
         #expect(spec.releases.map(\.id) == ["weekly_resting_hr", "nightly_sleep_minutes", "workouts_per_activity_week",
-                                            "distance_per_activity_week"])
+                                            "distance_per_activity_week", "density"])
         #expect(spec.budget?.rho == 2 && spec.budget?.epsilon == nil)   // mixed mechanisms: a zCDP budget
         #expect(spec.releases[3].mechanism == .gaussian && spec.releases[3].rho == 0.125)
     }

@@ -28,6 +28,10 @@ public enum ReleaseRunner {
         let ledger = try BudgetLedger(path: ledgerPath, limit: limit)
         var outcomes: [Outcome] = []
         for release in spec.releases {
+            if release.aggregate == .density {
+                outcomes.append(try runDensity(release, dataDirectory: dataDirectory, outputDirectory: outputDirectory, ledger: ledger))
+                continue
+            }
             let keys = PublicPartitions.keys(for: release)
             let contributions = try ReleaseInputs.contributions(for: release, runDirectory: dataDirectory)
             let totals = ContributionBounding.bound(contributions, release: release, publicKeys: Set(keys))
@@ -44,6 +48,40 @@ public enum ReleaseRunner {
             outcomes.append(Outcome(id: release.id, charged: reservation.charged, partitions: keys.count, path: path))
         }
         return outcomes
+    }
+
+    /// The DP density release: `dp/<id>.csv` (every cell) and `dp/<id>.svg` (its picture).
+    static func runDensity(_ release: ReleaseSpec.Release, dataDirectory: String, outputDirectory: String,
+                           ledger: BudgetLedger) throws -> Outcome {
+        let (grid, counts) = try DensityRelease.bounded(release, runDirectory: dataDirectory)
+        let k = Int64(release.maxPartitions)
+        let mechanism: NoiseMechanism, cost: PrivacyCost, name: String
+        do {
+            switch release.mechanism {
+            case .laplace:
+                let epsilon = Rational(String(release.epsilon!))!
+                (mechanism, cost, name) = (try .laplace(sensitivity: k, epsilon: epsilon), .pureDP(epsilon: epsilon), "discrete_laplace")
+            case .gaussian:
+                // Δ₂² = K: a unit adds 1 to at most K cells.
+                let rho = Rational(String(release.rho!))!
+                let sigma2 = Rational(k).dividedReportingOverflow(by: rho.multipliedReportingOverflow(by: Rational(2))!)!
+                (mechanism, cost, name) = (.discreteGaussian(sigmaSquared: sigma2), .zCDP(rho: rho), "discrete_gaussian")
+                try mechanism.validate()
+            }
+        } catch {
+            throw InputError(file: release.id, "release \(release.id): noise parameters out of range: \(error)")
+        }
+        var fingerprintText = try String(decoding: JSONEncoder.sorted.encode(release), as: UTF8.self) + "\n"
+        fingerprintText += counts.map(String.init).joined(separator: ",")
+        let csvPath = outputDirectory + "/\(release.id).csv", svgPath = outputDirectory + "/\(release.id).svg"
+        let reservation = try ledger.release(
+            release.id, fingerprint: BudgetLedger.fingerprint(of: Array(fingerprintText.utf8)), mechanism: name, cost: cost,
+            draw: { Data(try DensityRelease.noisyTable(release, grid: grid, counts: counts, mechanism: mechanism, name: name)) },
+            publish: { data in
+                try publish(data, to: csvPath)
+                try publish(Data(try DensityRelease.svg(fromTable: data, grid: grid, release: release)), to: svgPath)
+            })
+        return Outcome(id: release.id, charged: reservation.charged, partitions: grid.width * grid.height, path: csvPath)
     }
 
     /// Writes a release where it is published: whole or not at all (temporary name, rename).
@@ -74,6 +112,8 @@ public enum ReleaseRunner {
                 let e = Double(plan.sum!.errorBar95()) * resolution
                 value = Double(noisy) * resolution
                 (error, low, high) = (e, value - e, value + e)
+            case .density:
+                continue   // drawn by DensityRelease
             case .mean:
                 // Mean = centre + noisy centred sum / noisy count; the 95 % interval takes the
                 // corners of both error bars (conservative), clamped to the declared bounds.

@@ -22,7 +22,7 @@ public struct ReleaseSpec: Codable, Sendable, Equatable {
         public var id: String
         /// `daily.<column>` (a column of daily.csv) or `workouts.count` / `workouts.<column>`.
         public var metric: String
-        /// `count`, `sum` or `mean`.
+        /// `count`, `sum`, `mean`, or `density` (route cells of a fixed grid over `area`).
         public var aggregate: Aggregate
         /// `week` (ISO weeks of `from`…`to`), `day`, `activity_week` (activity × week).
         public var partition: PartitionKind
@@ -45,14 +45,19 @@ public struct ReleaseSpec: Codable, Sendable, Equatable {
         public var mechanism: MechanismKind
         public var epsilon: Double?
         public var rho: Double?
+        /// `density`: the fixed grid's area, `[minLat, minLon, maxLat, maxLon]` (declared, never
+        /// from the data), and how many cells across.
+        public var area: [Double]?
+        public var cells: Int?
 
         enum CodingKeys: String, CodingKey {
             case id, metric, aggregate, partition, from, to, activities, lower, upper, resolution, mechanism, epsilon, rho
+            case area, cells
             case privacyUnit = "privacy_unit", maxPartitions = "max_partitions", maxContributions = "max_contributions"
         }
     }
 
-    public enum Aggregate: String, Codable, Sendable { case count, sum, mean }
+    public enum Aggregate: String, Codable, Sendable { case count, sum, mean, density }
     public enum PartitionKind: String, Codable, Sendable { case week, day, activityWeek = "activity_week" }
     public enum PrivacyUnit: String, Codable, Sendable { case day, workout, person }
     public enum MechanismKind: String, Codable, Sendable { case laplace, gaussian }
@@ -86,14 +91,20 @@ extension ReleaseSpec.Release {
             throw fail("from and to must be dates yyyy-MM-dd with from ≤ to")
         }
         guard maxPartitions >= 1, maxContributions >= 1 else { throw fail("max_partitions and max_contributions must be ≥ 1") }
-        if aggregate != .count {
+        if aggregate == .density {
+            guard let a = area, a.count == 4, a[0] < a[2], a[1] < a[3], let c = cells, (4...1000).contains(c) else {
+                throw fail("density needs area [minLat, minLon, maxLat, maxLon] and cells 4…1000")
+            }
+            guard metric == "routes" else { throw fail("density reads metric: routes") }
+            guard privacyUnit != .day else { throw fail("density counts workouts or persons, not days") }
+        } else if aggregate != .count {
             guard let lower, let upper, lower < upper else { throw fail("sum and mean need declared bounds lower < upper") }
         }
         switch mechanism {
         case .laplace: guard let e = epsilon, e > 0, e <= 10 else { throw fail("laplace needs 0 < epsilon ≤ 10") }
         case .gaussian: guard let r = rho, r > 0, r <= 10 else { throw fail("gaussian needs 0 < rho ≤ 10") }
         }
-        guard metric.hasPrefix("daily.") || metric.hasPrefix("workouts.") else {
+        guard metric.hasPrefix("daily.") || metric.hasPrefix("workouts.") || metric == "routes" else {
             throw fail("metric must be daily.<column> or workouts.count / workouts.<column>")
         }
     }

@@ -76,6 +76,21 @@ public struct DensityGrid: Sendable {
         counts = [UInt32](repeating: 0, count: width * height)
     }
 
+    /// The cell (column, row) of a WGS84 point, nil outside the grid.
+    func cell(latitude: Double, longitude: Double) -> (x: Int, y: Int)? {
+        let w = WebMercator.project(lat: latitude, lon: longitude)
+        let x = Int(((w.x - originX) / cellWorldSize).rounded(.down)), y = Int(((w.y - originY) / cellWorldSize).rounded(.down))
+        return x >= 0 && x < width && y >= 0 && y < height ? (x, y) : nil
+    }
+
+    /// Replaces every cell's count (row-major, `width × height`): a differentially private
+    /// release draws its noisy counts itself and reuses this grid's geometry and drawing.
+    mutating func replaceCounts(_ values: [UInt32]) {
+        precondition(values.count == counts.count)
+        counts = values
+        maximum = values.max() ?? 0
+    }
+
     /// The count of cell (x, y), 0 outside the grid.
     public subscript(x: Int, y: Int) -> UInt32 {
         guard x >= 0, x < width, y >= 0, y < height else { return 0 }

@@ -40,7 +40,7 @@ public enum DensityMapSVG {
 
     /// Renders a grid accumulated elsewhere (`DensityGrid.add(track:)` as routes finish, or
     /// `DensityTracks.grid(options:)`). Each cell is `options.size / grid.width` px, at least 1.
-    public static func render(grid: DensityGrid, options: SVGOptions = SVGOptions()) -> [UInt8] {
+    public static func render(grid: DensityGrid, options: SVGOptions = SVGOptions(), title customTitle: String? = nil) -> [UInt8] {
         let cell = max(1, options.mapWidth / grid.width)
         let width = grid.width * cell
         let mapHeight = grid.height * cell
@@ -83,8 +83,9 @@ public enum DensityMapSVG {
         let rectCount = runs.reduce(0) { $0 + $1.count }
         var out = SVGBytes(capacity: 8192 + rectCount * 16)
         out.open(width: width, height: height)
-        let title = "Route density · \(grid.tracks) track" + (grid.tracks == 1 ? "" : "s")
-            + " · \(grid.points) point" + (grid.points == 1 ? "" : "s")
+        // A differentially private map passes its own title: raw track and point counts would leak.
+        let title = customTitle ?? ("Route density · \(grid.tracks) track" + (grid.tracks == 1 ? "" : "s")
+            + " · \(grid.points) point" + (grid.points == 1 ? "" : "s"))
         out.literal("<title>"); out.text(title); out.literal("</title>\n")
         out.literal("<rect width=\"100%\" height=\"100%\" fill=\""); out.plain(background); out.literal("\"/>\n")
         out.textElement(title, x: 16, y: 26, size: 16, fill: "#f0f0f0", weight: "bold", cls: "title")

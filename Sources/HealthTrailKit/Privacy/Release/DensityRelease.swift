@@ -1,0 +1,81 @@
+import Foundation
+
+/// The route density map released under differential privacy: `dp/<id>.csv` and `dp/<id>.svg`.
+///
+/// The grid is fixed by the spec (its area and cells across), never by the data. Each privacy
+/// unit (a workout, or the person) counts at most once in a cell and in at most K cells (chosen
+/// by a hash of unit and cell), so one unit changes the counts by at most K in L1 (and √K in L2).
+/// Every cell of the grid gets noise, empty or not; negative noisy counts are kept in the CSV and
+/// floored at zero for the picture only.
+enum DensityRelease {
+    static let columns = ["row", "column", "lat", "lon", "value", "error95", "mechanism", "epsilon", "rho", "delta",
+                          "privacy_unit", "max_partitions"]
+
+    /// The bounded cell counts (row-major) of the run's route points, and the grid they lie on.
+    static func bounded(_ r: ReleaseSpec.Release, runDirectory: String) throws -> (grid: DensityGrid, counts: [Int64]) {
+        let a = r.area!
+        let grid = DensityGrid(bounds: GeoBoundingBox(minLatitude: a[0], minLongitude: a[1], maxLatitude: a[2], maxLongitude: a[3]),
+                               columns: r.cells!)
+        var cellsByUnit: [String: Set<Int>] = [:]
+        // route_points.csv streams line by line: it can hold millions of points.
+        let path = runDirectory + "/route_points.csv"
+        let file = try ReadOnlyFile(path: path)
+        var line: [UInt8] = [], header = true
+        func take(_ bytes: ArraySlice<UInt8>) {
+            if header { header = false; return }
+            let fields = bytes.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
+            guard fields.count >= 4, let lat = Double(String(decoding: fields[2], as: UTF8.self)),
+                  let lon = Double(String(decoding: fields[3], as: UTF8.self)),
+                  let cell = grid.cell(latitude: lat, longitude: lon) else { return }
+            let unit = r.privacyUnit == .person ? "person" : String(decoding: fields[0], as: UTF8.self)
+            cellsByUnit[unit, default: []].insert(cell.y * grid.width + cell.x)
+        }
+        try streamWholeFile(file, entryName: nil) { chunk in
+            for b in chunk {
+                if b == 0x0A { take(line[...]); line.removeAll(keepingCapacity: true) } else { line.append(b) }
+            }
+        }
+        if !line.isEmpty { take(line[...]) }
+        var counts = [Int64](repeating: 0, count: grid.width * grid.height)
+        for unit in cellsByUnit.keys.sorted() {
+            let kept = cellsByUnit[unit]!.sorted { ContributionBounding.stableHash("\(unit)|\($0)") < ContributionBounding.stableHash("\(unit)|\($1)") }
+                .prefix(r.maxPartitions)
+            for cell in kept { counts[cell] += 1 }
+        }
+        return (grid, counts)
+    }
+
+    /// The noisy table (CSV bytes) for every cell.
+    static func noisyTable(_ r: ReleaseSpec.Release, grid: DensityGrid, counts: [Int64], mechanism: NoiseMechanism,
+                           name: String) throws -> [UInt8] {
+        var text = columns.joined(separator: ",") + "\n"
+        let error = mechanism.errorBar95()
+        for y in 0..<grid.height {
+            for x in 0..<grid.width {
+                let noisy = try mechanism.noisy(counts[y * grid.width + x])
+                let lon = WebMercator.longitude(x: grid.originX + (Double(x) + 0.5) * grid.cellWorldSize)
+                let lat = WebMercator.latitude(y: grid.originY + (Double(y) + 0.5) * grid.cellWorldSize)
+                text += "\(y),\(x)," + String(format: "%.5f,%.5f", lat, lon) + ",\(noisy),\(error),\(name),"
+                    + "\(r.epsilon.map { ReleaseRunner.format($0) } ?? ""),\(r.rho.map { ReleaseRunner.format($0) } ?? ""),0,"
+                    + "\(r.privacyUnit.rawValue),\(r.maxPartitions)\n"
+            }
+        }
+        return Array(text.utf8)
+    }
+
+    /// The picture of a published table: noisy counts floored at zero, drawn on the same grid.
+    static func svg(fromTable data: Data, grid: DensityGrid, release r: ReleaseSpec.Release) throws -> [UInt8] {
+        let table = String(decoding: data, as: UTF8.self).split(separator: "\n").dropFirst()
+        var values = [UInt32](repeating: 0, count: grid.width * grid.height)
+        for row in table {
+            let f = row.split(separator: ",", omittingEmptySubsequences: false)
+            guard f.count > 4, let y = Int(f[0]), let x = Int(f[1]), let v = Int64(f[4]), y < grid.height, x < grid.width else { continue }
+            values[y * grid.width + x] = UInt32(clamping: max(0, v))
+        }
+        var picture = grid
+        picture.replaceCounts(values)
+        let budget = r.epsilon.map { "ε = \(ReleaseRunner.format($0))" } ?? "ρ = \(ReleaseRunner.format(r.rho ?? 0))"
+        return DensityMapSVG.render(grid: picture, options: SVGOptions(),
+                                    title: "Route density · differentially private (\(budget), per \(r.privacyUnit.rawValue))")
+    }
+}
