@@ -17,6 +17,6 @@ struct HealthTrailCommand: ParsableCommand {
           healthtrail synth /tmp/fake-export.zip --days 30 --seed 7
         """,
         version: HealthTrailVersion.current,
-        subcommands: [RunCommand.self, InspectCommand.self, ReleaseCommand.self, SynthCommand.self]
+        subcommands: [RunCommand.self, InspectCommand.self, ReleaseCommand.self, SynthCommand.self, DPSampleCommand.self]
     )
 }
