@@ -101,6 +101,14 @@ import Testing
         #expect(days["2024-03-11"]?["workouts"] == "1")
     }
 
+    @Test func aDateCenturiesAwayDoesNotGrowTheDailyTable() throws {
+        var body = record("HKQuantityTypeIdentifierStepCount", Self.watch, "count", "2024-01-02 08:00:00 +0100", "2024-01-02 08:10:00 +0100", "100")
+        body += record("HKQuantityTypeIdentifierStepCount", Self.watch, "count", "0001-01-02 08:00:00 +0100", "0001-01-02 08:10:00 +0100", "5")
+        body += record("HKQuantityTypeIdentifierStepCount", Self.watch, "count", "9999-01-02 08:00:00 +0100", "9999-01-02 08:10:00 +0100", "5")
+        let (out, _) = try run(body)
+        #expect(try daily(out).keys.sorted() == ["2024-01-02"])
+    }
+
     @Test func dailyMeansAndActivitySummaries() throws {
         var body = ""
         for (time, bpm) in [("08:00:00", "60"), ("12:00:00", "90"), ("23:30:00", "75")] {

@@ -42,6 +42,8 @@ final class DailySummary {
     @inline(__always)
     private func update(_ day: Int64, _ body: (inout DailyFigures) -> Void) {
         if table.isEmpty { firstDay = day }
+        // A date centuries away from the others is a broken record, not a day: no table growth.
+        guard day > firstDay - 200 * 366, day < firstDay + 200 * 366 else { return }
         if day < firstDay {
             // Rare (records are not sorted): grow at the front.
             table.insert(contentsOf: repeatElement(DailyFigures(), count: Int(firstDay - day)), at: 0)
@@ -49,7 +51,6 @@ final class DailySummary {
         }
         let index = Int(day - firstDay)
         if index >= table.count {
-            guard index < 200 * 366 else { return }   // a date centuries away is a broken record, not a day
             table.append(contentsOf: repeatElement(DailyFigures(), count: index - table.count + 1))
         }
         table[index].hasDay = true
@@ -106,6 +107,8 @@ final class DailySummary {
 
     /// `value` in the kind's canonical unit (count, m, kcal, s for exercise time).
     func cumulative(_ kind: CumulativeKind, start: Timestamp, end: Timestamp, value: Double, source: Int) {
+        // Samples are stored with 32-bit seconds (1970…2106): a date outside is a broken record.
+        guard start.utcSeconds >= 0, end.utcSeconds <= Int64(UInt32.max), end.utcSeconds >= start.utcSeconds else { return }
         open[kind, default: CumulativeSeries(kind: kind)].samples.append(
             CumulativeSample(start: start.utcSeconds, end: end.utcSeconds, value: value, source: Int32(source),
                              offsetMinutes: Int16(start.offsetMinutes)))
