@@ -202,3 +202,37 @@ import Testing
         #expect(manifest.counts.heartRate == 1)
     }
 }
+
+/// Hostile archives found by review: each gives a clean error, never a crash or a write outside.
+@Suite struct HostileInputTests {
+    @Test func aZip64LocatorPointingNearTheEndOfTheAddressSpaceIsRefused() throws {
+        let dir = Support.temporaryDirectory()
+        let path = dir + "/z64.zip"
+        var b = Bytes()
+        b.u32(ZipCentralDirectory.zip64LocatorSignature); b.u32(0); b.u64(0xFFFF_FFFF_FFFF_FFF0); b.u32(1)
+        b.u32(ZipCentralDirectory.eocdSignature); b.u16(0); b.u16(0); b.u16(0xFFFF); b.u16(0xFFFF)
+        b.u32(0xFFFF_FFFF); b.u32(0xFFFF_FFFF); b.u16(0)
+        try Data(b.bytes).write(to: URL(fileURLWithPath: path))
+        #expect { _ = try ZipArchive(path: path) } throws: { "\($0)".contains("zip64") }
+    }
+
+    @Test func anActivityNameCannotWriteOutsideTheOutputFolder() throws {
+        let dir = Support.temporaryDirectory()
+        let body = """
+         <Workout workoutActivityType="HKWorkoutActivityType/../../../../escape/pwned" sourceName="W" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:10:00 +0100">
+          <WorkoutRoute sourceName="W" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:10:00 +0100">
+           <Location date="2024-01-02 07:00:01 +0100" latitude="48.1" longitude="11.5"/>
+           <Location date="2024-01-02 07:00:02 +0100" latitude="48.1001" longitude="11.5001"/>
+           <Location date="2024-01-02 07:00:03 +0100" latitude="48.1002" longitude="11.5002"/>
+          </WorkoutRoute>
+         </Workout>
+
+        """
+        try Support.exportXML(body).write(toFile: dir + "/export.xml", atomically: true, encoding: .utf8)
+        _ = try ExportRun.run(RunOptions(inputPath: dir + "/export.xml", outputDirectory: dir + "/deep/a/b/out"))
+        #expect(!FileManager.default.fileExists(atPath: dir + "/deep/escape") && !FileManager.default.fileExists(atPath: dir + "/escape"))
+        let maps = try FileManager.default.contentsOfDirectory(atPath: dir + "/deep/a/b/out/svg/workouts")
+        #expect(maps.count == 1 && maps.allSatisfy { !$0.contains("/") && !$0.contains("..") })
+        #expect(ActivityCatalog.name(for: "HKWorkoutActivityType/../x").name == "x")
+    }
+}

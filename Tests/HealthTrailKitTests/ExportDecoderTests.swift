@@ -63,6 +63,17 @@ import Testing
         #expect(manifest.counts.recordsByType["HKQuantityTypeIdentifierBloodPressureSystolic"] == 1)
     }
 
+    @Test func typesWithTheSameFileNameGetTheirOwnFiles() throws {
+        let body = """
+         <Record type="HKQuantityTypeIdentifierStepCount" sourceName="P" unit="count" startDate="2024-01-02 08:00:00 +0100" endDate="2024-01-02 08:10:00 +0100" value="5"/>
+         <Record type="HKCategoryTypeIdentifierStepCount" sourceName="P" startDate="2024-01-02 08:00:00 +0100" endDate="2024-01-02 08:10:00 +0100" value="HKCategoryValueX"/>
+
+        """
+        let (out, _) = try run(body)
+        #expect(try Support.readCSV(out + "/records/step_count.csv").rows.map { $0[3] } == ["5"])
+        #expect(try Support.readCSV(out + "/records/step_count-2.csv").rows.map { $0[3] } == ["HKCategoryValueX"])
+    }
+
     @Test func countsMalformedRecordsWithTheirLinesAndSkipsThem() throws {
         let body = """
          <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="W" unit="count/min" startDate="2024-01-02 07:31:22 -0800" endDate="2024-01-02 07:31:22 -0800" value="seventy"/>
@@ -224,6 +235,25 @@ import Testing
         #expect(throws: InputError.self) { try ExportRun.run(RunOptions(inputPath: bad, outputDirectory: out)) }
         #expect(try Support.snapshot(out) == before)
         #expect(try FileManager.default.contentsOfDirectory(atPath: out).allSatisfy { !$0.hasPrefix(".staging") })
+    }
+
+    /// A run killed between moving the old `records/` aside and moving the new one in leaves
+    /// `.old-<pid>-records`: the next run must put it back, never delete the only copy.
+    @Test func aFolderMovedAsideByAKilledRunIsRestored() throws {
+        let dir = Support.temporaryDirectory()
+        let zip = dir + "/export.zip"
+        try Support.makeZip(zip, [("apple_health_export/export.xml", Support.exportXML(Self.heartRate + " <Record type=\"HKQuantityTypeIdentifierStepCount\" sourceName=\"P\" unit=\"count\" startDate=\"2024-01-02 08:00:00 +0100\" endDate=\"2024-01-02 08:10:00 +0100\" value=\"5\"/>\n"))])
+        let out = dir + "/out"
+        _ = try ExportRun.run(RunOptions(inputPath: zip, outputDirectory: out))
+        let records = try Support.snapshot(out + "/records")
+        // A process that has exited: its pid is free.
+        let gone = Process()
+        gone.executableURL = URL(fileURLWithPath: "/bin/true")
+        try gone.run(); gone.waitUntilExit()
+        try FileManager.default.moveItem(atPath: out + "/records", toPath: out + "/.old-\(gone.processIdentifier)-records")
+        _ = try OutputStaging(outputDirectory: out)   // what the next run does first
+        #expect(try Support.snapshot(out + "/records") == records)
+        #expect(!FileManager.default.fileExists(atPath: out + "/.old-\(gone.processIdentifier)-records"))
     }
 
     @Test func outputsAreOwnerOnly() throws {

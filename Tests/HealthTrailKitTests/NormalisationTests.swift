@@ -52,6 +52,14 @@ import Testing
         #expect(try daily(phoneFirst)["2024-01-03"]?["steps"] == "950")
     }
 
+    @Test func aTypeInTwoSeparateGroupsIsReported() throws {
+        var body = record("HKQuantityTypeIdentifierStepCount", Self.watch, "count", "2024-01-02 08:00:00 +0100", "2024-01-02 08:10:00 +0100", "100")
+        body += record("HKQuantityTypeIdentifierBodyMass", "S", "kg", "2024-01-02 07:00:00 +0100", "2024-01-02 07:00:00 +0100", "70")
+        body += record("HKQuantityTypeIdentifierStepCount", Self.phone, "count", "2024-01-02 08:00:00 +0100", "2024-01-02 08:10:00 +0100", "90")
+        let (_, manifest) = try run(body)
+        #expect(manifest.normalisation.regroupedSeries == ["steps"])
+    }
+
     @Test func quantitiesAreConvertedAndTheOriginalsKept() throws {
         var body = ""
         body += record("HKQuantityTypeIdentifierBodyMass", "Withings &amp; Co", "lb", "2024-01-02 07:00:00 +0100", "2024-01-02 07:00:00 +0100", "165")
@@ -102,11 +110,14 @@ import Testing
     }
 
     @Test func aDateCenturiesAwayDoesNotGrowTheDailyTable() throws {
-        var body = record("HKQuantityTypeIdentifierStepCount", Self.watch, "count", "2024-01-02 08:00:00 +0100", "2024-01-02 08:10:00 +0100", "100")
+        // A stray record from 1800 first must not push the real days out either.
+        var body = record("HKQuantityTypeIdentifierHeartRate", Self.watch, "count/min", "1800-01-01 08:00:00 +0100", "1800-01-01 08:00:00 +0100", "60")
+        body += record("HKQuantityTypeIdentifierStepCount", Self.watch, "count", "2024-01-02 08:00:00 +0100", "2024-01-02 08:10:00 +0100", "100")
         body += record("HKQuantityTypeIdentifierStepCount", Self.watch, "count", "0001-01-02 08:00:00 +0100", "0001-01-02 08:10:00 +0100", "5")
         body += record("HKQuantityTypeIdentifierStepCount", Self.watch, "count", "9999-01-02 08:00:00 +0100", "9999-01-02 08:10:00 +0100", "5")
         let (out, _) = try run(body)
         #expect(try daily(out).keys.sorted() == ["2024-01-02"])
+        #expect(try daily(out)["2024-01-02"]?["steps"] == "100")
     }
 
     @Test func dailyMeansAndActivitySummaries() throws {

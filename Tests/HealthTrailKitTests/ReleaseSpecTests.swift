@@ -16,6 +16,9 @@ import Testing
         ("epsilon", "aggregate: count\n    epsilon: 0", "epsilon"),
         ("dates", "aggregate: count\n    from: 2024-05-01\n    to: 2024-01-01", "from ≤ to"),
         ("metric", "aggregate: count\n    metric: records.step_count", "metric"),
+        ("negative resolution", "aggregate: sum\n    lower: 0\n    upper: 20000\n    resolution: -0.001", "resolution"),
+        ("zero resolution", "aggregate: sum\n    lower: 0\n    upper: 20000\n    resolution: 0", "resolution"),
+        ("huge bounds", "aggregate: sum\n    lower: 0\n    upper: 1e300\n    resolution: 1", "10^12"),
     ])
     func mistakesAreNamed(_ name: String, _ override: String, _ message: String) throws {
         var fields: [String: String] = ["id": "x", "metric": "daily.steps", "partition": "week", "from": "2024-01-01",

@@ -35,15 +35,23 @@ final class DailySummary {
     private var table: [DailyFigures] = []
     private var firstDay: Int64 = 0
     private var open: [CumulativeKind: CumulativeSeries] = [:]
+    private var closed: Set<CumulativeKind> = []
+    /// Kinds whose records came in two separate groups: each group is de-duplicated on its own,
+    /// not against the other (reported in the manifest; Apple's exports group each type once).
+    private(set) var reopened: Set<CumulativeKind> = []
     let priority: SourcePriority
 
     init(priority: SourcePriority) { self.priority = priority }
 
+    static let earliestDay = Timestamp.daysFromCivil(year: 1900, month: 1, day: 1)
+    static let latestDay = Timestamp.daysFromCivil(year: 2200, month: 1, day: 1)
+
     @inline(__always)
     private func update(_ day: Int64, _ body: (inout DailyFigures) -> Void) {
+        // Days outside 1900…2199 are broken records, not days: a fixed range, so one stray record
+        // can neither grow the table without bound nor push the real days out.
+        guard day >= DailySummary.earliestDay, day < DailySummary.latestDay else { return }
         if table.isEmpty { firstDay = day }
-        // A date centuries away from the others is a broken record, not a day: no table growth.
-        guard day > firstDay - 200 * 366, day < firstDay + 200 * 366 else { return }
         if day < firstDay {
             // Rare (records are not sorted): grow at the front.
             table.insert(contentsOf: repeatElement(DailyFigures(), count: Int(firstDay - day)), at: 0)
@@ -109,6 +117,7 @@ final class DailySummary {
     func cumulative(_ kind: CumulativeKind, start: Timestamp, end: Timestamp, value: Double, source: Int) {
         // Samples are stored with 32-bit seconds (1970…2106): a date outside is a broken record.
         guard start.utcSeconds >= 0, end.utcSeconds <= Int64(UInt32.max), end.utcSeconds >= start.utcSeconds else { return }
+        if open[kind] == nil && closed.contains(kind) { reopened.insert(kind) }
         open[kind, default: CumulativeSeries(kind: kind)].samples.append(
             CumulativeSample(start: start.utcSeconds, end: end.utcSeconds, value: value, source: Int32(source),
                              offsetMinutes: Int16(start.offsetMinutes)))
@@ -121,6 +130,7 @@ final class DailySummary {
         let order = priority.order(sources)
         for kind in kinds.sorted(by: { $0.rawValue < $1.rawValue }) {
             guard var series = open.removeValue(forKey: kind) else { continue }
+            closed.insert(kind)
             series.deduplicate(sourceOrder: order) { day, value in
                 self.update(day) { DailySummary.add(value, to: &$0, kind: kind) }
             }

@@ -34,14 +34,17 @@ enum ZipCentralDirectory {
             // Zip64: a 20-byte locator sits just before the EOCD and points at the zip64 EOCD.
             guard eocdOffset >= 20 else { throw fail("zip64 locator missing (truncated archive?)") }
             var locator = [UInt8](repeating: 0, count: 20)
-            _ = try file.read(into: &locator, at: eocdOffset - 20)
+            guard try file.read(into: &locator, at: eocdOffset - 20) == 20 else { throw fail("zip64 locator truncated") }
             guard locator.le32(0) == zip64LocatorSignature else {
                 throw fail("zip64 end-of-central-directory locator missing (corrupt archive)")
             }
             let z64Offset = locator.le64(8)
-            guard z64Offset + 56 <= eocdOffset else { throw fail("zip64 end record lies outside the archive") }
+            // Subtraction, not addition: a hostile offset near 2^64 must not wrap past the check.
+            guard z64Offset <= eocdOffset, eocdOffset - z64Offset >= 56 else {
+                throw fail("zip64 end record lies outside the archive")
+            }
             var record = [UInt8](repeating: 0, count: 56)
-            _ = try file.read(into: &record, at: z64Offset)
+            guard try file.read(into: &record, at: z64Offset) == 56 else { throw fail("zip64 end record truncated") }
             guard record.le32(0) == zip64EOCDSignature else {
                 throw fail("zip64 end-of-central-directory record missing (corrupt archive)")
             }

@@ -40,7 +40,7 @@ extension ExportDecoder {
 
         if t.isHeartRate {
             heartRateSamples += 1
-            heartRateSpill?.add(time: start.utcSeconds, bpm: number, source: recordSource)
+            heartRateSpill?.add(time: start.utcSeconds, bpm: conversion.map { $0.convert(number) } ?? number, source: recordSource)
             guard let w = outputs?.heartRate else { return }
             // The row stays open: motion context arrives in a MetadataEntry child.
             w.utc(start.utcSeconds); w.comma()

@@ -60,13 +60,15 @@ public enum ActivityCatalog {
     }
 
     /// `HighIntensityIntervalTraining` → `high_intensity_interval_training`; a run of capitals
-    /// stays one word (`HIITWorkout` → `hiit_workout`); spaces and hyphens become `_`.
+    /// stays one word (`HIITWorkout` → `hiit_workout`); anything but ASCII letters and digits
+    /// becomes `_`. Names end up in file names (workout ids, map files), so an export must not be
+    /// able to put `/` or `..` in one.
     static func snakeCase<S: StringProtocol>(_ text: S) -> String {
         let chars = Array(text)
         var out = ""
         out.reserveCapacity(chars.count + 8)
         for (i, ch) in chars.enumerated() {
-            if ch == " " || ch == "-" || ch == "_" {
+            if !(ch.isASCII && (ch.isLetter || ch.isNumber)) {
                 if !out.isEmpty && out.last != "_" { out.append("_") }
                 continue
             }

@@ -145,7 +145,8 @@ public enum ExportRun {
                               zones: zones.zones.map(\.name), geojsonFeatures: geojson.features),
                 faults: .init(total: faults.total, byKind: faults.countsByKind, first: faults.first),
                 normalisation: .init(unknownUnits: decoder.unknownUnits, unknownActivityTypes: unknownActivities,
-                                     sourcePriority: options.sourcePriority.patterns, sleepNights: sleep.nights, naps: sleep.naps),
+                                     sourcePriority: options.sourcePriority.patterns, sleepNights: sleep.nights, naps: sleep.naps,
+                                     regroupedSeries: daily.reopened.map { "\($0)" }.sorted()),
                 timings: timings.mapValues { ($0 * 1000).rounded() / 1000 })
             clock = Date()
             try writeJSON(manifest, to: staging.path("manifest.json"))

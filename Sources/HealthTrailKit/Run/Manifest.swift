@@ -58,6 +58,8 @@ public struct Manifest: Codable, Sendable {
         public var sourcePriority: [String]
         public var sleepNights: Int
         public var naps: Int
+        /// Cumulative kinds whose records came in separate groups (de-duplicated per group only).
+        public var regroupedSeries: [String]
     }
 
     public var tool: String = "healthtrail"

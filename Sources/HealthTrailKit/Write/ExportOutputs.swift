@@ -37,10 +37,17 @@ public final class ExportOutputs {
                    ("activity_summaries.csv", activitySummaries)]
     }
 
+    /// Record-type file names already taken (`StepCount` of two identifier families, or `FooBar`
+    /// and `Foo_Bar`, would otherwise share a file and overwrite each other).
+    private var takenNames: Set<String> = []
+
     /// The `records/<name>.csv` writer of a record type, created on first use.
     func recordWriter(for type: RecordType) throws -> CSVWriter {
         if let w = type.writer { return w }
-        let name = "records/\(type.fileName).csv"
+        var base = type.fileName, n = 2
+        while takenNames.contains(base) { base = "\(type.fileName)-\(n)"; n += 1 }
+        takenNames.insert(base)
+        let name = "records/\(base).csv"
         // Large buffers only where the data is large: dozens of types would otherwise cost RSS.
         let w = try CSVWriter(path: staging.path(name), header: Self.recordColumns, bufferSize: 64 * 1024)
         type.writer = w

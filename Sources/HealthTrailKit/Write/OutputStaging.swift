@@ -26,8 +26,14 @@ public final class OutputStaging {
         try OutputStaging.makeDirectory(stagingDirectory)
     }
 
-    /// The staging path of an output, creating its subfolder when needed.
+    /// The staging path of an output, creating its subfolder when needed. A path that could leave
+    /// the staging folder (absolute, or with a `..` component) is refused: output names can carry
+    /// text from the export.
     public func path(_ relative: String) throws -> String {
+        let parts = relative.split(separator: "/", omittingEmptySubsequences: false)
+        guard !relative.hasPrefix("/"), !parts.contains("..") else {
+            throw InputError(file: outputDirectory, "refusing an output path that leaves the output folder")
+        }
         let full = stagingDirectory + "/" + relative
         if let slash = relative.lastIndex(of: "/") {
             try OutputStaging.makeDirectory(stagingDirectory + "/" + relative[..<slash])
@@ -36,24 +42,44 @@ public final class OutputStaging {
     }
 
     /// Moves every staged output into the output folder, replacing the previous ones.
+    ///
+    /// Files are replaced by an atomic rename; a folder cannot be, so the old one is first moved
+    /// aside to `.old-<pid>-<name>` and deleted only after the new one is in place. If any rename
+    /// fails, those already done are undone, in reverse, so the previous outputs stand as they
+    /// were. A run killed between the two renames of a folder leaves `.old-<pid>-<name>`: the next
+    /// run puts it back (see `removeStaleStaging`).
     public func commit() throws {
         let fm = FileManager.default
         let items = try fm.contentsOfDirectory(atPath: stagingDirectory).sorted()
-        for item in items {
-            let staged = stagingDirectory + "/" + item
-            let target = outputDirectory + "/" + item
-            var isDir: ObjCBool = false
-            _ = fm.fileExists(atPath: staged, isDirectory: &isDir)
-            if isDir.boolValue, fm.fileExists(atPath: target) {
-                // A folder cannot be replaced by rename: move the old one aside, swap, then delete.
-                let old = outputDirectory + "/.old-\(getpid())-" + item
-                try rename(target, old)
-                try rename(staged, target)
-                try? fm.removeItem(atPath: old)
-            } else {
-                try rename(staged, target)
+        var undo: [() -> Void] = []
+        var oldFolders: [String] = []
+        do {
+            for item in items {
+                let staged = stagingDirectory + "/" + item
+                let target = outputDirectory + "/" + item
+                var isDir: ObjCBool = false
+                _ = fm.fileExists(atPath: staged, isDirectory: &isDir)
+                if isDir.boolValue, fm.fileExists(atPath: target) {
+                    let old = outputDirectory + "/.old-\(getpid())-" + item
+                    try rename(target, old)
+                    undo.append { _ = Glibc.rename(old, target) }
+                    try rename(staged, target)
+                    undo.append { _ = Glibc.rename(target, staged) }
+                    oldFolders.append(old)
+                } else {
+                    // A replaced file is kept aside too, so a failure later can restore it.
+                    let previous = stagingDirectory + "/.previous-" + item
+                    let existed = fm.fileExists(atPath: target)
+                    if existed { try rename(target, previous); undo.append { _ = Glibc.rename(previous, target) } }
+                    try rename(staged, target)
+                    undo.append { _ = Glibc.rename(target, staged) }
+                }
             }
+        } catch {
+            for step in undo.reversed() { step() }
+            throw error
         }
+        for old in oldFolders { try? fm.removeItem(atPath: old) }
         try? fm.removeItem(atPath: stagingDirectory)
         committed = true
     }
@@ -84,14 +110,23 @@ public final class OutputStaging {
         }
     }
 
-    /// Staging folders left by killed runs (their process is gone) are deleted.
+    /// Staging folders left by killed runs (their process is gone) are deleted. A folder a killed
+    /// run had moved aside (`.old-<pid>-<name>`) is put back when `<name>` is missing: it is the
+    /// only copy of the previous outputs.
     static func removeStaleStaging(in directory: String) {
         guard let items = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
-        for item in items where item.hasPrefix(".staging-") || item.hasPrefix(".old-") {
+        for item in items.sorted() where item.hasPrefix(".staging-") || item.hasPrefix(".old-") {
             let pidText = item.hasPrefix(".staging-") ? item.dropFirst(9) : item.dropFirst(5).prefix { $0 != "-" }
-            if let pid = Int32(pidText), pid != getpid(), kill(pid, 0) != 0 {
-                try? FileManager.default.removeItem(atPath: directory + "/" + item)
+            guard let pid = Int32(pidText), pid != getpid(), kill(pid, 0) != 0 else { continue }
+            if item.hasPrefix(".old-") {
+                let name = String(item.dropFirst(5).drop { $0 != "-" }.dropFirst())
+                let target = directory + "/" + name
+                if !name.isEmpty && !FileManager.default.fileExists(atPath: target) {
+                    _ = Glibc.rename(directory + "/" + item, target)
+                    continue
+                }
             }
+            try? FileManager.default.removeItem(atPath: directory + "/" + item)
         }
     }
 }

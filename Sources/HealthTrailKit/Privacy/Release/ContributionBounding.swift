@@ -54,7 +54,7 @@ enum ContributionBounding {
         let resolution = release.resolution ?? 1
         let lower = release.lower ?? 0, upper = release.upper ?? 0
         let magnitude = release.aggregate == .mean ? (upper - lower) / 2 : max(abs(lower), abs(upper))
-        return max(1, Int64((magnitude / resolution).rounded(.up)))
+        return max(1, Int64(min(1e12, (magnitude / resolution).rounded(.up))))   // the spec check keeps it below 10^12
     }
 
     /// FNV-1a: stable across runs and machines (Swift's `hashValue` is not).

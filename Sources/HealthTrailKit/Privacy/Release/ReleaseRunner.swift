@@ -149,6 +149,17 @@ struct NoisePlan {
 
     init(_ r: ReleaseSpec.Release) throws {
         let k = Int64(r.maxPartitions), m = Int64(r.maxContributions), b = ContributionBounding.valueBound(r)
+        // Sensitivities are products of declared numbers: checked, never wrapped (a wrapped
+        // sensitivity would mean far too little noise).
+        func product(_ factors: Int64...) throws -> Int64 {
+            var p: Int64 = 1
+            for f in factors {
+                let (v, overflow) = p.multipliedReportingOverflow(by: f)
+                guard !overflow else { throw InputError(file: r.id, "release \(r.id): sensitivity overflows; lower the bounds, K or M") }
+                p = v
+            }
+            return p
+        }
         let needsCount = r.aggregate != .sum, needsSum = r.aggregate != .count
         let parts = Int64((needsCount ? 1 : 0) + (needsSum ? 1 : 0))
         func fail(_ e: Error) -> InputError { InputError(file: r.id, "release \(r.id): noise parameters out of range: \(e)") }
@@ -157,19 +168,23 @@ struct NoisePlan {
             case .laplace:
                 guard let epsilon = r.epsilon.flatMap({ Rational(String($0)) }) else { throw InputError(file: r.id, "bad epsilon") }
                 let share = epsilon.dividedReportingOverflow(by: Rational(parts))!
-                count = needsCount ? try NoiseMechanism.laplace(sensitivity: k * m, epsilon: share) : nil
-                sum = needsSum ? try NoiseMechanism.laplace(sensitivity: k * m * b, epsilon: share) : nil
+                count = needsCount ? try NoiseMechanism.laplace(sensitivity: try product(k, m), epsilon: share) : nil
+                sum = needsSum ? try NoiseMechanism.laplace(sensitivity: try product(k, m, b), epsilon: share) : nil
                 cost = .pureDP(epsilon: epsilon)
                 mechanismName = "discrete_laplace"
             case .gaussian:
                 guard let rho = r.rho.flatMap({ Rational(String($0)) }) else { throw InputError(file: r.id, "bad rho") }
                 let share = rho.dividedReportingOverflow(by: Rational(parts))!
                 // σ² = Δ₂²/(2ρ) with Δ₂² = K·M²·(bound)²: the L2 norm over a unit's K partitions.
-                func sigma2(_ bound: Int64) -> Rational? {
-                    Rational(k * m * m * bound * bound).dividedReportingOverflow(by: share.multipliedReportingOverflow(by: Rational(2))!)
+                func sigma2(_ bound: Int64) throws -> Rational {
+                    guard let twoRho = share.multipliedReportingOverflow(by: Rational(2)),
+                          let s = Rational(try product(k, m, m, bound, bound)).dividedReportingOverflow(by: twoRho) else {
+                        throw InputError(file: r.id, "release \(r.id): noise variance overflows; lower the bounds, K or M")
+                    }
+                    return s
                 }
-                count = needsCount ? .discreteGaussian(sigmaSquared: sigma2(1)!) : nil
-                sum = needsSum ? .discreteGaussian(sigmaSquared: sigma2(b)!) : nil
+                count = needsCount ? .discreteGaussian(sigmaSquared: try sigma2(1)) : nil
+                sum = needsSum ? .discreteGaussian(sigmaSquared: try sigma2(b)) : nil
                 try count?.validate(); try sum?.validate()
                 cost = .zCDP(rho: rho)
                 mechanismName = "discrete_gaussian"

@@ -98,7 +98,18 @@ extension ReleaseSpec.Release {
             guard metric == "routes" else { throw fail("density reads metric: routes") }
             guard privacyUnit != .day else { throw fail("density counts workouts or persons, not days") }
         } else if aggregate != .count {
-            guard let lower, let upper, lower < upper else { throw fail("sum and mean need declared bounds lower < upper") }
+            guard let lower, let upper, lower.isFinite, upper.isFinite, lower < upper else {
+                throw fail("sum and mean need finite declared bounds lower < upper")
+            }
+        }
+        // A resolution ≤ 0 would turn the sensitivity into nonsense and publish raw values.
+        if let resolution {
+            guard resolution.isFinite, resolution > 0 else { throw fail("resolution must be a positive number") }
+            let magnitude = max(abs(lower ?? 0), abs(upper ?? 0))
+            guard magnitude / resolution < 1e12 else { throw fail("bounds / resolution must stay below 10^12") }
+        }
+        guard maxPartitions <= 100_000, maxContributions <= 100_000 else {
+            throw fail("max_partitions and max_contributions must be ≤ 100000")
         }
         switch mechanism {
         case .laplace: guard let e = epsilon, e > 0, e <= 10 else { throw fail("laplace needs 0 < epsilon ≤ 10") }
