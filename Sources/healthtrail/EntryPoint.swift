@@ -18,6 +18,14 @@ struct Main {
         } catch let error as LedgerError {
             fputs("healthtrail: error: \(error)\n", stderr)
             exit(ExitStatus.failed)
+        } catch let skipped as NothingNew {
+            if !CommandLine.arguments.contains("--quiet") && !CommandLine.arguments.contains("-q") {
+                fputs("healthtrail: \(skipped)\n", stderr)
+            }
+            exit(ExitStatus.nothingNew)
+        } catch let busy as OutputBusy {
+            fputs("healthtrail: error: \(busy)\n", stderr)
+            exit(ExitStatus.busy)
         } catch {
             let code = HealthTrailCommand.exitCode(for: error)
             if code == .success || code == ExitCode(ExitStatus.failed) {
@@ -39,4 +47,6 @@ enum ExitStatus {
     static let ok: Int32 = 0
     static let failed: Int32 = 1
     static let usage: Int32 = 2
+    static let nothingNew: Int32 = 3
+    static let busy: Int32 = 4
 }

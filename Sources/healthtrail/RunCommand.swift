@@ -28,8 +28,12 @@ struct RunCommand: ParsableCommand {
         A malformed record (a bad date, a non-numeric value) is skipped and counted in
         manifest.json under "faults", with its entry and line; --strict makes it fatal.
 
+        An archive already processed into the same folder with the same content (SHA-256), tool
+        version and options is skipped in a fraction of a second (exit 3; --force redoes it).
+        One run at a time writes an output folder: a second one exits 4.
+
         Exit codes: 0 success, 1 the input or output failed (one line on stderr says which file,
-        entry and line), 2 usage error.
+        entry and line), 2 usage error, 3 nothing new, 4 another run is writing the folder.
         """
     )
 
@@ -41,6 +45,9 @@ struct RunCommand: ParsableCommand {
 
     @Flag(help: "Fail on the first malformed record instead of skipping it.")
     var strict = false
+
+    @Flag(help: "Process the archive even if the output folder already holds its outputs (same content, version and options).")
+    var force = false
 
     @Flag(name: .shortAndLong, help: "No progress line and no summary (cron). The progress line is also off when stderr is not a terminal.")
     var quiet = false
@@ -98,6 +105,7 @@ struct RunCommand: ParsableCommand {
     func run() throws {
         var options = RunOptions(inputPath: archive, outputDirectory: out)
         options.strict = strict
+        options.force = force
         options.showProgress = !quiet
         options.joinTolerance = Int64(joinTolerance)
         options.zones = maxHr.map { .maximum($0) } ?? (maxHrFromBirthDate ? .fromDateOfBirth : .standard)

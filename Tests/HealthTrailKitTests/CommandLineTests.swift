@@ -12,6 +12,35 @@ import Testing
         #expect(runHelp.stdout.contains("--strict") && runHelp.stdout.contains("Exit codes"))
     }
 
+    @Test func aSecondRunOnTheSameFolderExitsWith4() throws {
+        let dir = Support.temporaryDirectory()
+        let zip = dir + "/export.zip"
+        try Support.makeZip(zip, [("apple_health_export/export.xml", Support.exportXML(ExportDecoderTests.heartRate))])
+        try FileManager.default.createDirectory(atPath: dir + "/out", withIntermediateDirectories: true)
+        // Another process holds the folder's lock (flock locks belong to open files, so this
+        // open conflicts with the run's own, like a second cron run would).
+        let fd = open(dir + "/out/.healthtrail.lock", O_RDWR | O_CREAT, 0o600)
+        #expect(flock(fd, LOCK_EX) == 0)
+        let busy = try Support.runCLI(["run", zip, "--out", dir + "/out", "--quiet"])
+        #expect(busy.status == 4)
+        #expect(busy.stderr.contains("another healthtrail run"))
+        flock(fd, LOCK_UN); close(fd)
+        // A lock file left behind by a run that died is taken over.
+        try "999999\n".write(toFile: dir + "/out/.healthtrail.lock", atomically: false, encoding: .utf8)
+        let next = try Support.runCLI(["run", zip, "--out", dir + "/out", "--quiet"])
+        #expect(next.status == 0)
+        #expect(next.stderr.contains("taking over the outputs of run 999999"))
+    }
+
+    @Test func anotherOptionIsNotARepeat() throws {
+        let dir = Support.temporaryDirectory()
+        let zip = dir + "/export.zip"
+        try Support.makeZip(zip, [("apple_health_export/export.xml", Support.exportXML(ExportDecoderTests.heartRate))])
+        #expect(try Support.runCLI(["run", zip, "--out", dir + "/out", "--quiet"]).status == 0)
+        #expect(try Support.runCLI(["run", zip, "--out", dir + "/out", "--quiet"]).status == 3)
+        #expect(try Support.runCLI(["run", zip, "--out", dir + "/out", "--quiet", "--join-tolerance", "20"]).status == 0)
+    }
+
     @Test func usageErrorsExitWith2() throws {
         let missingOut = try Support.runCLI(["run", "/nonexistent.zip"])
         #expect(missingOut.status == 2)
@@ -58,7 +87,14 @@ import Testing
         let quiet = try Support.runCLI(["run", zip, "--out", dir + "/out", "--quiet"])
         #expect(quiet.status == 0)
         #expect(quiet.stdout.isEmpty && quiet.stderr.isEmpty)   // silent for cron
-        let loud = try Support.runCLI(["run", zip, "--out", dir + "/out"])
+        // The same archive again: nothing new (exit 3), outputs untouched; --force redoes it.
+        let before = try Support.snapshot(dir + "/out")
+        let again = try Support.runCLI(["run", zip, "--out", dir + "/out"])
+        #expect(again.status == 3)
+        #expect(again.stderr.contains("nothing new") && again.stderr.contains("--force"))
+        #expect(try Support.snapshot(dir + "/out") == before)
+        let loud = try Support.runCLI(["run", zip, "--out", dir + "/out", "--force"])
+        #expect(loud.status == 0)
         #expect(loud.stdout.contains("3 heart-rate samples") && loud.stdout.contains(dir + "/out"))
         // Logs name counts and files, never values.
         #expect(!loud.stdout.contains("131.5") && !loud.stdout.contains("Polar"))

@@ -19,6 +19,17 @@ public struct RunOptions: Sendable {
     public var geojsonTimes = false
     /// SVG maps and calendars under `svg/`; nil for none.
     public var maps: MapOutputs? = MapOutputs()
+    /// Process the archive even when the output folder already holds its outputs.
+    public var force = false
+
+    /// Everything here that changes the outputs, as one line: a run with other options is not
+    /// a repeat of an earlier one.
+    var outputFingerprint: String {
+        let m = maps.map { "\($0.kinds.map(\.rawValue).sorted()) \($0.options.size) \($0.options.colourScale.rawValue) "
+            + "\(String(describing: $0.options.densityBoundingBox)) \($0.options.minimumPoints)" } ?? "none"
+        return "strict=\(strict) priority=\(sourcePriority.patterns) tolerance=\(joinTolerance) zones=\(zones) "
+            + "geojsonTimes=\(geojsonTimes) maps=\(m)"
+    }
 
     public init(inputPath: String, outputDirectory: String) {
         self.inputPath = inputPath
@@ -36,6 +47,19 @@ public enum ExportRun {
         var timings: [String: Double] = [:]
         let source = try openExportSource(path: options.inputPath)
         let layout = try ExportLayout(source: source)
+        try OutputStaging.makeDirectory(options.outputDirectory)
+        let lock = try OutputLock(directory: options.outputDirectory)
+        defer { withExtendedLifetime(lock) {} }
+        if let pid = lock.tookOverFrom {
+            fputs("healthtrail: taking over the outputs of run \(pid), which ended without finishing\n", stderr)
+        }
+        let optionsSHA = SHA256.hash(data: Array(options.outputFingerprint.utf8)).map { String(format: "%02x", $0) }.joined()
+        if !options.force, let previous = PreviousRun(directory: options.outputDirectory),
+           previous.toolVersion == HealthTrailVersion.current, previous.optionsSHA256 == optionsSHA,
+           let (size, digest) = try? sha256(of: source, main: layout.mainXML),
+           previous.inputSize == size, previous.inputSHA256 == digest {
+            throw NothingNew(input: options.inputPath, directory: options.outputDirectory)
+        }
         let staging = try OutputStaging(outputDirectory: options.outputDirectory)
         // The archive's SHA-256 for the manifest, on its own thread while the export is read.
         let hash = BackgroundTask { () throws -> (UInt64, String, Double) in
@@ -147,7 +171,7 @@ public enum ExportRun {
                 normalisation: .init(unknownUnits: decoder.unknownUnits, unknownActivityTypes: unknownActivities,
                                      sourcePriority: options.sourcePriority.patterns, sleepNights: sleep.nights, naps: sleep.naps,
                                      regroupedSeries: daily.reopened.map { "\($0)" }.sorted()),
-                timings: timings.mapValues { ($0 * 1000).rounded() / 1000 })
+                timings: timings.mapValues { ($0 * 1000).rounded() / 1000 }, runOptionsSHA256: optionsSHA)
             clock = Date()
             try writeJSON(manifest, to: staging.path("manifest.json"))
             try staging.commit()
@@ -262,5 +286,22 @@ enum WorkoutRow {
             if let value { out.decimal(value, digits: 1) }
         }
         out.endRow()
+    }
+}
+
+/// What the manifest of the outputs already in a folder says about the run that made them.
+struct PreviousRun {
+    var toolVersion: String
+    var optionsSHA256: String
+    var inputSHA256: String
+    var inputSize: UInt64
+
+    init?(directory: String) {
+        guard let data = FileManager.default.contents(atPath: directory + "/manifest.json"),
+              let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let version = json["tool_version"] as? String, let options = json["run_options_sha256"] as? String,
+              let input = json["input"] as? [String: Any], let sha = input["sha256"] as? String,
+              let size = (input["size_bytes"] as? NSNumber)?.uint64Value else { return nil }
+        (toolVersion, optionsSHA256, inputSHA256, inputSize) = (version, options, sha, size)
     }
 }

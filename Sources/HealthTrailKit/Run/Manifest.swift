@@ -75,6 +75,9 @@ public struct Manifest: Codable, Sendable {
     public var normalisation: Normalisation
     /// Seconds per stage.
     public var timings: [String: Double]
+    /// SHA-256 of the options that shape the outputs: with the input's SHA-256 and the tool
+    /// version, it tells a repeat run (skipped, exit 3) from one with something new.
+    public var runOptionsSHA256: String?
 }
 
 /// The version written into manifests and `--version`.
