@@ -189,14 +189,9 @@ public final class ZipWriter {
     func write(_ bytes: [UInt8]) throws { try bytes.withUnsafeBytes { try write($0) } }
 
     func write(_ chunk: UnsafeRawBufferPointer) throws {
-        var done = 0
-        while done < chunk.count {
-            let n = systemWrite(fd, chunk.baseAddress! + done, chunk.count - done)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw InputError(file: path, "write failed: \(String(cString: strerror(errno)))")
-            }
-            done += n
+        if let base = chunk.baseAddress {
+            let failed = writeFully(fd, base, chunk.count)
+            guard failed == 0 else { throw InputError(file: path, "write failed: \(String(cString: strerror(failed)))") }
         }
         position += UInt64(chunk.count)
     }
@@ -215,8 +210,3 @@ struct Bytes {
     mutating func u64(_ v: UInt64) { u32(UInt32(v & 0xFFFF_FFFF)); u32(UInt32(v >> 32)) }
 }
 
-#if canImport(Glibc)
-private let systemWrite = Glibc.write
-#elseif canImport(Darwin)
-private let systemWrite = Darwin.write
-#endif

@@ -53,20 +53,20 @@ public enum ExportRun {
         if let pid = lock.tookOverFrom {
             fputs("healthtrail: taking over the outputs of run \(pid), which ended without finishing\n", stderr)
         }
-        let optionsSHA = SHA256.hash(data: Array(options.outputFingerprint.utf8)).map { String(format: "%02x", $0) }.joined()
-        if !options.force, let previous = PreviousRun(directory: options.outputDirectory),
-           previous.toolVersion == HealthTrailVersion.current, previous.optionsSHA256 == optionsSHA,
-           let (size, digest) = try? sha256(of: source, main: layout.mainXML),
-           previous.inputSize == size, previous.inputSHA256 == digest {
-            throw NothingNew(input: options.inputPath, directory: options.outputDirectory)
-        }
-        let staging = try OutputStaging(outputDirectory: options.outputDirectory)
-        // The archive's SHA-256 for the manifest, on its own thread while the export is read.
+        // The archive's SHA-256, on its own thread while the export is read: for the manifest,
+        // and (waited for at once) to recognise a repeat run.
         let hash = BackgroundTask { () throws -> (UInt64, String, Double) in
             let clock = Date()
             let (size, digest) = try sha256(of: source, main: layout.mainXML)
             return (size, digest, Date().timeIntervalSince(clock))
         }
+        let optionsSHA = SHA256.hash(data: Array(options.outputFingerprint.utf8)).map { String(format: "%02x", $0) }.joined()
+        if !options.force, let previous = PreviousRun(directory: options.outputDirectory),
+           previous.toolVersion == HealthTrailVersion.current, previous.optionsSHA256 == optionsSHA,
+           let (size, digest, _) = try? hash.value(), previous.inputSize == size, previous.inputSHA256 == digest {
+            throw NothingNew(input: options.inputPath, directory: options.outputDirectory)
+        }
+        let staging = try OutputStaging(outputDirectory: options.outputDirectory)
         var overview: BackgroundTask<Double>?
         do {
             let outputs = try ExportOutputs(staging: staging)

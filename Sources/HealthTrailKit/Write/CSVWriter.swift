@@ -185,16 +185,8 @@ public final class CSVWriter {
 
     private func writeAll(_ p: UnsafeRawPointer, _ n: Int) {
         guard failure == nil else { return }
-        var done = 0
-        while done < n {
-            let w = Glibc.write(fd, p + done, n - done)
-            if w < 0 {
-                if errno == EINTR { continue }
-                failure = InputError(file: path, "cannot write: \(String(cString: strerror(errno)))")
-                return
-            }
-            done += w
-        }
+        let failed = writeFully(fd, p, n)
+        if failed != 0 { failure = InputError(file: path, "cannot write: \(String(cString: strerror(failed)))") }
     }
 
     /// Appends the rows of a finished part file (written without a header) and deletes it.

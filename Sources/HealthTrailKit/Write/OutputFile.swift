@@ -6,15 +6,8 @@ enum OutputFile {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw InputError(file: path, "cannot create output file: \(String(cString: strerror(errno)))") }
         defer { close(fd) }
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, bytes.count - done) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw InputError(file: path, "cannot write: \(String(cString: strerror(errno)))")
-            }
-            done += n
-        }
+        let failed = writeFully(fd, bytes)
+        guard failed == 0 else { throw InputError(file: path, "cannot write: \(String(cString: strerror(failed)))") }
         guard fsync(fd) == 0 || errno == EINVAL else {
             throw InputError(file: path, "cannot write: \(String(cString: strerror(errno)))")
         }

@@ -53,16 +53,12 @@ struct LedgerFiles {
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw failure(path, "read the size of") }
         let before = st.st_size
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, bytes.count - done) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                let error = failure(path, "append to")
-                _ = ftruncate(fd, before)
-                throw error
-            }
-            done += n
+        let failed = writeFully(fd, bytes)
+        if failed != 0 {
+            errno = failed
+            let error = failure(path, "append to")
+            _ = ftruncate(fd, before)
+            throw error
         }
         guard fsync(fd) == 0 else {
             let error = failure(path, "sync")
@@ -80,16 +76,12 @@ struct LedgerFiles {
         let temporary = folder + "/.tmp-\(getpid())-" + name
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw failure(temporary, "create") }
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, bytes.count - done) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                let error = failure(temporary, "write")
-                close(fd); unlink(temporary)
-                throw error
-            }
-            done += n
+        let failed = writeFully(fd, bytes)
+        if failed != 0 {
+            errno = failed
+            let error = failure(temporary, "write")
+            close(fd); unlink(temporary)
+            throw error
         }
         guard fsync(fd) == 0 else {
             let error = failure(temporary, "sync")
