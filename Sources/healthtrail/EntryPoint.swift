@@ -13,18 +13,16 @@ struct Main {
             var command = try HealthTrailCommand.parseAsRoot()
             try command.run()
         } catch let error as InputError {
-            fputs("healthtrail: error: \(error)\n", stderr)
+            HealthTrailLog.fatal("\(error)", event: "failed")
             exit(ExitStatus.failed)
         } catch let error as LedgerError {
-            fputs("healthtrail: error: \(error)\n", stderr)
+            HealthTrailLog.fatal("\(error)", event: "failed")
             exit(ExitStatus.failed)
         } catch let skipped as NothingNew {
-            if !CommandLine.arguments.contains("--quiet") && !CommandLine.arguments.contains("-q") {
-                fputs("healthtrail: \(skipped)\n", stderr)
-            }
+            HealthTrailLog.logger.info("\(skipped)", metadata: ["event": "run.nothing_new"])
             exit(ExitStatus.nothingNew)
         } catch let busy as OutputBusy {
-            fputs("healthtrail: error: \(busy)\n", stderr)
+            HealthTrailLog.fatal("\(busy)", event: "run.busy")
             exit(ExitStatus.busy)
         } catch {
             let code = HealthTrailCommand.exitCode(for: error)

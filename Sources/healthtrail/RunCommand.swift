@@ -87,6 +87,8 @@ struct RunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Routes with fewer points are not drawn.", valueName: "n"))
     var mapMinPoints: Int = 2
 
+    @OptionGroup var logging: LogOptions
+
     func validate() throws {
         guard joinTolerance >= 0 && joinTolerance <= 3600 else { throw ValidationError("--join-tolerance must be 0…3600 seconds") }
         if let maxHr, !(100...250).contains(maxHr) { throw ValidationError("--max-hr must be between 100 and 250 bpm") }
@@ -103,6 +105,7 @@ struct RunCommand: ParsableCommand {
     }
 
     func run() throws {
+        logging.bootstrap(quiet: quiet)
         var options = RunOptions(inputPath: archive, outputDirectory: out)
         options.strict = strict
         options.force = force

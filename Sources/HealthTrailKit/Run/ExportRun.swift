@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Logging
 
 /// What `healthtrail run` was asked to do.
 public struct RunOptions: Sendable {
@@ -21,6 +22,11 @@ public struct RunOptions: Sendable {
     public var maps: MapOutputs? = MapOutputs()
     /// Process the archive even when the output folder already holds its outputs.
     public var force = false
+    /// Write routes.geojson.
+    public var geojson = true
+    /// What the manifest and the log call the input instead of its path: a cohort member's
+    /// pseudonym, so that no output names the person.
+    public var inputLabel: String?
 
     /// Everything here that changes the outputs, as one line: a run with other options is not
     /// a repeat of an earlier one.
@@ -28,7 +34,7 @@ public struct RunOptions: Sendable {
         let m = maps.map { "\($0.kinds.map(\.rawValue).sorted()) \($0.options.size) \($0.options.colourScale.rawValue) "
             + "\(String(describing: $0.options.densityBoundingBox)) \($0.options.minimumPoints)" } ?? "none"
         return "strict=\(strict) priority=\(sourcePriority.patterns) tolerance=\(joinTolerance) zones=\(zones) "
-            + "geojsonTimes=\(geojsonTimes) maps=\(m)"
+            + "geojsonTimes=\(geojsonTimes) maps=\(m)" + (geojson ? "" : " geojson=false")
     }
 
     public init(inputPath: String, outputDirectory: String) {
@@ -50,8 +56,11 @@ public enum ExportRun {
         try OutputStaging.makeDirectory(options.outputDirectory)
         let lock = try OutputLock(directory: options.outputDirectory)
         defer { withExtendedLifetime(lock) {} }
+        let log = HealthTrailLog.logger
+        let label = options.inputLabel ?? options.inputPath
         if let pid = lock.tookOverFrom {
-            fputs("healthtrail: taking over the outputs of run \(pid), which ended without finishing\n", stderr)
+            log.warning("taking over the outputs of run \(pid), which ended without finishing",
+                        metadata: ["event": "run.lock_taken_over", "output": .string(options.outputDirectory), "pid": .stringConvertible(Int(pid))])
         }
         // The archive's SHA-256, on its own thread while the export is read: for the manifest,
         // and (waited for at once) to recognise a repeat run.
@@ -67,6 +76,7 @@ public enum ExportRun {
             throw NothingNew(input: options.inputPath, directory: options.outputDirectory)
         }
         let staging = try OutputStaging(outputDirectory: options.outputDirectory)
+        log.info("run started", metadata: ["event": "run.started", "input": .string(label), "output": .string(options.outputDirectory)])
         var overview: BackgroundTask<Double>?
         do {
             let outputs = try ExportOutputs(staging: staging)
@@ -95,7 +105,7 @@ public enum ExportRun {
             timings["join_s"] = Date().timeIntervalSince(clock)
 
             clock = Date()
-            let geojson = try GeoJSONWriter(path: staging.path("routes.geojson"), includeTimes: options.geojsonTimes)
+            let geojson = options.geojson ? try GeoJSONWriter(path: staging.path("routes.geojson"), includeTimes: options.geojsonTimes) : nil
             if options.maps?.kinds.contains(.workouts) == true { _ = try staging.path("svg/workouts/.") }   // before two threads write there
             let mapContext = options.maps.map { maps in
                 MapContext(staging: staging, options: maps.options, drawWorkouts: maps.kinds.contains(.workouts),
@@ -106,7 +116,7 @@ public enum ExportRun {
             let routes = try RouteLinker.run(plan, source: source, inlineRoutes: decoder.inlineRoutes, join: join,
                                              zones: zones, csv: outputs.routePoints, geojson: geojson, maps: mapContext,
                                              faults: faults, progress: progress)
-            try geojson.close()
+            try geojson?.close()
             timings["routes_s"] = Date().timeIntervalSince(clock)
 
             // The overview and density maps need only the route tracks: drawn meanwhile.
@@ -152,7 +162,8 @@ public enum ExportRun {
 
             let manifest = Manifest(
                 startedUTC: iso(started), finishedUTC: iso(Date()),
-                input: .init(path: options.inputPath, name: URL(fileURLWithPath: options.inputPath).lastPathComponent,
+                input: .init(path: options.inputLabel ?? options.inputPath,
+                             name: options.inputLabel ?? URL(fileURLWithPath: options.inputPath).lastPathComponent,
                              kind: kind(of: source), sizeBytes: size, sha256: digest, mainEntry: layout.mainXML.path,
                              mainEntryBytes: layout.mainXML.uncompressedSize, exportVersion: exportVersion,
                              exportDate: decoder.exportDate.map { $0.utcString }, locale: decoder.locale),
@@ -166,7 +177,7 @@ public enum ExportRun {
                 routes: .init(linkedByReference: routes.linkedByReference, linkedByTime: routes.linkedByTime,
                               orphans: routes.orphans, missingFiles: routes.missingFiles,
                               joinToleranceSeconds: options.joinTolerance, heartRateSamplesForJoin: join.sampleCount,
-                              zones: zones.zones.map(\.name), geojsonFeatures: geojson.features),
+                              zones: zones.zones.map(\.name), geojsonFeatures: geojson?.features ?? 0),
                 faults: .init(total: faults.total, byKind: faults.countsByKind, first: faults.first),
                 normalisation: .init(unknownUnits: decoder.unknownUnits, unknownActivityTypes: unknownActivities,
                                      sourcePriority: options.sourcePriority.patterns, sleepNights: sleep.nights, naps: sleep.naps,
@@ -178,6 +189,17 @@ public enum ExportRun {
             if ProcessInfo.processInfo.environment["HEALTHTRAIL_TRACE_TIMINGS"] != nil {
                 fputs("manifest+commit: \(Date().timeIntervalSince(clock)) s\n", stderr)
             }
+            // Counts and durations only: nothing read from the data.
+            if faults.total > 0 {
+                log.warning("\(faults.total) malformed records skipped (manifest.json lists them)",
+                            metadata: ["event": "run.faults", "input": .string(label), "faults": .stringConvertible(faults.total)])
+            }
+            log.info("run finished", metadata: [
+                "event": "run.finished", "input": .string(label), "output": .string(options.outputDirectory),
+                "seconds": .stringConvertible(((timings["total_s"] ?? 0) * 100).rounded() / 100),
+                "records": .stringConvertible(decoder.recordTypes.reduce(0) { $0 + $1.count }),
+                "workouts": .stringConvertible(decoder.workouts.count), "route_points": .stringConvertible(routes.points),
+                "files": .stringConvertible(written.count + 1)])
             return manifest
         } catch {
             _ = try? hash.value()        // nothing may still read the source

@@ -51,6 +51,11 @@ public final class OutputStaging {
     public func commit() throws {
         let fm = FileManager.default
         let items = try fm.contentsOfDirectory(atPath: stagingDirectory).sorted()
+        // The journal says "this staging folder is complete": a run killed during the renames
+        // is finished by the next one (roll forward), so the outputs never stay half old, half new.
+        let journal = Self.journalPath(outputDirectory, pid: getpid())
+        try OutputFile.write(Array("\(URL(fileURLWithPath: stagingDirectory).lastPathComponent)\n".utf8), to: journal)
+        defer { unlink(journal) }
         var undo: [() -> Void] = []
         var oldFolders: [String] = []
         do {
@@ -84,6 +89,27 @@ public final class OutputStaging {
         committed = true
     }
 
+    /// Completes the commit a killed run had begun: what is still staged is moved into place.
+    static func finishCommit(of pid: Int32, in directory: String) {
+        let fm = FileManager.default
+        let staging = directory + "/.staging-\(pid)"
+        for item in ((try? fm.contentsOfDirectory(atPath: staging)) ?? []).sorted() where !item.hasPrefix(".previous-") {
+            let staged = staging + "/" + item, target = directory + "/" + item
+            var isDir: ObjCBool = false
+            _ = fm.fileExists(atPath: staged, isDirectory: &isDir)
+            if isDir.boolValue, fm.fileExists(atPath: target) {
+                let old = directory + "/.old-\(pid)-" + item
+                if !fm.fileExists(atPath: old) { _ = Glibc.rename(target, old) } else { try? fm.removeItem(atPath: target) }
+            }
+            _ = Glibc.rename(staged, target)
+        }
+        for item in ((try? fm.contentsOfDirectory(atPath: directory)) ?? []) where item.hasPrefix(".old-\(pid)-") {
+            try? fm.removeItem(atPath: directory + "/" + item)
+        }
+        try? fm.removeItem(atPath: staging)
+        unlink(journalPath(directory, pid: pid))
+    }
+
     /// Removes the staging folder, leaving the previous outputs as they were.
     public func discard() {
         if !committed { try? FileManager.default.removeItem(atPath: stagingDirectory) }
@@ -110,11 +136,19 @@ public final class OutputStaging {
         }
     }
 
-    /// Staging folders left by killed runs (their process is gone) are deleted. A folder a killed
-    /// run had moved aside (`.old-<pid>-<name>`) is put back when `<name>` is missing: it is the
-    /// only copy of the previous outputs.
+    static func journalPath(_ outputDirectory: String, pid: Int32) -> String { outputDirectory + "/.commit-\(pid)" }
+
+    /// Staging folders left by killed runs (their process is gone) are deleted. A run killed while
+    /// committing (its journal `.commit-<pid>` is still there) is finished first: its staging
+    /// folder was complete. A folder a killed run had moved aside (`.old-<pid>-<name>`) is put
+    /// back when `<name>` is missing: it is the only copy of the previous outputs.
     static func removeStaleStaging(in directory: String) {
-        guard let items = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+        guard var items = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+        for item in items.sorted() where item.hasPrefix(".commit-") {
+            guard let pid = Int32(item.dropFirst(8)), pid != getpid(), kill(pid, 0) != 0 else { continue }
+            finishCommit(of: pid, in: directory)
+        }
+        items = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         for item in items.sorted() where item.hasPrefix(".staging-") || item.hasPrefix(".old-") {
             let pidText = item.hasPrefix(".staging-") ? item.dropFirst(9) : item.dropFirst(5).prefix { $0 != "-" }
             guard let pid = Int32(pidText), pid != getpid(), kill(pid, 0) != 0 else { continue }

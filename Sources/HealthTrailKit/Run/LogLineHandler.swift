@@ -1,0 +1,97 @@
+import Foundation
+import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A swift-log backend that writes every event as exactly one line on stderr.
+///
+/// One `write(2)` per line, so lines from the parallel jobs of a cohort never interleave.
+/// Events carry an `event` metadata key (`run.finished`, `cohort.person_failed`, …) that log
+/// shippers can filter on. What goes into a line is chosen by the callers, and they log names,
+/// counts, durations and pseudonyms only: never a value from the health data.
+public struct LogLineHandler: LogHandler {
+    public var logLevel: Logger.Level
+    public var metadata: Logger.Metadata = [:]
+    public let label: String
+    public let format: LogFormat
+
+    /// - Parameters:
+    ///   - label: the logger's label (`healthtrail`).
+    ///   - format: text or JSON lines.
+    ///   - level: the least severe level written.
+    public init(label: String, format: LogFormat, level: Logger.Level = .info) {
+        self.label = label
+        self.format = format
+        self.logLevel = level
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?,
+                    source: String, file: String, function: String, line: UInt) {
+        var all = metadata
+        if let explicit { all.merge(explicit) { $1 } }
+        let text = Self.line(time: Date(), level: level, message: message.description, metadata: all, format: format)
+        Self.writeLine(text)
+    }
+
+    /// One formatted line (with its newline).
+    public static func line(time: Date, level: Logger.Level, message: String, metadata: Logger.Metadata,
+                            format: LogFormat) -> String {
+        let stamp = Timestamp(utcSeconds: Int64(time.timeIntervalSince1970.rounded(.down))).utcString
+        switch format {
+        case .text:
+            // `2026-11-22T03:15:02Z info healthtrail: run finished (records=120345 seconds=3.7)`
+            let event = metadata["event"].map { "\($0)" }
+            let rest = metadata.filter { $0.key != "event" }.sorted { $0.key < $1.key }
+                .map { "\($0.key)=\(quotedIfNeeded("\($0.value)"))" }
+            var text = "\(stamp) \(level) healthtrail: \(message)"
+            if let event { text += " [\(event)]" }
+            if !rest.isEmpty { text += " (" + rest.joined(separator: " ") + ")" }
+            return text + "\n"
+        case .json:
+            var object: [String: Any] = ["time": stamp, "level": level.rawValue, "message": message]
+            for (key, value) in metadata { object[key] = jsonValue(value) }
+            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+            return String(decoding: data, as: UTF8.self) + "\n"
+        }
+    }
+
+    static func jsonValue(_ value: Logger.MetadataValue) -> Any {
+        switch value {
+        case .string(let s): return s
+        // Numbers logged as numbers (`.stringConvertible(42)`) stay numbers in JSON.
+        case .stringConvertible(let c):
+            switch c {
+            case let i as Int: return i
+            case let i as Int64: return i
+            case let d as Double: return d.isFinite ? d : "\(d)"
+            case let b as Bool: return b
+            default: return "\(c)"
+            }
+        case .array(let a): return a.map(jsonValue)
+        case .dictionary(let d): return d.mapValues(jsonValue)
+        }
+    }
+
+    static func quotedIfNeeded(_ s: String) -> String {
+        s.contains(where: { $0 == " " || $0 == "\"" }) ? "\"" + s.replacingOccurrences(of: "\"", with: "\\\"") + "\"" : s
+    }
+
+    static func writeLine(_ text: String) {
+        var bytes = Array(text.utf8)
+        bytes.withUnsafeMutableBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let n = write(2, buffer.baseAddress! + offset, buffer.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return }
+                offset += n
+            }
+        }
+    }
+}
