@@ -17,6 +17,7 @@ struct HealthTrailCommand: ParsableCommand {
           healthtrail synth /tmp/fake-export.zip --days 30 --seed 7
         """,
         version: HealthTrailVersion.current,
-        subcommands: [RunCommand.self, InspectCommand.self, ReleaseCommand.self, SynthCommand.self, DPSampleCommand.self]
+        subcommands: [RunCommand.self, InspectCommand.self, ReleaseCommand.self, MergeCommand.self, KeygenCommand.self,
+                      SynthCommand.self, DPSampleCommand.self]
     )
 }

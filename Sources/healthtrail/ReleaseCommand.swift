@@ -4,11 +4,11 @@ import HealthTrailKit
 import Glibc
 #endif
 
-/// `healthtrail release --spec FILE --data DIR`.
+/// `healthtrail release --spec FILE (--data DIR | --partial FILE --out DIR --ledger FILE)`.
 struct ReleaseCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "release",
-        abstract: "Release differentially private aggregates of a run's outputs.",
+        abstract: "Release differentially private aggregates of a run's outputs or a cohort's merged partial.",
         discussion: """
         Reads the release spec (see pipelines/releases.yaml): for each release, the contributions
         are bounded per privacy unit (at most max_partitions partitions and max_contributions
@@ -22,9 +22,15 @@ struct ReleaseCommand: ParsableCommand {
         spend); a release that would exceed the spec's budget is refused and writes nothing; a
         ledger edited by hand is detected and refuses further releases.
 
-        Example:
+        For a cohort, --partial takes the merged partial aggregate of everyone (see
+        `healthtrail merge`) instead of one run's folder: it must have been computed for the
+        releases of this spec, and --out and --ledger must be given.
+
+        Examples:
           healthtrail run export.zip --out ~/health
           healthtrail release --spec pipelines/releases.yaml --data ~/health
+          healthtrail release --spec pipelines/releases.yaml --partial cohort.partial \\
+            --out cohort/dp --ledger cohort/privacy-ledger.jsonl
         """
     )
 
@@ -32,7 +38,10 @@ struct ReleaseCommand: ParsableCommand {
     var spec: String
 
     @Option(help: ArgumentHelp("The output folder of `healthtrail run` to read.", valueName: "dir"))
-    var data: String
+    var data: String?
+
+    @Option(help: ArgumentHelp("A merged partial aggregate to release instead of --data.", valueName: "file"))
+    var partial: String?
 
     @Option(help: ArgumentHelp("Where dp/<release>.csv go (default: <data>/dp).", valueName: "dir"))
     var out: String?
@@ -43,11 +52,24 @@ struct ReleaseCommand: ParsableCommand {
     @Flag(name: .shortAndLong, help: "No summary.")
     var quiet = false
 
+    func validate() throws {
+        guard (data == nil) != (partial == nil) else { throw ValidationError("give exactly one of --data and --partial") }
+        // A partial has no run folder to put the releases and the ledger in.
+        if partial != nil, out == nil || ledger == nil { throw ValidationError("--partial needs --out and --ledger") }
+    }
+
     func run() throws {
         umask(0o077)
         let releaseSpec = try ReleaseSpec.load(path: spec)
-        let outcomes = try ReleaseRunner.run(spec: releaseSpec, dataDirectory: data, outputDirectory: out ?? data + "/dp",
+        let outcomes: [ReleaseRunner.Outcome]
+        if let partial, let out, let ledger {
+            outcomes = try ReleaseRunner.run(spec: releaseSpec, partial: try PartialAggregate.read(path: partial),
+                                             outputDirectory: out, ledgerPath: ledger)
+        } else {
+            let data = data ?? "."
+            outcomes = try ReleaseRunner.run(spec: releaseSpec, dataDirectory: data, outputDirectory: out ?? data + "/dp",
                                              ledgerPath: ledger ?? data + "/privacy-ledger.jsonl")
+        }
         guard !quiet else { return }
         for o in outcomes {
             print("healthtrail: \(o.id): \(o.partitions) partitions → \(o.path)\(o.charged ? "" : " (already released on this data: nothing spent)")")

@@ -24,7 +24,7 @@ import Testing
     /// One person with hundreds of workouts a day at 250 bpm changes each released total by at most
     /// the sensitivity the noise is scaled to: K·M for counts, K·M·B for sums, across all partitions.
     @Test(arguments: [ReleaseSpec.Aggregate.count, .sum, .mean])
-    func anAdversarialPersonStaysWithinTheSensitivity(_ aggregate: ReleaseSpec.Aggregate) {
+    func anAdversarialPersonStaysWithinTheSensitivity(_ aggregate: ReleaseSpec.Aggregate) throws {
         let r = release(aggregate, unit: .person, k: 2, m: 3, lower: 40, upper: 200)
         let keys = Set(PublicPartitions.keys(for: r))
         var honest: [Contribution] = []
@@ -39,8 +39,8 @@ import Testing
             }
         }
         adversary.append(Contribution(unit: "mallory", partition: "2031-W01", value: 1e9))
-        let a = ContributionBounding.bound(honest, release: r, publicKeys: keys)
-        let b = ContributionBounding.bound(adversary, release: r, publicKeys: keys)
+        let a = try ContributionBounding.bound(honest, release: r, publicKeys: keys)
+        let b = try ContributionBounding.bound(adversary, release: r, publicKeys: keys)
         let countChange = keys.reduce(Int64(0)) { $0 + abs((b.counts[$1] ?? 0) - (a.counts[$1] ?? 0)) }
         #expect(countChange <= Int64(r.maxPartitions * r.maxContributions))
         #expect(countChange == Int64(r.maxPartitions * r.maxContributions))   // the bound is reached, not beaten
@@ -49,12 +49,12 @@ import Testing
         #expect(b.counts["2031-W01"] == nil)
     }
 
-    @Test func valuesAreClampedToTheDeclaredBoundsAndCentredForMeans() {
+    @Test func valuesAreClampedToTheDeclaredBoundsAndCentredForMeans() throws {
         let keys: Set<String> = ["2024-W01"]
         let cs = [Contribution(unit: "a", partition: "2024-W01", value: 250), Contribution(unit: "b", partition: "2024-W01", value: 10)]
-        let sum = ContributionBounding.bound(cs, release: release(.sum, lower: 40, upper: 200), publicKeys: keys)
+        let sum = try ContributionBounding.bound(cs, release: release(.sum, lower: 40, upper: 200), publicKeys: keys)
         #expect(sum.sums["2024-W01"] == 240)            // 200 + 40
-        let mean = ContributionBounding.bound(cs, release: release(.mean, lower: 40, upper: 200), publicKeys: keys)
+        let mean = try ContributionBounding.bound(cs, release: release(.mean, lower: 40, upper: 200), publicKeys: keys)
         #expect(mean.sums["2024-W01"] == 0)             // +80 and −80 around the midpoint 120
         #expect(ContributionBounding.valueBound(release(.mean, lower: 40, upper: 200)) == 80)
         #expect(ContributionBounding.valueBound(release(.sum, lower: -10, upper: 200)) == 200)

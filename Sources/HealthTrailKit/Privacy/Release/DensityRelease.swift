@@ -11,11 +11,24 @@ enum DensityRelease {
     static let columns = ["row", "column", "lat", "lon", "value", "error95", "mechanism", "epsilon", "rho", "delta",
                           "privacy_unit", "max_partitions"]
 
-    /// The bounded cell counts (row-major) of the run's route points, and the grid they lie on.
-    static func bounded(_ r: ReleaseSpec.Release, runDirectory: String) throws -> (grid: DensityGrid, counts: [Int64]) {
+    /// The fixed grid of a density release, from the spec alone.
+    static func grid(for r: ReleaseSpec.Release) -> DensityGrid {
         let a = r.area!
-        let grid = DensityGrid(bounds: GeoBoundingBox(minLatitude: a[0], minLongitude: a[1], maxLatitude: a[2], maxLongitude: a[3]),
-                               columns: r.cells!)
+        return DensityGrid(bounds: GeoBoundingBox(minLatitude: a[0], minLongitude: a[1], maxLatitude: a[2], maxLongitude: a[3]),
+                           columns: r.cells!)
+    }
+
+    /// The bounded cell counts (row-major) of one person's route points, and the grid they lie on.
+    static func bounded(_ r: ReleaseSpec.Release, runDirectory: String, person: String = "self") throws
+        -> (grid: DensityGrid, counts: [Int64]) {
+        let grid = grid(for: r)
+        return (grid, bound(try cellsByUnit(r, grid: grid, runDirectory: runDirectory, person: person), release: r, grid: grid))
+    }
+
+    /// The cells each privacy unit's route points fall in; units are named after `person` as in
+    /// `Contribution.unit`.
+    static func cellsByUnit(_ r: ReleaseSpec.Release, grid: DensityGrid, runDirectory: String,
+                            person: String) throws -> [String: Set<Int>] {
         var cellsByUnit: [String: Set<Int>] = [:]
         // route_points.csv streams line by line: it can hold millions of points.
         let path = runDirectory + "/route_points.csv"
@@ -27,7 +40,7 @@ enum DensityRelease {
             guard fields.count >= 4, let lat = Double(String(decoding: fields[2], as: UTF8.self)),
                   let lon = Double(String(decoding: fields[3], as: UTF8.self)),
                   let cell = grid.cell(latitude: lat, longitude: lon) else { return }
-            let unit = r.privacyUnit == .person ? "person" : String(decoding: fields[0], as: UTF8.self)
+            let unit = r.privacyUnit == .person ? person : person + "|" + String(decoding: fields[0], as: UTF8.self)
             cellsByUnit[unit, default: []].insert(cell.y * grid.width + cell.x)
         }
         try streamWholeFile(file, entryName: nil) { chunk in
@@ -36,13 +49,18 @@ enum DensityRelease {
             }
         }
         if !line.isEmpty { take(line[...]) }
+        return cellsByUnit
+    }
+
+    /// Each unit counts once in at most K of its cells (chosen by a hash of unit and cell).
+    static func bound(_ cellsByUnit: [String: Set<Int>], release r: ReleaseSpec.Release, grid: DensityGrid) -> [Int64] {
         var counts = [Int64](repeating: 0, count: grid.width * grid.height)
         for unit in cellsByUnit.keys.sorted() {
             let kept = cellsByUnit[unit]!.sorted { ContributionBounding.stableHash("\(unit)|\($0)") < ContributionBounding.stableHash("\(unit)|\($1)") }
                 .prefix(r.maxPartitions)
-            for cell in kept { counts[cell] += 1 }
+            for cell in kept { counts[cell] += 1 }   // at most one per unit: cannot overflow
         }
-        return (grid, counts)
+        return counts
     }
 
     /// The noisy table (CSV bytes) for every cell.

@@ -2,7 +2,8 @@ import Foundation
 
 /// The contributions a release reads from a run's outputs (`daily.csv`, `workouts.csv`).
 enum ReleaseInputs {
-    static func contributions(for release: ReleaseSpec.Release, runDirectory: String) throws -> [Contribution] {
+    /// One person's contributions; their units are named after `person` (see `Contribution.unit`).
+    static func contributions(for release: ReleaseSpec.Release, runDirectory: String, person: String) throws -> [Contribution] {
         let parts = release.metric.split(separator: ".", maxSplits: 1).map(String.init)
         let (table, column) = (parts[0], parts.count > 1 ? parts[1] : "")
         let path = runDirectory + "/" + table + ".csv"
@@ -24,7 +25,8 @@ enum ReleaseInputs {
             }
             for row in csv.rows {
                 guard let value = Double(row[valueColumn]), let key = partitionKey(row[dateColumn], activity: nil) else { continue }
-                result.append(Contribution(unit: release.privacyUnit == .person ? "person" : row[dateColumn], partition: key, value: value))
+                let unit = release.privacyUnit == .person ? person : person + "|" + row[dateColumn]
+                result.append(Contribution(unit: unit, partition: key, value: value))
             }
         case "workouts":
             guard let id = csv.column("workout_id"), let start = csv.column("start_utc"), let offset = csv.column("utc_offset"),
@@ -38,7 +40,7 @@ enum ReleaseInputs {
                 let date = Timestamp(utcSeconds: t.utcSeconds, offsetMinutes: minutes).localDateString
                 guard let key = partitionKey(date, activity: row[activity]) else { continue }
                 let value = valueColumn.map { Double(row[$0]) ?? .nan } ?? 1
-                let unit = release.privacyUnit == .person ? "person" : (release.privacyUnit == .day ? date : row[id])
+                let unit = release.privacyUnit == .person ? person : person + "|" + (release.privacyUnit == .day ? date : row[id])
                 result.append(Contribution(unit: unit, partition: key, value: value))
             }
         default:

@@ -1,7 +1,8 @@
 import Foundation
 
-/// `healthtrail release`: reads a run's outputs, bounds contributions, adds noise once and
-/// writes `dp/<release>.csv`, every spend recorded in the budget ledger first.
+/// `healthtrail release`: bounds the contributions of a run's outputs (or takes the bounded
+/// totals of a cohort's merged partial aggregate), adds noise once and writes
+/// `dp/<release>.csv`, every spend recorded in the budget ledger first.
 ///
 /// Noise per release: counts have L1 sensitivity K·M and sums K·M·B (B the largest clamped
 /// magnitude, in resolution units). Discrete Laplace at scale Δ/ε for pure ε-DP; discrete
@@ -20,21 +21,48 @@ public enum ReleaseRunner {
                                  "epsilon", "rho", "delta", "lower", "upper", "resolution", "privacy_unit",
                                  "max_partitions", "max_contributions"]
 
+    /// Releases one person's run outputs (`daily.csv`, `workouts.csv`, `route_points.csv` in
+    /// `dataDirectory`): their partial aggregate, as person `self`, released at once.
     public static func run(spec: ReleaseSpec, dataDirectory: String, outputDirectory: String,
                            ledgerPath: String) throws -> [Outcome] {
+        let partial = try PartialAggregate.build(spec: spec, runDirectory: dataDirectory, person: "self")
+        return try run(spec: spec, partial: partial, outputDirectory: outputDirectory, ledgerPath: ledgerPath)
+    }
+
+    /// Releases bounded totals (one person's, or a cohort's merged with `PartialAggregate.merge`):
+    /// noise drawn once per release, every spend recorded in the ledger first.
+    ///
+    /// The ledger fingerprint of a release covers exactly what the noise is added to (its terms
+    /// and its totals on every public partition), not who the totals came from: releasing the
+    /// same totals again answers from the ledger and spends nothing.
+    ///
+    /// - Throws: `InputError` naming the partial's file when it was computed for other release
+    ///   definitions than `spec`, or lacks one of its releases; `LedgerError` (over budget, …).
+    public static func run(spec: ReleaseSpec, partial: PartialAggregate, outputDirectory: String,
+                           ledgerPath: String) throws -> [Outcome] {
+        guard partial.specSHA256 == (try PartialAggregate.specFingerprint(of: spec)) else {
+            throw InputError(file: partial.displayName, "computed for other release definitions than this spec: "
+                             + "build the partials again with this spec")
+        }
         try OutputStaging.makeDirectory(outputDirectory)
         let limit = BudgetLimit(epsilon: spec.budget?.epsilon.flatMap { Rational(String($0)) },
                                 rho: spec.budget?.rho.flatMap { Rational(String($0)) })
         let ledger = try BudgetLedger(path: ledgerPath, limit: limit)
         var outcomes: [Outcome] = []
         for release in spec.releases {
+            guard let totals = partial.releases[release.id] else {
+                throw InputError(file: partial.displayName, "corrupt partial aggregate (release \(release.id) is missing)")
+            }
             if release.aggregate == .density {
-                outcomes.append(try runDensity(release, dataDirectory: dataDirectory, outputDirectory: outputDirectory, ledger: ledger))
+                outcomes.append(try runDensity(release, totals: totals, source: partial.displayName,
+                                               outputDirectory: outputDirectory, ledger: ledger))
                 continue
             }
             let keys = PublicPartitions.keys(for: release)
-            let contributions = try ReleaseInputs.contributions(for: release, runDirectory: dataDirectory)
-            let totals = ContributionBounding.bound(contributions, release: release, publicKeys: Set(keys))
+            let known = Set(keys)
+            guard totals.counts.keys.allSatisfy(known.contains), totals.sums.keys.allSatisfy(known.contains) else {
+                throw InputError(file: partial.displayName, "corrupt partial aggregate (release \(release.id) holds a partition it does not declare)")
+            }
             let plan = try NoisePlan(release)
             // The fingerprint covers exactly what the noise is added to, and the release's terms.
             var fingerprintText = try String(decoding: JSONEncoder.sorted.encode(release), as: UTF8.self) + "\n"
@@ -51,9 +79,16 @@ public enum ReleaseRunner {
     }
 
     /// The DP density release: `dp/<id>.csv` (every cell) and `dp/<id>.svg` (its picture).
-    static func runDensity(_ release: ReleaseSpec.Release, dataDirectory: String, outputDirectory: String,
+    static func runDensity(_ release: ReleaseSpec.Release, totals: BoundedTotals, source: String, outputDirectory: String,
                            ledger: BudgetLedger) throws -> Outcome {
-        let (grid, counts) = try DensityRelease.bounded(release, runDirectory: dataDirectory)
+        let grid = DensityRelease.grid(for: release)
+        var counts = [Int64](repeating: 0, count: grid.width * grid.height)
+        for (key, count) in totals.counts {
+            guard let cell = Int(key), counts.indices.contains(cell), String(cell) == key else {
+                throw InputError(file: source, "corrupt partial aggregate (release \(release.id) holds a cell outside its grid)")
+            }
+            counts[cell] = count
+        }
         let k = Int64(release.maxPartitions)
         let mechanism: NoiseMechanism, cost: PrivacyCost, name: String
         do {

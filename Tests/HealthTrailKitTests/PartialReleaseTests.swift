@@ -1,0 +1,139 @@
+import Foundation
+import Testing
+@testable import HealthTrailKit
+
+/// Releasing a cohort's merged partial aggregate, from the library and from the command line.
+@Suite struct PartialReleaseTests {
+    /// The ledger's lines as JSON objects.
+    func ledgerLines(_ path: String) throws -> [[String: Any]] {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+        }
+    }
+
+    @Test func aMergedPartialReleasesLikeARunFolderAndReplaysForFree() throws {
+        let cohort = try CohortFixture.shared()
+        let dir = Support.temporaryDirectory()
+        let merged = try PartialAggregate.merge(cohort.partials)
+        try merged.write(to: dir + "/cohort.partial")
+        let ledger = dir + "/cohort/privacy-ledger.jsonl"
+        func release() throws -> [ReleaseRunner.Outcome] {
+            try ReleaseRunner.run(spec: cohort.spec, partial: PartialAggregate.read(path: dir + "/cohort.partial"),
+                                  outputDirectory: dir + "/cohort/dp", ledgerPath: ledger)
+        }
+        let outcomes = try release()
+        #expect(outcomes.map(\.id) == cohort.spec.releases.map(\.id))
+        #expect(outcomes.allSatisfy { $0.charged })
+
+        // The same files as one person's release from a run folder: same columns, same rows,
+        // same terms on every row; only the noisy values differ.
+        _ = try ReleaseRunner.run(spec: cohort.spec, dataDirectory: cohort.people[0].directory, outputDirectory: dir + "/one/dp",
+                                  ledgerPath: dir + "/one/privacy-ledger.jsonl")
+        for (release, outcome) in zip(cohort.spec.releases, outcomes) {
+            let fromPartial = try Support.readCSV(dir + "/cohort/dp/\(release.id).csv")
+            let fromRun = try Support.readCSV(dir + "/one/dp/\(release.id).csv")
+            #expect(fromPartial.header == fromRun.header)
+            let fixed = release.aggregate == .density ? [0, 1, 2, 3] + Array(5..<12) : [0, 1] + Array(6..<16)
+            #expect(fromPartial.rows.map { row in fixed.map { row[$0] } } == fromRun.rows.map { row in fixed.map { row[$0] } }, "\(release.id)")
+            #expect(fromPartial.rows.count == outcome.partitions)
+        }
+        #expect(FileManager.default.fileExists(atPath: dir + "/cohort/dp/route_density.svg"))
+
+        // The noise went on the cohort's totals: Gaussian counts with σ² = 2 stay within 15 of
+        // the merged counts (the chance of one row beyond is below 10⁻²⁵), and some are far
+        // above one person's.
+        let counts = merged.releases["workouts_per_activity_week"]!.counts
+        #expect(counts.values.contains { $0 > 40 })
+        let table = try Support.readCSV(dir + "/cohort/dp/workouts_per_activity_week.csv")
+        for row in table.rows { #expect(abs(Int64(row[2])! - (counts[row[0]] ?? 0)) <= 15, "\(row[0])") }
+
+        // One reservation and its publication per release.
+        let lines = try ledgerLines(ledger)
+        #expect(lines.filter { $0["status"] as? String == "reserved" }.compactMap { $0["release_id"] as? String }
+                == cohort.spec.releases.map(\.id))
+        #expect(lines.filter { $0["status"] as? String == "published" }.count == cohort.spec.releases.count)
+
+        // The same merged file again (a rerun, or a merge in another order): nothing spent.
+        let published = try Support.snapshot(dir + "/cohort/dp")
+        let ledgerBytes = try Data(contentsOf: URL(fileURLWithPath: ledger))
+        try PartialAggregate.merge(cohort.partials.reversed()).write(to: dir + "/cohort.partial")
+        #expect(try release().allSatisfy { !$0.charged })
+        #expect(try Support.snapshot(dir + "/cohort/dp") == published)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: ledger)) == ledgerBytes)
+    }
+
+    @Test func aRunFolderReleaseIsTheReleaseOfItsOwnPartial() throws {
+        let cohort = try CohortFixture.shared()
+        let dir = Support.temporaryDirectory()
+        let ledger = dir + "/privacy-ledger.jsonl"
+        let direct = try ReleaseRunner.run(spec: cohort.spec, dataDirectory: cohort.people[2].directory,
+                                           outputDirectory: dir + "/dp", ledgerPath: ledger)
+        #expect(direct.allSatisfy { $0.charged })
+        let published = try Support.snapshot(dir + "/dp")
+        // The partial of the same folder, as person `self`: the same totals, so the same
+        // fingerprints, answered from the ledger.
+        let own = try PartialAggregate.build(spec: cohort.spec, runDirectory: cohort.people[2].directory, person: "self")
+        #expect(try ReleaseRunner.run(spec: cohort.spec, partial: own, outputDirectory: dir + "/dp", ledgerPath: ledger)
+            .allSatisfy { !$0.charged })
+        #expect(try Support.snapshot(dir + "/dp") == published)
+        // Another person's data is charged.
+        let other = try PartialAggregate.build(spec: cohort.spec, runDirectory: cohort.people[3].directory, person: "self")
+        #expect(try ReleaseRunner.run(spec: cohort.spec, partial: other, outputDirectory: dir + "/dp", ledgerPath: ledger)
+            .allSatisfy { $0.charged })
+    }
+
+    @Test func aPartialOfAnotherSpecIsNotReleased() throws {
+        let cohort = try CohortFixture.shared()
+        let dir = Support.temporaryDirectory()
+        var other = cohort.spec
+        other.releases[1].upper = 120
+        try PartialAggregate.build(spec: other, runDirectory: cohort.people[0].directory, person: "p_x").write(to: dir + "/x.partial")
+        let error = #expect(throws: InputError.self) {
+            try ReleaseRunner.run(spec: cohort.spec, partial: PartialAggregate.read(path: dir + "/x.partial"),
+                                  outputDirectory: dir + "/dp", ledgerPath: dir + "/privacy-ledger.jsonl")
+        }
+        #expect(error?.file == dir + "/x.partial")
+        #expect(error?.message.contains("other release definitions") == true)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["x.partial"])   // no ledger, no dp/
+    }
+
+    @Test func theCommandLineMergesAListAndReleasesTheResult() throws {
+        let cohort = try CohortFixture.shared()
+        let dir = Support.temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir + "/parts", withIntermediateDirectories: true)
+        let paths = try cohort.partials.enumerated().map { i, partial in
+            let path = dir + "/parts/\(i).partial"
+            try partial.write(to: path)
+            return path
+        }
+        // The first on the command line, the rest from a list (a blank line and a duplicate too).
+        let list = paths.dropFirst().map { " \($0)" }.joined(separator: "\n") + "\n\n" + paths[5] + "\n"
+        try list.write(toFile: dir + "/list.txt", atomically: true, encoding: .utf8)
+        let merge = try Support.runCLI(["merge", paths[0], "--list", dir + "/list.txt", "--out", dir + "/cohort.partial"])
+        #expect(merge.status == 0, "\(merge.stderr)")
+        #expect(merge.stdout == "healthtrail: merged 21 partials (20 persons) → \(dir)/cohort.partial\n")
+        #expect(FileManager.default.contents(atPath: dir + "/cohort.partial") == (try PartialAggregate.merge(cohort.partials).bytes))
+        #expect((try FileManager.default.attributesOfItem(atPath: dir + "/cohort.partial")[.posixPermissions] as? Int) == 0o600)
+
+        let arguments = ["release", "--spec", cohort.specPath, "--partial", dir + "/cohort.partial",
+                         "--out", dir + "/dp", "--ledger", dir + "/privacy-ledger.jsonl"]
+        let first = try Support.runCLI(arguments)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir + "/dp").sorted()
+                == (cohort.spec.releases.map { $0.id + ".csv" } + ["route_density.svg"]).sorted())
+        let second = try Support.runCLI(arguments)
+        #expect(second.stdout.components(separatedBy: "nothing spent").count - 1 == cohort.spec.releases.count)
+
+        let missing = try Support.runCLI(["release", "--spec", cohort.specPath, "--partial", dir + "/cohort.partial", "--out", dir + "/dp"])
+        #expect(missing.status != 0 && missing.stderr.contains("--partial needs --out and --ledger"))
+        let both = try Support.runCLI(["release", "--spec", cohort.specPath, "--partial", dir + "/cohort.partial",
+                                       "--data", cohort.people[0].directory])
+        #expect(both.status != 0 && both.stderr.contains("exactly one of --data and --partial"))
+
+        // A person in two different files: refused, naming them, nothing written.
+        let again = try Support.runCLI(["merge", dir + "/cohort.partial", paths[4], "--out", dir + "/bad.partial"])
+        #expect(again.status == 1)
+        #expect(again.stderr.contains("person \(cohort.people[4].name) is in two partials: \(dir)/cohort.partial and \(paths[4])"))
+        #expect(!FileManager.default.fileExists(atPath: dir + "/bad.partial"))
+    }
+}
