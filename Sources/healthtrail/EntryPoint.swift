@@ -12,6 +12,10 @@ struct Main {
         do {
             var command = try HealthTrailCommand.parseAsRoot()
             try command.run()
+        } catch let invalid as PipelineInvalid {
+            // Every mistake, one line each, pointing at its line of the file.
+            for line in invalid.lines { HealthTrailLog.fatal(line, event: "pipeline.invalid") }
+            exit(ExitStatus.usage)
         } catch let error as InputError {
             HealthTrailLog.fatal("\(error)", event: "failed")
             exit(ExitStatus.failed)

@@ -17,7 +17,8 @@ struct HealthTrailCommand: ParsableCommand {
           healthtrail synth /tmp/fake-export.zip --days 30 --seed 7
         """,
         version: HealthTrailVersion.current,
-        subcommands: [RunCommand.self, InspectCommand.self, ReleaseCommand.self, MergeCommand.self, KeygenCommand.self,
+        subcommands: [RunCommand.self, ValidateCommand.self, PartialCommand.self, MergeCommand.self, ReleaseCommand.self,
+                      KeygenCommand.self, InspectCommand.self,
                       SynthCommand.self, DPSampleCommand.self]
     )
 }

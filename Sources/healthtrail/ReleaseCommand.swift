@@ -34,8 +34,11 @@ struct ReleaseCommand: ParsableCommand {
         """
     )
 
-    @Option(help: ArgumentHelp("The release spec (YAML).", valueName: "file"))
-    var spec: String
+    @Option(help: ArgumentHelp("The release spec (YAML, like pipelines/releases.yaml).", valueName: "file"))
+    var spec: String?
+
+    @Option(help: ArgumentHelp("A pipeline file whose privacy.releases to release (instead of --spec).", valueName: "file"))
+    var pipeline: String?
 
     @Option(help: ArgumentHelp("The output folder of `healthtrail run` to read.", valueName: "dir"))
     var data: String?
@@ -52,15 +55,27 @@ struct ReleaseCommand: ParsableCommand {
     @Flag(name: .shortAndLong, help: "No summary.")
     var quiet = false
 
+    @OptionGroup(title: "Logging") var logging: LogOptions
+
     func validate() throws {
+        guard (spec == nil) != (pipeline == nil) else { throw ValidationError("give exactly one of --spec and --pipeline") }
         guard (data == nil) != (partial == nil) else { throw ValidationError("give exactly one of --data and --partial") }
         // A partial has no run folder to put the releases and the ledger in.
         if partial != nil, out == nil || ledger == nil { throw ValidationError("--partial needs --out and --ledger") }
     }
 
     func run() throws {
+        logging.bootstrap(quiet: quiet)
         umask(0o077)
-        let releaseSpec = try ReleaseSpec.load(path: spec)
+        let releaseSpec: ReleaseSpec
+        if let spec {
+            releaseSpec = try ReleaseSpec.load(path: spec)
+        } else {
+            guard let releases = try PipelineFile.load(path: pipeline!).releases else {
+                throw InputError(file: pipeline!, "the pipeline declares no privacy.releases")
+            }
+            releaseSpec = releases
+        }
         let outcomes: [ReleaseRunner.Outcome]
         if let partial, let out, let ledger {
             outcomes = try ReleaseRunner.run(spec: releaseSpec, partial: try PartialAggregate.read(path: partial),
@@ -70,7 +85,11 @@ struct ReleaseCommand: ParsableCommand {
             outcomes = try ReleaseRunner.run(spec: releaseSpec, dataDirectory: data, outputDirectory: out ?? data + "/dp",
                                              ledgerPath: ledger ?? data + "/privacy-ledger.jsonl")
         }
-        guard !quiet else { return }
+        if !quiet { Self.printOutcomes(outcomes) }
+    }
+
+    /// One line per release: where it went, and whether it spent budget.
+    static func printOutcomes(_ outcomes: [ReleaseRunner.Outcome]) {
         for o in outcomes {
             print("healthtrail: \(o.id): \(o.partitions) partitions → \(o.path)\(o.charged ? "" : " (already released on this data: nothing spent)")")
         }

@@ -5,11 +5,11 @@ import HealthTrailKit
 import Glibc
 #endif
 
-/// `healthtrail run ARCHIVE --out DIR`.
+/// `healthtrail run ARCHIVE --out DIR`, or `healthtrail run --pipeline FILE`.
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "Process one export into CSV files and a manifest.",
+        abstract: "Process an export (or a pipeline file's inputs) into CSV, GeoJSON, SVG and a manifest.",
         discussion: """
         Writes svg/ maps (one per workout, all routes, route density, calendars), heart_rate.csv,
         workouts.csv, route_points.csv, routes.geojson, hrv_beats.csv,
@@ -22,8 +22,8 @@ struct RunCommand: ParsableCommand {
 
         Quantities are converted to one unit per kind (bpm, count, m, kcal, kg, s, ms, degC, %);
         records/ keeps every source's own values, while daily.csv counts one source per time span
-        (Apple Watch, then iPhone, then other apps: see --source-priority). Outputs appear only when the run succeeds: a failed or interrupted run
-        leaves the previous outputs untouched.
+        (Apple Watch, then iPhone, then other apps: see --source-priority). Outputs appear only when
+        the run succeeds: a failed or interrupted run leaves the previous outputs untouched.
 
         A malformed record (a bad date, a non-numeric value) is skipped and counted in
         manifest.json under "faults", with its entry and line; --strict makes it fatal.
@@ -32,102 +32,103 @@ struct RunCommand: ParsableCommand {
         version and options is skipped in a fraction of a second (exit 3; --force redoes it).
         One run at a time writes an output folder: a second one exits 4.
 
+        With --pipeline FILE the inputs, output folder, outputs and settings come from a pipeline
+        file (see pipelines/nightly.yaml and pipelines/cohort.yaml; `healthtrail validate FILE`
+        checks one); options given here override the file's. A person pipeline processes the
+        newest archive of its input folder and, when its outputs include dp, releases the
+        pipeline's DP aggregates into <out>/dp/. A cohort pipeline processes every archive as one
+        person, --jobs at a time, each in its own process: per-person outputs under
+        <out>/persons/<pseudonym>/, partial aggregates under <out>/partials/, their exact merge
+        in <out>/cohort/merged.partial, and the DP releases, noise added once, in <out>/dp/.
+        A person's bad archive fails that person only: it is reported and the cohort goes on.
+
         Exit codes: 0 success, 1 the input or output failed (one line on stderr says which file,
-        entry and line), 2 usage error, 3 nothing new, 4 another run is writing the folder.
+        entry and line), 2 usage error or invalid pipeline file, 3 nothing new, 4 another run is
+        writing the folder.
+
+        Examples:
+          healthtrail run ~/Downloads/export.zip --out ~/health
+          healthtrail run --pipeline pipelines/nightly.yaml --quiet --log-format json
+          healthtrail run --pipeline pipelines/cohort.yaml --jobs 2
         """
     )
 
-    @Argument(help: ArgumentHelp("The export: export.zip, an apple_health_export/ folder, or export.xml.", valueName: "archive"))
-    var archive: String
+    @Argument(help: ArgumentHelp("The export: export.zip, an apple_health_export/ folder, or export.xml (with --pipeline: overrides its input).", valueName: "archive"))
+    var archive: String?
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Output folder (created if missing).", valueName: "dir"))
-    var out: String
+    @Option(name: .shortAndLong, help: ArgumentHelp("Output folder (created if missing; with --pipeline: overrides its output).", valueName: "dir"))
+    var out: String?
 
-    @Flag(help: "Fail on the first malformed record instead of skipping it.")
-    var strict = false
+    @Option(help: ArgumentHelp("A pipeline file (YAML) declaring inputs, outputs and settings.", valueName: "file"))
+    var pipeline: String?
+
+    @Option(help: ArgumentHelp("Cohort pipelines: archives processed at once (default: the pipeline's jobs, else the number of cores).", valueName: "n"))
+    var jobs: Int?
 
     @Flag(help: "Process the archive even if the output folder already holds its outputs (same content, version and options).")
     var force = false
 
-    @Flag(name: .shortAndLong, help: "No progress line and no summary (cron). The progress line is also off when stderr is not a terminal.")
+    @Flag(name: .shortAndLong, help: "No progress line, no summary, only warnings and errors logged (cron). The progress line is also off when stderr is not a terminal.")
     var quiet = false
 
-    @Option(help: ArgumentHelp(
-        "Which source counts where several wrote the same steps, energy or sleep: comma-separated parts of source names, best first. Sources matching none come last.",
-        valueName: "patterns"))
-    var sourcePriority: String = SourcePriority.default.patterns.joined(separator: ",")
+    @OptionGroup(title: "Run settings") var settings: RunSettings
 
-    @Option(help: ArgumentHelp("How far (seconds) a heart-rate sample may be from a route point to give it a bpm.", valueName: "seconds"))
-    var joinTolerance: Int = 15
-
-    @Option(help: ArgumentHelp("Five heart-rate zones from this maximum (default: resting <100, moderate 100–139, vigorous 140–179, maximum 180+ bpm).", valueName: "bpm"))
-    var maxHr: Double?
-
-    @Flag(help: "Five heart-rate zones from 220 − age, age from the export's date of birth.")
-    var maxHrFromBirthDate = false
-
-    @Flag(help: "Add a timestamp to every position of routes.geojson ([lon, lat, ele, unix time]: kepler.gl's trip layer).")
-    var geojsonTimes = false
-
-    @Flag(help: "Skip the SVG maps and calendars (svg/).")
-    var noSvg = false
-
-    @Option(help: ArgumentHelp("Width of the SVG maps in pixels.", valueName: "px"))
-    var svgSize: Int = 800
-
-    @Option(help: ArgumentHelp("Colour scale of the density map: viridis or inferno.", valueName: "scale"))
-    var colourScale: String = "viridis"
-
-    @Option(help: ArgumentHelp("Which SVG maps to draw: any of workouts, routes, density, calendars (comma-separated).", valueName: "list"))
-    var maps: String = "workouts,routes,density,calendars"
-
-    @Option(help: ArgumentHelp("Area of the overview and density maps, as minLat,minLon,maxLat,maxLon (default: where the central 98 % of points lie).", valueName: "box"))
-    var mapArea: String?
-
-    @Option(help: ArgumentHelp("Routes with fewer points are not drawn.", valueName: "n"))
-    var mapMinPoints: Int = 2
-
-    @OptionGroup var logging: LogOptions
+    @OptionGroup(title: "Logging") var logging: LogOptions
 
     func validate() throws {
-        guard joinTolerance >= 0 && joinTolerance <= 3600 else { throw ValidationError("--join-tolerance must be 0…3600 seconds") }
-        if let maxHr, !(100...250).contains(maxHr) { throw ValidationError("--max-hr must be between 100 and 250 bpm") }
-        if maxHr != nil && maxHrFromBirthDate { throw ValidationError("give --max-hr or --max-hr-from-birth-date, not both") }
-        guard (100...10_000).contains(svgSize) else { throw ValidationError("--svg-size must be 100…10000 pixels") }
-        guard ColourScale(rawValue: colourScale) != nil else { throw ValidationError("--colour-scale must be viridis or inferno") }
-        for name in maps.split(separator: ",") where MapOutputs.Kind(rawValue: String(name).trimmingCharacters(in: .whitespaces)) == nil {
-            throw ValidationError("--maps: unknown map '\(name)' (workouts, routes, density, calendars)")
+        if pipeline == nil {
+            guard archive != nil else { throw ValidationError("give the archive to process (or --pipeline FILE)") }
+            guard out != nil else { throw ValidationError("missing --out: the output folder") }
         }
-        if let mapArea, Self.area(mapArea) == nil {
-            throw ValidationError("--map-area must be minLat,minLon,maxLat,maxLon with min < max, e.g. 48.80,2.25,48.92,2.42")
-        }
-        guard mapMinPoints >= 2 else { throw ValidationError("--map-min-points must be at least 2") }
+        if let jobs, !(1...256).contains(jobs) { throw ValidationError("--jobs must be 1…256") }
     }
 
     func run() throws {
         logging.bootstrap(quiet: quiet)
-        var options = RunOptions(inputPath: archive, outputDirectory: out)
-        options.strict = strict
+        umask(0o077)   // health data: everything this run creates is owner-only
+        guard let pipeline else {
+            var options = RunOptions(inputPath: archive!, outputDirectory: out!)
+            try runPerson(&options)
+            return
+        }
+        let spec = try PipelineFile.load(path: pipeline)
+        switch spec.kind {
+        case .person:
+            let input = try archive ?? PipelineInputs.archives(for: spec).last!
+            var options = spec.runOptions(inputPath: input, outputDirectory: out ?? spec.output)
+            try runPerson(&options)
+            if spec.outputs.contains(.dp), let releases = spec.releases {
+                let folder = options.outputDirectory
+                let outcomes = try ReleaseRunner.run(spec: releases, dataDirectory: folder, outputDirectory: folder + "/dp",
+                                                     ledgerPath: folder + "/privacy-ledger.jsonl")
+                if !quiet { ReleaseCommand.printOutcomes(outcomes) }
+            }
+        case .cohort:
+            var cohort = CohortOptions(spec: spec, executable: Self.executablePath)
+            cohort.outputDirectory = out ?? spec.output
+            cohort.archives = try archive.map { [$0] } ?? PipelineInputs.archives(for: spec)
+            cohort.jobs = jobs ?? spec.jobs ?? ProcessInfo.processInfo.activeProcessorCount
+            cohort.force = force
+            cohort.childArguments = Self.forwardedArguments(CommandLine.arguments)
+            cohort.logFormat = logging.logFormat
+            let result = try CohortRun.run(cohort)
+            let report = result.report
+            if !quiet { print(report.summary(archives: result.failedArchives)) }
+            if report.nothingNew { throw NothingNew(input: pipeline, directory: cohort.outputDirectory) }
+            if report.succeeded == 0 {
+                throw InputError(file: pipeline, "every archive of the cohort failed (see \(cohort.outputDirectory)/cohort.json)")
+            }
+            if settings.strict && report.failed > 0 {
+                throw InputError(file: pipeline, "\(report.failed) archive(s) failed (--strict; see \(cohort.outputDirectory)/cohort.json)")
+            }
+        }
+    }
+
+    /// One export into one folder (a person pipeline's, or plain `run ARCHIVE --out DIR`).
+    func runPerson(_ options: inout RunOptions) throws {
         options.force = force
         options.showProgress = !quiet
-        options.joinTolerance = Int64(joinTolerance)
-        options.zones = maxHr.map { .maximum($0) } ?? (maxHrFromBirthDate ? .fromDateOfBirth : .standard)
-        options.geojsonTimes = geojsonTimes
-        if noSvg {
-            options.maps = nil
-        } else {
-            options.maps?.options.size = svgSize
-            options.maps?.options.colourScale = ColourScale(rawValue: colourScale) ?? .viridis
-            options.maps?.options.densityBoundingBox = mapArea.flatMap(Self.area)
-            options.maps?.options.minimumPoints = mapMinPoints
-            options.maps?.kinds = Set(maps.split(separator: ",").compactMap {
-                MapOutputs.Kind(rawValue: String($0).trimmingCharacters(in: .whitespaces))
-            })
-        }
-        options.sourcePriority = SourcePriority(patterns: sourcePriority.split(separator: ",").map {
-            $0.trimmingCharacters(in: .whitespaces)
-        })
-        umask(0o077)   // health data: everything this run creates is owner-only
+        settings.apply(to: &options)
         let manifest = try ExportRun.run(options)
         guard !quiet else { return }
         let c = manifest.counts
@@ -136,16 +137,33 @@ struct RunCommand: ParsableCommand {
         healthtrail: read \(manifest.input.mainEntry) (\(megabytes(manifest.input.mainEntryBytes)) MB, export version \(manifest.input.exportVersion ?? "?")) in \(seconds(manifest.timings["total_s"]))
           \(records) records of \(c.recordsByType.count) types, \(c.heartRate) heart-rate samples, \(c.workouts) workouts, \(c.routeFiles) route files (\(c.routePoints) points)
           \(manifest.faults.total) malformed records skipped\(manifest.faults.total > 0 ? " (see manifest.json \"faults\")" : "")
-        outputs in \(out)/  (manifest.json lists every file and its row count)
+        outputs in \(options.outputDirectory)/  (manifest.json lists every file and its row count)
         """)
     }
 
-    /// `minLat,minLon,maxLat,maxLon` → a box, nil when malformed.
-    static func area(_ text: String) -> GeoBoundingBox? {
-        let v = text.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
-        guard v.count == 4, v[0] < v[2], v[1] < v[3], (-90...90).contains(v[0]), (-90...90).contains(v[2]),
-              (-180...180).contains(v[1]), (-180...180).contains(v[3]) else { return nil }
-        return GeoBoundingBox(minLatitude: v[0], minLongitude: v[1], maxLatitude: v[2], maxLongitude: v[3])
+    /// This program, for the cohort's child processes.
+    static var executablePath: String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    }
+
+    /// The run settings given on this command line, passed on to each person's `partial`.
+    static func forwardedArguments(_ arguments: [String]) -> [String] {
+        let withValue: Set<String> = ["--source-priority", "--join-tolerance", "--max-hr", "--svg-size", "--colour-scale",
+                                      "--maps", "--map-area", "--map-min-points", "--log-level"]
+        let flags: Set<String> = ["--strict", "--max-hr-from-birth-date", "--geojson-times", "--no-svg"]
+        var result: [String] = [], i = 1
+        while i < arguments.count {
+            let a = arguments[i]
+            let name = String(a.prefix { $0 != "=" })
+            if flags.contains(a) {
+                result.append(a)
+            } else if withValue.contains(name) {
+                result.append(a)
+                if !a.contains("="), i + 1 < arguments.count { result.append(arguments[i + 1]); i += 1 }
+            }
+            i += 1
+        }
+        return result
     }
 
     func megabytes(_ bytes: UInt64) -> String { String(Int((Double(bytes) / 1e6).rounded())) }

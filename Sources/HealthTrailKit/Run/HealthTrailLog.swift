@@ -27,14 +27,10 @@ public enum HealthTrailLog {
         LoggingSystem.bootstrap { LogLineHandler(label: $0, format: format, level: level) }
     }
 
-    /// The tool's last words before a non-zero exit: a log line in the chosen format (one
-    /// `error` event), or the classic `healthtrail: error: …` line before any bootstrap.
+    /// The tool's last words before a non-zero exit: one `error` event in the chosen format
+    /// (`healthtrail: error: …` as text, before any bootstrap too).
     public static func fatal(_ message: String, event: String) {
-        if let format {
-            LogLineHandler.writeLine(LogLineHandler.line(time: Date(), level: .error, message: message,
-                                                         metadata: ["event": .string(event)], format: format))
-        } else {
-            LogLineHandler.writeLine("healthtrail: error: \(message)\n")
-        }
+        LogLineHandler.writeLine(LogLineHandler.line(time: Date(), level: .error, message: message,
+                                                     metadata: ["event": .string(event)], format: format ?? .text))
     }
 }

@@ -31,12 +31,10 @@ public struct LogLineHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    public func log(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?,
-                    source: String, file: String, function: String, line: UInt) {
+    public func log(event: LogEvent) {
         var all = metadata
-        if let explicit { all.merge(explicit) { $1 } }
-        let text = Self.line(time: Date(), level: level, message: message.description, metadata: all, format: format)
-        Self.writeLine(text)
+        if let explicit = event.metadata { all.merge(explicit) { $1 } }
+        Self.writeLine(Self.line(time: Date(), level: event.level, message: event.message.description, metadata: all, format: format))
     }
 
     /// One formatted line (with its newline).
@@ -45,12 +43,15 @@ public struct LogLineHandler: LogHandler {
         let stamp = Timestamp(utcSeconds: Int64(time.timeIntervalSince1970.rounded(.down))).utcString
         switch format {
         case .text:
-            // `2026-11-22T03:15:02Z info healthtrail: run finished (records=120345 seconds=3.7)`
+            // `healthtrail: run finished [run.finished] (records=120345 seconds=3.7)`, with the
+            // level named from warnings up (`healthtrail: error: …`, the shape the README
+            // documents). No time: a terminal does not need it, and cron's mail and journald add
+            // their own; `json` carries it.
             let event = metadata["event"].map { "\($0)" }
             let rest = metadata.filter { $0.key != "event" }.sorted { $0.key < $1.key }
                 .map { "\($0.key)=\(quotedIfNeeded("\($0.value)"))" }
-            var text = "\(stamp) \(level) healthtrail: \(message)"
-            if let event { text += " [\(event)]" }
+            var text = "healthtrail: " + (level >= .warning ? "\(level): " : "") + message
+            if let event, level < .error { text += " [\(event)]" }
             if !rest.isEmpty { text += " (" + rest.joined(separator: " ") + ")" }
             return text + "\n"
         case .json:

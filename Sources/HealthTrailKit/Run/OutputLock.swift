@@ -51,6 +51,12 @@ public struct OutputBusy: Error, CustomStringConvertible {
 public struct NothingNew: Error, CustomStringConvertible {
     public var input: String
     public var directory: String
+
+    public init(input: String, directory: String) {
+        self.input = input
+        self.directory = directory
+    }
+
     public var description: String {
         "\(input): nothing new: already processed into \(directory) with the same content, tool version and options (--force redoes it)"
     }

@@ -121,6 +121,8 @@ public enum ReleaseRunner {
 
     /// Writes a release where it is published: whole or not at all (temporary name, rename).
     static func publish(_ data: Data, to path: String) throws {
+        // A replay (cron, same data) finds the release already published: leave it untouched.
+        if FileManager.default.contents(atPath: path) == data { return }
         let temporary = path + ".tmp-\(getpid())"
         try OutputFile.write([UInt8](data), to: temporary)
         guard rename(temporary, path) == 0 else {

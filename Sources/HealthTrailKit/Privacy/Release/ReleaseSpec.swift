@@ -1,5 +1,4 @@
 import Foundation
-import Yams
 
 /// What to release under differential privacy: read from a YAML file in `pipelines/`.
 ///
@@ -62,61 +61,81 @@ public struct ReleaseSpec: Codable, Sendable, Equatable {
     public enum PrivacyUnit: String, Codable, Sendable { case day, workout, person }
     public enum MechanismKind: String, Codable, Sendable { case laplace, gaussian }
 
-    /// Reads and checks a spec; errors name the file and what is wrong.
+    /// Reads and checks a spec; the error names the file and the line of the first problem
+    /// (`healthtrail validate` on a pipeline that names this file lists all of them).
     public static func load(path: String) throws -> ReleaseSpec {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw InputError(file: path, "cannot read the release spec")
         }
-        let spec: ReleaseSpec
-        do {
-            spec = try YAMLDecoder().decode(ReleaseSpec.self, from: text)
-        } catch {
-            throw InputError(file: path, "not a valid release spec: \(error)")
+        var walker = YAMLSchemaWalker()
+        let read = ReleaseSpecReader.readFile(text: text, defaultUnit: nil, walker: &walker)
+        let problems = walker.problems.sorted { ($0.line, $0.column) < ($1.line, $1.column) }
+        guard let read, problems.isEmpty else {
+            let first = problems.first ?? PipelineProblem(line: 1, column: 1, keyPath: "", message: "not a valid release spec")
+            let more = problems.dropFirst().map { "\($0.line)" }
+            let also = more.isEmpty ? "" : " (more problems at line\(more.count == 1 ? "" : "s") \(more.joined(separator: ", ")))"
+            throw InputError(file: path, line: first.line, "\(first)\(also)")
         }
-        for r in spec.releases { try r.check(file: path) }
-        guard Set(spec.releases.map(\.id)).count == spec.releases.count else {
-            throw InputError(file: path, "release ids must be unique")
-        }
-        return spec
+        return ReleaseSpec(releases: read.items.map(\.release), budget: read.budget)
     }
 }
 
 extension ReleaseSpec.Release {
+    /// Throws the first of `mistakes()`, naming the release.
     func check(file: String) throws {
-        func fail(_ m: String) -> InputError { InputError(file: file, "release \(id): \(m)") }
-        guard id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }), !id.isEmpty else {
-            throw fail("id may hold letters, digits, _ and - only")
+        if let first = mistakes().first { throw InputError(file: file, "release \(id): \(first.message)") }
+    }
+
+    /// Everything wrong with this release, each with the key it is about (where a file reader
+    /// reports it), in a fixed order.
+    func mistakes() -> [(key: String, message: String)] {
+        var found: [(key: String, message: String)] = []
+        func fail(_ key: String, _ message: String) { found.append((key, message)) }
+        if id.isEmpty || !id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) {
+            fail("id", "id may hold letters, digits, _ and - only")
         }
-        guard Timestamp.parse(from + " 00:00:00 +0000") != nil, Timestamp.parse(to + " 00:00:00 +0000") != nil, from <= to else {
-            throw fail("from and to must be dates yyyy-MM-dd with from ≤ to")
+        let fromDate = Timestamp.parse(from + " 00:00:00 +0000"), toDate = Timestamp.parse(to + " 00:00:00 +0000")
+        if fromDate == nil || toDate == nil || from > to {
+            fail(fromDate == nil ? "from" : "to", "from and to must be dates yyyy-MM-dd with from ≤ to")
         }
-        guard maxPartitions >= 1, maxContributions >= 1 else { throw fail("max_partitions and max_contributions must be ≥ 1") }
+        for (key, value) in [("max_partitions", maxPartitions), ("max_contributions", maxContributions)] where value < 1 {
+            fail(key, "max_partitions and max_contributions must be ≥ 1")
+        }
+        var metricReported = false
         if aggregate == .density {
-            guard let a = area, a.count == 4, a[0] < a[2], a[1] < a[3], let c = cells, (4...1000).contains(c) else {
-                throw fail("density needs area [minLat, minLon, maxLat, maxLon] and cells 4…1000")
-            }
-            guard metric == "routes" else { throw fail("density reads metric: routes") }
-            guard privacyUnit != .day else { throw fail("density counts workouts or persons, not days") }
+            let areaMessage = "density needs area [minLat, minLon, maxLat, maxLon] and cells 4…1000"
+            if !(area.map { $0.count == 4 && $0[0] < $0[2] && $0[1] < $0[3] } ?? false) { fail("area", areaMessage) }
+            if !(cells.map { (4...1000).contains($0) } ?? false) { fail("cells", areaMessage) }
+            if metric != "routes" { fail("metric", "density reads metric: routes"); metricReported = true }
+            if privacyUnit == .day { fail("privacy_unit", "density counts workouts or persons, not days") }
         } else if aggregate != .count {
-            guard let lower, let upper, lower.isFinite, upper.isFinite, lower < upper else {
-                throw fail("sum and mean need finite declared bounds lower < upper")
+            let boundsOK = lower.flatMap { l in upper.map { u in l.isFinite && u.isFinite && l < u } } ?? false
+            if !boundsOK {
+                fail(lower == nil ? "lower" : "upper", "sum and mean need finite declared bounds lower < upper")
             }
         }
         // A resolution ≤ 0 would turn the sensitivity into nonsense and publish raw values.
         if let resolution {
-            guard resolution.isFinite, resolution > 0 else { throw fail("resolution must be a positive number") }
-            let magnitude = max(abs(lower ?? 0), abs(upper ?? 0))
-            guard magnitude / resolution < 1e12 else { throw fail("bounds / resolution must stay below 10^12") }
+            if !resolution.isFinite || resolution <= 0 {
+                fail("resolution", "resolution must be a positive number")
+            } else if max(abs(lower ?? 0), abs(upper ?? 0)) / resolution >= 1e12 {
+                fail("resolution", "bounds / resolution must stay below 10^12")
+            }
         }
-        guard maxPartitions <= 100_000, maxContributions <= 100_000 else {
-            throw fail("max_partitions and max_contributions must be ≤ 100000")
+        for (key, value) in [("max_partitions", maxPartitions), ("max_contributions", maxContributions)] where value > 100_000 {
+            fail(key, "max_partitions and max_contributions must be ≤ 100000")
         }
         switch mechanism {
-        case .laplace: guard let e = epsilon, e > 0, e <= 10 else { throw fail("laplace needs 0 < epsilon ≤ 10") }
-        case .gaussian: guard let r = rho, r > 0, r <= 10 else { throw fail("gaussian needs 0 < rho ≤ 10") }
+        case .laplace: if !(epsilon.map { $0 > 0 && $0 <= 10 } ?? false) { fail("epsilon", "laplace needs 0 < epsilon ≤ 10") }
+        case .gaussian: if !(rho.map { $0 > 0 && $0 <= 10 } ?? false) { fail("rho", "gaussian needs 0 < rho ≤ 10") }
         }
-        guard metric.hasPrefix("daily.") || metric.hasPrefix("workouts.") || metric == "routes" else {
-            throw fail("metric must be daily.<column> or workouts.count / workouts.<column>")
+        if !metricReported && !(metric.hasPrefix("daily.") || metric.hasPrefix("workouts.") || metric == "routes") {
+            fail("metric", "metric must be daily.<column> or workouts.count / workouts.<column>")
         }
+        // The run would refuse it (a day's figures cannot be split by workout): say so now.
+        if metric.hasPrefix("daily.") && privacyUnit == .workout {
+            fail("privacy_unit", "daily figures have no workout privacy unit (use day or person)")
+        }
+        return found
     }
 }

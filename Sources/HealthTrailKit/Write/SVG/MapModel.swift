@@ -55,6 +55,14 @@ public struct GeoBoundingBox: Sendable, Equatable {
         self.maxLongitude = maxLongitude
     }
 
+    /// A box from `[minLat, minLon, maxLat, maxLon]` (a pipeline file's or `--map-area`'s); nil
+    /// unless latitudes lie in ±90, longitudes in ±180 and each minimum is below its maximum.
+    public init?(checked v: [Double]) {
+        guard v.count == 4, v[0] < v[2], v[1] < v[3], (-90...90).contains(v[0]), (-90...90).contains(v[2]),
+              (-180...180).contains(v[1]), (-180...180).contains(v[3]) else { return nil }
+        self.init(minLatitude: v[0], minLongitude: v[1], maxLatitude: v[2], maxLongitude: v[3])
+    }
+
     /// The box of the usable points of `tracks` (see `MapRoute.points`); nil when there is none.
     public init?(tracks: [[RoutePoint]]) {
         var box: GeoBoundingBox?

@@ -1,0 +1,25 @@
+/// What a cohort run on one machine is asked to do (`healthtrail run --pipeline cohort.yaml`).
+public struct CohortOptions: Sendable {
+    /// The cohort pipeline (kind `cohort`): key file, outputs, releases, settings.
+    public var spec: PipelineSpec
+    /// The `healthtrail` binary each person's `partial` runs in.
+    public var executable: String
+    /// Where `persons/`, `partials/`, `cohort/`, `dp/` and `cohort.json` go.
+    public var outputDirectory: String
+    /// One archive per person.
+    public var archives: [String] = []
+    /// Archives processed at once, each in its own process.
+    public var jobs: Int = 1
+    /// Redo persons whose outputs are up to date.
+    public var force = false
+    /// Run settings given on the command line, passed on to every `partial`.
+    public var childArguments: [String] = []
+    /// The log format the children write in (their lines are passed through).
+    public var logFormat: LogFormat = .text
+
+    public init(spec: PipelineSpec, executable: String) {
+        self.spec = spec
+        self.executable = executable
+        self.outputDirectory = spec.output
+    }
+}

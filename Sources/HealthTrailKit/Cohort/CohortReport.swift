@@ -1,0 +1,47 @@
+/// `cohort.json`: what became of each person of a cohort run, by pseudonym only.
+public struct CohortReport: Codable, Sendable {
+    /// One person's outcome.
+    public struct Person: Codable, Sendable {
+        public var person: String
+        /// `ok` (processed), `unchanged` (same archive, version and settings as before) or `failed`.
+        public var status: String
+        /// The one-line error of a failed person, with the archive's path replaced by the pseudonym.
+        public var seconds: Double
+        public var error: String?
+    }
+
+    /// One DP release of the merged partials.
+    public struct Release: Codable, Sendable {
+        public var id: String
+        /// False when the ledger answered from an earlier release of the same data: nothing spent.
+        public var charged: Bool
+        public var path: String
+    }
+
+    public var toolVersion: String
+    public var pipeline: String
+    public var startedUTC: String
+    public var seconds: Double
+    public var jobs: Int
+    public var persons: [Person]
+    /// Persons in the merged partial (ok + unchanged).
+    public var merged: Int
+    public var releases: [Release]
+
+    public var succeeded: Int { persons.filter { $0.status != "failed" }.count }
+    public var failed: Int { persons.filter { $0.status == "failed" }.count }
+    /// Nothing changed: every person unchanged, none failed, no release spent budget.
+    public var nothingNew: Bool {
+        !persons.isEmpty && persons.allSatisfy { $0.status == "unchanged" } && releases.allSatisfy { !$0.charged }
+    }
+
+    /// Lines for a person at a terminal; `archives` maps failed pseudonyms to their archive's
+    /// path, which only the terminal sees (the files name persons by pseudonym only).
+    public func summary(archives: [String: String] = [:]) -> String {
+        var lines = ["healthtrail: cohort of \(persons.count) archives in \(Int(seconds.rounded())) s with \(jobs) jobs: "
+                     + "\(persons.filter { $0.status == "ok" }.count) processed, \(persons.filter { $0.status == "unchanged" }.count) unchanged, \(failed) failed"]
+        for p in persons where p.status == "failed" { lines.append("  failed: \(archives[p.person] ?? p.person): \(p.error ?? "?")") }
+        for r in releases { lines.append("  released \(r.id) → \(r.path)\(r.charged ? "" : " (already released on this data: nothing spent)")") }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import Logging
+
+/// A cohort on one machine: each archive is one person, processed by `healthtrail partial` in a
+/// process of its own (up to `jobs` at once), then the partials are merged exactly and the DP
+/// releases add noise once, to the merged totals.
+///
+/// A process per person is what makes one bad archive fail that person only: whatever goes wrong
+/// inside (an error, a crash, memory) ends that process, and the cohort goes on. It is also
+/// exactly what a Spark task runs, so both paths share one implementation of everything.
+///
+/// Layout of the output folder:
+/// - `persons/<pseudonym>/`: that person's run outputs (CSV, GeoJSON, SVG as the pipeline says)
+/// - `partials/<pseudonym>.partial`: the person's bounded, noise-free totals
+/// - `cohort/merged.partial`: their exact merge
+/// - `dp/`: the releases; `privacy-ledger.jsonl`: the budget spent
+/// - `cohort.json`: what became of each person (by pseudonym)
+public enum CohortRun {
+    /// The result of a cohort run: its report, and where each failed person's archive is.
+    public struct Result: Sendable {
+        public var report: CohortReport
+        /// Pseudonym → archive path, for the failed persons (shown at the terminal only).
+        public var failedArchives: [String: String]
+    }
+
+    public static func run(_ options: CohortOptions) throws -> Result {
+        let started = Date()
+        let log = HealthTrailLog.logger
+        let out = options.outputDirectory
+        guard let keyFile = options.spec.keyFile else {
+            throw InputError(file: options.spec.file, "a cohort pipeline needs privacy.key_file: person ids are pseudonyms")
+        }
+        let key = try PseudonymKey(path: keyFile)
+        try OutputStaging.makeDirectory(out)
+        let lock = try OutputLock(directory: out)
+        defer { withExtendedLifetime(lock) {} }
+        for folder in ["persons", "partials", "cohort"] { try OutputStaging.makeDirectory(out + "/" + folder) }
+
+        // Pseudonyms first: two archives with one name would be one person twice.
+        var chosen: [(archive: String, pseudonym: String)] = []
+        var duplicates: [CohortReport.Person] = []
+        var failedArchives: [String: String] = [:]
+        for archive in options.archives {
+            let pseudonym = key.pseudonym(for: PersonName.of(archive: archive))
+            if chosen.contains(where: { $0.pseudonym == pseudonym }) {
+                duplicates.append(.init(person: pseudonym, status: "failed", seconds: 0,
+                                        error: "another archive has the same person name; this one was left out"))
+                log.error("two archives have the same person name; the second is left out",
+                          metadata: ["event": "cohort.duplicate_person", "person": .string(pseudonym)])
+                continue
+            }
+            chosen.append((archive, pseudonym))
+        }
+        let people = chosen
+        log.info("cohort started", metadata: ["event": "cohort.started", "archives": .stringConvertible(people.count),
+                                              "jobs": .stringConvertible(options.jobs)])
+
+        let progress = ProgressCounter(total: people.count)
+        let results = ParallelJobs.run(count: people.count, jobs: options.jobs) { i -> CohortReport.Person in
+            let (archive, pseudonym) = people[i]
+            let outcome = PersonProcess.run(archive: archive, pseudonym: pseudonym, options: options)
+            let position = progress.next()
+            if outcome.status == "failed" {
+                log.error("person failed: \(outcome.error ?? "?")", metadata: [
+                    "event": "cohort.person_failed", "person": .string(pseudonym), "progress": .string(position)])
+            } else {
+                log.info("person \(outcome.status)", metadata: [
+                    "event": "cohort.person_done", "person": .string(pseudonym), "progress": .string(position),
+                    "seconds": .stringConvertible(outcome.seconds)])
+            }
+            return outcome
+        }
+        for (i, outcome) in results.enumerated() where outcome.status == "failed" { failedArchives[outcome.person] = people[i].archive }
+
+        let persons = results + duplicates
+        let good = persons.filter { $0.status != "failed" }.map(\.person).sorted()
+        var releases: [CohortReport.Release] = []
+        var mergedChanged = false
+        if !good.isEmpty {
+            let parts = try good.map { try PartialAggregate.read(path: out + "/partials/\($0).partial") }
+            let merged = try PartialAggregate.merge(parts)
+            let mergedPath = out + "/cohort/merged.partial"
+            let bytes = merged.encode()
+            if FileManager.default.contents(atPath: mergedPath).map({ [UInt8]($0) }) != bytes {
+                try merged.write(to: mergedPath)
+                mergedChanged = true
+            }
+            if options.spec.outputs.contains(.dp), let spec = options.spec.releases {
+                let outcomes = try ReleaseRunner.run(spec: spec, partial: merged, outputDirectory: out + "/dp",
+                                                     ledgerPath: out + "/privacy-ledger.jsonl")
+                releases = outcomes.map { .init(id: $0.id, charged: $0.charged, path: $0.path) }
+            }
+        }
+        let report = CohortReport(toolVersion: HealthTrailVersion.current, pipeline: options.spec.file,
+                                  startedUTC: Timestamp(utcSeconds: Int64(started.timeIntervalSince1970)).utcString,
+                                  seconds: (Date().timeIntervalSince(started) * 100).rounded() / 100, jobs: options.jobs,
+                                  persons: persons, merged: good.count, releases: releases)
+        // A cohort with nothing new leaves every file as it was, cohort.json included.
+        if !report.nothingNew || mergedChanged {
+            try writeReport(report, to: out + "/cohort.json")
+        }
+        log.info("cohort finished", metadata: [
+            "event": "cohort.finished", "persons": .stringConvertible(persons.count), "failed": .stringConvertible(report.failed),
+            "merged": .stringConvertible(good.count), "seconds": .stringConvertible(report.seconds)])
+        return Result(report: report, failedArchives: failedArchives)
+    }
+
+    static func writeReport(_ report: CohortReport, to path: String) throws {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let temporary = path + ".tmp-\(getpid())"
+        try OutputFile.write(Array(try encoder.encode(report)) + [0x0A], to: temporary)
+        guard rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw InputError(file: path, "cannot write the cohort report: \(String(cString: strerror(errno)))")
+        }
+    }
+}

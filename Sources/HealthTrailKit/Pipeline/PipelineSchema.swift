@@ -1,0 +1,89 @@
+/// The shapes of pipeline files (version 1) and release files, as `YAMLSchema`s.
+///
+/// This is the one place that lists the keys: the walker reports unknown ones against it, and
+/// the readers only read what it admits.
+enum PipelineSchema {
+    typealias Field = YAMLSchema.Field
+
+    /// A pipeline file. `unitGiven`: whether `privacy.unit` is set, in which case releases may
+    /// leave their `privacy_unit` out (the pipeline's unit fills it).
+    static func pipeline(unitGiven: Bool) -> YAMLSchema {
+        .mapping([
+            Field(name: "version", schema: .integer(1...1, unit: ""), required: true,
+                  whyRequired: "version: 1 is the format this healthtrail reads"),
+            Field(name: "kind", schema: .word(["person", "cohort"]), required: true),
+            Field(name: "input", schema: .mapping([
+                Field(name: "path", schema: .text(nonEmpty: true), required: true),
+                Field(name: "pick", schema: .word(["newest", "all"])),
+            ]), required: true),
+            Field(name: "output", schema: .text(nonEmpty: true), required: true),
+            Field(name: "outputs", schema: .list(of: .word(PipelineSpec.Output.allCases.map(\.rawValue)), count: 1...Int.max)),
+            Field(name: "strict", schema: .bool),
+            Field(name: "join_tolerance_s", schema: .integer(0...3600, unit: "seconds")),
+            Field(name: "zones", schema: .oneOf([
+                .word(["standard", "from_birth_date"]),
+                .mapping([Field(name: "max_hr", schema: .number(.init(lower: 100, upper: 250, unit: "bpm")), required: true)]),
+            ])),
+            Field(name: "source_priority", schema: .list(of: .text(nonEmpty: true), count: 1...Int.max)),
+            Field(name: "maps", schema: .mapping([
+                Field(name: "kinds", schema: .list(of: .word(MapOutputs.Kind.allCases.map(\.rawValue)), count: 1...Int.max)),
+                Field(name: "size", schema: .integer(100...10_000, unit: "pixels")),
+                Field(name: "colour_scale", schema: .word(ColourScale.allCases.map(\.rawValue))),
+                Field(name: "area", schema: .list(of: .number(.finite), count: 4...4)),
+                Field(name: "min_points", schema: .integer(2...Int.max, unit: "points")),
+            ])),
+            Field(name: "geojson_times", schema: .bool),
+            Field(name: "jobs", schema: .integer(1...256, unit: "archives at once")),
+            Field(name: "privacy", schema: .mapping([
+                Field(name: "unit", schema: .word(["day", "workout", "person"])),
+                Field(name: "key_file", schema: .text(nonEmpty: true)),
+                Field(name: "budget", schema: budget),
+                Field(name: "releases", schema: .oneOf([.text(nonEmpty: true), releaseList(unitRequired: !unitGiven)])),
+            ])),
+        ])
+    }
+
+    /// A release file (`pipelines/releases.yaml`): a budget and the releases.
+    static func releaseFile(unitRequired: Bool) -> YAMLSchema {
+        .mapping([
+            Field(name: "budget", schema: budget),
+            Field(name: "releases", schema: releaseList(unitRequired: unitRequired), required: true),
+        ])
+    }
+
+    /// `{epsilon: …}` and/or `{rho: …}`: the total the budget ledger enforces across runs.
+    static let budget = YAMLSchema.mapping([
+        Field(name: "epsilon", schema: .number(.init(lower: 0, lowerOpen: true, upper: 100))),
+        Field(name: "rho", schema: .number(.init(lower: 0, lowerOpen: true, upper: 100))),
+    ])
+
+    static func releaseList(unitRequired: Bool) -> YAMLSchema {
+        .list(of: release(unitRequired: unitRequired), count: 1...Int.max)
+    }
+
+    /// One release, the keys of `ReleaseSpec.Release`. Ranges that depend on other keys
+    /// (bounds, ε, dates) are `ReleaseSpec.Release`'s own check, reported by the reader.
+    static func release(unitRequired: Bool) -> YAMLSchema {
+        .mapping([
+            Field(name: "id", schema: .text(nonEmpty: true), required: true),
+            Field(name: "metric", schema: .text(nonEmpty: true), required: true),
+            Field(name: "aggregate", schema: .word(["count", "sum", "mean", "density"]), required: true),
+            Field(name: "partition", schema: .word(["week", "day", "activity_week"]), required: true),
+            Field(name: "from", schema: .text(nonEmpty: true), required: true),
+            Field(name: "to", schema: .text(nonEmpty: true), required: true),
+            Field(name: "activities", schema: .list(of: .text(nonEmpty: true), count: 1...Int.max)),
+            Field(name: "privacy_unit", schema: .word(["day", "workout", "person"]), required: unitRequired,
+                  whyRequired: "no privacy.unit is set to fill it in"),
+            Field(name: "lower", schema: .number(.finite)),
+            Field(name: "upper", schema: .number(.finite)),
+            Field(name: "resolution", schema: .number(.finite)),
+            Field(name: "max_partitions", schema: .integer(Int.min...Int.max, unit: ""), required: true),
+            Field(name: "max_contributions", schema: .integer(Int.min...Int.max, unit: ""), required: true),
+            Field(name: "mechanism", schema: .word(["laplace", "gaussian"]), required: true),
+            Field(name: "epsilon", schema: .number(.finite)),
+            Field(name: "rho", schema: .number(.finite)),
+            Field(name: "area", schema: .list(of: .number(.finite), count: 0...Int.max)),
+            Field(name: "cells", schema: .integer(Int.min...Int.max, unit: "")),
+        ])
+    }
+}

@@ -1,0 +1,123 @@
+/// One unattended run, as declared by a pipeline file (`pipelines/nightly.yaml`,
+/// `pipelines/cohort.yaml`) and checked by `PipelineFile.load`.
+///
+/// Paths are absolute and standardised (`~` expanded, relative paths resolved against the
+/// pipeline file's folder); optional settings the file leaves out are nil, so the run keeps its
+/// own defaults for them.
+public struct PipelineSpec: Sendable, Equatable {
+    /// One person's archive (`person`) or one archive per person of a study (`cohort`).
+    public enum Kind: String, Sendable {
+        /// The newest export of one person, typically every night.
+        case person
+        /// One archive per participant of a study, pseudonymised, released per person.
+        case cohort
+    }
+
+    /// What a run writes. CSV is always written: every other output is made from it.
+    public enum Output: String, Sendable, CaseIterable {
+        /// The CSV tables (daily, workouts, routes, …) and manifest.json.
+        case csv
+        /// routes.geojson.
+        case geojson
+        /// The SVG maps and calendars.
+        case svg
+        /// The differentially private releases (`dp/`), from `releases`.
+        case dp
+    }
+
+    /// Which archives of `inputPath` a run reads: the newest one, or all of them.
+    public enum Pick: String, Sendable {
+        /// The archive with the newest modification time (ties: the last by path).
+        case newest
+        /// Every archive, sorted by path.
+        case all
+    }
+
+    /// How heart-rate zones are chosen (the run's `--max-hr` and `--max-hr-from-birth-date`).
+    public enum Zones: Sendable, Equatable {
+        /// resting < 100, moderate 100–139, vigorous 140–179, maximum ≥ 180 bpm.
+        case standard
+        /// From 220 − age, age from the export's date of birth.
+        case fromBirthDate
+        /// From this maximum heart rate (100…250 bpm).
+        case maximum(Double)
+    }
+
+    /// The SVG map settings (the run's `--maps`, `--svg-size`, `--colour-scale`, `--map-area`,
+    /// `--map-min-points`); nil fields keep the run's defaults.
+    public struct Maps: Sendable, Equatable {
+        /// Any of `workouts`, `routes`, `density`, `calendars`.
+        public var kinds: [String]?
+        /// Width in pixels, 100…10000.
+        public var size: Int?
+        /// `viridis` or `inferno`.
+        public var colourScale: String?
+        /// `[minLat, minLon, maxLat, maxLon]` of the overview and density maps.
+        public var area: [Double]?
+        /// Routes with fewer points are not drawn (≥ 2).
+        public var minPoints: Int?
+
+        /// Map settings; every one left nil keeps the run's default.
+        public init(kinds: [String]? = nil, size: Int? = nil, colourScale: String? = nil, area: [Double]? = nil,
+                    minPoints: Int? = nil) {
+            self.kinds = kinds
+            self.size = size
+            self.colourScale = colourScale
+            self.area = area
+            self.minPoints = minPoints
+        }
+    }
+
+    /// Absolute path of the pipeline file.
+    public var file: String
+    /// A person or a cohort pipeline.
+    public var kind: Kind
+    /// Absolute, `~` expanded; its last component may be a glob (`*`, `?`, `[…]`).
+    public var inputPath: String
+    /// Defaults to `newest` for a person, `all` for a cohort.
+    public var pick: Pick
+    /// Absolute output folder.
+    public var output: String
+    /// Defaults to all four; always holds `csv`.
+    public var outputs: Set<Output>
+    /// Fail on the first malformed record instead of skipping it (default false).
+    public var strict: Bool
+    /// Seconds a heart-rate sample may be from a route point (0…3600).
+    public var joinToleranceSeconds: Int?
+    /// How heart-rate zones are chosen.
+    public var zones: Zones?
+    /// Parts of source names, best first (the run's `--source-priority`).
+    public var sourcePriority: [String]?
+    /// The SVG map settings, when the file has a `maps` section.
+    public var maps: Maps?
+    /// Add a timestamp to every position of routes.geojson.
+    public var geojsonTimes: Bool?
+    /// Archives processed at once in a cohort (1…256; nil: one per core). Always nil for a person.
+    public var jobs: Int?
+    /// The pipeline's privacy unit when it states one; every release's own unit is in `releases`.
+    public var privacyUnit: ReleaseSpec.PrivacyUnit?
+    /// Absolute path of the pseudonym key (cohorts only; its existence is checked by the run).
+    public var keyFile: String?
+    /// The releases, resolved: read from the release file or inline, the pipeline's budget in
+    /// place of the file's, and every release's privacy unit filled in.
+    public var releases: ReleaseSpec?
+
+    /// One line for people: `person pipeline: newest archive of /home/a/HealthExports →
+    /// /home/a/health; outputs csv, geojson, svg, dp; 5 releases (rho budget 2)`.
+    public var summary: String {
+        let what = pick == .newest ? "newest archive of" : "all archives of"
+        var text = "\(kind.rawValue) pipeline: \(what) \(inputPath) → \(output); outputs "
+            + Output.allCases.filter(outputs.contains).map(\.rawValue).joined(separator: ", ")
+        if kind == .cohort { text += "; jobs \(jobs.map(String.init) ?? "one per core")" }
+        if let releases {
+            let count = releases.releases.count
+            text += "; \(count) release\(count == 1 ? "" : "s")"
+            if let budget = releases.budget {
+                let parts = [budget.epsilon.map { "epsilon budget \(YAMLSchema.Bounds.format($0))" },
+                             budget.rho.map { "rho budget \(YAMLSchema.Bounds.format($0))" }].compactMap { $0 }
+                text += " (" + parts.joined(separator: ", ") + ")"
+            }
+        }
+        return text
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+@testable import HealthTrailKit
+
+/// `healthtrail run --pipeline cohort.yaml`: many people's archives on one machine, each in its own
+/// process, merged exactly, released once; one bad archive fails that person only.
+@Suite(.serialized) struct CohortRunTests {
+    /// A study folder: `archives/p1.zip…pN.zip` from the generator, a broken archive, a key, and the
+    /// shipped pipelines/cohort.yaml with its `~` pointing here.
+    static func study(persons: Int = 4, days: Int = 8, broken: Bool = true) throws -> (root: String, pipeline: String) {
+        let root = Support.temporaryDirectory("cohort")
+        let archives = root + "/study/archives"
+        try FileManager.default.createDirectory(atPath: archives, withIntermediateDirectories: true)
+        for seed in 1...persons {
+            _ = try ExportSynthesizer.write(to: archives + "/p\(seed).zip", options: SynthOptions(days: days, seed: UInt64(seed)))
+        }
+        if broken {
+            // A download cut short: the first 4 KB of a good archive.
+            let good = try Data(contentsOf: URL(fileURLWithPath: archives + "/p1.zip"))
+            try good.prefix(4096).write(to: URL(fileURLWithPath: archives + "/broken.zip"))
+        }
+        #expect(try Support.runCLI(["keygen", root + "/study/pseudonym.key"]).status == 0)
+        let shipped = try String(contentsOfFile: Support.packageRoot.path + "/pipelines/cohort.yaml", encoding: .utf8)
+        let pipeline = root + "/cohort.yaml"
+        try shipped.replacingOccurrences(of: "~/", with: root + "/").write(toFile: pipeline, atomically: true, encoding: .utf8)
+        return (root, pipeline)
+    }
+
+    static func json(_ path: String) throws -> [String: Any] {
+        try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as! [String: Any]
+    }
+
+    @Test func aCohortWithOneCorruptArchiveCompletesWithThatOneReported() throws {
+        let (root, pipeline) = try Self.study()
+        let out = root + "/study/out"
+        let run = try Support.runCLI(["run", "--pipeline", pipeline, "--jobs", "2", "--log-format", "json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("4 processed, 0 unchanged, 1 failed"))
+        #expect(run.stdout.contains("failed: \(root)/study/archives/broken.zip"))   // the terminal may name it
+
+        let report = try Self.json(out + "/cohort.json")
+        let persons = report["persons"] as! [[String: Any]]
+        #expect(persons.count == 5)
+        let failed = persons.filter { $0["status"] as? String == "failed" }
+        #expect(failed.count == 1)
+        let error = failed.first?["error"] as? String ?? ""
+        #expect(error.contains("not a complete zip archive"))
+        #expect(report["merged"] as? Int == 4)
+        #expect((report["releases"] as! [[String: Any]]).count == 4)
+
+        // Outputs name persons by pseudonym only: no archive name anywhere, in paths or in text.
+        let everything = try Support.snapshot(out)
+        for (path, bytes) in everything {
+            let text = String(decoding: bytes, as: UTF8.self)
+            for name in ["broken", "p1.zip", "p2.zip", "/archives/"] {
+                #expect(!path.contains(name) && !text.contains(name), "\(path) names an archive")
+            }
+        }
+        let partials = try FileManager.default.contentsOfDirectory(atPath: out + "/partials").sorted()
+        #expect(partials.count == 4 && partials.allSatisfy { $0.hasPrefix("p_") && $0.hasSuffix(".partial") })
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out + "/persons").count == 4)
+        for id in ["weekly_resting_hr", "workouts_per_activity_week", "nightly_sleep_minutes", "route_density"] {
+            #expect(try Support.readCSV(out + "/dp/\(id).csv").rows.count > 0)
+        }
+        // DP releases apart from the raw outputs: dp/ holds only released files.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out + "/dp").allSatisfy { $0.hasSuffix(".csv") || $0.hasSuffix(".svg") })
+
+        // The cohort's merge is the exact merge: `healthtrail merge` of the partials in another order.
+        let list = root + "/partials.txt"
+        try partials.reversed().map { out + "/partials/" + $0 }.joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        #expect(try Support.runCLI(["merge", "--list", list, "--out", root + "/merged-again.partial"]).status == 0)
+        #expect(FileManager.default.contents(atPath: root + "/merged-again.partial") == FileManager.default.contents(atPath: out + "/cohort/merged.partial"))
+
+        // One job or two: the same merged bytes.
+        let serial = try Support.runCLI(["run", "--pipeline", pipeline, "--jobs", "1", "--out", root + "/serial", "--quiet"])
+        #expect(serial.status == 0)
+        #expect(FileManager.default.contents(atPath: root + "/serial/cohort/merged.partial") == FileManager.default.contents(atPath: out + "/cohort/merged.partial"))
+
+        // The log: one JSON object per line, persons by pseudonym.
+        let lines = run.stderr.split(separator: "\n")
+        #expect(lines.count >= 7)
+        for line in lines {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            #expect(object?["event"] != nil && object?["level"] != nil, "not a log event: \(line)")
+            #expect(!line.contains("broken") && !line.contains("p1.zip"))
+        }
+        #expect(lines.contains { $0.contains("\"event\":\"cohort.person_failed\"") })
+    }
+
+    @Test func aSecondCohortRunWithNothingNewExitsWith3AndTouchesNothing() throws {
+        let (root, pipeline) = try Self.study(persons: 3, days: 5, broken: false)
+        #expect(try Support.runCLI(["run", "--pipeline", pipeline, "--quiet"]).status == 0)
+        let before = try UnattendedRunTests.fingerprint(root + "/study/out").filter { !$0.key.hasSuffix(".lock") }
+        let again = try Support.runCLI(["run", "--pipeline", pipeline, "--quiet"])
+        #expect(again.status == 3, "\(again.stderr)")
+        let after = try UnattendedRunTests.fingerprint(root + "/study/out").filter { !$0.key.hasSuffix(".lock") }
+        #expect(UnattendedRunTests.changed(after, before) == [])
+    }
+
+    @Test func aCohortWithoutItsKeyRefusesToRun() throws {
+        let (root, pipeline) = try Self.study(persons: 1, days: 2, broken: false)
+        try FileManager.default.removeItem(atPath: root + "/study/pseudonym.key")
+        let run = try Support.runCLI(["run", "--pipeline", pipeline, "--quiet"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("pseudonym.key"))
+        #expect(!FileManager.default.fileExists(atPath: root + "/study/out/persons"))
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+@testable import HealthTrailKit
+
+/// The README's crontab line, run as cron would run it: by /bin/sh, with its own $HOME.
+@Suite(.serialized) struct CronExampleTests {
+    /// The command of the crontab line in the README's cron example (the fields after the five
+    /// time fields), read from the README itself so the documented line is the tested one.
+    static func readmeCronCommand() throws -> String {
+        let readme = try String(contentsOfFile: Support.packageRoot.path + "/README.md", encoding: .utf8)
+        guard let marker = readme.range(of: "<!-- cron-example"),
+              let block = readme[marker.upperBound...].range(of: "```crontab\n"),
+              let end = readme[block.upperBound...].range(of: "```") else {
+            throw CronExampleMissing()
+        }
+        let lines = readme[block.upperBound..<end.lowerBound].split(separator: "\n").filter { !$0.hasPrefix("#") }
+        guard let line = lines.first else { throw CronExampleMissing() }
+        var rest = Substring(line)
+        for _ in 0..<5 {   // minute hour day month weekday
+            rest = rest.drop { $0 == " " }.drop { $0 != " " }
+        }
+        return String(rest.drop { $0 == " " })
+    }
+
+    struct CronExampleMissing: Error {}
+
+    /// Runs `command` with /bin/sh, as cron does: a small environment with HOME and PATH.
+    static func cron(_ command: String, home: String) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        process.environment = ["HOME": home, "PATH": "/usr/bin:/bin", "SHELL": "/bin/sh"]
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    @Test func theReadmeCronLineRunsTheNightlyPipeline() throws {
+        let command = try Self.readmeCronCommand()
+        #expect(command.contains("--pipeline $HOME/pipelines/nightly.yaml"))
+        let home = Support.temporaryDirectory("cronhome")
+        let fm = FileManager.default
+        // As the README says: pipelines/ copied to ~/pipelines, the binary in ~/bin.
+        try fm.createDirectory(atPath: home + "/bin", withIntermediateDirectories: true)
+        try fm.createSymbolicLink(atPath: home + "/bin/healthtrail", withDestinationPath: Support.binary)
+        try fm.copyItem(atPath: Support.packageRoot.path + "/pipelines", toPath: home + "/pipelines")
+        // Two exports landed; the newer one must be processed.
+        try fm.createDirectory(atPath: home + "/HealthExports", withIntermediateDirectories: true)
+        _ = try ExportSynthesizer.write(to: home + "/HealthExports/export-old.zip", options: SynthOptions(days: 4, seed: 1))
+        _ = try ExportSynthesizer.write(to: home + "/HealthExports/export.zip", options: SynthOptions(days: 6, seed: 2))
+        try fm.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -86_400)], ofItemAtPath: home + "/HealthExports/export-old.zip")
+
+        #expect(try Self.cron(command, home: home) == 0)
+        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: home + "/health/manifest.json"))) as! [String: Any]
+        #expect((manifest["input"] as? [String: Any])?["name"] as? String == "export.zip")
+        #expect(fm.fileExists(atPath: home + "/health/routes.geojson"))
+        #expect(fm.fileExists(atPath: home + "/health/svg/density.svg"))
+        #expect(try Support.readCSV(home + "/health/dp/weekly_resting_hr.csv").rows.count > 0)
+        var log = try String(contentsOfFile: home + "/healthtrail.log", encoding: .utf8)
+        #expect(log.contains("\"event\":\"run.finished\""))
+
+        // The next night: nothing new. Exit 3 becomes success, outputs untouched, one log line says so.
+        let before = try UnattendedRunTests.fingerprint(home + "/health")
+        #expect(try Self.cron(command, home: home) == 0)
+        #expect(UnattendedRunTests.changed(try UnattendedRunTests.fingerprint(home + "/health"), before) == [])
+        log = try String(contentsOfFile: home + "/healthtrail.log", encoding: .utf8)
+        #expect(log.contains("\"event\":\"run.nothing_new\""))
+        for line in log.split(separator: "\n") {
+            #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "not one JSON object: \(line)")
+        }
+    }
+}
