@@ -10,6 +10,9 @@ SAMPLE_OUT   := out/sample
 BIN          := .build/release/healthtrail
 BENCH_DAYS   ?= 720
 BENCH_RUNS   ?= 5
+# The cohort benchmark: this many synthesized persons of this many days each.
+COHORT_PERSONS ?= 20
+COHORT_DAYS  ?= 30
 # The cached archive is named after the generator's sources: a changed generator makes a new one.
 SYNTH_HASH   := $(shell cat Sources/HealthTrailKit/Synth/*.swift | sha1sum | cut -c1-10)
 BENCH_ZIP    := .bench/bench-export-$(BENCH_DAYS)d-$(SYNTH_HASH).zip
@@ -72,6 +75,9 @@ bench: deps
 	.build/release/healthtrail-bench --archive $(BENCH_ZIP) --healthtrail $(BIN) \
 		--floor .build/release/healthtrail-floor --runs $(BENCH_RUNS) --out-dir .bench/runs \
 		--report Benchmarks/results/latest.md
+	.build/release/healthtrail-bench cohort --healthtrail $(BIN) --pipeline pipelines/cohort.yaml \
+		--persons $(COHORT_PERSONS) --days $(COHORT_DAYS) --runs 3 --jobs 1,2 --out-dir .bench/cohort \
+		--report Benchmarks/results/cohort.md
 
 clean:
 	rm -rf .build out .bench

@@ -82,11 +82,16 @@ func main(_ options: Options) throws {
     }
 }
 
+let arguments = Array(CommandLine.arguments.dropFirst())
 do {
-    try main(Options.parse(Array(CommandLine.arguments.dropFirst())))
+    if arguments.first == "cohort" {
+        try cohortBench(CohortBenchOptions.parse(Array(arguments.dropFirst())))
+    } else {
+        try main(Options.parse(arguments))
+    }
 } catch let error as UsageError {
     if let message = error.message { fputs("healthtrail-bench: \(message)\n", stderr) }
-    fputs(Options.usage + "\n", stderr)
+    fputs((arguments.first == "cohort" ? CohortBenchOptions.usage : Options.usage) + "\n", stderr)
     exit(error.message == nil ? 0 : 2)
 } catch {
     fputs("healthtrail-bench: \(error)\n", stderr)
