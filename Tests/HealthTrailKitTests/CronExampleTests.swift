@@ -70,3 +70,46 @@ import Testing
         }
     }
 }
+
+/// `run --pipeline`: the file's settings apply, and options on the command line win over them.
+@Suite struct PipelineRunTests {
+    @Test func commandLineOptionsOverrideThePipelineFile() throws {
+        let dir = Support.temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir + "/exports", withIntermediateDirectories: true)
+        _ = try ExportSynthesizer.write(to: dir + "/exports/export.zip", options: SynthOptions(days: 3, seed: 4))
+        try """
+        version: 1
+        kind: person
+        input:
+          path: exports
+        output: from-file
+        outputs: [csv, geojson, svg]
+        join_tolerance_s: 10
+        maps:
+          kinds: [routes]
+        """.write(toFile: dir + "/mine.yaml", atomically: true, encoding: .utf8)
+
+        // The file alone: relative paths from the file's folder, its tolerance and maps.
+        #expect(try Support.runCLI(["run", "--pipeline", dir + "/mine.yaml", "--quiet"]).status == 0)
+        let fromFile = try CohortRunTests.json(dir + "/from-file/manifest.json")
+        #expect((fromFile["routes"] as? [String: Any])?["join_tolerance_seconds"] as? Int == 10)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir + "/from-file/svg") == ["routes.svg"])
+
+        // Overrides: another folder, another tolerance, no maps.
+        let run = try Support.runCLI(["run", "--pipeline", dir + "/mine.yaml", "--out", dir + "/overridden",
+                                      "--join-tolerance", "30", "--no-svg", "--quiet"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let overridden = try CohortRunTests.json(dir + "/overridden/manifest.json")
+        #expect((overridden["routes"] as? [String: Any])?["join_tolerance_seconds"] as? Int == 30)
+        #expect(!FileManager.default.fileExists(atPath: dir + "/overridden/svg"))
+        #expect(FileManager.default.fileExists(atPath: dir + "/overridden/routes.geojson"))
+    }
+
+    @Test func anInvalidPipelineExitsWith2AndNamesTheLine() throws {
+        let dir = Support.temporaryDirectory()
+        try "version: 1\nkind: persn\n".write(toFile: dir + "/typo.yaml", atomically: true, encoding: .utf8)
+        let run = try Support.runCLI(["run", "--pipeline", dir + "/typo.yaml"])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains(dir + "/typo.yaml:2:"))
+    }
+}
