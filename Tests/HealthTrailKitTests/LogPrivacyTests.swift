@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+@testable import HealthTrailKit
+
+/// No value from the data reaches a log line: the logs of runs over a generated archive are
+/// scanned for the values, dates and source names its outputs hold.
+@Suite(.serialized) struct LogPrivacyTests {
+    /// Values an output holds that would identify data if a log line repeated them: decimals,
+    /// local dates and source names (a device name can carry its owner's name).
+    static func dataValues(in out: String) throws -> Set<String> {
+        var values: Set<String> = []
+        let daily = try Support.readCSV(out + "/daily.csv")
+        for row in daily.rows { for field in row where field.contains(".") || field.contains("-") { values.insert(field) } }
+        let workouts = try Support.readCSV(out + "/workouts.csv")
+        for row in workouts.rows { for field in row where field.contains(".") && field.count >= 4 { values.insert(field) } }
+        let heart = try Support.readCSV(out + "/heart_rate.csv")
+        if let source = heart.header.firstIndex(of: "source") { for row in heart.rows { values.insert(row[source]) } }
+        return values.filter { $0.count >= 4 }
+    }
+
+    @Test func runAndCohortLogsHoldNoValueFromTheData() throws {
+        let dir = Support.temporaryDirectory()
+        _ = try ExportSynthesizer.write(to: dir + "/export.zip", options: SynthOptions(days: 5, seed: 9))
+        let run = try Support.runCLI(["run", dir + "/export.zip", "--out", dir + "/out", "--log-level", "trace", "--log-format", "json"])
+        #expect(run.status == 0)
+        let values = try Self.dataValues(in: dir + "/out")
+        #expect(values.count > 50)
+        #expect(values.contains { $0.contains("Watch") })
+
+        let (root, pipeline) = try CohortRunTests.study(persons: 2, days: 5)
+        let cohort = try Support.runCLI(["run", "--pipeline", pipeline, "--log-level", "trace"])
+        #expect(cohort.status == 0)
+        var cohortValues: Set<String> = []
+        for person in try FileManager.default.contentsOfDirectory(atPath: root + "/study/out/persons") {
+            cohortValues.formUnion(try Self.dataValues(in: root + "/study/out/persons/" + person))
+        }
+        for (log, values) in [(run.stderr, values), (cohort.stderr, cohortValues)] {
+            #expect(!log.isEmpty)
+            let leaked = values.filter { log.contains($0) }
+            #expect(leaked.isEmpty, "log lines carry data values: \(leaked.sorted().prefix(5))")
+        }
+    }
+}
