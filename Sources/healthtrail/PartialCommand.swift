@@ -57,6 +57,7 @@ struct PartialCommand: ParsableCommand {
 
     func run() throws {
         logging.bootstrap(quiet: quiet)
+        Interruption.install()
         umask(0o077)
         let spec = try PipelineFile.load(path: pipeline)
         guard let keyFile = spec.keyFile, let releases = spec.releases else {

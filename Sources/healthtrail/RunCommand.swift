@@ -85,6 +85,7 @@ struct RunCommand: ParsableCommand {
 
     func run() throws {
         logging.bootstrap(quiet: quiet)
+        Interruption.install()
         umask(0o077)   // health data: everything this run creates is owner-only
         guard let pipeline else {
             var options = RunOptions(inputPath: archive!, outputDirectory: out!)

@@ -155,3 +155,63 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: out) == ["a.csv"])
     }
 }
+
+/// Faults mid-run: a signal, a full disk. Previous outputs intact, no partial file left, a
+/// non-zero exit and a line saying what happened.
+@Suite(.serialized) struct RunFaultTests {
+    @Test(arguments: [SIGTERM, SIGINT])
+    func aSignalMidRunKeepsThePreviousOutputsAndSaysSo(_ signalNumber: Int32) throws {
+        let dir = Support.temporaryDirectory()
+        let small = dir + "/small.zip"
+        _ = try ExportSynthesizer.write(to: small, options: SynthOptions(days: 3, seed: 2))
+        #expect(try Support.runCLI(["run", small, "--out", dir + "/out", "--quiet"]).status == 0)
+        let before = try Support.snapshot(dir + "/out").filter { $0.key != "/.healthtrail.lock" }
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Support.binary)
+        process.arguments = ["run", try UnattendedRunTests.largeArchive(dir), "--out", dir + "/out", "--force", "--quiet"]
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let staged = dir + "/out/.staging-\(process.processIdentifier)/heart_rate.csv"
+        var st = stat()
+        for _ in 0..<6000 where !(stat(staged, &st) == 0 && st.st_size > 0) && process.isRunning { usleep(10_000) }
+        kill(process.processIdentifier, signalNumber)
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+
+        #expect(process.terminationReason == .exit && process.terminationStatus == 128 + signalNumber)
+        #expect(message.contains("interrupted by \(signalNumber == SIGTERM ? "SIGTERM" : "SIGINT")"))
+        #expect(message.contains("previous outputs are kept"))
+        let after = try Support.snapshot(dir + "/out").filter { $0.key != "/.healthtrail.lock" }
+        #expect(after == before)   // the staging folder is gone too: nothing but the previous outputs
+    }
+
+    @Test func aFullDiskMidRunFailsCleanly() throws {
+        // A file-size limit stands in for a full disk: writes past it fail with EFBIG, as ENOSPC
+        // would, and the run must fail the same way (SIGXFSZ ignored, as a shell can arrange).
+        let dir = Support.temporaryDirectory()
+        let small = dir + "/small.zip"
+        _ = try ExportSynthesizer.write(to: small, options: SynthOptions(days: 2, seed: 3))
+        #expect(try Support.runCLI(["run", small, "--out", dir + "/out", "--quiet"]).status == 0)
+        let before = try Support.snapshot(dir + "/out").filter { $0.key != "/.healthtrail.lock" }
+        let large = try UnattendedRunTests.largeArchive(dir, days: 20, seed: 6)
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        // 2048 blocks (1 MB in dash's 512-byte blocks, 2 MB in bash's): more than every output of
+        // the small archive (route_points.csv 0.7 MB), less than the large one's (3.8 MB).
+        process.arguments = ["-c", "ulimit -f 2048; trap '' XFSZ; exec \"$0\" run \"$1\" --out \"$2\" --force --quiet",
+                             Support.binary, large, dir + "/out"]
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1)
+        #expect(message.contains("File too large"), "\(message)")
+        #expect(message.split(separator: "\n").count == 1)
+        let after = try Support.snapshot(dir + "/out").filter { $0.key != "/.healthtrail.lock" }
+        #expect(after == before)
+    }
+}

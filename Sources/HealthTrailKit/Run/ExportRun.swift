@@ -76,6 +76,8 @@ public enum ExportRun {
             throw NothingNew(input: options.inputPath, directory: options.outputDirectory)
         }
         let staging = try OutputStaging(outputDirectory: options.outputDirectory)
+        Interruption.guarding(staging)
+        defer { Interruption.guarding(nil) }
         log.info("run started", metadata: ["event": "run.started", "input": .string(label), "output": .string(options.outputDirectory)])
         var overview: BackgroundTask<Double>?
         do {

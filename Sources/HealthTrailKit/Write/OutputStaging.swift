@@ -13,6 +13,14 @@ public final class OutputStaging {
     public let outputDirectory: String
     public let stagingDirectory: String
     private var committed = false
+    private let state = NSLock()
+    private var committing = false
+
+    /// True from the first rename of `commit` on (read from a signal's handler thread).
+    var isCommitting: Bool {
+        state.lock(); defer { state.unlock() }
+        return committing
+    }
 
     public init(outputDirectory: String) throws {
         self.outputDirectory = outputDirectory
@@ -53,6 +61,7 @@ public final class OutputStaging {
         let items = try fm.contentsOfDirectory(atPath: stagingDirectory).sorted()
         // The journal says "this staging folder is complete": a run killed during the renames
         // is finished by the next one (roll forward), so the outputs never stay half old, half new.
+        state.lock(); committing = true; state.unlock()
         let journal = Self.journalPath(outputDirectory, pid: getpid())
         try OutputFile.write(Array("\(URL(fileURLWithPath: stagingDirectory).lastPathComponent)\n".utf8), to: journal)
         defer { unlink(journal) }
