@@ -71,6 +71,17 @@ import Testing
         #expect(try Support.runCLI(["merge", "--list", list, "--out", root + "/merged-again.partial"]).status == 0)
         #expect(FileManager.default.contents(atPath: root + "/merged-again.partial") == FileManager.default.contents(atPath: out + "/cohort/merged.partial"))
 
+        // Every file and folder the cohort made is owner-only, however deep.
+        let walker = FileManager.default.enumerator(atPath: out)!
+        var checked = 0
+        for case let relative as String in walker {
+            var st = stat()
+            #expect(lstat(out + "/" + relative, &st) == 0)
+            #expect(st.st_mode & 0o077 == 0, "\(relative) has mode \(String(st.st_mode & 0o777, radix: 8))")
+            checked += 1
+        }
+        #expect(checked > 50)
+
         // One job or two: the same merged bytes.
         let serial = try Support.runCLI(["run", "--pipeline", pipeline, "--jobs", "1", "--out", root + "/serial", "--quiet"])
         #expect(serial.status == 0)
