@@ -17,7 +17,11 @@ COHORT_DAYS  ?= 30
 SYNTH_HASH   := $(shell cat Sources/HealthTrailKit/Synth/*.swift | sha1sum | cut -c1-10)
 BENCH_ZIP    := .bench/bench-export-$(BENCH_DAYS)d-$(SYNTH_HASH).zip
 
-.PHONY: all deps test-deps browser-deps apt-install build run test bench sample clean help
+SPARK_VENV   := .build/spark-venv
+SPARK_WORK   := .build/spark-test
+SPARK_BENCH_N ?= 20
+
+.PHONY: all deps test-deps browser-deps apt-install build run test bench sample clean help spark-venv spark-test spark-bench
 
 all: build
 
@@ -26,6 +30,8 @@ help:
 	@echo "make test   run the test suite"
 	@echo "make bench  healthtrail vs. the bare floor on a ~700 MB synthesized export"
 	@echo "make sample regenerate $(SAMPLE) with the project's generator"
+	@echo "make spark-test  the Spark driver (pipelines/spark) in local mode against the one-machine cohort"
+	@echo "make spark-bench Spark local[2] vs. run --pipeline --jobs 2 on $(SPARK_BENCH_N) synthesized archives"
 
 # System libraries (libxml2, zlib) from Debian, installed only when missing.
 deps:
@@ -36,6 +42,8 @@ test-deps:
 	@# routes.geojson is also checked by PyPI's geojson validator when it can be installed.
 	@python3 -c "import geojson" 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check geojson \
 		|| echo "note: PyPI geojson unavailable; the tests use their own RFC 7946 checks only"
+	@# The Spark driver's tests (SparkDriverTests) need a JVM; Debian's default JRE when none is on PATH.
+	@command -v java >/dev/null 2>&1 || $(MAKE) --no-print-directory apt-install PACKAGES="default-jre-headless"
 
 # The browser the SVG tests render with, installed only when none is on PATH.
 browser-deps:
@@ -78,6 +86,18 @@ bench: deps
 	.build/release/healthtrail-bench cohort --healthtrail $(BIN) --pipeline pipelines/cohort.yaml \
 		--persons $(COHORT_PERSONS) --days $(COHORT_DAYS) --runs 3 --jobs 1,2 --out-dir .bench/cohort \
 		--report Benchmarks/results/cohort.md
+
+# The Spark driver's Python environment (pyspark from PyPI, ~900 MB), made once.
+spark-venv:
+	@pipelines/spark/setup-venv.sh $(SPARK_VENV)
+
+spark-test: deps spark-venv
+	$(SWIFT) build -c release --product healthtrail
+	pipelines/spark/try-local.sh $(BIN) $(SPARK_VENV) $(SPARK_WORK)
+
+spark-bench: deps spark-venv
+	$(SWIFT) build -c release --product healthtrail
+	Benchmarks/spark/bench.sh $(BIN) $(SPARK_VENV) .bench/spark $(SPARK_BENCH_N) 10 3
 
 clean:
 	rm -rf .build out .bench

@@ -19,6 +19,9 @@ struct PartialCommand: ParsableCommand {
         `healthtrail release --partial`. `healthtrail run --pipeline cohort.yaml` does all three
         on one machine; a Spark job (pipelines/spark/) runs this command once per archive.
 
+        --key-file names the key when the pipeline's path to it does not hold on this machine
+        (a Spark task passes its shipped copy).
+
         The run's outputs go to --outputs (kept, and skipped next time when nothing changed), or
         to a temporary folder removed afterwards.
 
@@ -45,6 +48,11 @@ struct PartialCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The person's name before pseudonymisation (default: the archive's name without extension).", valueName: "name"))
     var person: String?
 
+    // A Spark task gets the pipeline and its key as shipped copies in its own folder, where the
+    // path the pipeline names does not exist: it points here at its copy instead.
+    @Option(help: ArgumentHelp("The pseudonym key to use instead of the pipeline's privacy.key_file.", valueName: "file"))
+    var keyFile: String?
+
     @Flag(help: "Process the archive even if --outputs already holds its outputs.")
     var force = false
 
@@ -60,7 +68,7 @@ struct PartialCommand: ParsableCommand {
         Interruption.install()
         umask(0o077)
         let spec = try PipelineFile.load(path: pipeline)
-        guard let keyFile = spec.keyFile, let releases = spec.releases else {
+        guard let keyFile = keyFile ?? spec.keyFile, let releases = spec.releases else {
             throw InputError(file: pipeline, "partial needs a cohort pipeline with privacy.key_file and privacy.releases")
         }
         let pseudonym = try PseudonymKey(path: keyFile).pseudonym(for: person ?? PersonName.of(archive: archive))
