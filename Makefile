@@ -67,6 +67,8 @@ run: build
 	@echo "outputs: $(CURDIR)/$(SAMPLE_OUT)/"
 
 test: test-deps browser-deps
+	@# AllocationGuardTests counts the allocations of the release CLI (the binary users run).
+	$(SWIFT) build -c release --product healthtrail
 	$(SWIFT) test
 
 sample: build
@@ -98,6 +100,35 @@ spark-test: deps spark-venv
 spark-bench: deps spark-venv
 	$(SWIFT) build -c release --product healthtrail
 	Benchmarks/spark/bench.sh $(BIN) $(SPARK_VENV) .bench/spark $(SPARK_BENCH_N) 10 3
+
+# Issue 9: the same bench on an archive twice as long (1440 days, ≈ 1.4 GB of export.xml), to see
+# whether HealthTrail's ratio to the floor and its peak RSS stay flat when the export doubles.
+# Its archive is cached beside the 720-day one (neither deletes the other); see Benchmarks/README.md.
+DOUBLE_DAYS  := 1440
+DOUBLE_RUNS  ?= 3
+DOUBLE_ZIP   := .bench/bench-export-$(DOUBLE_DAYS)d-$(SYNTH_HASH).zip
+
+bench-double: deps
+	$(SWIFT) build -c release --product healthtrail
+	$(SWIFT) build -c release --product healthtrail-floor
+	$(SWIFT) build -c release --product healthtrail-bench
+	@mkdir -p .bench
+	@[ -f $(DOUBLE_ZIP) ] || { echo "synthesizing $(DOUBLE_ZIP) (once; cached)"; rm -f .bench/bench-export-$(DOUBLE_DAYS)d-*.zip; \
+		$(BIN) synth $(DOUBLE_ZIP).tmp --days $(DOUBLE_DAYS) --seed 42 > .bench/synth-summary-$(DOUBLE_DAYS)d.json && mv $(DOUBLE_ZIP).tmp $(DOUBLE_ZIP); }
+	.build/release/healthtrail-bench --archive $(DOUBLE_ZIP) --healthtrail $(BIN) \
+		--floor .build/release/healthtrail-floor --runs $(DOUBLE_RUNS) --out-dir .bench/runs-double \
+		--label "$(DOUBLE_DAYS) days" --report Benchmarks/results/double.md
+
+# Issue 9: HealthTrail beside other tools that read the same export (a venv under .bench/peers-venv).
+# The peer is slow on the 720-day archive (many minutes): it runs once, HealthTrail 3 times.
+bench-peers: deps
+	$(SWIFT) build -c release --product healthtrail
+	@mkdir -p .bench
+	@[ -f $(BENCH_ZIP) ] || { echo "synthesizing $(BENCH_ZIP) (once; cached)"; rm -f .bench/bench-export-$(BENCH_DAYS)d-*.zip; \
+		$(BIN) synth $(BENCH_ZIP).tmp --days $(BENCH_DAYS) --seed 42 > .bench/synth-summary.json && mv $(BENCH_ZIP).tmp $(BENCH_ZIP); }
+	Benchmarks/peers/run_peers.sh $(BENCH_ZIP) $(BIN) Benchmarks/results/peers.md
+
+.PHONY: bench-double bench-peers
 
 clean:
 	rm -rf .build out .bench
