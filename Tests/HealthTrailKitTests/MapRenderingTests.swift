@@ -100,3 +100,34 @@ struct MapRenderingTests {
         #expect(image.count(of: top, tolerance: 4, in: mapArea) > 100)
     }
 }
+
+/// The area the overview and density maps cover when none is given.
+@Suite struct MapCoreAreaTests {
+    /// Tracks around a centre: `count` points on a small square.
+    static func track(_ tracks: MapTracks, lat: Double, lon: Double, points: Int) {
+        var route: [RoutePoint] = []
+        for i in 0..<points {
+            let dLat = Double(i % 10) * 0.001, dLon = Double((i / 10) % 10) * 0.001
+            route.append(RoutePoint(time: Int64(i), latitude: lat + dLat, longitude: lon + dLon))
+        }
+        tracks.add(workoutID: "w\(lat)\(lon)", activity: "running", points: route)
+    }
+
+    @Test func tripsAbroadDoNotStretchTheMapEvenWhenFrequent() throws {
+        // 8 % of the points in New York: percentiles alone would span the Atlantic.
+        let tracks = MapTracks()
+        Self.track(tracks, lat: 48.85, lon: 2.33, points: 9200)
+        Self.track(tracks, lat: 40.78, lon: -73.97, points: 800)
+        let box = try #require(MapOutputs.coreArea(of: tracks))
+        #expect(box.minLatitude > 48.8 && box.maxLatitude < 48.9)
+        #expect(box.minLongitude > 2.3 && box.maxLongitude < 2.4)
+    }
+
+    @Test func homeIsWhereMostPointsAreWhateverTheOrder() throws {
+        let tracks = MapTracks()
+        Self.track(tracks, lat: -33.87, lon: 151.2, points: 300)      // a trip, first in the file
+        Self.track(tracks, lat: -37.81, lon: 144.96, points: 2000)    // home: Melbourne
+        let box = try #require(MapOutputs.coreArea(of: tracks))
+        #expect(box.minLatitude > -37.9 && box.maxLatitude < -37.7 && box.minLongitude > 144.9 && box.maxLongitude < 145.0)
+    }
+}

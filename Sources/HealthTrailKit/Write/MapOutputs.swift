@@ -71,13 +71,31 @@ public struct MapOutputs: Sendable {
         try OutputFile.write(RoutesOverviewSVG.render(routes, options: options), to: staging.path("svg/routes.svg"))
     }
 
-    /// The box from the 1st to the 99th percentile of latitude and of longitude, padded by 5 %:
-    /// where someone's routes are, without the odd trip stretching the map.
+    /// Where someone's routes are, without the odd trip stretching the map: the busiest 1° cell
+    /// (home) and its eight neighbours keep their points, and the box runs from the 1st to the
+    /// 99th percentile of their latitude and of their longitude, padded by 5 %.
+    ///
+    /// Percentiles alone are not enough: once trips abroad hold more than 1 % of the points (a
+    /// long history with a yearly holiday), the box spans an ocean and home is one cell.
     static func coreArea(of tracks: MapTracks) -> GeoBoundingBox? {
+        func cell(_ lat: Float, _ lon: Float) -> (Int, Int) { (Int(lat.rounded(.down)), Int(lon.rounded(.down))) }
+        var counts: [Int: Int] = [:]
+        for t in tracks.tracks {
+            for i in stride(from: 0, to: t.coordinates.count, by: 2) {
+                let (y, x) = cell(t.coordinates[i], t.coordinates[i + 1])
+                counts[y * 1000 + x, default: 0] += 1
+            }
+        }
+        guard let busiest = counts.max(by: { ($0.value, $1.key) < ($1.value, $0.key) })?.key else { return nil }
+        let homeY = Int((Double(busiest) / 1000).rounded()), homeX = busiest - homeY * 1000
         var lats: [Float] = [], lons: [Float] = []
         lats.reserveCapacity(tracks.pointCount); lons.reserveCapacity(tracks.pointCount)
         for t in tracks.tracks {
-            for i in stride(from: 0, to: t.coordinates.count, by: 2) { lats.append(t.coordinates[i]); lons.append(t.coordinates[i + 1]) }
+            for i in stride(from: 0, to: t.coordinates.count, by: 2) {
+                let (y, x) = cell(t.coordinates[i], t.coordinates[i + 1])
+                guard abs(y - homeY) <= 1, abs(x - homeX) <= 1 else { continue }
+                lats.append(t.coordinates[i]); lons.append(t.coordinates[i + 1])
+            }
         }
         guard lats.count >= 2 else { return nil }
         lats.sort(); lons.sort()
