@@ -132,3 +132,28 @@ bench-peers: deps
 
 clean:
 	rm -rf .build out .bench
+
+# libFuzzer on each reader of untrusted input (Fuzz/README.md): the zip reader, export.xml,
+# GPX and the date parser, FUZZ_SECONDS each. The fuzz package is separate: `swift build` and
+# `swift test` never build it. Corpus, findings and logs go to .fuzz/ (not committed).
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := zip export-xml gpx timestamp
+FUZZ_BIN     := .fuzz/build/debug
+.PHONY: fuzz
+fuzz: deps
+	$(SWIFT) build -c release --product healthtrail
+	cd Fuzz && $(SWIFT) build -c debug --scratch-path ../.fuzz/build \
+		-Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -O -Xswiftc -disable-cmo
+	@[ -f .fuzz/seed-export.zip ] || $(BIN) synth .fuzz/seed-export.zip --days 2 --seed 7 >/dev/null
+	@rm -rf .fuzz/seeds && python3 Fuzz/make_corpus.py .fuzz/seeds .fuzz/seed-export.zip ../shared/fixtures/real
+	@failed=""; for t in $(FUZZ_TARGETS); do \
+		mkdir -p .fuzz/corpus/$$t .fuzz/findings/$$t; \
+		dict=""; case $$t in export-xml|gpx) dict=-dict=Fuzz/xml.dict;; esac; \
+		echo "== fuzz-$$t: $(FUZZ_SECONDS) s (log: .fuzz/fuzz-$$t.log)"; \
+		$(FUZZ_BIN)/fuzz-$$t .fuzz/corpus/$$t .fuzz/seeds/$$t $$dict -max_total_time=$(FUZZ_SECONDS) \
+			-timeout=10 -print_final_stats=1 -artifact_prefix=.fuzz/findings/$$t/ > .fuzz/fuzz-$$t.log 2>&1 \
+			|| failed="$$failed $$t"; \
+		grep -E "^#[0-9]+[[:space:]]+(INITED|DONE)|^stat::number_of_executed_units|^SUMMARY" .fuzz/fuzz-$$t.log; \
+		ls .fuzz/findings/$$t | sed "s|^|   finding: .fuzz/findings/$$t/|"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzzing found problems in:$$failed (reproduce: $(FUZZ_BIN)/fuzz-TARGET FILE)"; exit 1; fi

@@ -150,7 +150,8 @@ struct RunCommand: ParsableCommand {
     /// The run settings given on this command line, passed on to each person's `partial`.
     static func forwardedArguments(_ arguments: [String]) -> [String] {
         let withValue: Set<String> = ["--source-priority", "--join-tolerance", "--max-hr", "--svg-size", "--colour-scale",
-                                      "--maps", "--map-area", "--map-min-points", "--log-level"]
+                                      "--maps", "--map-area", "--map-min-points", "--log-level",
+                                      "--max-expansion-ratio", "--max-uncompressed"]
         let flags: Set<String> = ["--strict", "--max-hr-from-birth-date", "--geojson-times", "--no-svg"]
         var result: [String] = [], i = 1
         while i < arguments.count {

@@ -44,7 +44,17 @@ struct RunSettings: ParsableArguments {
     @Option(help: ArgumentHelp("Routes with fewer points are not drawn. (default: 2)", valueName: "n"))
     var mapMinPoints: Int?
 
+    @Option(help: ArgumentHelp("Refuse a zip entry that inflates more than this many times its compressed size (zip-bomb guard; real exports stay under 50). (default: \(ArchiveLimits.default.maxExpansionRatio))", valueName: "n"))
+    var maxExpansionRatio: UInt64?
+
+    @Option(help: ArgumentHelp("Refuse an archive whose entries inflate to more than this in all, e.g. 64G, 500MiB. (default: \(ArchiveLimits.text(bytes: ArchiveLimits.default.maxUncompressedBytes)))", valueName: "size"))
+    var maxUncompressed: String?
+
     func validate() throws {
+        if let maxExpansionRatio, maxExpansionRatio < 2 { throw ValidationError("--max-expansion-ratio must be at least 2") }
+        if let maxUncompressed, ArchiveLimits.bytes(parsing: maxUncompressed) == nil {
+            throw ValidationError("--max-uncompressed takes a size such as 64G, 500MiB or 1000000")
+        }
         if let joinTolerance, !(0...3600).contains(joinTolerance) { throw ValidationError("--join-tolerance must be 0…3600 seconds") }
         if let maxHr, !(100...250).contains(maxHr) { throw ValidationError("--max-hr must be between 100 and 250 bpm") }
         if maxHr != nil && maxHrFromBirthDate { throw ValidationError("give --max-hr or --max-hr-from-birth-date, not both") }
@@ -62,6 +72,8 @@ struct RunSettings: ParsableArguments {
     /// Applies the options given on the command line over `options` (defaults or a pipeline's).
     func apply(to options: inout RunOptions) {
         if strict { options.strict = true }
+        if let maxExpansionRatio { options.archiveLimits.maxExpansionRatio = maxExpansionRatio }
+        if let bytes = maxUncompressed.flatMap(ArchiveLimits.bytes(parsing:)) { options.archiveLimits.maxUncompressedBytes = bytes }
         if let joinTolerance { options.joinTolerance = Int64(joinTolerance) }
         if let maxHr { options.zones = .maximum(maxHr) } else if maxHrFromBirthDate { options.zones = .fromDateOfBirth }
         if geojsonTimes { options.geojsonTimes = true }

@@ -106,3 +106,24 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dir + "/inspect-wrote-nothing"))
     }
 }
+
+/// The zip-bomb limits on the command line: refused by default, with the flag that raises them.
+@Suite struct ArchiveLimitFlagTests {
+    @Test func theExpansionLimitIsRefusedByDefaultAndRaisedByItsFlag() throws {
+        let dir = Support.temporaryDirectory()
+        // Two MiB of one repeated record: deflate squeezes it far past 200:1.
+        let record = "<Record type=\"HKQuantityTypeIdentifierStepCount\" sourceName=\"P\" unit=\"count\" startDate=\"2024-01-02 08:00:00 +0100\" endDate=\"2024-01-02 08:10:00 +0100\" value=\"5\"/>\n"
+        let body = String(repeating: record, count: 2 * 1024 * 1024 / record.utf8.count)
+        try Support.makeZip(dir + "/dense.zip", [("apple_health_export/export.xml", Support.exportXML(body))])
+        let refused = try Support.runCLI(["run", dir + "/dense.zip", "--out", dir + "/out", "--quiet"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("--max-expansion-ratio"))
+        #expect(!FileManager.default.fileExists(atPath: dir + "/out/manifest.json"))
+        let raised = try Support.runCLI(["run", dir + "/dense.zip", "--out", dir + "/out", "--quiet", "--max-expansion-ratio", "5000"])
+        #expect(raised.status == 0, "\(raised.stderr)")
+        let small = try Support.runCLI(["run", dir + "/dense.zip", "--out", dir + "/out2", "--quiet",
+                                        "--max-expansion-ratio", "5000", "--max-uncompressed", "1MiB"])
+        #expect(small.status == 1)
+        #expect(small.stderr.contains("--max-uncompressed"))
+    }
+}

@@ -1,23 +1,30 @@
 import Foundation
 
 /// An unzipped export folder (`apple_health_export/`), read file by file.
+///
+/// Only regular files inside the folder are entries: symbolic links are skipped (a link named
+/// `workout-routes/x.gpx` could point anywhere), folders behind links are not entered, and
+/// `read` opens nothing but a listed entry, without following a link put there since. Route
+/// references from export.xml (`../../etc/passwd`) are matched against these entries, never
+/// opened as paths, so nothing outside the folder is read.
 public final class DirectorySource: ExportSource {
     public let root: String
     public let entries: [ArchiveEntry]
     public var displayName: String { root }
+    private let listedPaths: Set<String>
 
     public init(path: String) throws {
         root = path
         let base = URL(fileURLWithPath: path, isDirectory: true).standardizedFileURL
         guard let walker = FileManager.default.enumerator(
-            at: base, includingPropertiesForKeys: [.isRegularFileKey, .fileSizeKey], options: []) else {
+            at: base, includingPropertiesForKeys: [.isRegularFileKey, .isSymbolicLinkKey, .fileSizeKey], options: []) else {
             throw InputError(file: path, "cannot list the folder")
         }
         var found: [ArchiveEntry] = []
         let prefix = base.path.hasSuffix("/") ? base.path : base.path + "/"
         for case let url as URL in walker {
-            let values = try? url.resourceValues(forKeys: [.isRegularFileKey, .fileSizeKey])
-            guard values?.isRegularFile == true else { continue }
+            let values = try? url.resourceValues(forKeys: [.isRegularFileKey, .isSymbolicLinkKey, .fileSizeKey])
+            guard values?.isRegularFile == true, values?.isSymbolicLink != true else { continue }
             let full = url.standardizedFileURL.path
             let relative = full.hasPrefix(prefix) ? String(full.dropFirst(prefix.count)) : url.lastPathComponent
             let size = UInt64(values?.fileSize ?? 0)
@@ -25,10 +32,14 @@ public final class DirectorySource: ExportSource {
             if !entry.isPlatformJunk { found.append(entry) }
         }
         entries = found.sorted { $0.path < $1.path }
+        listedPaths = Set(found.map(\.path))
     }
 
     public func read(_ entry: ArchiveEntry, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
-        let file = try ReadOnlyFile(path: root + "/" + entry.path)
+        guard listedPaths.contains(entry.path) else {
+            throw InputError(file: root, entry: entry.path, "not a file of the export folder")
+        }
+        let file = try ReadOnlyFile(path: root + "/" + entry.path, followingSymlinks: false)
         try streamWholeFile(file, entryName: entry.path, body)
     }
 }

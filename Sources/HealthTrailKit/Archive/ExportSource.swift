@@ -30,7 +30,9 @@ extension ExportSource {
 struct StopReading: Error {}
 
 /// Opens whichever kind of source `path` is: a zip (by its magic bytes), a folder, or an XML file.
-public func openExportSource(path: String) throws -> ExportSource {
+/// `limits` bound what a zip may expand to (see `ArchiveLimits`); folders and plain files are
+/// read as they are and need none.
+public func openExportSource(path: String, limits: ArchiveLimits = .default) throws -> ExportSource {
     var st = stat()
     guard stat(path, &st) == 0 else {
         throw InputError(file: path, "cannot open: \(String(cString: strerror(errno)))")
@@ -42,7 +44,7 @@ public func openExportSource(path: String) throws -> ExportSource {
     var magic = [UInt8](repeating: 0, count: 4)
     let n = try file.read(into: &magic, at: 0)
     if n >= 4, magic[0] == 0x50, magic[1] == 0x4B, (magic[2] == 3 || magic[2] == 5) {
-        return try ZipArchive(file: file)
+        return try ZipArchive(file: file, limits: limits)
     }
     return try SingleFileSource(file: file)
 }

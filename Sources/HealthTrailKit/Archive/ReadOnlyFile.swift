@@ -10,9 +10,10 @@ public final class ReadOnlyFile {
     public let size: UInt64
     let fd: Int32
 
-    public init(path: String) throws {
+    /// - Parameter followingSymlinks: false to refuse a path whose last component is a symbolic link.
+    public init(path: String, followingSymlinks: Bool = true) throws {
         self.path = path
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | (followingSymlinks ? 0 : O_NOFOLLOW))
         guard fd >= 0 else {
             throw InputError(file: path, "cannot open: \(String(cString: strerror(errno)))")
         }

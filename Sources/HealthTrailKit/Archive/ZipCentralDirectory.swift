@@ -9,7 +9,16 @@ enum ZipCentralDirectory {
     static let centralHeaderSignature: UInt32 = 0x0201_4B50
     static let localHeaderSignature: UInt32 = 0x0403_4B50
 
-    static func read(_ file: ReadOnlyFile) throws -> [ArchiveEntry] {
+    /// What the central directory lists: the entries in directory order, each entry's name as
+    /// stored (to compare with its local header), and where entry data must end.
+    struct Listing {
+        var entries: [ArchiveEntry] = []
+        var rawNames: [[UInt8]] = []
+        /// Offset of the central directory: no entry's data may reach past it.
+        var dataEnd: UInt64 = 0
+    }
+
+    static func read(_ file: ReadOnlyFile) throws -> Listing {
         let fail = { (message: String) in InputError(file: file.path, message) }
         // The EOCD is 22 bytes plus a comment of up to 65,535 bytes, at the very end.
         let tailLength = Int(min(file.size, 22 + 65_535))
@@ -62,8 +71,9 @@ enum ZipCentralDirectory {
         guard try file.read(into: &cd, at: cdOffset) == cd.count else {
             throw fail("central directory truncated")
         }
-        var entries: [ArchiveEntry] = []
-        entries.reserveCapacity(Int(entryCount))
+        var listing = Listing(dataEnd: cdOffset)
+        listing.entries.reserveCapacity(Int(entryCount))
+        listing.rawNames.reserveCapacity(Int(entryCount))
         var p = 0
         for index in 0..<entryCount {
             guard p + 46 <= cd.count, cd.le32(p) == centralHeaderSignature else {
@@ -105,14 +115,44 @@ enum ZipCentralDirectory {
                 }
                 x = body + size
             }
-            guard localOffset < cdOffset, compressed <= cdOffset - localOffset else {
+            // A zip64 size past 2^63 is no file anyone wrote; refuse it before it reaches arithmetic.
+            guard uncompressed <= UInt64(Int64.max), compressed <= UInt64(Int64.max), localOffset <= UInt64(Int64.max) else {
+                throw InputError(file: file.path, entry: name, "zip64 size or offset out of range (corrupt archive)")
+            }
+            // The smallest local header is 30 bytes plus the name: data cannot start sooner.
+            let headerBytes = 30 + UInt64(nameLength)
+            guard localOffset < cdOffset, headerBytes <= cdOffset - localOffset,
+                  compressed <= cdOffset - localOffset - headerBytes else {
                 throw InputError(file: file.path, entry: name, "entry data lies outside the archive (truncated or corrupt)")
             }
-            entries.append(ArchiveEntry(path: name, uncompressedSize: uncompressed, compressedSize: compressed,
-                                        crc32: crc, method: method, flags: flags, localHeaderOffset: localOffset))
+            listing.entries.append(ArchiveEntry(path: name, uncompressedSize: uncompressed, compressedSize: compressed,
+                                                crc32: crc, method: method, flags: flags, localHeaderOffset: localOffset))
+            listing.rawNames.append(Array(cd[nameStart..<extraStart]))
             p = next
         }
-        return entries
+        return listing
+    }
+
+    /// Refuses entries whose data ranges overlap: the non-recursive zip bomb points many central
+    /// entries at one deflate stream (or at each other's data) so that a small file inflates
+    /// to far more than its size. Each entry owns `[local header, data end)`; ranges are
+    /// compared in offset order with each header's smallest size (30 bytes plus its name), and
+    /// `ZipArchive` checks the exact end against the next entry when it reads the local header.
+    /// Returns, for each entry in `listing` order, the offset its data must end by.
+    static func dataBounds(_ listing: Listing, file: String) throws -> [UInt64] {
+        let order = listing.entries.indices.sorted { listing.entries[$0].localHeaderOffset < listing.entries[$1].localHeaderOffset }
+        var bounds = [UInt64](repeating: listing.dataEnd, count: listing.entries.count)
+        for (k, i) in order.enumerated() where k + 1 < order.count {
+            let entry = listing.entries[i], next = listing.entries[order[k + 1]]
+            // Sums cannot overflow: `read` bounded each term by the central directory's offset.
+            let minimalEnd = entry.localHeaderOffset + 30 + UInt64(listing.rawNames[i].count) + entry.compressedSize
+            guard minimalEnd <= next.localHeaderOffset else {
+                throw InputError(file: file, entry: entry.path,
+                                 "its data overlaps entry \(next.path) (overlapping entries: refused as a possible zip bomb)")
+            }
+            bounds[i] = next.localHeaderOffset
+        }
+        return bounds
     }
 
     /// Entry names are UTF-8 when flag bit 11 is set; many tools write UTF-8 without it, so try

@@ -4,7 +4,11 @@ extension ExportDecoder {
     func startRecord() {
         recordOpen = false
         guard let typeSpan = attributes[.type] else { return fault("missing_type", "Record without a type") }
-        let t = type(typeSpan)
+        guard let t = type(typeSpan) else {
+            return typeSpan.count > Self.maxTypeLength
+                ? fault("bad_type", "Record type is longer than \(Self.maxTypeLength) bytes")
+                : fault("too_many_types", "Record of a type past the first \(Self.maxRecordTypes) distinct types")
+        }
         guard let startSpan = attributes[.startDate], let start = Timestamp.parse(startSpan) else {
             return fault("bad_date", "Record startDate is missing or not a date")
         }
@@ -19,7 +23,8 @@ extension ExportDecoder {
         var conversion: UnitConversion?
         if t.isQuantity {
             guard let value else { return fault("missing_value", "quantity Record without a value") }
-            guard let v = NumberText.fastDouble(value) else {
+            // A number too long for a double (`1e999`, a megabyte of digits) is infinite: not a value.
+            guard let v = NumberText.fastDouble(value), v.isFinite else {
                 return fault("non_numeric_value", "quantity Record value is not a number")
             }
             number = v

@@ -12,8 +12,12 @@ extension ExportDecoder {
         let activity = ActivityCatalog.name(for: type).name
         var id = Workout.baseID(start: start, activity: activity)
         if workoutIDs.contains(id) {
-            var n = 2
+            // Continue from the last suffix given to this id: ids are never removed, so every
+            // smaller one is still taken, and a file repeating one workout 100,000 times costs
+            // linear time, not quadratic.
+            var n = nextWorkoutSuffix[id] ?? 2
             while workoutIDs.contains("\(id)-\(n)") { n += 1 }
+            nextWorkoutSuffix[id] = n + 1
             id = "\(id)-\(n)"
         }
         workoutIDs.insert(id)
@@ -66,6 +70,9 @@ extension ExportDecoder {
         guard let lat = attributes[.latitude].flatMap(NumberText.fastDouble),
               let lon = attributes[.longitude].flatMap(NumberText.fastDouble) else {
             return fault("non_numeric_value", "Location latitude or longitude is not a number")
+        }
+        guard abs(lat) <= 90, abs(lon) <= 180 else {
+            return fault("out_of_range", "Location latitude or longitude is outside ±90/±180 degrees")
         }
         workout!.inlineRoutePoints += 1
         inlineRoutePoints += 1

@@ -48,6 +48,8 @@ public final class ExportDecoder: SAXDocumentDecoder {
     var workout: Workout?
     var workoutActivity: WorkoutActivity?
     var workoutIDs: Set<String> = []
+    /// The next suffix to try for a workout id already taken (`…-running-2`, `-3`, …).
+    var nextWorkoutSuffix: [String: Int] = [:]
     /// Daily figures; nil when only counting (`inspect`).
     let daily: DailySummary?
     var lastObservedType: RecordType?
@@ -94,6 +96,7 @@ public final class ExportDecoder: SAXDocumentDecoder {
         let parent = depth > 0 ? stack[min(depth - 1, 255)] : .other
         if depth < 256 { stack[depth] = element }
         depth += 1
+        if depth > SAXPushParser.maxDepth { return nestedTooDeep() }
         switch element {
         case .record:
             // Records inside a Correlation duplicate top-level ones.
@@ -155,6 +158,13 @@ public final class ExportDecoder: SAXDocumentDecoder {
         }
     }
 
+    /// Stops at the first element deeper than `SAXPushParser.maxDepth`: a fatal error, as
+    /// libxml2's own depth check would be.
+    func nestedTooDeep() {
+        if fatal == nil { fatal = parser.depthError() }
+        parser.stop()
+    }
+
     // MARK: Faults and sources
 
     /// Counts a skippable fault; under `--strict` stops the parser with it.
@@ -188,14 +198,24 @@ public final class ExportDecoder: SAXDocumentDecoder {
         return index
     }
 
+    /// Distinct record types kept; records of further types are skipped as faults. HealthKit
+    /// defines about 200, and each type costs an open CSV file and its 64 KiB buffer, so a
+    /// hostile file naming a new type per record must not get one each.
+    static let maxRecordTypes = 1000
+    /// Longest type identifier accepted (HealthKit's are under 70 bytes; the name becomes a file name).
+    static let maxTypeLength = 200
+
+    /// The record type named by `span`; nil past `maxRecordTypes` or `maxTypeLength`.
     @inline(__always)
-    func type(_ span: ByteSpan) -> RecordType {
+    func type(_ span: ByteSpan) -> RecordType? {
         if let last = lastType, span.equals(last.bytes) { return last }
+        guard span.count <= Self.maxTypeLength else { return nil }
         let bytes = span.bytes
         let t: RecordType
         if let known = typesByBytes[bytes] {
             t = known
         } else {
+            guard recordTypes.count < Self.maxRecordTypes else { return nil }
             t = RecordType(identifier: span.string)
             typesByBytes[bytes] = t
             recordTypes.append(t)

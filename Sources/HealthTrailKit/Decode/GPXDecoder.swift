@@ -26,6 +26,8 @@ public final class GPXDecoder: SAXDocumentDecoder {
     var trkptName: UnsafePointer<UInt8>?
     var inPoint = false
     var current = Field.none
+    /// Open elements, to stop past `SAXPushParser.maxDepth`.
+    var depth = 0
     /// Text of lat, lon and each child field of the current point, in fixed slots: a point
     /// costs no allocation. Slot `i` holds `lengths[i]` bytes at `text + i * maxFieldLength`.
     let text = UnsafeMutablePointer<UInt8>.allocate(capacity: 8 * GPXDecoder.maxFieldLength)
@@ -86,6 +88,11 @@ public final class GPXDecoder: SAXDocumentDecoder {
     }
 
     func start(_ name: UnsafePointer<UInt8>, _ count: Int32, _ attrs: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
+        depth += 1
+        if depth > SAXPushParser.maxDepth {
+            if fatal == nil { fatal = parser.depthError() }
+            return parser.stop()
+        }
         if name == trkptName || (trkptName == nil && strcmp(name, "trkpt") == 0) {
             trkptName = name
             inPoint = true
@@ -116,6 +123,7 @@ public final class GPXDecoder: SAXDocumentDecoder {
 
     @inline(__always)
     func end(_ name: UnsafePointer<UInt8>) {
+        depth -= 1
         current = .none
         guard name == trkptName, inPoint else { return }
         inPoint = false
@@ -124,8 +132,13 @@ public final class GPXDecoder: SAXDocumentDecoder {
 
     func emitPoint() {
         let lat = span(Self.latSlot), lon = span(Self.lonSlot)
-        guard NumberText.isNumber(lat), NumberText.isNumber(lon) else {
+        guard NumberText.isNumber(lat), NumberText.isNumber(lon),
+              let latitude = NumberText.fastDouble(lat), let longitude = NumberText.fastDouble(lon) else {
             return fault("non_numeric_value", "trkpt lat or lon is not a number")
+        }
+        // Distances, maps and the GeoJSON assume a point on the globe (`lat="1e300"` is not).
+        guard abs(latitude) <= 90, abs(longitude) <= 180 else {
+            return fault("out_of_range", "trkpt lat or lon is outside ±90/±180 degrees")
         }
         guard let time = Timestamp.parse(span(Field.time.rawValue)) else {
             return fault("bad_date", "trkpt time is missing or not a date")
@@ -141,8 +154,7 @@ public final class GPXDecoder: SAXDocumentDecoder {
         }
         let raw = GPXRawFields(latitude: lat, longitude: lon, elevation: number(.ele), speed: number(.speed),
                                horizontalAccuracy: number(.hAcc), course: number(.course), verticalAccuracy: number(.vAcc))
-        let point = RoutePoint(time: time.utcSeconds, latitude: NumberText.fastDouble(lat) ?? 0,
-                               longitude: NumberText.fastDouble(lon) ?? 0,
+        let point = RoutePoint(time: time.utcSeconds, latitude: latitude, longitude: longitude,
                                elevation: raw.elevation.flatMap(NumberText.fastDouble),
                                speed: raw.speed.flatMap(NumberText.fastDouble))
         onPoint(point, raw)

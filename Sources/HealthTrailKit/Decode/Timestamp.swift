@@ -66,8 +66,16 @@ public struct Timestamp: Hashable, Comparable, Sendable {
         guard i == n else { return nil }
         let days = daysFromCivil(year: year, month: month, day: day)
         let local = days * 86_400 + Int64(hour * 3600 + minute * 60 + second)
-        return Timestamp(utcSeconds: local - Int64(offset) * 60, offsetMinutes: offset)
+        let utc = local - Int64(offset) * 60
+        // `0000-01-01 00:00:00 +0100` is in year -1 in UTC, `9999-12-31 23:00:00 -0100` in
+        // 10000: neither can be written back as four digits, so neither is a date here.
+        guard utc >= firstWritableSecond, utc < endOfWritableSeconds else { return nil }
+        return Timestamp(utcSeconds: utc, offsetMinutes: offset)
     }
+
+    /// 0000-01-01T00:00:00Z and 10000-01-01T00:00:00Z: the instants `writeUTC` can write.
+    static let firstWritableSecond: Int64 = -62_167_219_200
+    static let endOfWritableSeconds: Int64 = 253_402_300_800
 
     @inline(__always)
     static func digits(_ p: UnsafePointer<UInt8>, _ at: Int, _ count: Int, _ limit: Int = .max) -> Int? {

@@ -24,6 +24,9 @@ public struct RunOptions: Sendable {
     public var force = false
     /// Write routes.geojson.
     public var geojson = true
+    /// Zip-bomb limits: the largest expansion ratio per entry and total uncompressed size. They
+    /// refuse inputs but never change outputs, so they are not part of `outputFingerprint`.
+    public var archiveLimits = ArchiveLimits.default
     /// What the manifest and the log call the input instead of its path: a cohort member's
     /// pseudonym, so that no output names the person.
     public var inputLabel: String?
@@ -51,7 +54,7 @@ public enum ExportRun {
     public static func run(_ options: RunOptions) throws -> Manifest {
         let started = Date()
         var timings: [String: Double] = [:]
-        let source = try openExportSource(path: options.inputPath)
+        let source = try openExportSource(path: options.inputPath, limits: options.archiveLimits)
         let layout = try ExportLayout(source: source)
         try OutputStaging.makeDirectory(options.outputDirectory)
         let lock = try OutputLock(directory: options.outputDirectory)

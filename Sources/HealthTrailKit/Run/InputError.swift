@@ -23,6 +23,7 @@ public struct InputError: Error, CustomStringConvertible, Equatable, Sendable {
         var where_ = file
         if let entry { where_ += ": entry \(entry)" }
         if let line { where_ += ": line \(line)" }
-        return "\(where_): \(message)"
+        // One line, whatever an entry name or a message carries (a newline in a zip entry name).
+        return "\(where_): \(message)".map { $0.isNewline || ($0.asciiValue.map { $0 < 0x20 } ?? false) ? "?" : String($0) }.joined()
     }
 }

@@ -146,11 +146,15 @@ public final class CSVWriter {
     }
 
     /// A decimal with up to `digits` fraction digits, trailing zeros removed (`12.5`, `3`).
+    /// Like a non-finite value, one too large for fixed point (|v| · 10^digits ≥ 9.2e18, never
+    /// in real data; a hostile export can write `value="1e300"`) leaves the field empty.
     public func decimal(_ v: Double, digits: Int = 3) {
         guard v.isFinite else { return }
         var scale = 1.0
         for _ in 0..<digits { scale *= 10 }
-        var units = Int64((abs(v) * scale).rounded())
+        let scaled = (abs(v) * scale).rounded()
+        guard scaled < 9.2e18 else { return }
+        var units = Int64(scaled)
         if v < 0 && units != 0 { byte(0x2D) }
         let whole = units / Int64(scale)
         int(whole)

@@ -32,7 +32,10 @@ struct PrologFilter {
     mutating func consume(_ chunk: UnsafeRawBufferPointer) -> Outcome {
         let before = buffered.count
         buffered.append(contentsOf: chunk)
-        guard let rootAt = find(rootName, in: buffered, followedByNameEnd: true) else {
+        // Only the new bytes (and a root name cut by the chunk boundary) can hold the root:
+        // rescanning from the start would make many small chunks quadratic.
+        let searchFrom = max(0, before - rootName.count)
+        guard let rootAt = find(rootName, in: buffered[searchFrom...], followedByNameEnd: true) else {
             return buffered.count > limit ? .notAnExport : .needMore
         }
         done = true

@@ -2,10 +2,14 @@ import CLibXML2
 
 /// A libxml2 SAX2 push parser fed with byte chunks as they are inflated.
 ///
-/// No DOM is built and nothing is fetched: the external entity loader refuses every request
-/// (no file reads, no network), the DTD is neither loaded nor validated, and libxml2's default
-/// size and entity-amplification limits stay on. Predefined and internal entities are
-/// substituted, because without that libxml2 hands `&amp;` in attributes back as `&#38;`.
+/// No DOM is built and nothing is fetched: the SAX handlers record no declaration, so no
+/// entity is ever defined (a reference to one is an "Entity 'x' not defined" error, which also
+/// stops entity-expansion bombs), the external entity loader refuses every request anyway (no
+/// file reads, no network), and the DTD is neither loaded nor validated. libxml2's size limits
+/// stay on (XML_PARSE_HUGE is never set: text and attribute values stop at 10 MB). The five
+/// predefined entities and character references are substituted (XML_PARSE_NOENT), because
+/// without that libxml2 hands `&amp;` in attributes back as `&#38;`. libxml2's push parser does
+/// not apply its nesting limit, so the decoders apply `maxDepth` themselves.
 /// The first error libxml2 reports is kept with its line so it can be given in one line.
 public final class SAXPushParser {
     public let fileName: String
@@ -30,7 +34,7 @@ public final class SAXPushParser {
             let parser = Unmanaged<SAXPushParser>.fromOpaque(owner).takeUnretainedValue()
             if parser.firstError == nil, error.pointee.level.rawValue >= XML_ERR_ERROR.rawValue {
                 let text = error.pointee.message.map { String(cString: $0) } ?? "XML error"
-                parser.firstError = (Int(error.pointee.line), String(text.reversed().drop { $0.isWhitespace }.reversed()))
+                parser.firstError = (Int(error.pointee.line), SAXPushParser.oneLine(text))
             }
         }
         SAXPushParser.refuseExternalEntities
@@ -83,9 +87,31 @@ public final class SAXPushParser {
         if status != 0 || firstError != nil { throw error(status) }
     }
 
+    /// Deepest element nesting a decoder accepts: libxml2's own limit without XML_PARSE_HUGE,
+    /// which its push parser leaves unchecked. Exports nest 4 deep, route files 6.
+    public static let maxDepth = 256
+
+    /// The error for a document nested deeper than `maxDepth`, at the current line.
+    func depthError() -> InputError {
+        InputError(file: fileName, entry: entryName, line: line,
+                   "malformed XML: elements nested more than \(Self.maxDepth) deep")
+    }
+
     /// Stops the parser from inside a callback (e.g. a fatal fault under `--strict`).
     public func stop() {
         if let context { xmlStopParser(context) }
+    }
+
+    /// libxml2's message as one short line without document bytes. Some messages go on to a
+    /// second line quoting the input (`Input is not proper UTF-8 … \nBytes: 0xE9 0x22 …`): those
+    /// bytes are health data, so only the first line is kept. Names quoted by a message are cut
+    /// so that a hostile 50,000-byte element name cannot make a 50 KB error line.
+    static func oneLine(_ text: String, limit: Int = 160) -> String {
+        let first = text.split(whereSeparator: { $0.isNewline }).first.map(String.init) ?? ""
+        var line = String(first.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : Character($0) })
+        line = String(line.reversed().drop { $0.isWhitespace || $0 == "," }.reversed())
+        if line.count > limit { line = String(line.prefix(limit)) + "…" }
+        return line.isEmpty ? "XML error" : line
     }
 
     private func error(_ status: Int32) -> InputError {

@@ -1,0 +1,38 @@
+import FuzzSupport
+@testable import HealthTrailKit
+
+/// One staging folder for the whole fuzzing process: each input's outputs are created afresh
+/// in it (truncating the previous input's files), and the folder goes when the process ends.
+let staging: OutputStaging = {
+    guard let staging = try? OutputStaging(outputDirectory: ScratchFolder.path + "/out") else {
+        fatalError("cannot create the scratch staging folder")
+    }
+    return staging
+}()
+
+/// export.xml on arbitrary bytes the way `ExportRun.stream` reads it: the prolog filter, then
+/// libxml2 SAX into an `ExportDecoder` that writes CSV files (records, heart rate, HRV, daily
+/// figures), which are then closed. The input chooses its chunk size. The prefetching thread
+/// of `ExportRun.stream` is left out: it only moves the same chunks between threads, and
+/// a thread per input would halve the executions.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzExportXML(_ data: UnsafePointer<UInt8>, _ count: Int) -> Int32 {
+    let input = ChunkedInput(data, count)
+    guard let outputs = try? ExportOutputs(staging: staging) else { fatalError("cannot create the scratch outputs") }
+    let faults = FaultLog(file: "fuzz-input", strict: false)
+    let decoder = ExportDecoder(outputs: outputs, faults: faults, fileName: "fuzz-input",
+                                entryName: "apple_health_export/export.xml", priority: .default)
+    var filter = PrologFilter()
+    do {
+        try input.forEachChunk { chunk in
+            if filter.done { return try decoder.feed(chunk) }
+            if case .ready(let prolog, let resumeAt) = filter.consume(chunk) {
+                try prolog.withUnsafeBytes { try decoder.feed($0) }
+                try decoder.feed(UnsafeRawBufferPointer(rebasing: chunk[resumeAt...]))
+            }
+        }
+        try decoder.finish()
+    } catch {}
+    _ = try? outputs.closeAll()
+    return 0
+}
