@@ -7,9 +7,9 @@ struct HealthTrailCommand: ParsableCommand {
         commandName: "healthtrail",
         abstract: "Turn Apple Health export archives into analytics files (CSV, GeoJSON, SVG, DP releases).",
         discussion: """
-        Give it the export.zip from the Health app (Profile ▸ Export All Health Data), an unzipped
-        apple_health_export/ folder, or a bare export.xml. The archive is streamed: nothing is
-        extracted to disk and memory stays flat however large the export is. For cron and
+        Give it the export.zip from the Health app (Profile ▸ Export All Health Data), an unzipped \
+        apple_health_export/ folder, or a bare export.xml. The archive is streamed: nothing is \
+        extracted to disk and memory stays flat however large the export is. For cron and \
         cohorts, a pipeline file declares the run (see pipelines/nightly.yaml, pipelines/cohort.yaml).
 
         Examples:

@@ -7,7 +7,7 @@ struct InspectCommand: ParsableCommand {
         commandName: "inspect",
         abstract: "Summarise an export without writing anything.",
         discussion: """
-        Lists the archive's entries, the export version and date, the span of the data, record
+        Lists the archive's entries, the export version and date, the span of the data, record \
         counts per type and the sources that wrote them. Reads the whole export.xml once.
         """
     )

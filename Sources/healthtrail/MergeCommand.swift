@@ -11,11 +11,11 @@ struct MergeCommand: ParsableCommand {
         commandName: "merge",
         abstract: "Add up partial aggregates of a cohort into one (exactly, in any order).",
         discussion: """
-        Each partial holds the bounded, noise-free totals of one or more people for the releases
-        of one spec. Merging adds them up: the same partials give the same bytes in any order or
-        grouping, so merges of merges are fine. A partial given twice with the same bytes (a
-        task result delivered twice) counts once; a person in two different partials, partials
-        of another spec or another healthtrail version are refused. Release the result with
+        Each partial holds the bounded, noise-free totals of one or more people for the releases \
+        of one spec. Merging adds them up: the same partials give the same bytes in any order or \
+        grouping, so merges of merges are fine. A partial given twice with the same bytes (a \
+        task result delivered twice) counts once; a person in two different partials, partials \
+        of another spec or another healthtrail version are refused. Release the result with \
         `healthtrail release --partial`.
 
         Example:

@@ -11,39 +11,39 @@ struct RunCommand: ParsableCommand {
         commandName: "run",
         abstract: "Process an export (or a pipeline file's inputs) into CSV, GeoJSON, SVG and a manifest.",
         discussion: """
-        Writes svg/ maps (one per workout, all routes, route density, calendars), heart_rate.csv,
-        workouts.csv, route_points.csv, routes.geojson, hrv_beats.csv,
-        sleep_samples.csv, sleep_nights.csv, daily.csv, activity_summaries.csv, records/<type>.csv
+        Writes svg/ maps (one per workout, all routes, route density, calendars), heart_rate.csv, \
+        workouts.csv, route_points.csv, routes.geojson, hrv_beats.csv, \
+        sleep_samples.csv, sleep_nights.csv, daily.csv, activity_summaries.csv, records/<type>.csv \
         for every other record type, and manifest.json into the output folder (created owner-only).
 
-        Every route point gets the heart rate at that moment (interpolated between the samples
-        around it when both are within --join-tolerance seconds) and its zone; routes.geojson
+        Every route point gets the heart rate at that moment (interpolated between the samples \
+        around it when both are within --join-tolerance seconds) and its zone; routes.geojson \
         draws each route in about 50 segments coloured by zone.
 
-        Quantities are converted to one unit per kind (bpm, count, m, kcal, kg, s, ms, degC, %);
-        records/ keeps every source's own values, while daily.csv counts one source per time span
-        (Apple Watch, then iPhone, then other apps: see --source-priority). Outputs appear only when
+        Quantities are converted to one unit per kind (bpm, count, m, kcal, kg, s, ms, degC, %); \
+        records/ keeps every source's own values, while daily.csv counts one source per time span \
+        (Apple Watch, then iPhone, then other apps: see --source-priority). Outputs appear only when \
         the run succeeds: a failed or interrupted run leaves the previous outputs untouched.
 
-        A malformed record (a bad date, a non-numeric value) is skipped and counted in
+        A malformed record (a bad date, a non-numeric value) is skipped and counted in \
         manifest.json under "faults", with its entry and line; --strict makes it fatal.
 
-        An archive already processed into the same folder with the same content (SHA-256), tool
-        version and options is skipped in a fraction of a second (exit 3; --force redoes it).
+        An archive already processed into the same folder with the same content (SHA-256), tool \
+        version and options is skipped in a fraction of a second (exit 3; --force redoes it). \
         One run at a time writes an output folder: a second one exits 4.
 
-        With --pipeline FILE the inputs, output folder, outputs and settings come from a pipeline
-        file (see pipelines/nightly.yaml and pipelines/cohort.yaml; `healthtrail validate FILE`
-        checks one); options given here override the file's. A person pipeline processes the
-        newest archive of its input folder and, when its outputs include dp, releases the
-        pipeline's DP aggregates into <out>/dp/. A cohort pipeline processes every archive as one
-        person, --jobs at a time, each in its own process: per-person outputs under
-        <out>/persons/<pseudonym>/, partial aggregates under <out>/partials/, their exact merge
-        in <out>/cohort/merged.partial, and the DP releases, noise added once, in <out>/dp/.
+        With --pipeline FILE the inputs, output folder, outputs and settings come from a pipeline \
+        file (see pipelines/nightly.yaml and pipelines/cohort.yaml; `healthtrail validate FILE` \
+        checks one); options given here override the file's. A person pipeline processes the \
+        newest archive of its input folder and, when its outputs include dp, releases the \
+        pipeline's DP aggregates into <out>/dp/. A cohort pipeline processes every archive as one \
+        person, --jobs at a time, each in its own process: per-person outputs under \
+        <out>/persons/<pseudonym>/, partial aggregates under <out>/partials/, their exact merge \
+        in <out>/cohort/merged.partial, and the DP releases, noise added once, in <out>/dp/. \
         A person's bad archive fails that person only: it is reported and the cohort goes on.
 
-        Exit codes: 0 success, 1 the input or output failed (one line on stderr says which file,
-        entry and line), 2 usage error or invalid pipeline file, 3 nothing new, 4 another run is
+        Exit codes: 0 success, 1 the input or output failed (one line on stderr says which file, \
+        entry and line), 2 usage error or invalid pipeline file, 3 nothing new, 4 another run is \
         writing the folder.
 
         Examples:

@@ -118,7 +118,7 @@ struct MapRenderingTests {
         let tracks = MapTracks()
         Self.track(tracks, lat: 48.85, lon: 2.33, points: 9200)
         Self.track(tracks, lat: 40.78, lon: -73.97, points: 800)
-        let box = try #require(MapOutputs.coreArea(of: tracks))
+        let box = try #require(try MapOutputs.coreArea(of: tracks))
         #expect(box.minLatitude > 48.8 && box.maxLatitude < 48.9)
         #expect(box.minLongitude > 2.3 && box.maxLongitude < 2.4)
     }
@@ -127,7 +127,7 @@ struct MapRenderingTests {
         let tracks = MapTracks()
         Self.track(tracks, lat: -33.87, lon: 151.2, points: 300)      // a trip, first in the file
         Self.track(tracks, lat: -37.81, lon: 144.96, points: 2000)    // home: Melbourne
-        let box = try #require(MapOutputs.coreArea(of: tracks))
+        let box = try #require(try MapOutputs.coreArea(of: tracks))
         #expect(box.minLatitude > -37.9 && box.maxLatitude < -37.7 && box.minLongitude > 144.9 && box.maxLongitude < 145.0)
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import HealthTrailKit
 
@@ -13,10 +14,10 @@ import Testing
     }
 
     func totals(_ samples: [CumulativeSample]) -> [String: Double] {
-        var series = CumulativeSeries(kind: .steps)
-        series.samples = samples
+        let series = CumulativeSeries(kind: .steps)
+        for s in samples { series.append(s) }
         var out: [String: Double] = [:]
-        series.deduplicate(sourceOrder: order) { day, value in
+        try! series.deduplicate(sourceOrder: order) { day, value in
             out[Timestamp(utcSeconds: day * 86_400).localDateString, default: 0] += value
         }
         return out.mapValues { ($0 * 1e6).rounded() / 1e6 }
@@ -96,5 +97,61 @@ import Testing
         #expect(set.gaps(in: 0, 60).map { [$0.0, $0.1] } == [[0, 10], [30, 40], [50, 60]])
         #expect(set.gaps(in: 12, 28).isEmpty)
         #expect(set.contains(10) && !set.contains(30) && set.contains(45))
+    }
+
+    /// Random overlapping samples of three sources over two days, some instants among them.
+    func randomSamples(_ n: Int, seed: UInt64) -> [CumulativeSample] {
+        var rng = SynthRandom(seed: seed)
+        return (0..<n).map { _ in
+            let from = Int64(rng.int(-120, 2 * 1440))
+            let length = Int64(rng.int(0, 9) == 0 ? 0 : rng.int(1, 45))
+            return sample(Int32(rng.int(0, 2)), from, from + length, Double(rng.int(1, 500)))
+        }
+    }
+
+    /// Each sample's surviving value computed directly: its span minus the union of every
+    /// better-ranked source's spans, pro rata, split at local midnights.
+    func bruteForceTotals(_ samples: [CumulativeSample]) -> [String: Double] {
+        var out: [String: Double] = [:]
+        for s in samples {
+            let rank = order[Int(s.source)]
+            let better = samples.filter { order[Int($0.source)] < rank && $0.end > $0.start }
+            func covered(_ t: Int64) -> Bool { better.contains { $0.start <= t && t < $0.end } }
+            if s.end <= s.start {
+                if !covered(s.start) {
+                    out[Timestamp(utcSeconds: CumulativeSeries.localDay(s.start, s.offsetMinutes) * 86_400).localDateString, default: 0] += s.value
+                }
+                continue
+            }
+            // Second by second: exact for whole-second spans.
+            let perSecond = s.value / Double(s.end - s.start)
+            for t in s.start..<s.end where !covered(t) {
+                out[Timestamp(utcSeconds: CumulativeSeries.localDay(t, s.offsetMinutes) * 86_400).localDateString, default: 0] += perSecond
+            }
+        }
+        return out.mapValues { ($0 * 1e6).rounded() / 1e6 }
+    }
+
+    @Test func clustersGiveWhatTheWholeSeriesGives() {
+        let samples = randomSamples(120, seed: 7)
+        let got = totals(samples), expected = bruteForceTotals(samples)
+        #expect(got.keys.sorted() == expected.keys.sorted())
+        for (day, value) in expected { #expect(abs((got[day] ?? .nan) - value) < 1e-3, "\(day)") }
+    }
+
+    @Test func spilledRunsGiveTheSameTotalsAsMemory() throws {
+        let samples = randomSamples(3000, seed: 11)
+        let dir = Support.temporaryDirectory()
+        let series = CumulativeSeries(kind: .steps, spillPath: dir + "/steps.spill", runLength: 64)
+        for s in samples { series.append(s) }
+        #expect(series.samples.spilledRuns == 3000 / 64)
+        var spilled: [String: Double] = [:]
+        try series.deduplicate(sourceOrder: order) { day, value in
+            spilled[Timestamp(utcSeconds: day * 86_400).localDateString, default: 0] += value
+        }
+        let memory = totals(samples)
+        #expect(spilled.keys.sorted() == memory.keys.sorted())
+        for (day, value) in memory { #expect(abs((spilled[day] ?? .nan) - value) < 1e-6 * max(1, value), "\(day)") }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty, "the spill file is removed")
     }
 }

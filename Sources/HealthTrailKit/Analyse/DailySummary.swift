@@ -24,7 +24,8 @@ struct DailyFigures {
 /// A day is a local calendar date, taken from each sample's own UTC offset (a workout's from
 /// its `HKTimeZone`). Cumulative quantities are collected per record type and de-duplicated
 /// across sources (`CumulativeSeries`) when their type's group of records ends: export.xml groups
-/// records by type, so only one type's samples are held at a time.
+/// records by type, so only one type's samples are collected at a time, in sorted runs spilled to
+/// `spillDirectory`.
 final class DailySummary {
     static let columns = ["date", "steps", "distance_m", "active_kcal", "exercise_min", "stand_hours", "resting_hr",
                           "avg_hr", "hrv_sdnn_ms", "sleep_asleep_min", "workouts", "basal_kcal", "flights",
@@ -40,6 +41,14 @@ final class DailySummary {
     /// not against the other (reported in the manifest; Apple's exports group each type once).
     private(set) var reopened: Set<CumulativeKind> = []
     let priority: SourcePriority
+    /// Folder for the sorted runs of cumulative samples (the staging folder); nil keeps them in
+    /// memory, which tests and small exports can afford.
+    var spillDirectory: String?
+    /// Samples per sorted run (see `SortedRunFile`).
+    var spillRunLength = 1 << 16
+    /// The first failure to spill or read back samples (disk full): the run must fail with it
+    /// (`throwSpillFailure()`) rather than write totals missing samples.
+    private(set) var spillFailure: InputError?
 
     init(priority: SourcePriority) { self.priority = priority }
 
@@ -118,9 +127,16 @@ final class DailySummary {
         // Samples are stored with 32-bit seconds (1970…2106): a date outside is a broken record.
         guard start.utcSeconds >= 0, end.utcSeconds <= Int64(UInt32.max), end.utcSeconds >= start.utcSeconds else { return }
         if open[kind] == nil && closed.contains(kind) { reopened.insert(kind) }
-        open[kind, default: CumulativeSeries(kind: kind)].samples.append(
-            CumulativeSample(start: start.utcSeconds, end: end.utcSeconds, value: value, source: Int32(source),
-                             offsetMinutes: Int16(start.offsetMinutes)))
+        let sample = CumulativeSample(start: start.utcSeconds, end: end.utcSeconds, value: value, source: Int32(source),
+                                      offsetMinutes: Int16(start.offsetMinutes))
+        if let series = open[kind] {
+            series.append(sample)
+        } else {
+            let series = CumulativeSeries(kind: kind, spillPath: spillDirectory.map { "\($0)/.cumulative-\(kind).spill" },
+                                          runLength: spillRunLength)
+            series.append(sample)
+            open[kind] = series
+        }
     }
 
     /// De-duplicates and adds every open series except `keep` (the type now being read).
@@ -129,12 +145,21 @@ final class DailySummary {
         guard !kinds.isEmpty else { return }
         let order = priority.order(sources)
         for kind in kinds.sorted(by: { $0.rawValue < $1.rawValue }) {
-            guard var series = open.removeValue(forKey: kind) else { continue }
+            guard let series = open.removeValue(forKey: kind) else { continue }
             closed.insert(kind)
-            series.deduplicate(sourceOrder: order) { day, value in
-                self.update(day) { DailySummary.add(value, to: &$0, kind: kind) }
+            do {
+                try series.deduplicate(sourceOrder: order) { day, value in
+                    self.update(day) { DailySummary.add(value, to: &$0, kind: kind) }
+                }
+            } catch {
+                if spillFailure == nil { spillFailure = error as? InputError ?? InputError(file: "", "\(error)") }
             }
         }
+    }
+
+    /// Throws the first spill failure, if any.
+    func throwSpillFailure() throws {
+        if let spillFailure { throw spillFailure }
     }
 
     func activitySummary(localDay: Int64, exerciseMinutes: Double?, standHours: Double?) {

@@ -112,8 +112,11 @@ public enum RouteLinker {
         let halves = [Array(files[..<split]), Array(files[split...])]
         let csvPart = try csv.map { try CSVWriter(path: $0.path + ".part", header: [], bufferSize: 1 << 20) }
         let geojsonPart = try geojson.map { try GeoJSONWriter(path: $0.path + ".part", includeTimes: $0.includeTimes, part: true) }
-        let processors = [RouteProcessor(join: join, zones: zones, csv: csv, geojson: geojson, maps: maps),
-                          RouteProcessor(join: join, zones: zones, csv: csvPart, geojson: geojsonPart, maps: maps)]
+        // Each thread's tracks spill to its own file in the staging folder (removed before commit).
+        let spills = try (0..<2).map { k in try maps.map { try $0.staging.path(".map-tracks-\(k).spill") } }
+        let processors = [RouteProcessor(join: join, zones: zones, csv: csv, geojson: geojson, maps: maps, tracksSpillPath: spills[0]),
+                          RouteProcessor(join: join, zones: zones, csv: csvPart, geojson: geojsonPart, maps: maps,
+                                         tracksSpillPath: spills[1])]
         let logs = [FaultLog(file: faults.file, strict: faults.strict), FaultLog(file: faults.file, strict: faults.strict)]
         // One result object per worker: each thread writes only its own.
         let outcomes = [WorkerResult(), WorkerResult()]

@@ -1,5 +1,5 @@
 /// A sleep sample as decoded, before source names are ranked for the night analysis.
-struct CollectedSleepSample {
+struct CollectedSleepSample: BitwiseCopyable {
     var start: Timestamp
     var end: Timestamp
     var stage: SleepStage

@@ -54,7 +54,8 @@ public final class ExportDecoder: SAXDocumentDecoder {
     let daily: DailySummary?
     var lastObservedType: RecordType?
     /// Sleep samples, kept for the night analysis after the file is read (a few per night).
-    var sleepSamples: [CollectedSleepSample] = []
+    /// Sleep samples, sorted by span as they come (in memory unless `ExportRun` gives a spill file).
+    var sleepSamples = SleepOutputs.collection(spillPath: nil)
     /// Every heart-rate sample goes here for the route join (nil when only counting).
     var heartRateSpill: HeartRateSpill?
     /// Old exports' inline route points, per workout, in file order.

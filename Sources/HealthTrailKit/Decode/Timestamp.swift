@@ -2,7 +2,7 @@
 ///
 /// Apple writes `2024-01-02 07:31:22 -0800`: local wall time and its offset. HealthTrail keeps the
 /// instant in UTC (for joins and sorting) and the offset beside it (for local days and nights).
-public struct Timestamp: Hashable, Comparable, Sendable {
+public struct Timestamp: Hashable, Comparable, Sendable, BitwiseCopyable {
     /// Seconds since 1970-01-01T00:00:00Z.
     public var utcSeconds: Int64
     /// Offset of the local time from UTC, in minutes (`-0800` is -480).

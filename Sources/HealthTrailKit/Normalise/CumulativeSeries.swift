@@ -36,41 +36,86 @@ struct CumulativeSample {
 /// source covers, pro rata (a 10-minute iPhone sample half covered by the Watch keeps half its
 /// value). Samples of one source never exclude each other. This is how the Health app avoids
 /// summing the iPhone's and the Watch's steps for the same walk.
+///
+/// Memory does not grow with the history: samples go to a `SortedRunFile` (sorted runs spilled
+/// to disk) and come back in time order, and only one *cluster* is held at a time, a stretch of
+/// samples that overlap one another. Samples of different clusters cannot cover each other, so
+/// de-duplicating cluster by cluster gives each sample exactly the share it would get against
+/// the whole series.
 struct CumulativeSeries {
     let kind: CumulativeKind
-    var samples: [CumulativeSample] = []
+    private(set) var samples: SortedRunFile<CumulativeSample>
 
-    init(kind: CumulativeKind) { self.kind = kind }
+    /// - Parameter spillPath: where sorted runs of samples go (nil: kept in memory).
+    init(kind: CumulativeKind, spillPath: String? = nil, runLength: Int = 1 << 16) {
+        self.kind = kind
+        samples = SortedRunFile(path: spillPath, runLength: runLength) { $0.start < $1.start }
+    }
 
-    /// Adds each sample's surviving value to the local days it covers.
+    @inline(__always)
+    func append(_ sample: CumulativeSample) { samples.append(sample) }
+
+    /// Adds each sample's surviving value to the local days it covers, and forgets the samples.
     /// - Parameter sourceOrder: position of each source index in the priority order (0 best).
-    mutating func deduplicate(sourceOrder: [Int], into add: (_ localDay: Int64, _ value: Double) -> Void) {
-        // Best source first; within a source, by time. Sorted in place: no second copy.
-        samples.sort {
-            let a = sourceOrder[Int($0.source)], b = sourceOrder[Int($1.source)]
-            return a != b ? a < b : $0.start < $1.start
+    /// - Throws: when the spilled samples cannot be read back (or could not be written).
+    func deduplicate(sourceOrder: [Int], into add: (_ localDay: Int64, _ value: Double) -> Void) throws {
+        var cluster: [CumulativeSample] = []
+        var clusterEnd = Int64.min
+        var work = ClusterWork()
+        try samples.drain { s in
+            // An instant sample occupies its second here, so a span starting then still joins it.
+            let end = max(s.end, s.start + 1)
+            if s.start >= clusterEnd && !cluster.isEmpty {
+                work.deduplicate(&cluster, sourceOrder: sourceOrder, into: add)
+                cluster.removeAll(keepingCapacity: true)
+            }
+            if cluster.isEmpty { clusterEnd = end } else { clusterEnd = max(clusterEnd, end) }
+            cluster.append(s)
         }
-        let sorted = samples
+        if !cluster.isEmpty { work.deduplicate(&cluster, sourceOrder: sourceOrder, into: add) }
+    }
+
+    /// The buffers of one cluster's de-duplication, reused from cluster to cluster.
+    private struct ClusterWork {
         var covered = IntervalSet()       // spans of every better-ranked source
         var pending: [(Int64, Int64)] = [] // spans of the rank being processed
-        var currentRank = -1
-        for s in sorted {
-            let rank = sourceOrder[Int(s.source)]
-            if rank != currentRank {
-                covered.insert(contentsOf: pending)
-                pending.removeAll(keepingCapacity: true)
-                currentRank = rank
+
+        mutating func deduplicate(_ cluster: inout [CumulativeSample], sourceOrder: [Int],
+                                  into add: (_ localDay: Int64, _ value: Double) -> Void) {
+            if cluster.count == 1 {
+                // Nothing to overlap: the common case of one source at a time.
+                let s = cluster[0]
+                if s.end <= s.start { add(CumulativeSeries.localDay(s.start, s.offsetMinutes), s.value) }
+                else { CumulativeSeries.spread(s.value, over: s.start, s.end, offsetMinutes: s.offsetMinutes, into: add) }
+                return
             }
-            if s.end <= s.start {
-                // An instant sample survives unless a better source covers that moment.
-                if !covered.contains(s.start) { add(Self.localDay(s.start, s.offsetMinutes), s.value) }
-            } else {
-                let length = Double(s.end - s.start)
-                for (a, b) in covered.gaps(in: s.start, s.end) {
-                    Self.spread(s.value * Double(b - a) / length, over: a, b, offsetMinutes: s.offsetMinutes, into: add)
+            // Best source first; within a source, by time.
+            cluster.sort {
+                let a = sourceOrder[Int($0.source)], b = sourceOrder[Int($1.source)]
+                return a != b ? a < b : $0.start < $1.start
+            }
+            covered.removeAll()
+            pending.removeAll(keepingCapacity: true)
+            var currentRank = -1
+            for s in cluster {
+                let rank = sourceOrder[Int(s.source)]
+                if rank != currentRank {
+                    covered.insert(contentsOf: pending)
+                    pending.removeAll(keepingCapacity: true)
+                    currentRank = rank
                 }
+                if s.end <= s.start {
+                    // An instant sample survives unless a better source covers that moment.
+                    if !covered.contains(s.start) { add(CumulativeSeries.localDay(s.start, s.offsetMinutes), s.value) }
+                } else {
+                    let length = Double(s.end - s.start)
+                    covered.forEachGap(in: s.start, s.end) { a, b in
+                        CumulativeSeries.spread(s.value * Double(b - a) / length, over: a, b,
+                                                offsetMinutes: s.offsetMinutes, into: add)
+                    }
+                }
+                pending.append((s.start, max(s.end, s.start)))
             }
-            pending.append((s.start, max(s.end, s.start)))
         }
     }
 
@@ -100,21 +145,35 @@ struct IntervalSet {
     private(set) var starts: [Int64] = []
     private(set) var ends: [Int64] = []
 
-    /// Adds spans (in any order), merging overlaps.
+    /// Spare arrays for `insert`, kept so that inserting again reuses their memory.
+    private var nextStarts: [Int64] = []
+    private var nextEnds: [Int64] = []
+
+    /// Adds spans (in any order), merging overlaps. Allocates only when the set outgrows its
+    /// largest size so far, or when `spans` are not sorted by start.
     mutating func insert(contentsOf spans: [(Int64, Int64)]) {
         guard !spans.isEmpty else { return }
-        var all = zip(starts, ends).map { ($0, $1) } + spans
-        all.sort { $0.0 < $1.0 }
-        var s: [Int64] = [], e: [Int64] = []
-        s.reserveCapacity(all.count); e.reserveCapacity(all.count)
-        for (a, b) in all {
-            if let last = e.last, a <= last {
-                if b > last { e[e.count - 1] = b }
+        var isSorted = true
+        for i in spans.indices.dropFirst() where spans[i].0 < spans[i - 1].0 { isSorted = false; break }
+        let sorted = isSorted ? spans : spans.sorted { $0.0 < $1.0 }
+        nextStarts.removeAll(keepingCapacity: true)
+        nextEnds.removeAll(keepingCapacity: true)
+        var i = 0, j = 0
+        while i < starts.count || j < sorted.count {
+            let a: Int64, b: Int64
+            if j >= sorted.count || (i < starts.count && starts[i] <= sorted[j].0) {
+                a = starts[i]; b = ends[i]; i += 1
             } else {
-                s.append(a); e.append(b)
+                a = sorted[j].0; b = sorted[j].1; j += 1
+            }
+            if let last = nextEnds.last, a <= last {
+                if b > last { nextEnds[nextEnds.count - 1] = b }
+            } else {
+                nextStarts.append(a); nextEnds.append(b)
             }
         }
-        starts = s; ends = e
+        swap(&starts, &nextStarts)
+        swap(&ends, &nextEnds)
     }
 
     /// Index of the first span ending after `t`.
@@ -132,20 +191,30 @@ struct IntervalSet {
         return i < starts.count && starts[i] <= t
     }
 
+    mutating func removeAll() {
+        starts.removeAll(keepingCapacity: true)
+        ends.removeAll(keepingCapacity: true)
+    }
+
     /// The parts of [a, b) no span covers.
     func gaps(in a: Int64, _ b: Int64) -> [(Int64, Int64)] {
         var result: [(Int64, Int64)] = []
+        forEachGap(in: a, b) { result.append(($0, $1)) }
+        return result
+    }
+
+    /// Calls `body` with each part of [a, b) no span covers, in order (no allocation).
+    func forEachGap(in a: Int64, _ b: Int64, _ body: (Int64, Int64) -> Void) {
         var t = a
         var i = firstEnding(after: a)
         while t < b {
             if i >= starts.count || starts[i] >= b {
-                result.append((t, b))
+                body(t, b)
                 break
             }
-            if starts[i] > t { result.append((t, starts[i])) }
+            if starts[i] > t { body(t, starts[i]) }
             t = max(t, ends[i])
             i += 1
         }
-        return result
     }
 }

@@ -30,6 +30,10 @@ public struct RunOptions: Sendable {
     /// What the manifest and the log call the input instead of its path: a cohort member's
     /// pseudonym, so that no output names the person.
     public var inputLabel: String?
+    /// Samples sorted in memory at once before a sorted run goes to a spill file in the staging
+    /// folder (cumulative series, sleep samples, the heart rate of workout windows). Memory, not
+    /// outputs, depends on it; tests make it small to send every run through the disk.
+    var spillRunLength = 1 << 16
 
     /// Everything here that changes the outputs, as one line: a run with other options is not
     /// a repeat of an earlier one.
@@ -97,6 +101,10 @@ public enum ExportRun {
             let spill = try HeartRateSpill(path: staging.path(".heart-rate.spill"))
             defer { spill.remove() }
             decoder.heartRateSpill = spill
+            decoder.daily?.spillDirectory = staging.stagingDirectory
+            decoder.daily?.spillRunLength = options.spillRunLength
+            decoder.sleepSamples = SleepOutputs.collection(spillPath: try staging.path(".sleep.spill"),
+                                                           runLength: options.spillRunLength)
             let exportVersion = try stream(layout.mainXML, of: source, into: decoder, progress: progress)
             try spill.close()
             timings["export_xml_s"] = Date().timeIntervalSince(clock)
@@ -104,7 +112,9 @@ public enum ExportRun {
             clock = Date()
             let plan = try RouteLinker.plan(layout: layout, source: source, workouts: decoder.workouts)
             let join = try HeartRateJoin(spill: spill, windows: plan.windows, tolerance: options.joinTolerance,
-                                         sourceOrder: options.sourcePriority.order(decoder.sources))
+                                         sourceOrder: options.sourcePriority.order(decoder.sources),
+                                         sortSpillPath: staging.path(".heart-rate-join.spill"),
+                                         runLength: options.spillRunLength)
             spill.remove()
             let zones = options.zones.resolve(dateOfBirth: decoder.me?.dateOfBirth, on: decoder.exportDate)
             timings["join_s"] = Date().timeIntervalSince(clock)
@@ -128,6 +138,7 @@ public enum ExportRun {
             overview = options.maps.map { maps in
                 BackgroundTask { () throws -> Double in
                     let clock = Date()
+                    defer { routes.tracks.discard() }   // spill files must not be committed
                     try MapOutputs.writeOverviewAndDensity(routes.tracks, options: maps.options, kinds: maps.kinds,
                                                            staging: staging)
                     return Date().timeIntervalSince(clock)
@@ -137,6 +148,7 @@ public enum ExportRun {
             clock = Date()
             let daily = decoder.daily!
             daily.closeSeries(except: nil, sources: decoder.sources)
+            try daily.throwSpillFailure()
             let workoutWriter = try outputs.addWriter("workouts.csv", header: ExportOutputs.workoutColumns)
             var unknownActivities: [String: Int] = [:]
             for w in decoder.workouts.sorted(by: { ($0.start, $0.id) < ($1.start, $1.id) }) {

@@ -27,47 +27,61 @@ public struct MapOutputs: Sendable {
 
     /// Writes `svg/routes.svg` and `svg/density.svg` from every route's track.
     ///
-    /// Tracks are turned back into points one at a time: the density map keeps them as 8-byte
-    /// grid coordinates, the overview only their simplified shape, so memory stays near the
-    /// tracks' own size however long the history.
+    /// Tracks are read back one at a time (from their spill file): the density grid counts them
+    /// as they come, and the overview keeps only their shape simplified to half a pixel, so
+    /// memory is the grid's and the simplified shapes', however long the history.
     static func writeOverviewAndDensity(_ tracks: MapTracks, options given: SVGOptions, kinds: Set<Kind>,
                                         staging: OutputStaging) throws {
         guard kinds.contains(.routes) || kinds.contains(.density) else { return }
+        guard !tracks.tracks.isEmpty else { return }
         var options = given
         // One trip abroad would otherwise shrink home to a dot: unless an area is given, the maps
-        // cover where the central 98 % of points lie.
-        if options.densityBoundingBox == nil { options.densityBoundingBox = coreArea(of: tracks) }
+        // cover where most points lie (see `coreArea`).
+        if options.densityBoundingBox == nil { options.densityBoundingBox = try coreArea(of: tracks) }
         let area = options.densityBoundingBox
-        let usable = tracks.tracks.filter { track in
-            guard track.coordinates.count / 2 >= options.minimumPoints else { return false }
-            guard let a = area else { return true }
-            let lat = Double(track.coordinates[0]), lon = Double(track.coordinates[1])
-            return lat >= a.minLatitude && lat <= a.maxLatitude && lon >= a.minLongitude && lon <= a.maxLongitude
-        }
-        guard !tracks.tracks.isEmpty else { return }
-        var density = DensityTracks()
-        for track in tracks.tracks where track.coordinates.count / 2 >= options.minimumPoints {
-            density.add(track: MapTracks.points(of: track))   // outside the area, cells are clipped
+        let drawable = tracks.tracks.filter { $0.pointCount >= options.minimumPoints }
+
+        var grid: DensityGrid
+        var bounds = area
+        if let area {
+            grid = DensityGrid(bounds: area, options: options)
+            if kinds.contains(.density) {
+                for track in drawable { grid.add(track: try MapTracks.points(of: track)) }   // outside the area, cells are clipped
+            }
+        } else {
+            // No area (fewer than two points near home): the few points decide it.
+            var density = DensityTracks()
+            for track in drawable { density.add(track: try MapTracks.points(of: track)) }
+            grid = density.grid(options: options)
+            bounds = density.bounds
         }
         if kinds.contains(.density) {
-            try OutputFile.write(DensityMapSVG.render(grid: density.grid(options: options), options: options),
-                                 to: staging.path("svg/density.svg"))
+            try OutputFile.write(DensityMapSVG.render(grid: grid, options: options), to: staging.path("svg/density.svg"))
         }
-        guard kinds.contains(.routes), !usable.isEmpty else { return }
+        guard kinds.contains(.routes) else { return }
 
-        // Simplify each track to half a pixel of the whole map before drawing the overview.
-        let bounds = area ?? density.bounds
+        // Routes starting inside the area, simplified to half a pixel of the whole map.
         let tolerance = bounds.map { 0.5 * pixelSize(of: $0, size: options.size) }
-        let routes: [MapRoute] = usable.map { track in
-            let points = MapTracks.points(of: track)
-            var kept = points
-            if let tolerance {
-                let projected = points.map { WebMercator.project(lat: $0.latitude, lon: $0.longitude) }
-                kept = PolylineSimplification.douglasPeucker(projected, tolerance: tolerance).map { points[$0] }
+        var routes: [RoutesOverviewSVG.OverviewRoute] = []
+        for track in drawable {
+            let coordinates = try MapTracks.coordinates(of: track)
+            if let a = area {
+                let lat = Double(coordinates[0]), lon = Double(coordinates[1])
+                guard lat >= a.minLatitude && lat <= a.maxLatitude && lon >= a.minLongitude && lon <= a.maxLongitude else { continue }
             }
-            return MapRoute(workoutID: track.workoutID, activity: track.activity, start: track.start, end: track.start,
-                            distanceMeters: 0, meanBPM: nil, points: kept)
+            var kept = coordinates
+            if let tolerance {
+                let projected = stride(from: 0, to: coordinates.count, by: 2).map {
+                    WebMercator.project(lat: Double(coordinates[$0]), lon: Double(coordinates[$0 + 1]))
+                }
+                kept = []
+                for i in PolylineSimplification.douglasPeucker(projected, tolerance: tolerance) {
+                    kept.append(coordinates[2 * i]); kept.append(coordinates[2 * i + 1])
+                }
+            }
+            routes.append(.init(workoutID: track.workoutID, activity: track.activity, start: track.start, coordinates: kept))
         }
+        guard !routes.isEmpty else { return }
         try OutputFile.write(RoutesOverviewSVG.render(routes, options: options), to: staging.path("svg/routes.svg"))
     }
 
@@ -76,31 +90,52 @@ public struct MapOutputs: Sendable {
     /// 99th percentile of their latitude and of their longitude, padded by 5 %.
     ///
     /// Percentiles alone are not enough: once trips abroad hold more than 1 % of the points (a
-    /// long history with a yearly holiday), the box spans an ocean and home is one cell.
-    static func coreArea(of tracks: MapTracks) -> GeoBoundingBox? {
+    /// long history with a yearly holiday), the box spans an ocean and home is one cell. The
+    /// percentiles come from histograms of 1/10 000° bins (about 11 m, a fraction of a pixel),
+    /// widened to the bins' outer edges, so memory does not grow with the points.
+    static func coreArea(of tracks: MapTracks) throws -> GeoBoundingBox? {
         func cell(_ lat: Float, _ lon: Float) -> (Int, Int) { (Int(lat.rounded(.down)), Int(lon.rounded(.down))) }
         var counts: [Int: Int] = [:]
         for t in tracks.tracks {
-            for i in stride(from: 0, to: t.coordinates.count, by: 2) {
-                let (y, x) = cell(t.coordinates[i], t.coordinates[i + 1])
+            let c = try MapTracks.coordinates(of: t)
+            for i in stride(from: 0, to: c.count, by: 2) {
+                let (y, x) = cell(c[i], c[i + 1])
                 counts[y * 1000 + x, default: 0] += 1
             }
         }
         guard let busiest = counts.max(by: { ($0.value, $1.key) < ($1.value, $0.key) })?.key else { return nil }
         let homeY = Int((Double(busiest) / 1000).rounded()), homeX = busiest - homeY * 1000
-        var lats: [Float] = [], lons: [Float] = []
-        lats.reserveCapacity(tracks.pointCount); lons.reserveCapacity(tracks.pointCount)
+
+        let binsPerDegree = 10_000, binCount = 3 * binsPerDegree
+        var latBins = [Int32](repeating: 0, count: binCount), lonBins = [Int32](repeating: 0, count: binCount)
+        let latOrigin = Double(homeY - 1), lonOrigin = Double(homeX - 1)
+        func bin(_ v: Float, _ origin: Double) -> Int {
+            min(binCount - 1, max(0, Int(((Double(v) - origin) * Double(binsPerDegree)).rounded(.down))))
+        }
+        var n = 0
         for t in tracks.tracks {
-            for i in stride(from: 0, to: t.coordinates.count, by: 2) {
-                let (y, x) = cell(t.coordinates[i], t.coordinates[i + 1])
+            let c = try MapTracks.coordinates(of: t)
+            for i in stride(from: 0, to: c.count, by: 2) {
+                let (y, x) = cell(c[i], c[i + 1])
                 guard abs(y - homeY) <= 1, abs(x - homeX) <= 1 else { continue }
-                lats.append(t.coordinates[i]); lons.append(t.coordinates[i + 1])
+                latBins[bin(c[i], latOrigin)] += 1
+                lonBins[bin(c[i + 1], lonOrigin)] += 1
+                n += 1
             }
         }
-        guard lats.count >= 2 else { return nil }
-        lats.sort(); lons.sort()
-        func at(_ sorted: [Float], _ q: Double) -> Double { Double(sorted[Int(Double(sorted.count - 1) * q)]) }
-        var box = (at(lats, 0.01), at(lons, 0.01), at(lats, 0.99), at(lons, 0.99))
+        guard n >= 2 else { return nil }
+        /// The edge of the bin holding the value at rank `q` of the sorted values.
+        func at(_ bins: [Int32], _ origin: Double, _ q: Double, upperEdge: Bool) -> Double {
+            let rank = Int(Double(n - 1) * q)
+            var seen = 0
+            for (b, count) in bins.enumerated() {
+                seen += Int(count)
+                if seen > rank { return origin + Double(b + (upperEdge ? 1 : 0)) / Double(binsPerDegree) }
+            }
+            return origin + 3
+        }
+        var box = (at(latBins, latOrigin, 0.01, upperEdge: false), at(lonBins, lonOrigin, 0.01, upperEdge: false),
+                   at(latBins, latOrigin, 0.99, upperEdge: true), at(lonBins, lonOrigin, 0.99, upperEdge: true))
         let padLat = max(0.002, (box.2 - box.0) * 0.05), padLon = max(0.002, (box.3 - box.1) * 0.05)
         box = (box.0 - padLat, box.1 - padLon, box.2 + padLat, box.3 + padLon)
         return GeoBoundingBox(minLatitude: max(-85, box.0), minLongitude: max(-180, box.1),

@@ -4,24 +4,53 @@ enum SleepOutputs {
     static let nightColumns = ["date", "bed_start_utc", "wake_end_utc", "utc_offset", "in_bed_min", "asleep_min",
                                "latency_min", "efficiency", "awakenings", "core_min", "deep_min", "rem_min", "sources"]
 
-    static func write(_ collected: [CollectedSleepSample], sources: [String], priority: SourcePriority,
+    /// The order sleep samples are collected in: by start, then end (the rest of the order is
+    /// settled within each group of equal spans, where source names are known).
+    static func spanOrder(_ a: CollectedSleepSample, _ b: CollectedSleepSample) -> Bool {
+        a.start.utcSeconds != b.start.utcSeconds ? a.start.utcSeconds < b.start.utcSeconds : a.end.utcSeconds < b.end.utcSeconds
+    }
+
+    /// An empty collection of sleep samples: sorted runs spilled to `spillPath` (nil: memory).
+    static func collection(spillPath: String?, runLength: Int = 1 << 16) -> SortedRunFile<CollectedSleepSample> {
+        SortedRunFile(path: spillPath, runLength: runLength, by: spanOrder)
+    }
+
+    /// Streams the collected samples (in `spanOrder`) into `sleep_samples.csv` and the nights
+    /// into `sleep_nights.csv`: only the samples of one span and of one open session are held.
+    static func write(_ collected: SortedRunFile<CollectedSleepSample>, sources: [String], priority: SourcePriority,
                       outputs: ExportOutputs, daily: DailySummary) throws -> (nights: Int, naps: Int) {
-        let samples = collected.map {
-            SleepSample(start: $0.start, end: $0.end, stage: $0.stage, source: sources[$0.source],
-                        sourceRank: priority.rank(of: sources[$0.source]))
-        }.sorted { ($0.start, $0.end, $0.source, $0.stage.rawValue) < ($1.start, $1.end, $1.source, $1.stage.rawValue) }
-
+        let ranks = sources.map { priority.rank(of: $0) }
         let sampleWriter = try outputs.addWriter("sleep_samples.csv", header: sampleColumns)
-        for s in samples {
-            sampleWriter.utc(s.start.utcSeconds); sampleWriter.comma()
-            sampleWriter.utc(s.end.utcSeconds); sampleWriter.comma()
-            sampleWriter.offset(s.start.offsetMinutes); sampleWriter.comma()
-            sampleWriter.field(s.stage.rawValue); sampleWriter.comma()
-            sampleWriter.field(s.source)
-            sampleWriter.endRow()
+        var builder = SleepNightBuilder()
+        var group: [SleepSample] = []
+        func flushGroup() {
+            // Rows of one span: by source name, then stage, then offsets (a total order).
+            group.sort { a, b in
+                if a.source != b.source { return a.source < b.source }
+                if a.stage != b.stage { return a.stage.rawValue < b.stage.rawValue }
+                if a.start.offsetMinutes != b.start.offsetMinutes { return a.start.offsetMinutes < b.start.offsetMinutes }
+                return a.end.offsetMinutes < b.end.offsetMinutes
+            }
+            for s in group {
+                sampleWriter.utc(s.start.utcSeconds); sampleWriter.comma()
+                sampleWriter.utc(s.end.utcSeconds); sampleWriter.comma()
+                sampleWriter.offset(s.start.offsetMinutes); sampleWriter.comma()
+                sampleWriter.field(s.stage.rawValue); sampleWriter.comma()
+                sampleWriter.field(s.source)
+                sampleWriter.endRow()
+                builder.add(s)
+            }
+            group.removeAll(keepingCapacity: true)
         }
+        try collected.drain { c in
+            if let first = group.first,
+               first.start.utcSeconds != c.start.utcSeconds || first.end.utcSeconds != c.end.utcSeconds { flushGroup() }
+            group.append(SleepSample(start: c.start, end: c.end, stage: c.stage, source: sources[c.source],
+                                     sourceRank: ranks[c.source]))
+        }
+        flushGroup()
 
-        let (nights, naps) = SleepAnalysis.nights(from: samples)
+        let (nights, naps) = builder.finish()
         let nightWriter = try outputs.addWriter("sleep_nights.csv", header: nightColumns)
         for n in nights {
             nightWriter.field(n.date); nightWriter.comma()

@@ -11,7 +11,7 @@ final class RouteProcessor {
     /// Route figures per workout id, summed over its route files.
     private(set) var statsByWorkout: [String: RouteStats] = [:]
     /// Every route's shape, for the overview and density maps.
-    let tracks = MapTracks()
+    let tracks: MapTracks
     /// Where workout maps go (nil: no SVG), and what they need to know.
     let maps: MapContext?
     /// Pieces of workouts with several route files, drawn once all are read.
@@ -23,8 +23,12 @@ final class RouteProcessor {
     private var workoutID: [UInt8] = []
     private var current: (id: String, activity: String, file: String?)?
 
-    init(join: HeartRateJoin?, zones: HeartRateZones, csv: CSVWriter?, geojson: GeoJSONWriter?, maps: MapContext? = nil) {
+    /// - Parameter tracksSpillPath: where the tracks' coordinates go until the maps are drawn
+    ///   (nil: in memory).
+    init(join: HeartRateJoin?, zones: HeartRateZones, csv: CSVWriter?, geojson: GeoJSONWriter?, maps: MapContext? = nil,
+         tracksSpillPath: String? = nil) {
         self.maps = maps
+        tracks = MapTracks(spillPath: tracksSpillPath)
         self.join = join
         self.zones = zones
         self.csv = csv

@@ -17,21 +17,14 @@
 ///   wake moment in the wake sample's offset, so travel moves nights with the person.
 /// - Samples with `end <= start` cover no time and are ignored.
 ///
-/// O(n log n) in the number of samples.
+/// O(n log n) in the number of samples. `SleepNightBuilder` does the same on a sorted stream.
 public enum SleepAnalysis {
     /// The nights (one per local wake date, sorted by date) and the number of naps: sessions that
     /// are not their date's night, counted but not merged into it.
     public static func nights(from samples: [SleepSample]) -> (nights: [SleepNight], naps: Int) {
-        let sorted = samples.filter { $0.end.utcSeconds > $0.start.utcSeconds }.sorted(by: SleepSample.precedes)
-        let sessions = SleepSession.cluster(sorted)
-        var best: [String: Int] = [:] // date → index of its night so far
-        for (i, session) in sessions.enumerated() where !session.isDaytime {
-            let date = session.night.date
-            if let j = best[date], !beats(session, sessions[j]) { continue }
-            best[date] = i
-        }
-        let nights = best.values.map { sessions[$0].night }.sorted { $0.date < $1.date }
-        return (nights, sessions.count - nights.count)
+        var builder = SleepNightBuilder()
+        for s in samples.sorted(by: SleepSample.precedes) { builder.add(s) }
+        return builder.finish()
     }
 
     /// Whether `a` is a better candidate than `b` for the night of their common date.
@@ -41,6 +34,6 @@ public enum SleepAnalysis {
         if a.night.wakeEnd.utcSeconds != b.night.wakeEnd.utcSeconds {
             return a.night.wakeEnd.utcSeconds < b.night.wakeEnd.utcSeconds
         }
-        return a.samples[0].start.utcSeconds < b.samples[0].start.utcSeconds
+        return a.start < b.start
     }
 }

@@ -7,8 +7,8 @@ struct SleepSession {
     /// going back to bed after being up for more than an hour.
     static let joinGapSeconds: Int64 = 60 * 60
 
-    /// The samples, in `SleepSample.precedes` order.
-    let samples: [SleepSample]
+    /// UTC start of the session's first sample.
+    let start: Int64
     /// The session measured as a night.
     let night: SleepNight
     let asleepSeconds: Int64
@@ -17,26 +17,9 @@ struct SleepSession {
     /// the session's span: what tells a night from a daytime nap.
     let midpointSecondOfDay: Int64
 
-    /// Splits samples, already in `SleepSample.precedes` order, into sessions.
-    static func cluster(_ sorted: [SleepSample]) -> [SleepSession] {
-        var sessions: [SleepSession] = []
-        var current: [SleepSample] = []
-        var currentEnd = Int64.min
-        for s in sorted {
-            if !current.isEmpty, s.start.utcSeconds > currentEnd + joinGapSeconds {
-                sessions.append(SleepSession(current))
-                current.removeAll(keepingCapacity: true)
-            }
-            currentEnd = current.isEmpty ? s.end.utcSeconds : max(currentEnd, s.end.utcSeconds)
-            current.append(s)
-        }
-        if !current.isEmpty { sessions.append(SleepSession(current)) }
-        return sessions
-    }
-
     /// Measures `samples` (non-empty, in `SleepSample.precedes` order).
     init(_ samples: [SleepSample]) {
-        self.samples = samples
+        start = samples[0].start.utcSeconds
         let inBed = samples.filter { $0.stage == .inBed }
         // First InBed start; the samples are in start order, so the first one found.
         var bedStart = inBed.first?.start ?? samples[0].start

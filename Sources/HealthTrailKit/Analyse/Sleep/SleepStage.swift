@@ -1,7 +1,7 @@
 /// Normalised sleep stage of a `HKCategoryTypeIdentifierSleepAnalysis` record.
 ///
 /// The raw values are the CSV spelling (`in_bed`, `asleep`, `core`, …).
-public enum SleepStage: String, Sendable, CaseIterable {
+public enum SleepStage: String, Sendable, CaseIterable, BitwiseCopyable {
     /// The person was in bed (iPhone bedtime, third-party apps). Not a statement about sleep.
     case inBed = "in_bed"
     /// Asleep, stage unknown: legacy `Asleep` (before iOS 16) and `AsleepUnspecified`.

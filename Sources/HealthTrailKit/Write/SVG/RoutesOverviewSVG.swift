@@ -12,18 +12,56 @@ public enum RoutesOverviewSVG {
     static let rowHeight: Double = 18
 
     public static func render(_ routes: [MapRoute], options: SVGOptions = SVGOptions()) -> [UInt8] {
+        render(routes.map { OverviewRoute($0) }, options: options)
+    }
+
+    /// A route as the overview needs it: its shape as `Float` latitude, longitude pairs (8 bytes
+    /// a point, not a `RoutePoint`'s 70: a long history keeps tens of thousands of them).
+    struct OverviewRoute {
+        var workoutID: String
+        var activity: String
+        var start: Int64
+        var utcOffsetMinutes: Int32
+        var coordinates: [Float]
+
+        init(workoutID: String, activity: String, start: Int64, utcOffsetMinutes: Int32 = 0, coordinates: [Float]) {
+            self.workoutID = workoutID
+            self.activity = activity
+            self.start = start
+            self.utcOffsetMinutes = utcOffsetMinutes
+            self.coordinates = coordinates
+        }
+
+        init(_ route: MapRoute) {
+            var c: [Float] = []
+            c.reserveCapacity(route.points.count * 2)
+            for p in route.points { c.append(Float(p.latitude)); c.append(Float(p.longitude)) }
+            self.init(workoutID: route.workoutID, activity: route.activity, start: route.start,
+                      utcOffsetMinutes: route.utcOffsetMinutes, coordinates: c)
+        }
+
+        /// The points, made when drawn (time only on the first).
+        var points: [RoutePoint] {
+            stride(from: 0, to: coordinates.count, by: 2).map {
+                RoutePoint(time: start, latitude: Double(coordinates[$0]), longitude: Double(coordinates[$0 + 1]))
+            }
+        }
+    }
+
+    static func render(_ routes: [OverviewRoute], options: SVGOptions = SVGOptions()) -> [UInt8] {
         let width = options.mapWidth
         var box = WorldBox()
-        var drawn: [(route: MapRoute, first: Int, last: Int)] = []
+        var drawn: [(route: OverviewRoute, first: Int, last: Int)] = []
         for route in routes {
+            let points = route.points
             var usable = 0, first = -1, last = -1
-            for (i, p) in route.points.enumerated() where MapGeometry.isUsable(p) {
+            for (i, p) in points.enumerated() where MapGeometry.isUsable(p) {
                 if first < 0 { first = i }
                 last = i
                 usable += 1
             }
             guard usable >= max(1, options.minimumPoints) else { continue }
-            for p in route.points where MapGeometry.isUsable(p) {
+            for p in points where MapGeometry.isUsable(p) {
                 let w = WebMercator.project(lat: p.latitude, lon: p.longitude)
                 box.add(w.x, w.y)
             }
@@ -39,7 +77,7 @@ public enum RoutesOverviewSVG {
         let legendTop = frame.top + frame.height
         let height = Int((legendTop + 30 + Double(max(activities.count, 1)) * rowHeight + 12).rounded(.up))
 
-        var out = SVGBytes(capacity: 4096 + drawn.reduce(0) { $0 + $1.route.points.count } * 4)
+        var out = SVGBytes(capacity: 4096 + drawn.reduce(0) { $0 + $1.route.coordinates.count } * 2)
         out.open(width: width, height: height)
         var title = "All routes · \(drawn.count) route" + (drawn.count == 1 ? "" : "s")
         if let a = drawn.first?.route, let b = drawn.last?.route {

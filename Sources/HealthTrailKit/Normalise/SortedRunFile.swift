@@ -1,0 +1,189 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Values collected in any order and read back sorted, holding at most one run in memory: an
+/// external merge sort.
+///
+/// A run of `runLength` values is sorted and written to the spill file as soon as it fills; reading
+/// back merges the runs (a binary heap of run cursors, each reading `readAhead` values at a time).
+/// Without a spill file every run stays in memory, which is what small exports and tests need.
+/// Values are written as their raw bytes, so `Element` must be a plain value (no references).
+final class SortedRunFile<Element: BitwiseCopyable> {
+    let runLength: Int
+    let path: String?
+    private let areInIncreasingOrder: (Element, Element) -> Bool
+    private var buffer: [Element] = []
+    private var memoryRuns: [[Element]] = []
+    /// Runs in the spill file, as element offsets and counts.
+    private var fileRuns: [(offset: Int, count: Int)] = []
+    private var fd: Int32 = -1
+    private var written = 0
+    /// The first write failure (disk full): runs go on being kept in memory, and `failure` is
+    /// thrown by the reader so the run fails with a message instead of losing samples.
+    private(set) var failure: InputError?
+    private(set) var count = 0
+
+    /// - Parameters:
+    ///   - path: the spill file (created on the first full run, removed when read back), or nil.
+    ///   - runLength: values sorted in memory at once.
+    init(path: String?, runLength: Int = 1 << 16, by areInIncreasingOrder: @escaping (Element, Element) -> Bool) {
+        self.path = path
+        self.runLength = max(1, runLength)
+        self.areInIncreasingOrder = areInIncreasingOrder
+    }
+
+    deinit { removeFile() }
+
+    var isEmpty: Bool { count == 0 }
+
+    /// How many runs went to the spill file so far.
+    var spilledRuns: Int { fileRuns.count }
+
+    @inline(__always)
+    func append(_ value: Element) {
+        if buffer.capacity == 0 { buffer.reserveCapacity(min(runLength, 1024)) }
+        buffer.append(value)
+        count += 1
+        if buffer.count >= runLength { endRun() }
+    }
+
+    /// Sorts the buffer and moves it out of the way: to the file when there is one.
+    private func endRun() {
+        guard !buffer.isEmpty else { return }
+        buffer.sort(by: areInIncreasingOrder)
+        if let path, failure == nil, writeRun(path: path) {
+            buffer.removeAll(keepingCapacity: true)
+        } else {
+            memoryRuns.append(buffer)
+            buffer = []
+        }
+    }
+
+    private func writeRun(path: String) -> Bool {
+        if fd < 0 {
+            fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+            guard fd >= 0 else {
+                failure = InputError(file: path, "cannot create spill file: \(String(cString: strerror(errno)))")
+                return false
+            }
+        }
+        let ok = buffer.withUnsafeBytes { bytes -> Bool in
+            var done = 0
+            while done < bytes.count {
+                let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done,
+                               off_t(written * MemoryLayout<Element>.stride + done))
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { return false }
+                done += n
+            }
+            return true
+        }
+        guard ok else {
+            failure = InputError(file: path, "cannot write spill file: \(String(cString: strerror(errno)))")
+            return false
+        }
+        fileRuns.append((written, buffer.count))
+        written += buffer.count
+        return true
+    }
+
+    /// Every value in sorted order (stable only within a run), then forgets them all.
+    func drain(_ body: (Element) throws -> Void) throws {
+        defer { reset() }
+        if let failure { throw failure }
+        if fileRuns.isEmpty && memoryRuns.isEmpty {
+            buffer.sort(by: areInIncreasingOrder)
+            for v in buffer { try body(v) }
+            return
+        }
+        endRun()
+        if let failure { throw failure }
+        var cursors: [RunCursor] = memoryRuns.map { RunCursor(values: $0) }
+        memoryRuns = []
+        for run in fileRuns { cursors.append(RunCursor(file: (offset: run.offset, count: run.count))) }
+        let readAhead = max(256, min(8192, runLength / max(1, cursors.count)))
+        for i in cursors.indices { try fill(&cursors[i], readAhead: readAhead) }
+
+        // A binary min-heap of cursor indices, ordered by each cursor's current value.
+        var heap = cursors.indices.filter { !cursors[$0].isDone }
+        func less(_ a: Int, _ b: Int) -> Bool { areInIncreasingOrder(cursors[a].current, cursors[b].current) }
+        func siftDown(_ start: Int) {
+            var i = start
+            while true {
+                let l = 2 * i + 1, r = l + 1
+                var m = i
+                if l < heap.count && less(heap[l], heap[m]) { m = l }
+                if r < heap.count && less(heap[r], heap[m]) { m = r }
+                if m == i { return }
+                heap.swapAt(i, m)
+                i = m
+            }
+        }
+        for i in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(i) }
+        while let top = heap.first {
+            try body(cursors[top].current)
+            cursors[top].position += 1
+            if cursors[top].position == cursors[top].values.count { try fill(&cursors[top], readAhead: readAhead) }
+            if cursors[top].isDone {
+                heap[0] = heap[heap.count - 1]
+                heap.removeLast()
+            }
+            if !heap.isEmpty { siftDown(0) }
+        }
+    }
+
+    /// A run being merged: its values in memory, or the next `readAhead` of them from the file.
+    private struct RunCursor {
+        var values: [Element]
+        var position = 0
+        var file: (offset: Int, count: Int)?
+        var isDone: Bool { position >= values.count && (file?.count ?? 0) == 0 }
+        var current: Element { values[position] }
+
+        init(values: [Element]) { self.values = values }
+        init(file: (offset: Int, count: Int)) { values = []; self.file = file }
+    }
+
+    private func fill(_ cursor: inout RunCursor, readAhead: Int) throws {
+        guard var run = cursor.file, run.count > 0 else { return }
+        let n = min(readAhead, run.count)
+        let stride = MemoryLayout<Element>.stride
+        let values = try [Element](unsafeUninitializedCapacity: n) { storage, initialised in
+            let raw = UnsafeMutableRawBufferPointer(storage)
+            var done = 0
+            while done < n * stride {
+                let got = pread(fd, raw.baseAddress! + done, n * stride - done, off_t(run.offset * stride + done))
+                if got < 0 && errno == EINTR { continue }
+                guard got > 0 else {
+                    throw InputError(file: path ?? "", "cannot read spill file back: \(got < 0 ? String(cString: strerror(errno)) : "file is short")")
+                }
+                done += got
+            }
+            initialised = n
+        }
+        run.offset += n
+        run.count -= n
+        cursor.file = run
+        cursor.values = values
+        cursor.position = 0
+    }
+
+    private func reset() {
+        buffer = []
+        memoryRuns = []
+        fileRuns = []
+        written = 0
+        count = 0
+        removeFile()
+    }
+
+    private func removeFile() {
+        guard fd >= 0 else { return }
+        close(fd)
+        fd = -1
+        if let path { unlink(path) }
+    }
+}
