@@ -28,7 +28,7 @@ all: build
 help:
 	@echo "make run    build (release) and process $(SAMPLE) into $(SAMPLE_OUT)/"
 	@echo "make test   run the test suite"
-	@echo "make bench  healthtrail vs. the bare floor on a ~700 MB synthesized export"
+	@echo "make bench  healthtrail vs. the bare floor on a ~700 MB synthesized export, then on one twice as long"
 	@echo "make sample regenerate $(SAMPLE) with the project's generator"
 	@echo "make spark-test  the Spark driver (pipelines/spark) in local mode against the one-machine cohort"
 	@echo "make spark-bench Spark local[2] vs. run --pipeline --jobs 2 on $(SPARK_BENCH_N) synthesized archives"
@@ -88,6 +88,9 @@ bench: deps
 	.build/release/healthtrail-bench cohort --healthtrail $(BIN) --pipeline pipelines/cohort.yaml \
 		--persons $(COHORT_PERSONS) --days $(COHORT_DAYS) --runs 3 --jobs 1,2 --out-dir .bench/cohort \
 		--report Benchmarks/results/cohort.md
+	$(MAKE) --no-print-directory bench-double
+	python3 Benchmarks/doubling_summary.py Benchmarks/results/latest.json Benchmarks/results/double.json \
+		Benchmarks/results/doubling.md
 
 # The Spark driver's Python environment (pyspark from PyPI, ~900 MB), made once.
 spark-venv:
