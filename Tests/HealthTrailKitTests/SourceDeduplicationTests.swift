@@ -94,8 +94,13 @@ import Testing
         var set = IntervalSet()
         set.insert(contentsOf: [(10, 20), (15, 30), (40, 50)])
         #expect(set.starts == [10, 40] && set.ends == [30, 50])
-        #expect(set.gaps(in: 0, 60).map { [$0.0, $0.1] } == [[0, 10], [30, 40], [50, 60]])
-        #expect(set.gaps(in: 12, 28).isEmpty)
+        func gaps(_ a: Int64, _ b: Int64) -> [[Int64]] {
+            var result: [[Int64]] = []
+            set.forEachGap(in: a, b) { result.append([$0, $1]) }
+            return result
+        }
+        #expect(gaps(0, 60) == [[0, 10], [30, 40], [50, 60]])
+        #expect(gaps(12, 28).isEmpty)
         #expect(set.contains(10) && !set.contains(30) && set.contains(45))
     }
 

@@ -196,13 +196,6 @@ struct IntervalSet {
         ends.removeAll(keepingCapacity: true)
     }
 
-    /// The parts of [a, b) no span covers.
-    func gaps(in a: Int64, _ b: Int64) -> [(Int64, Int64)] {
-        var result: [(Int64, Int64)] = []
-        forEachGap(in: a, b) { result.append(($0, $1)) }
-        return result
-    }
-
     /// Calls `body` with each part of [a, b) no span covers, in order (no allocation).
     func forEachGap(in a: Int64, _ b: Int64, _ body: (Int64, Int64) -> Void) {
         var t = a

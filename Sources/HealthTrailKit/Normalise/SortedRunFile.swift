@@ -19,10 +19,14 @@ final class SortedRunFile<Element: BitwiseCopyable> {
     private var memoryRuns: [[Element]] = []
     /// Runs in the spill file, as element offsets and counts.
     private var fileRuns: [(offset: Int, count: Int)] = []
-    private var fd: Int32 = -1
+    /// The spill file while runs are written (a byte sink with a buffer, like `HeartRateSpill`'s),
+    /// then while they are read back.
+    private var writer: CSVWriter?
+    private var reader: ReadOnlyFile?
     private var written = 0
-    /// The first write failure (disk full): runs go on being kept in memory, and `failure` is
-    /// thrown by the reader so the run fails with a message instead of losing samples.
+    /// The first failure to create the spill file: runs go on being kept in memory, and it is
+    /// thrown by the reader so the run fails with a message instead of losing samples. (Write
+    /// failures, a full disk, are remembered by the writer and thrown when it closes.)
     private(set) var failure: InputError?
     private(set) var count = 0
 
@@ -63,28 +67,13 @@ final class SortedRunFile<Element: BitwiseCopyable> {
     }
 
     private func writeRun(path: String) -> Bool {
-        if fd < 0 {
-            fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-            guard fd >= 0 else {
-                failure = InputError(file: path, "cannot create spill file: \(String(cString: strerror(errno)))")
+        if writer == nil {
+            do { writer = try CSVWriter(path: path, header: [], bufferSize: 1 << 20) } catch {
+                failure = error as? InputError ?? InputError(file: path, "cannot create spill file")
                 return false
             }
         }
-        let ok = buffer.withUnsafeBytes { bytes -> Bool in
-            var done = 0
-            while done < bytes.count {
-                let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done,
-                               off_t(written * MemoryLayout<Element>.stride + done))
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { return false }
-                done += n
-            }
-            return true
-        }
-        guard ok else {
-            failure = InputError(file: path, "cannot write spill file: \(String(cString: strerror(errno)))")
-            return false
-        }
+        buffer.withUnsafeBytes { writer!.raw($0.baseAddress!.assumingMemoryBound(to: UInt8.self), $0.count) }
         fileRuns.append((written, buffer.count))
         written += buffer.count
         return true
@@ -101,6 +90,10 @@ final class SortedRunFile<Element: BitwiseCopyable> {
         }
         endRun()
         if let failure { throw failure }
+        if let writer, let path {
+            try writer.close(syncing: false)
+            reader = try ReadOnlyFile(path: path)
+        }
         var cursors: [RunCursor] = memoryRuns.map { RunCursor(values: $0) }
         memoryRuns = []
         for run in fileRuns { cursors.append(RunCursor(file: (offset: run.offset, count: run.count))) }
@@ -153,14 +146,8 @@ final class SortedRunFile<Element: BitwiseCopyable> {
         let stride = MemoryLayout<Element>.stride
         let values = try [Element](unsafeUninitializedCapacity: n) { storage, initialised in
             let raw = UnsafeMutableRawBufferPointer(storage)
-            var done = 0
-            while done < n * stride {
-                let got = pread(fd, raw.baseAddress! + done, n * stride - done, off_t(run.offset * stride + done))
-                if got < 0 && errno == EINTR { continue }
-                guard got > 0 else {
-                    throw InputError(file: path ?? "", "cannot read spill file back: \(got < 0 ? String(cString: strerror(errno)) : "file is short")")
-                }
-                done += got
+            guard let reader, try reader.read(into: raw, at: UInt64(run.offset * stride)) == raw.count else {
+                throw InputError(file: path ?? "", "cannot read spill file back: file is short")
             }
             initialised = n
         }
@@ -181,9 +168,10 @@ final class SortedRunFile<Element: BitwiseCopyable> {
     }
 
     private func removeFile() {
-        guard fd >= 0 else { return }
-        close(fd)
-        fd = -1
+        guard writer != nil else { return }
+        try? writer?.close(syncing: false)
+        writer = nil
+        reader = nil
         if let path { unlink(path) }
     }
 }

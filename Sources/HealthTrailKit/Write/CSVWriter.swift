@@ -217,9 +217,11 @@ public final class CSVWriter {
     }
 
     /// Flushes, syncs and closes; the file is complete only if this returns.
-    public func close() throws {
+    /// - Parameter syncing: false for scratch files read back and deleted by the same run (spills),
+    ///   which need no fsync.
+    public func close(syncing: Bool = true) throws {
         guard !closed else { return }
-        sync()
+        if syncing { sync() } else { flushBuffer() }
         closed = true
         Glibc.close(fd)
         if let failure { throw failure }

@@ -33,7 +33,7 @@ final class HeartRateSpill {
     }
 
     /// Finishes the file; reading may start after this.
-    func close() throws { try writer.close() }
+    func close() throws { try writer.close(syncing: false) }
 
     /// Streams the records back in file order.
     func forEach(_ body: (Record) -> Void) throws {

@@ -66,83 +66,64 @@ final class MapTracks {
     }
 }
 
-/// `Float` coordinates appended once and read back by offset: in memory, or in a file written
-/// through a buffer.
+/// `Float` coordinates appended once and read back by offset: in memory, or in a spill file
+/// written through a `CSVWriter` byte sink and read back with a `ReadOnlyFile`.
 final class CoordinateStore {
     let path: String?
     private var memory: [Float] = []
-    private var pending: [Float] = []
-    private var fd: Int32 = -1
+    private var writer: CSVWriter?
+    private var reader: ReadOnlyFile?
     private var written = 0
+    /// The failure to create the file, thrown by the first read (write failures are the writer's).
     private var failure: InputError?
-    /// Coordinates flushed to the file at once (256 kB).
-    static let bufferCount = 1 << 16
 
     init(path: String?) { self.path = path }
     deinit { remove() }
 
     /// Appends a track's pairs and returns the offset of the first.
     func append(_ points: [RoutePoint]) -> Int {
-        guard path != nil else {
-            let offset = memory.count
+        let offset = path == nil ? memory.count : written
+        guard let path else {
             for p in points { memory.append(Float(p.latitude)); memory.append(Float(p.longitude)) }
             return offset
         }
-        let offset = written + pending.count
+        if writer == nil && failure == nil {
+            do { writer = try CSVWriter(path: path, header: [], bufferSize: 1 << 18) } catch {
+                failure = error as? InputError ?? InputError(file: path, "cannot create spill file")
+            }
+        }
+        guard let writer else { return offset }
         for p in points {
-            pending.append(Float(p.latitude)); pending.append(Float(p.longitude))
-            if pending.count >= Self.bufferCount { flush() }
+            var pair = (Float(p.latitude), Float(p.longitude))
+            withUnsafeBytes(of: &pair) { writer.raw($0.baseAddress!.assumingMemoryBound(to: UInt8.self), 8) }
         }
+        written += points.count * 2
         return offset
-    }
-
-    private func flush() {
-        defer { pending.removeAll(keepingCapacity: true) }
-        guard let path, !pending.isEmpty, failure == nil else { return }
-        if fd < 0 {
-            fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-            guard fd >= 0 else {
-                failure = InputError(file: path, "cannot create spill file: \(String(cString: strerror(errno)))")
-                return
-            }
-        }
-        let ok = pending.withUnsafeBytes { bytes -> Bool in
-            var done = 0
-            while done < bytes.count {
-                let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(written * 4 + done))
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { return false }
-                done += n
-            }
-            return true
-        }
-        if !ok { failure = InputError(file: path, "cannot write spill file: \(String(cString: strerror(errno)))") }
-        written += pending.count
     }
 
     func read(offset: Int, count: Int) throws -> [Float] {
         guard let path else { return Array(memory[offset..<offset + count]) }
-        if !pending.isEmpty { flush() }
         if let failure { throw failure }
+        if reader == nil, let writer {
+            // Every track is written before the first is read (the maps come after the routes).
+            try writer.close(syncing: false)
+            reader = try ReadOnlyFile(path: path)
+        }
+        guard let reader else { throw InputError(file: path, "spill file read before anything was written") }
         return try [Float](unsafeUninitializedCapacity: count) { buffer, initialised in
             let raw = UnsafeMutableRawBufferPointer(buffer)
-            var done = 0
-            while done < count * 4 {
-                let n = pread(fd, raw.baseAddress! + done, count * 4 - done, off_t(offset * 4 + done))
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else {
-                    throw InputError(file: path, "cannot read spill file back: \(n < 0 ? String(cString: strerror(errno)) : "file is short")")
-                }
-                done += n
+            guard try reader.read(into: raw, at: UInt64(offset * 4)) == raw.count else {
+                throw InputError(file: path, "cannot read spill file back: file is short")
             }
             initialised = count
         }
     }
 
     func remove() {
-        guard fd >= 0 else { return }
-        close(fd)
-        fd = -1
+        guard writer != nil else { return }
+        try? writer?.close(syncing: false)
+        writer = nil
+        reader = nil
         if let path { unlink(path) }
     }
 }
