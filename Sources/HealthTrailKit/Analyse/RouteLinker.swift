@@ -10,9 +10,10 @@ import Foundation
 /// used: they are only the local time of the route's last point. Old exports' inline
 /// `WorkoutRoute/Location` points are routes of their workout too.
 ///
-/// Route files are decoded on two threads, each taking a contiguous half of the files (split by
-/// size) with its own writers and fault log; the second half's rows and features are appended
-/// after the first's, so the output is the same bytes as one thread would write.
+/// The files were decoded while export.xml was read (`PredecodedRoutes`); their points are
+/// replayed here on two threads, each taking a contiguous half of the files (split by size) with
+/// its own writers; the second half's rows and features are appended after the first's, so the
+/// output is the same bytes as one thread would write.
 public enum RouteLinker {
     public struct Result {
         /// Route files linked to each workout id, named relative to the export folder
@@ -40,6 +41,8 @@ public enum RouteLinker {
         enum Link { case reference, time, orphan }
         struct File {
             var entry: ArchiveEntry
+            /// Its position among the layout's route files (and `PredecodedRoutes`'s).
+            var index: Int
             /// Name relative to the export folder.
             var name: String
             var workoutID: String
@@ -52,7 +55,7 @@ public enum RouteLinker {
         var windows: [(Int64, Int64)] = []
     }
 
-    static func plan(layout: ExportLayout, source: ExportSource, workouts: [Workout]) throws -> Plan {
+    static func plan(layout: ExportLayout, routes: PredecodedRoutes, workouts: [Workout]) throws -> Plan {
         var plan = Plan()
         // Every suffix of an entry path is a key, so `/workout-routes/x.gpx` finds
         // `apple_health_export/workout-routes/x.gpx` whatever the top folder is called.
@@ -76,31 +79,34 @@ public enum RouteLinker {
         let unreferenced = workouts.filter { $0.routeFiles.isEmpty }.sorted { $0.start < $1.start }
         // Names relative to the folder holding export.xml: the same for a zip and an unzipped folder.
         let base = layout.mainXML.path.contains("/") ? String(layout.mainXML.path[...layout.mainXML.path.lastIndex(of: "/")!]) : ""
-        for entry in layout.routeFiles {
+        for (index, entry) in layout.routeFiles.enumerated() {
             let name = entry.path.hasPrefix(base) ? String(entry.path.dropFirst(base.count)) : entry.path
             if let w = workoutByEntry[entry.path] {
-                plan.files.append(.init(entry: entry, name: name, workoutID: w.id, activity: w.activity, link: .reference))
+                plan.files.append(.init(entry: entry, index: index, name: name, workoutID: w.id, activity: w.activity,
+                                        link: .reference))
                 continue
             }
-            let first = try firstPointTime(of: entry, source: source)
+            let first = try routes.firstUTC(of: index)
             if let t = first, let w = unreferenced.first(where: {
                 $0.start.utcSeconds - timeSlack <= t && t <= $0.end.utcSeconds + timeSlack
             }) {
-                plan.files.append(.init(entry: entry, name: name, workoutID: w.id, activity: w.activity, link: .time))
+                plan.files.append(.init(entry: entry, index: index, name: name, workoutID: w.id, activity: w.activity,
+                                        link: .time))
                 plan.windows.append((t - timeSlack, w.end.utcSeconds + timeSlack))
             } else {
                 let stamp = first.map { Timestamp(utcSeconds: $0).utcString.filter { $0 != "-" && $0 != ":" } } ?? "unknown"
-                plan.files.append(.init(entry: entry, name: name, workoutID: "route-\(stamp)", activity: "unknown", link: .orphan))
+                plan.files.append(.init(entry: entry, index: index, name: name, workoutID: "route-\(stamp)",
+                                        activity: "unknown", link: .orphan))
                 if let t = first { plan.windows.append((t, t + orphanWindow)) }
             }
         }
         return plan
     }
 
-    /// Decodes every planned route file (and inline routes) through the join into the writers.
-    static func run(_ plan: Plan, source: ExportSource, inlineRoutes: [(workout: Workout, points: [InlineLocation])],
+    /// Sends every planned route file's points (and inline routes) through the join into the writers.
+    static func run(_ plan: Plan, routes: PredecodedRoutes, inlineRoutes: [(workout: Workout, points: [InlineLocation])],
                     join: HeartRateJoin?, zones: HeartRateZones, csv: CSVWriter?, geojson: GeoJSONWriter?,
-                    maps: MapContext? = nil, faults: FaultLog, progress: ProgressLine) throws -> Result {
+                    maps: MapContext? = nil, faults: FaultLog) throws -> Result {
         var result = Result()
         result.missingFiles = plan.missingFiles
 
@@ -117,14 +123,13 @@ public enum RouteLinker {
         let processors = [RouteProcessor(join: join, zones: zones, csv: csv, geojson: geojson, maps: maps, tracksSpillPath: spills[0]),
                           RouteProcessor(join: join, zones: zones, csv: csvPart, geojson: geojsonPart, maps: maps,
                                          tracksSpillPath: spills[1])]
-        let logs = [FaultLog(file: faults.file, strict: faults.strict), FaultLog(file: faults.file, strict: faults.strict)]
         // One result object per worker: each thread writes only its own.
         let outcomes = [WorkerResult(), WorkerResult()]
 
         // Inline routes (old exports) go first, on this thread, into the first writers.
         for (workout, points) in inlineRoutes {
             processors[0].begin(workoutID: workout.id, activity: workout.activity, routeFile: nil)
-            for p in points { processors[0].add(p.point, raw: nil, extra: (p.horizontalAccuracy, p.course, p.verticalAccuracy)) }
+            for p in points { processors[0].add(p.point, hAcc: p.horizontalAccuracy, course: p.course, vAcc: p.verticalAccuracy) }
             try processors[0].end()
             result.points += points.count
         }
@@ -132,12 +137,12 @@ public enum RouteLinker {
         let group = DispatchGroup()
         for k in 0..<2 where !halves[k].isEmpty {
             group.enter()
-            let (half, processor, log, outcome) = (halves[k], processors[k], logs[k], outcomes[k])
+            let (half, processor, outcome) = (halves[k], processors[k], outcomes[k])
             let worker = Thread {
                 defer { group.leave() }
                 do {
                     for file in half {
-                        outcome.points.append(try decode(file, source: source, into: processor, faults: log, progress: progress))
+                        outcome.points.append(try replay(file, from: routes, into: processor))
                     }
                 } catch {
                     outcome.error = error
@@ -147,7 +152,7 @@ public enum RouteLinker {
             worker.start()
         }
         group.wait()
-        for log in logs { faults.absorb(log) }
+        for file in files { faults.absorb(routes.faults(of: file.index)) }
         if let error = outcomes.compactMap(\.error).first {
             if let csvPart { try? csvPart.close(); unlink(csvPart.path) }
             if let geojsonPart { try? geojsonPart.close(); unlink(geojsonPart.path) }
@@ -188,38 +193,12 @@ public enum RouteLinker {
         var error: Error?
     }
 
-    /// Decodes one route file into the processor; returns its point count.
-    static func decode(_ file: Plan.File, source: ExportSource, into processor: RouteProcessor, faults: FaultLog,
-                       progress: ProgressLine) throws -> Int {
+    /// Sends one route file's points through the processor; returns its point count.
+    static func replay(_ file: Plan.File, from routes: PredecodedRoutes, into processor: RouteProcessor) throws -> Int {
         processor.begin(workoutID: file.workoutID, activity: file.activity, routeFile: file.name)
-        let decoder = GPXDecoder(faults: faults, fileName: source.displayName, entryName: file.entry.path) { point, raw in
-            processor.add(point, raw: raw)
-        }
-        try source.read(file.entry) { chunk in
-            progress.advance(chunk.count)
-            try decoder.feed(chunk)
-        }
-        try decoder.finish()
+        let points = try routes.replay(file.index) { point, columns in processor.add(point, columns: columns) }
         try processor.end()
-        return decoder.points
-    }
-
-    /// The time of a route's first point, read without writing anything.
-    static func firstPointTime(of entry: ArchiveEntry, source: ExportSource) throws -> Int64? {
-        let probe = GPXDecoder(faults: FaultLog(file: source.displayName, strict: false), fileName: source.displayName,
-                               entryName: entry.path, onPoint: nil)
-        probe.stopAfterFirstPoint = true
-        do {
-            try source.read(entry) { chunk in
-                try probe.feed(chunk)
-                if probe.firstUTC != nil { throw StopReading() }
-            }
-            try probe.finish()
-        } catch is StopReading {
-        } catch where probe.firstUTC != nil {
-            // Stopping the parser after the first point surfaces as an error: expected.
-        }
-        return probe.firstUTC
+        return points
     }
 }
 

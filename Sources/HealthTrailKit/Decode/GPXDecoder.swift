@@ -12,8 +12,6 @@ public final class GPXDecoder: SAXDocumentDecoder {
     public private(set) var points = 0
     public private(set) var firstUTC: Int64?
     public private(set) var lastUTC: Int64?
-    /// Set to stop after the first point (used to find an unreferenced route's time).
-    var stopAfterFirstPoint = false
 
     /// Receives each valid point with its raw fields (valid only during the call).
     let onPoint: ((RoutePoint, GPXRawFields) -> Void)?
@@ -146,7 +144,6 @@ public final class GPXDecoder: SAXDocumentDecoder {
         points += 1
         if firstUTC == nil { firstUTC = time.utcSeconds }
         lastUTC = time.utcSeconds
-        if stopAfterFirstPoint { parser.stop(); return }
         guard let onPoint else { return }
         func number(_ field: Field) -> ByteSpan? {
             let v = span(field.rawValue)
@@ -181,4 +178,26 @@ public struct GPXRawFields {
     public var horizontalAccuracy: ByteSpan?
     public var course: ByteSpan?
     public var verticalAccuracy: ByteSpan?
+
+    /// The longest `render` output: seven fields of at most `GPXDecoder.maxFieldLength` bytes and six commas.
+    static let maxRenderedLength = 7 * GPXDecoder.maxFieldLength + 6
+
+    /// Writes `lat,lon,ele,speed,hAcc,course,vAcc` as `route_points.csv` holds them (a field
+    /// empty where the file has none) into `out`, which has room for `maxRenderedLength`
+    /// bytes; returns the length. The numbers are copied, never reformatted.
+    func render(into out: UnsafeMutablePointer<UInt8>) -> Int {
+        var n = 0
+        @inline(__always) func copy(_ span: ByteSpan) {
+            (out + n).update(from: span.start, count: span.count)
+            n += span.count
+        }
+        @inline(__always) func next(_ span: ByteSpan?) {
+            out[n] = 0x2C; n += 1
+            if let span { copy(span) }
+        }
+        copy(latitude)
+        next(longitude)
+        next(elevation); next(speed); next(horizontalAccuracy); next(course); next(verticalAccuracy)
+        return n
+    }
 }

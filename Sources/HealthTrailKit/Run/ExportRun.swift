@@ -87,6 +87,7 @@ public enum ExportRun {
         defer { Interruption.guarding(nil) }
         log.info("run started", metadata: ["event": "run.started", "input": .string(label), "output": .string(options.outputDirectory)])
         var overview: BackgroundTask<Double>?
+        var routeFiles: PredecodedRoutes?
         do {
             let outputs = try ExportOutputs(staging: staging)
             timings["open_s"] = Date().timeIntervalSince(started)
@@ -94,6 +95,13 @@ public enum ExportRun {
             let total = layout.mainXML.uncompressedSize + layout.routeFiles.reduce(0) { $0 + $1.uncompressedSize }
             let progress = ProgressLine(totalBytes: total, enabled: options.showProgress && ProgressLine.stderrIsTerminal)
             defer { progress.finish() }
+
+            // Route files are decoded meanwhile, on what the export.xml threads leave of the cores.
+            let predecoded = PredecodedRoutes(entries: layout.routeFiles, source: source,
+                                              spillPaths: try (0..<2).map { try staging.path(".route-points-\($0).spill") },
+                                              faults: faults, progress: progress)
+            routeFiles = predecoded
+            defer { predecoded.remove() }   // spill files must not be committed
 
             var clock = Date()
             let decoder = ExportDecoder(outputs: outputs, faults: faults, fileName: source.displayName,
@@ -110,7 +118,11 @@ public enum ExportRun {
             timings["export_xml_s"] = Date().timeIntervalSince(clock)
 
             clock = Date()
-            let plan = try RouteLinker.plan(layout: layout, source: source, workouts: decoder.workouts)
+            try predecoded.wait()
+            timings["routes_wait_s"] = Date().timeIntervalSince(clock)
+
+            clock = Date()
+            let plan = try RouteLinker.plan(layout: layout, routes: predecoded, workouts: decoder.workouts)
             let join = try HeartRateJoin(spill: spill, windows: plan.windows, tolerance: options.joinTolerance,
                                          sourceOrder: options.sourcePriority.order(decoder.sources),
                                          sortSpillPath: staging.path(".heart-rate-join.spill"),
@@ -128,9 +140,10 @@ public enum ExportRun {
                            offsets: Dictionary(decoder.workouts.map { ($0.id, WorkoutFigures($0).offsetMinutes) },
                                                uniquingKeysWith: { a, _ in a }))
             }
-            let routes = try RouteLinker.run(plan, source: source, inlineRoutes: decoder.inlineRoutes, join: join,
+            let routes = try RouteLinker.run(plan, routes: predecoded, inlineRoutes: decoder.inlineRoutes, join: join,
                                              zones: zones, csv: outputs.routePoints, geojson: geojson, maps: mapContext,
-                                             faults: faults, progress: progress)
+                                             faults: faults)
+            predecoded.remove()
             try geojson?.close()
             timings["routes_s"] = Date().timeIntervalSince(clock)
 
@@ -220,6 +233,7 @@ public enum ExportRun {
             return manifest
         } catch {
             _ = try? hash.value()        // nothing may still read the source
+            routeFiles?.cancel()         // nor decode route files into the staging folder
             _ = try? overview?.value()   // nor write into the staging folder being removed
             staging.discard()
             throw error

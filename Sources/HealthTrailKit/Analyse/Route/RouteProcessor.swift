@@ -44,8 +44,27 @@ final class RouteProcessor {
         stats = RouteStats(zoneCount: zones.zones.count)
     }
 
-    /// One point; `raw` carries the file's own text for the numbers (GPX), nil for inline points.
-    func add(_ p: RoutePoint, raw: GPXRawFields?, extra: (hAcc: Double?, course: Double?, vAcc: Double?) = (nil, nil, nil)) {
+    /// A route file's point with its `lat`…`vAcc` columns as the file wrote them (`RoutePointRecord`).
+    func add(_ p: RoutePoint, columns: ByteSpan) {
+        add(p) { $0.raw(columns) }
+    }
+
+    /// An inline point of an old export, whose columns are formatted from the numbers.
+    func add(_ p: RoutePoint, hAcc: Double?, course: Double?, vAcc: Double?) {
+        add(p) { w in
+            w.decimal(p.latitude, digits: 6); w.comma()
+            w.decimal(p.longitude, digits: 6)
+            for value in [p.elevation, p.speed, hAcc, course, vAcc] {
+                w.comma()
+                if let value { w.decimal(value, digits: 6) }
+            }
+        }
+    }
+
+    /// Joins the point's heart rate, adds it to the route and writes its row, whose columns
+    /// from `lat` to `vAcc` come from `columns`.
+    @inline(__always)
+    private func add(_ p: RoutePoint, columns: (CSVWriter) -> Void) {
         var point = p
         point.bpm = cursor?.bpm(at: p.time)
         stats.add(point, zones: zones)
@@ -54,21 +73,7 @@ final class RouteProcessor {
         workoutID.withUnsafeBufferPointer { w.field(ByteSpan(start: $0.baseAddress!, count: $0.count)) }
         w.comma()
         w.utc(point.time); w.comma()
-        if let raw {
-            w.raw(raw.latitude); w.comma()
-            w.raw(raw.longitude)
-            for field in [raw.elevation, raw.speed, raw.horizontalAccuracy, raw.course, raw.verticalAccuracy] {
-                w.comma()
-                if let field { w.raw(field) }
-            }
-        } else {
-            w.decimal(point.latitude, digits: 6); w.comma()
-            w.decimal(point.longitude, digits: 6)
-            for value in [point.elevation, point.speed, extra.hAcc, extra.course, extra.vAcc] {
-                w.comma()
-                if let value { w.decimal(value, digits: 6) }
-            }
-        }
+        columns(w)
         w.comma()
         if let bpm = point.bpm {
             w.decimal(bpm, digits: 1); w.comma()

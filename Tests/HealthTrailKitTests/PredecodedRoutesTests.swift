@@ -1,0 +1,153 @@
+import Foundation
+import Testing
+@testable import HealthTrailKit
+
+/// Route files are decoded while export.xml is parsed, into spill files, and replayed once the
+/// join is built. The replay must hand over exactly what decoding the file then would have:
+/// the same points, the same CSV columns byte for byte, the same faults, the same first error.
+@Suite struct PredecodedRoutesTests {
+    /// A route file of `count` points a second apart from `start`; every `gapEvery`-th point
+    /// lacks elevation and extensions, and `badPoint` (if any) has a longitude that is no number.
+    static func gpx(start: Int64, count: Int, gapEvery: Int = 4, badPoint: Int? = nil) -> String {
+        var text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<gpx version=\"1.1\"><trk><trkseg>\n"
+        for k in 0..<count {
+            let lon = k == badPoint ? "east" : String(format: "%.6f", 2.35 + Double(k) * 0.00003)
+            let time = Timestamp(utcSeconds: start + Int64(k)).utcString
+            if k % gapEvery == 0 {
+                text += "<trkpt lon=\"\(lon)\" lat=\"48.8500\"><time>\(time)</time></trkpt>\n"
+            } else {
+                text += "<trkpt lon=\"\(lon)\" lat=\"48.85\(k % 10)0\"><ele>3\(k % 10).25</ele><time>\(time)</time>"
+                    + "<extensions><speed>2.\(k % 7)</speed><course>1\(k % 9)</course><hAcc>3.2</hAcc>"
+                    + "<vAcc>2.1</vAcc></extensions></trkpt>\n"
+            }
+        }
+        return text + "</trkseg></trk></gpx>\n"
+    }
+
+    /// What decoding `entry` directly gives: points with their rendered columns, and faults.
+    static func decodeDirectly(_ entry: ArchiveEntry, of source: ExportSource) throws
+        -> (points: [(RoutePoint, String)], faults: Int, first: Int64?) {
+        let log = FaultLog(file: source.displayName, strict: false)
+        var points: [(RoutePoint, String)] = []
+        let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: GPXRawFields.maxRenderedLength)
+        defer { scratch.deallocate() }
+        let decoder = GPXDecoder(faults: log, fileName: source.displayName, entryName: entry.path) { point, raw in
+            let n = raw.render(into: scratch)
+            points.append((point, String(decoding: UnsafeBufferPointer(start: scratch, count: n), as: UTF8.self)))
+        }
+        try source.read(entry) { try decoder.feed($0) }
+        try decoder.finish()
+        return (points, log.total, decoder.firstUTC)
+    }
+
+    static func routeEntries(_ source: ExportSource) -> [ArchiveEntry] {
+        source.entries.filter { $0.path.hasSuffix(".gpx") }.sorted { $0.path < $1.path }
+    }
+
+    @Test func replayHandsOverWhatDecodingGives() throws {
+        let dir = Support.temporaryDirectory()
+        // Enough files for both threads to take several, and one big enough to cross the
+        // reader's 1 MiB blocks (records must be read whole across a block boundary).
+        var entries: [(String, String)] = []
+        for k in 0..<9 {
+            let count = k == 4 ? 12_000 : 40 + k * 13
+            entries.append(("apple_health_export/workout-routes/route_\(k).gpx",
+                            Self.gpx(start: 1_700_000_000 + Int64(k) * 86_400, count: count, badPoint: k == 2 ? 7 : nil)))
+        }
+        try Support.makeZip(dir + "/routes.zip", entries)
+        let source = try openExportSource(path: dir + "/routes.zip")
+        let files = Self.routeEntries(source)
+        let spills = [dir + "/a.spill", dir + "/b.spill"]
+        let routes = PredecodedRoutes(entries: files, source: source, spillPaths: spills,
+                                      faults: FaultLog(file: source.displayName, strict: false),
+                                      progress: ProgressLine(totalBytes: 1, enabled: false))
+        try routes.wait()
+        var total = 0
+        for (index, entry) in files.enumerated() {
+            let expected = try Self.decodeDirectly(entry, of: source)
+            var replayed: [(RoutePoint, String)] = []
+            let count = try routes.replay(index) { point, columns in replayed.append((point, columns.string)) }
+            #expect(count == expected.points.count && replayed.count == count, "\(entry.path)")
+            for (a, b) in zip(replayed, expected.points) {
+                #expect(a.0 == b.0 && a.1 == b.1, "\(entry.path): \(a) vs \(b)")
+            }
+            #expect(routes.faults(of: index).total == expected.faults, "\(entry.path)")
+            #expect(try routes.firstUTC(of: index) == expected.first)
+            total += count
+        }
+        #expect(total > 12_000)
+        #expect(routes.faults(of: 2).total == 1 && routes.faults(of: 2).countsByKind["non_numeric_value"] == 1)
+        // Absent fields stay absent: the first point of each file has no elevation and empty columns.
+        var first: (RoutePoint, String)?
+        try routes.replay(0) { point, columns in if first == nil { first = (point, columns.string) } }
+        #expect(first?.0.elevation == nil && first?.0.speed == nil && first?.1 == "48.8500,2.350000,,,,,")
+        routes.remove()
+        #expect(spills.allSatisfy { !FileManager.default.fileExists(atPath: $0) })
+    }
+
+    @Test func aFailingFileKeepsItsErrorForItsTurn() throws {
+        let dir = Support.temporaryDirectory()
+        var entries: [(String, String)] = []
+        for k in 0..<6 {
+            var text = Self.gpx(start: 1_700_000_000 + Int64(k) * 86_400, count: 30)
+            if k == 2 { text = String(text.prefix(400)) + "<trkpt lat=\"1\" lon=\"2\"></gpx>" }   // mismatched tag
+            entries.append(("apple_health_export/workout-routes/route_\(k).gpx", text))
+        }
+        try Support.makeZip(dir + "/routes.zip", entries)
+        let source = try openExportSource(path: dir + "/routes.zip")
+        let files = Self.routeEntries(source)
+        let routes = PredecodedRoutes(entries: files, source: source, spillPaths: [dir + "/a.spill", dir + "/b.spill"],
+                                      faults: FaultLog(file: source.displayName, strict: false),
+                                      progress: ProgressLine(totalBytes: 1, enabled: false))
+        try routes.wait()
+        #expect(try routes.replay(0) { _, _ in } == 30)
+        #expect(try routes.replay(1) { _, _ in } == 30)
+        var before = 0
+        let error = #expect(throws: InputError.self) { try routes.replay(2) { _, _ in before += 1 } }
+        #expect(error?.description.contains("route_2.gpx") == true && error?.description.contains("line") == true,
+                "\(String(describing: error))")
+        #expect(before > 0, "the valid points before the error are still handed over")
+    }
+
+    @Test func aRunWhoseRoutesFailLeavesTheOutputsAsTheyWere() throws {
+        let dir = Support.temporaryDirectory()
+        _ = try ExportSynthesizer.write(to: dir + "/good.zip", options: SynthOptions(days: 6, seed: 5))
+        var options = RunOptions(inputPath: dir + "/good.zip", outputDirectory: dir + "/out")
+        _ = try ExportRun.run(options)
+        let before = try Support.snapshot(dir + "/out")
+
+        // The same export with one route file cut short.
+        let good = try openExportSource(path: dir + "/good.zip")
+        let routeFile = try #require(Self.routeEntries(good).first)
+        var entries: [(String, String)] = []
+        for entry in good.entries where !entry.path.hasSuffix("/") {
+            var bytes: [UInt8] = []
+            try good.read(entry) { bytes += $0 }
+            if entry.path == routeFile.path { bytes = Array(bytes.prefix(bytes.count / 2)) }
+            entries.append((entry.path, String(decoding: bytes, as: UTF8.self)))
+        }
+        try Support.makeZip(dir + "/cut.zip", entries)
+        options.inputPath = dir + "/cut.zip"
+        let error = #expect(throws: InputError.self) { try ExportRun.run(options) }
+        #expect(error?.description.contains(routeFile.path) == true, "\(String(describing: error))")
+        #expect(try Support.snapshot(dir + "/out") == before)
+        let left = try #require(FileManager.default.subpaths(atPath: dir + "/out"))
+        #expect(left.filter { $0.hasSuffix(".spill") || $0.contains(".staging-") }.isEmpty, "\(left)")
+    }
+
+    @Test func aBrokenExportStopsTheRouteDecodingAndLeavesNothing() throws {
+        let dir = Support.temporaryDirectory()
+        var entries: [(String, String)] = [("apple_health_export/export.xml",
+                                            Support.prolog + "<Record type=\"HKQuantityTypeIdentifierStepCount\" <oops/>\n")]
+        for k in 0..<40 {
+            entries.append(("apple_health_export/workout-routes/route_\(k).gpx",
+                            Self.gpx(start: 1_700_000_000 + Int64(k) * 86_400, count: 3_000)))
+        }
+        try Support.makeZip(dir + "/broken.zip", entries)
+        let options = RunOptions(inputPath: dir + "/broken.zip", outputDirectory: dir + "/out")
+        let error = #expect(throws: InputError.self) { try ExportRun.run(options) }
+        #expect(error?.description.contains("export.xml") == true, "\(String(describing: error))")
+        let left = try #require(FileManager.default.subpaths(atPath: dir + "/out"))
+        #expect(left.filter { $0.hasSuffix(".spill") || $0.contains(".staging-") }.isEmpty, "\(left)")
+    }
+}
