@@ -10,6 +10,9 @@ struct Measurement: Codable {
     var seconds: Double
     /// Peak resident set size in KiB, from `wait4`'s `ru_maxrss`.
     var peakRSSKiB: Int
+    /// CPU time over all its threads, user + system, from the same rusage: what the work costs
+    /// however it is spread over the cores.
+    var cpuSeconds: Double
 }
 
 /// A child that exited non-zero or was killed.
@@ -62,7 +65,9 @@ func measure(_ command: [String], stdoutPath: String, stderrPath: String) throws
         let how = signal != 0 ? "was killed by signal \(signal)" : "exited with status \(exitCode)"
         throw ChildFailure(command: command, status: how, stderrTail: tail(ofFile: stderrPath))
     }
-    return Measurement(seconds: seconds, peakRSSKiB: kibibytes(maxRSS: usage.ru_maxrss))
+    func cpu(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+    return Measurement(seconds: seconds, peakRSSKiB: kibibytes(maxRSS: usage.ru_maxrss),
+                       cpuSeconds: cpu(usage.ru_utime) + cpu(usage.ru_stime))
 }
 
 /// Lowers the driver's own peak-RSS mark to its current RSS (Linux only).

@@ -28,10 +28,15 @@ func markdown(_ result: BenchResult) -> String {
             ["export.xml throughput (MB/s)", fixed(f.megabytesPerSecond, 1), fixed(h.megabytesPerSecond, 1)],
             ["median peak RSS (MiB)", mebibytes(f.medianPeakRSSKiB), mebibytes(h.medianPeakRSSKiB)],
             ["max peak RSS (MiB)", mebibytes(f.maxPeakRSSKiB), mebibytes(h.maxPeakRSSKiB)],
+            ["median CPU time, user + sys (s)", fixed(f.medianCPUSeconds, 3), fixed(h.medianCPUSeconds, 3)],
         ]))
     lines.append("")
     lines.append("**healthtrail / floor = \(fixed(result.ratioOfMedians, 2))×** (ratio of median wall times, the headline); "
         + "median of per-round ratios: \(fixed(result.medianOfRoundRatios, 2))×.")
+    lines.append("")
+    lines.append("CPU: HealthTrail spends \(fixed(h.medianCPUSeconds / f.medianCPUSeconds, 2))× the floor's CPU time. "
+        + "Spread perfectly over this machine's \(result.cores) cores it would take "
+        + "\(fixed(result.perfectSpreadRatio, 2))× the floor's wall time: no scheduling can go below that.")
     let manifests = result.rounds.compactMap(\.manifest)
     if let m = manifests.first {
         lines.append("")

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The middle value (mean of the two middle ones for an even count); nil when empty.
 ///
 /// Medians rather than means: on a shared, noisy machine one round stalled by another process
@@ -34,12 +36,15 @@ struct ToolSummary: Codable {
     var megabytesPerSecond: Double
     var medianPeakRSSKiB: Double
     var maxPeakRSSKiB: Int
+    /// Median CPU seconds (user + system, all threads).
+    var medianCPUSeconds: Double
 
     init(_ measurements: [Measurement], xmlBytes: UInt64) {
         medianSeconds = median(measurements.map(\.seconds))!
         megabytesPerSecond = Double(xmlBytes) / 1e6 / medianSeconds
         medianPeakRSSKiB = median(measurements.map { Double($0.peakRSSKiB) })!
         maxPeakRSSKiB = measurements.map(\.peakRSSKiB).max()!
+        medianCPUSeconds = median(measurements.map(\.cpuSeconds))!
     }
 }
 
@@ -59,6 +64,11 @@ struct BenchResult: Codable {
     var medianOfRoundRatios: Double
     /// Peak RSS, in KiB, that a do-nothing child reads as (see `rssResolution`).
     var rssResolutionKiB: Int?
+    /// Cores of the machine: HealthTrail's wall time cannot fall below its CPU time / cores.
+    var cores: Int
+    /// HealthTrail's median CPU time / cores / the floor's median wall time: the ratio it would
+    /// reach if its work were spread perfectly over every core.
+    var perfectSpreadRatio: Double
 
     init(label: String?, date: String, host: String, export: ExportInfo, rounds: [Round], rssResolutionKiB: Int?) {
         self.label = label
@@ -72,5 +82,7 @@ struct BenchResult: Codable {
         ratioOfMedians = healthtrail.medianSeconds / floor.medianSeconds
         medianOfRoundRatios = median(rounds.map(\.ratio))!
         self.rssResolutionKiB = rssResolutionKiB
+        cores = ProcessInfo.processInfo.activeProcessorCount
+        perfectSpreadRatio = healthtrail.medianCPUSeconds / Double(cores) / floor.medianSeconds
     }
 }

@@ -166,15 +166,7 @@ public final class ExportDecoder: SAXDocumentDecoder {
         parser.stop()
     }
 
-    // MARK: Faults and sources
-
-    /// Counts a skippable fault; under `--strict` stops the parser with it.
-    func fault(_ kind: String, _ message: String) {
-        if let error = faults.record(entry: entryName, line: parser.line, kind: kind, message) {
-            if fatal == nil { fatal = error }
-            parser.stop()
-        }
-    }
+    // MARK: Sources (faults: `SAXDocumentDecoder.fault`)
 
     /// The index of a source name, recognised by its bytes; a handful of recent ones are checked first.
     @inline(__always)

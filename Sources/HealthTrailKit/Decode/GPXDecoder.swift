@@ -156,13 +156,6 @@ public final class GPXDecoder: SAXDocumentDecoder {
                                speed: raw.speed.flatMap(NumberText.fastDouble))
         onPoint(point, raw)
     }
-
-    func fault(_ kind: String, _ message: String) {
-        if let error = faults.record(entry: entryName, line: parser.line, kind: kind, message) {
-            if fatal == nil { fatal = error }
-            parser.stop()
-        }
-    }
 }
 
 #if canImport(Glibc)

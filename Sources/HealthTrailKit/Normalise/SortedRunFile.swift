@@ -68,7 +68,7 @@ final class SortedRunFile<Element: BitwiseCopyable> {
 
     private func writeRun(path: String) -> Bool {
         if writer == nil {
-            do { writer = try CSVWriter(path: path, header: [], bufferSize: 1 << 20) } catch {
+            do { writer = try CSVWriter(path: path, header: [], bufferSize: 1 << 20, writeBehind: true) } catch {
                 failure = error as? InputError ?? InputError(file: path, "cannot create spill file")
                 return false
             }

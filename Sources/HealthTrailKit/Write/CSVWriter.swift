@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -13,19 +14,28 @@ public final class CSVWriter {
     public let path: String
     public private(set) var rows: Int = 0
     private let fd: Int32
-    private let buffer: UnsafeMutablePointer<UInt8>
+    private var buffer: UnsafeMutablePointer<UInt8>
     private let capacity: Int
     private var used = 0
     private var closed = false
+    /// With write-behind: the second buffer, which `WriteBehindQueue.shared` writes out while
+    /// `buffer` fills; `inFlight` until that write is done (`written` is signalled then).
+    private var spare: UnsafeMutablePointer<UInt8>?
+    private var inFlight = false
+    private let written = DispatchSemaphore(value: 0)
 
     /// Creates the file owner-only (0600) and writes the header row (none for an empty header:
     /// a part file whose rows will be appended to another).
-    public init(path: String, header: [String], bufferSize: Int = 256 * 1024) throws {
+    /// - Parameter writeBehind: hand full buffers to `WriteBehindQueue.shared` instead of
+    ///   writing them on the calling thread (for files written on the critical path; costs a
+    ///   second buffer).
+    public init(path: String, header: [String], bufferSize: Int = 256 * 1024, writeBehind: Bool = false) throws {
         self.path = path
         fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw InputError(file: path, "cannot create output file: \(String(cString: strerror(errno)))") }
         capacity = bufferSize
         buffer = .allocate(capacity: bufferSize)
+        spare = writeBehind ? .allocate(capacity: bufferSize) : nil
         for (i, name) in header.enumerated() {
             if i > 0 { comma() }
             var name = name
@@ -36,7 +46,9 @@ public final class CSVWriter {
     }
 
     deinit {
+        waitForWriteBehind()
         buffer.deallocate()
+        spare?.deallocate()
         if !closed { Glibc.close(fd) }
     }
 
@@ -72,6 +84,7 @@ public final class CSVWriter {
     public func raw(_ p: UnsafePointer<UInt8>, _ n: Int) {
         if used + n > capacity { flushBuffer() }
         if n > capacity {
+            waitForWriteBehind()   // the bytes before these must land first
             writeAll(UnsafeRawPointer(p), n)
             return
         }
@@ -183,8 +196,29 @@ public final class CSVWriter {
     private var failure: InputError?
 
     private func flushBuffer() {
-        if used > 0 { writeAll(UnsafeRawPointer(buffer), used) }
+        guard used > 0 else { return }
+        guard let free = spare else {
+            writeAll(UnsafeRawPointer(buffer), used)
+            used = 0
+            return
+        }
+        waitForWriteBehind()   // the spare's last write is done: it can be filled again
+        let full = UnsafeRawPointer(buffer), count = used
+        spare = buffer
+        buffer = free
         used = 0
+        inFlight = true
+        WriteBehindQueue.shared.submit { [self] in
+            writeAll(full, count)
+            written.signal()
+        }
+    }
+
+    /// Waits for the buffer in flight (if any) to be written. After this, `failure` may be read.
+    private func waitForWriteBehind() {
+        guard inFlight else { return }
+        written.wait()
+        inFlight = false
     }
 
     private func writeAll(_ p: UnsafeRawPointer, _ n: Int) {
@@ -205,12 +239,13 @@ public final class CSVWriter {
     }
 
     /// Writes out the buffer; errors surface in `close()`.
-    public func flush() { flushBuffer() }
+    public func flush() { flushBuffer(); waitForWriteBehind() }
 
     /// Flushes the buffer and waits until the file's data is on disk. Safe to call from another
     /// thread once writing has finished (ExportOutputs syncs all files concurrently).
     public func sync() {
         flushBuffer()
+        waitForWriteBehind()
         if fsync(fd) != 0 && errno != EINVAL && failure == nil {
             failure = InputError(file: path, "cannot write: \(String(cString: strerror(errno)))")
         }
@@ -221,7 +256,7 @@ public final class CSVWriter {
     ///   which need no fsync.
     public func close(syncing: Bool = true) throws {
         guard !closed else { return }
-        if syncing { sync() } else { flushBuffer() }
+        if syncing { sync() } else { flushBuffer(); waitForWriteBehind() }
         closed = true
         Glibc.close(fd)
         if let failure { throw failure }

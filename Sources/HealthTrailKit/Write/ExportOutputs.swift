@@ -29,10 +29,14 @@ public final class ExportOutputs {
 
     public init(staging: OutputStaging) throws {
         self.staging = staging
-        heartRate = try CSVWriter(path: staging.path("heart_rate.csv"), header: Self.heartRateColumns, bufferSize: 1 << 20)
-        routePoints = try CSVWriter(path: staging.path("route_points.csv"), header: Self.routePointColumns, bufferSize: 1 << 20)
-        hrvBeats = try CSVWriter(path: staging.path("hrv_beats.csv"), header: Self.hrvBeatColumns)
-        activitySummaries = try CSVWriter(path: staging.path("activity_summaries.csv"), header: Self.activitySummaryColumns)
+        // Files written while export.xml is parsed hand their writes to another thread (write-behind).
+        heartRate = try CSVWriter(path: staging.path("heart_rate.csv"), header: Self.heartRateColumns, bufferSize: 1 << 20,
+                                  writeBehind: true)
+        routePoints = try CSVWriter(path: staging.path("route_points.csv"), header: Self.routePointColumns, bufferSize: 1 << 20,
+                                    writeBehind: true)
+        hrvBeats = try CSVWriter(path: staging.path("hrv_beats.csv"), header: Self.hrvBeatColumns, writeBehind: true)
+        activitySummaries = try CSVWriter(path: staging.path("activity_summaries.csv"), header: Self.activitySummaryColumns,
+                                          writeBehind: true)
         writers = [("heart_rate.csv", heartRate), ("route_points.csv", routePoints), ("hrv_beats.csv", hrvBeats),
                    ("activity_summaries.csv", activitySummaries)]
     }
@@ -49,7 +53,7 @@ public final class ExportOutputs {
         takenNames.insert(base)
         let name = "records/\(base).csv"
         // Large buffers only where the data is large: dozens of types would otherwise cost RSS.
-        let w = try CSVWriter(path: staging.path(name), header: Self.recordColumns, bufferSize: 64 * 1024)
+        let w = try CSVWriter(path: staging.path(name), header: Self.recordColumns, bufferSize: 64 * 1024, writeBehind: true)
         type.writer = w
         writers.append((name, w))
         return w

@@ -3,10 +3,23 @@
 protocol SAXDocumentDecoder: AnyObject {
     var parser: SAXPushParser! { get }
     /// The error a callback raised; it wins over the parser's own "stopped" error.
-    var fatal: InputError? { get }
+    var fatal: InputError? { get set }
+    /// Where skipped records are counted.
+    var faults: FaultLog { get }
+    /// The archive entry being decoded, named in faults.
+    var entryName: String { get }
 }
 
 extension SAXDocumentDecoder {
+    /// Counts a skipped record at the parser's line; under `--strict` it becomes the fatal error
+    /// and the parse stops.
+    func fault(_ kind: String, _ message: String) {
+        if let error = faults.record(entry: entryName, line: parser.line, kind: kind, message) {
+            if fatal == nil { fatal = error }
+            parser.stop()
+        }
+    }
+
     /// Parses one chunk of the document.
     func feed(_ chunk: UnsafeRawBufferPointer) throws {
         do { try parser.feed(chunk) } catch { throw fatal ?? error }

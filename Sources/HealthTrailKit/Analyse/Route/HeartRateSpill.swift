@@ -22,7 +22,7 @@ final class HeartRateSpill {
 
     init(path: String) throws {
         self.path = path
-        writer = try CSVWriter(path: path, header: [], bufferSize: 1 << 20)
+        writer = try CSVWriter(path: path, header: [], bufferSize: 1 << 20, writeBehind: true)
     }
 
     @inline(__always)

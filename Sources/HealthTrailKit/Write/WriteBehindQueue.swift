@@ -1,0 +1,39 @@
+import Foundation
+
+/// One thread that makes the `write` system calls of buffered files, in the order they were
+/// handed over, so that the thread filling a buffer never waits for the kernel to copy it.
+///
+/// During export.xml the parsing thread is the critical path and the other core has time to
+/// spare: a `CSVWriter` with write-behind hands a full buffer here and fills its second one
+/// meanwhile. Each writer has at most one buffer in flight, so the queue never holds more jobs
+/// than there are writers.
+final class WriteBehindQueue: @unchecked Sendable {
+    /// The process's queue, started on first use and never stopped (its thread sleeps when idle).
+    static let shared = WriteBehindQueue()
+
+    private let condition = NSCondition()
+    private var jobs: [() -> Void] = []
+
+    private init() {
+        let thread = Thread { [unowned self] in
+            while true {
+                condition.lock()
+                while jobs.isEmpty { condition.wait() }
+                let batch = jobs
+                jobs.removeAll(keepingCapacity: true)
+                condition.unlock()
+                for job in batch { job() }
+            }
+        }
+        thread.stackSize = 1 << 18
+        thread.start()
+    }
+
+    /// Runs `job` on the queue's thread after every job submitted before it.
+    func submit(_ job: @escaping () -> Void) {
+        condition.lock()
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+}
