@@ -30,6 +30,19 @@ enum RoutePointRecord {
         return headerLength + columns
     }
 
+    /// The point and columns of the whole record at `header` (the columns stay in place).
+    @inline(__always)
+    static func decode(_ header: UnsafeRawPointer) -> (RoutePoint, ByteSpan) {
+        let count = Int(header.loadUnaligned(fromByteOffset: 40, as: UInt16.self))
+        let elevation = header.loadUnaligned(fromByteOffset: 24, as: Double.self)
+        let speed = header.loadUnaligned(fromByteOffset: 32, as: Double.self)
+        let point = RoutePoint(time: header.loadUnaligned(as: Int64.self),
+                               latitude: header.loadUnaligned(fromByteOffset: 8, as: Double.self),
+                               longitude: header.loadUnaligned(fromByteOffset: 16, as: Double.self),
+                               elevation: elevation.isNaN ? nil : elevation, speed: speed.isNaN ? nil : speed)
+        return (point, ByteSpan(start: (header + headerLength).assumingMemoryBound(to: UInt8.self), count: count))
+    }
+
     /// Reads one file's records back from a spill file in 1 MiB blocks.
     final class Reader {
         let file: ReadOnlyFile
@@ -58,16 +71,8 @@ enum RoutePointRecord {
             let header = UnsafeRawPointer(buffer.baseAddress! + position)
             let count = Int(header.loadUnaligned(fromByteOffset: 40, as: UInt16.self))
             guard filled - position >= RoutePointRecord.headerLength + count else { throw truncated() }
-            let elevation = header.loadUnaligned(fromByteOffset: 24, as: Double.self)
-            let speed = header.loadUnaligned(fromByteOffset: 32, as: Double.self)
-            let point = RoutePoint(time: header.loadUnaligned(as: Int64.self),
-                                   latitude: header.loadUnaligned(fromByteOffset: 8, as: Double.self),
-                                   longitude: header.loadUnaligned(fromByteOffset: 16, as: Double.self),
-                                   elevation: elevation.isNaN ? nil : elevation, speed: speed.isNaN ? nil : speed)
-            let columns = ByteSpan(start: (header + RoutePointRecord.headerLength).assumingMemoryBound(to: UInt8.self),
-                                   count: count)
             position += RoutePointRecord.headerLength + count
-            return (point, columns)
+            return RoutePointRecord.decode(header)
         }
 
         /// Moves the unread bytes to the front and reads as many more as fit.
