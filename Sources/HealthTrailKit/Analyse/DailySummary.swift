@@ -36,6 +36,9 @@ final class DailySummary {
     private var table: [DailyFigures] = []
     private var firstDay: Int64 = 0
     private var open: [CumulativeKind: CumulativeSeries] = [:]
+    /// The open series appended to last: records come grouped by type, so nearly every sample
+    /// finds its series here without hashing.
+    private var lastOpen: (kind: CumulativeKind, series: CumulativeSeries)?
     private var closed: Set<CumulativeKind> = []
     /// Kinds whose records came in two separate groups: each group is de-duplicated on its own,
     /// not against the other (reported in the manifest; Apple's exports group each type once).
@@ -126,23 +129,30 @@ final class DailySummary {
     func cumulative(_ kind: CumulativeKind, start: Timestamp, end: Timestamp, value: Double, source: Int) {
         // Samples are stored with 32-bit seconds (1970…2106): a date outside is a broken record.
         guard start.utcSeconds >= 0, end.utcSeconds <= Int64(UInt32.max), end.utcSeconds >= start.utcSeconds else { return }
-        if open[kind] == nil && closed.contains(kind) { reopened.insert(kind) }
         let sample = CumulativeSample(start: start.utcSeconds, end: end.utcSeconds, value: value, source: Int32(source),
                                       offsetMinutes: Int16(start.offsetMinutes))
+        if let last = lastOpen, last.kind == kind {
+            last.series.append(sample)
+            return
+        }
         if let series = open[kind] {
             series.append(sample)
-        } else {
-            let series = CumulativeSeries(kind: kind, spillPath: spillDirectory.map { "\($0)/.cumulative-\(kind).spill" },
-                                          runLength: spillRunLength)
-            series.append(sample)
-            open[kind] = series
+            lastOpen = (kind, series)
+            return
         }
+        if closed.contains(kind) { reopened.insert(kind) }
+        let series = CumulativeSeries(kind: kind, spillPath: spillDirectory.map { "\($0)/.cumulative-\(kind).spill" },
+                                      runLength: spillRunLength)
+        series.append(sample)
+        open[kind] = series
+        lastOpen = (kind, series)
     }
 
     /// De-duplicates and adds every open series except `keep` (the type now being read).
     func closeSeries(except keep: CumulativeKind?, sources: [String]) {
         let kinds = open.keys.filter { $0 != keep }
         guard !kinds.isEmpty else { return }
+        lastOpen = nil
         let order = priority.order(sources)
         for kind in kinds.sorted(by: { $0.rawValue < $1.rawValue }) {
             guard let series = open.removeValue(forKey: kind) else { continue }
