@@ -25,7 +25,7 @@ extension ExportDecoder {
                           duration: attributes.quantity(.duration, .durationUnit),
                           totalDistance: attributes.quantity(.totalDistance, .totalDistanceUnit),
                           totalEnergyBurned: attributes.quantity(.totalEnergyBurned, .totalEnergyBurnedUnit),
-                          source: attributes.string(.sourceName) ?? "", line: parser.line)
+                          source: attributes.string(.sourceName) ?? "", line: line)
     }
 
     func workoutChild(_ element: ExportElement, parent: ExportElement) {

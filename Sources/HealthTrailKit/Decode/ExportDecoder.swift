@@ -1,4 +1,5 @@
 import CLibXML2
+import Foundation
 
 /// Decodes export.xml from SAX2 events into CSV rows and typed values.
 ///
@@ -27,6 +28,11 @@ public final class ExportDecoder: SAXDocumentDecoder {
     var parser: SAXPushParser!
     /// A fatal error raised inside a callback (a write failure, a fault under `--strict`).
     var fatal: InputError?
+    /// Set by `decodeOnOwnThread()`: the parse only captures elements, another thread decodes.
+    var capture: CapturedElements?
+    var decodingDone: DispatchSemaphore?
+    /// The line of the element being decoded on the decoding thread.
+    var capturedLine = 0
 
     // MARK: Decoding state
     let attributes = AttributeSlots()
@@ -77,11 +83,23 @@ public final class ExportDecoder: SAXDocumentDecoder {
         // `_withUnsafeGuaranteedRef`: the decoder outlives the parser, so no retain/release per event.
         sax.startElementNs = { ctx, localname, _, _, _, _, count, _, attrs in
             guard let ctx, let localname else { return }
-            Unmanaged<ExportDecoder>.fromOpaque(ctx)._withUnsafeGuaranteedRef { $0.start(localname, count, attrs) }
+            Unmanaged<ExportDecoder>.fromOpaque(ctx)._withUnsafeGuaranteedRef { decoder in
+                if let capture = decoder.capture {
+                    if !capture.start(localname, count, attrs, line: decoder.parser.line) { decoder.parser.stop() }
+                } else {
+                    decoder.start(localname, count, attrs)
+                }
+            }
         }
         sax.endElementNs = { ctx, _, _, _ in
             guard let ctx else { return }
-            Unmanaged<ExportDecoder>.fromOpaque(ctx)._withUnsafeGuaranteedRef { $0.end() }
+            Unmanaged<ExportDecoder>.fromOpaque(ctx)._withUnsafeGuaranteedRef { decoder in
+                if let capture = decoder.capture {
+                    if !capture.end() { decoder.parser.stop() }
+                } else {
+                    decoder.end()
+                }
+            }
         }
         parser = SAXPushParser(handler: sax, userData: Unmanaged.passUnretained(self).toOpaque(),
                                fileName: fileName, entryName: entryName)
@@ -91,9 +109,17 @@ public final class ExportDecoder: SAXDocumentDecoder {
 
     // MARK: Element dispatch
 
+    /// A start tag decoded where libxml2 reports it (no decoding thread).
     @inline(__always)
     func start(_ name: UnsafePointer<UInt8>, _ count: Int32, _ attrs: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
         let element = elements.lookup(name)
+        if CapturedElements.readsAttributes(element) { attributes.load(count, attrs) }
+        start(element)
+    }
+
+    /// A start tag whose attributes are in `attributes` already.
+    @inline(__always)
+    func start(_ element: ExportElement) {
         let parent = depth > 0 ? stack[min(depth - 1, 255)] : .other
         if depth < 256 { stack[depth] = element }
         depth += 1
@@ -102,34 +128,25 @@ public final class ExportDecoder: SAXDocumentDecoder {
         case .record:
             // Records inside a Correlation duplicate top-level ones.
             guard parent == .healthData else { return }
-            attributes.load(count, attrs)
             startRecord()
         case .metadataEntry:
-            attributes.load(count, attrs)
             metadataEntry(parent: parent)
         case .beat:
             guard parent == .hrvList, recordOpen else { return }
-            attributes.load(count, attrs)
             beat()
         case .workout:
-            attributes.load(count, attrs)
             startWorkout()
         case .workoutEvent, .workoutStatistics, .workoutActivity, .fileReference, .location:
-            attributes.load(count, attrs)
             workoutChild(element, parent: parent)
         case .activitySummary:
-            attributes.load(count, attrs)
             activitySummary()
         case .correlation:
             if parent == .healthData { correlations += 1 }
         case .healthData:
-            attributes.load(count, attrs)
             locale = attributes.string(.locale)
         case .exportDate:
-            attributes.load(count, attrs)
             exportDate = attributes[.value].flatMap(Timestamp.parse)
         case .me:
-            attributes.load(count, attrs)
             me = Me(dateOfBirth: attributes.string(.dateOfBirth), biologicalSex: attributes.string(.biologicalSex),
                     bloodType: attributes.string(.bloodType))
         case .hrvList, .workoutRoute, .other:
@@ -162,8 +179,16 @@ public final class ExportDecoder: SAXDocumentDecoder {
     /// Stops at the first element deeper than `SAXPushParser.maxDepth`: a fatal error, as
     /// libxml2's own depth check would be.
     func nestedTooDeep() {
-        if fatal == nil { fatal = parser.depthError() }
-        parser.stop()
+        if fatal == nil { fatal = parser.depthError(line: line) }
+        stopParsing()
+    }
+
+    /// The line of the element being decoded.
+    var line: Int { capture == nil ? parser.line : capturedLine }
+
+    /// Stops the parse: from a callback at once, from the decoding thread at its next block.
+    func stopParsing() {
+        if let capture { capture.requestStop() } else { parser.stop() }
     }
 
     // MARK: Sources (faults: `SAXDocumentDecoder.fault`)
@@ -225,7 +250,7 @@ public final class ExportDecoder: SAXDocumentDecoder {
             return try outputs.recordWriter(for: type)
         } catch {
             fatal = error as? InputError ?? InputError(file: parser.fileName, "\(error)")
-            parser.stop()
+            stopParsing()
             return nil
         }
     }

@@ -119,6 +119,17 @@ final class AttributeSlots {
         }
     }
 
+    /// Forgets every value (before `set`s of a captured element).
+    @inline(__always) func clear() { present = 0 }
+
+    /// One value of a captured element (`CapturedElements`).
+    @inline(__always)
+    func set(_ key: ExportAttribute, _ value: ByteSpan) {
+        guard key != .other else { return }
+        slots[Int(key.rawValue)] = value
+        present |= 1 << UInt64(key.rawValue)
+    }
+
     @inline(__always)
     subscript(_ key: ExportAttribute) -> ByteSpan? {
         present & (1 << UInt64(key.rawValue)) != 0 ? slots[Int(key.rawValue)] : nil

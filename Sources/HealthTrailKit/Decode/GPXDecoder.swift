@@ -61,6 +61,9 @@ public final class GPXDecoder: SAXDocumentDecoder {
         lengths.deallocate()
     }
 
+    var line: Int { parser.line }
+    func stopParsing() { parser.stop() }
+
     @inline(__always) func span(_ slot: Int) -> ByteSpan {
         ByteSpan(start: text + slot * Self.maxFieldLength, count: lengths[slot])
     }

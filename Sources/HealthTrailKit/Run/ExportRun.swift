@@ -113,6 +113,8 @@ public enum ExportRun {
             decoder.daily?.spillRunLength = options.spillRunLength
             decoder.sleepSamples = SleepOutputs.collection(spillPath: try staging.path(".sleep.spill"),
                                                            runLength: options.spillRunLength)
+            // The parse is the critical path: it runs alone on this thread, decoding on another.
+            decoder.decodeOnOwnThread()
             let exportVersion = try stream(layout.mainXML, of: source, into: decoder, progress: progress)
             try spill.close()
             timings["export_xml_s"] = Date().timeIntervalSince(clock)
@@ -244,6 +246,8 @@ public enum ExportRun {
     static func stream(_ entry: ArchiveEntry, of source: ExportSource, into decoder: ExportDecoder,
                        progress: ProgressLine) throws -> String? {
         progress.begin(String(entry.fileName))
+        // Whatever ends the stream, the decoding thread (if any) ends before this returns.
+        defer { decoder.waitForDecoding() }
         var filter = PrologFilter()
         // Inflate on a second thread while this one parses (see PrefetchingReader).
         try PrefetchingReader.read(entry, of: source) { chunk in

@@ -8,26 +8,35 @@ protocol SAXDocumentDecoder: AnyObject {
     var faults: FaultLog { get }
     /// The archive entry being decoded, named in faults.
     var entryName: String { get }
+    /// The line of the element being decoded.
+    var line: Int { get }
+    /// Stops the parse after a fatal error (at once, or as soon as the parsing thread sees it).
+    func stopParsing()
 }
 
 extension SAXDocumentDecoder {
     /// Counts a skipped record at the parser's line; under `--strict` it becomes the fatal error
     /// and the parse stops.
     func fault(_ kind: String, _ message: String) {
-        if let error = faults.record(entry: entryName, line: parser.line, kind: kind, message) {
+        if let error = faults.record(entry: entryName, line: line, kind: kind, message) {
             if fatal == nil { fatal = error }
-            parser.stop()
+            stopParsing()
         }
     }
 
     /// Parses one chunk of the document.
-    func feed(_ chunk: UnsafeRawBufferPointer) throws {
+    func feed(_ chunk: UnsafeRawBufferPointer) throws { try parseDirectly(chunk) }
+
+    /// Ends the document; throws if it is incomplete.
+    func finish() throws { try finishDirectly() }
+
+    /// Parses one chunk, the callbacks decoding on this thread.
+    func parseDirectly(_ chunk: UnsafeRawBufferPointer) throws {
         do { try parser.feed(chunk) } catch { throw fatal ?? error }
         if let fatal { throw fatal }
     }
 
-    /// Ends the document; throws if it is incomplete.
-    func finish() throws {
+    func finishDirectly() throws {
         do { try parser.finish() } catch { throw fatal ?? error }
         if let fatal { throw fatal }
     }

@@ -92,8 +92,8 @@ public final class SAXPushParser {
     public static let maxDepth = 256
 
     /// The error for a document nested deeper than `maxDepth`, at the current line.
-    func depthError() -> InputError {
-        InputError(file: fileName, entry: entryName, line: line,
+    func depthError(line: Int? = nil) -> InputError {
+        InputError(file: fileName, entry: entryName, line: line ?? self.line,
                    "malformed XML: elements nested more than \(Self.maxDepth) deep")
     }
 

@@ -1,0 +1,85 @@
+import Foundation
+
+/// Decoding on a thread of its own: the thread feeding the decoder runs only libxml2 and
+/// `CapturedElements`, whose blocks this thread replays through the same `start(_:)` and
+/// `end()` as the direct path. Outputs, faults and errors are the same; only the threads differ.
+///
+/// A fatal error found while decoding (a fault under `--strict`, a file that cannot be written)
+/// asks the parse to stop; the parsing side then waits for this thread and throws that error,
+/// as the direct path would have. An XML error found by libxml2 is thrown only after every event
+/// before it has been decoded, so a fatal error earlier in the file still wins.
+extension ExportDecoder {
+    /// Moves decoding to a thread of its own; call before the first `feed`.
+    public func decodeOnOwnThread() {
+        guard capture == nil else { return }
+        let capture = CapturedElements()
+        self.capture = capture
+        let done = DispatchSemaphore(value: 0)
+        decodingDone = done
+        let thread = Thread { [self] in
+            capture.forEachBlock { block in
+                if fatal == nil { replay(block) }
+            }
+            done.signal()
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    /// Parses one chunk of export.xml.
+    public func feed(_ chunk: UnsafeRawBufferPointer) throws {
+        guard let capture else { return try parseDirectly(chunk) }
+        do { try parser.feed(chunk) } catch { throw waitForDecoding() ?? error }
+        if capture.stopRequested, let error = waitForDecoding() { throw error }
+    }
+
+    public func feed(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { try feed($0) }
+    }
+
+    /// Ends the document (and, on its own thread, waits until every element is decoded).
+    public func finish() throws {
+        guard capture != nil else { return try finishDirectly() }
+        do { try parser.finish() } catch { throw waitForDecoding() ?? error }
+        if let error = waitForDecoding() { throw error }
+    }
+
+    /// Hands the decoding thread the last events and waits for it to end; returns its fatal
+    /// error, if any. Safe to call more than once (and on a run that failed elsewhere).
+    @discardableResult
+    public func waitForDecoding() -> Error? {
+        guard let capture, let done = decodingDone else { return fatal }
+        decodingDone = nil
+        capture.finish()
+        done.wait()
+        return fatal
+    }
+
+    /// Decodes one block of captured events.
+    private func replay(_ block: CapturedElements.Block) {
+        var p = UnsafeRawPointer(block.bytes)
+        let end = p + block.count
+        while p < end {
+            if p.load(as: UInt8.self) == CapturedElements.endTag {
+                self.end()
+                p += 1
+                if fatal != nil { return capture!.requestStop() }
+                continue
+            }
+            let element = ExportElement(rawValue: p.load(fromByteOffset: 1, as: UInt8.self)) ?? .other
+            capturedLine = Int(p.loadUnaligned(fromByteOffset: 2, as: UInt32.self))
+            let count = Int(p.load(fromByteOffset: 6, as: UInt8.self))
+            p += CapturedElements.startHeader
+            attributes.clear()
+            for _ in 0..<count {
+                let key = ExportAttribute(rawValue: p.load(as: UInt8.self)) ?? .other
+                let length = Int(p.loadUnaligned(fromByteOffset: 1, as: UInt32.self))
+                attributes.set(key, ByteSpan(start: (p + CapturedElements.attributeHeader).assumingMemoryBound(to: UInt8.self),
+                                             count: length))
+                p += CapturedElements.attributeHeader + length
+            }
+            start(element)
+            if fatal != nil { return capture!.requestStop() }
+        }
+    }
+}
