@@ -12,9 +12,10 @@ let staging: OutputStaging = {
 
 /// export.xml on arbitrary bytes the way `ExportRun.stream` reads it: the prolog filter, then
 /// libxml2 SAX into an `ExportDecoder` that writes CSV files (records, heart rate, HRV, daily
-/// figures), which are then closed. The input chooses its chunk size. The prefetching thread
-/// of `ExportRun.stream` is left out: it only moves the same chunks between threads, and
-/// a thread per input would halve the executions.
+/// figures), which are then closed. The input chooses its chunk size; an even size decodes on
+/// the decoder's own thread as `healthtrail run` does (`CapturedElements` and their replay), an
+/// odd one in libxml2's callbacks as `inspect` does. The prefetching thread of
+/// `ExportRun.stream` is left out: it only moves the same chunks between threads.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzExportXML(_ data: UnsafePointer<UInt8>, _ count: Int) -> Int32 {
     let input = ChunkedInput(data, count)
@@ -22,6 +23,7 @@ public func fuzzExportXML(_ data: UnsafePointer<UInt8>, _ count: Int) -> Int32 {
     let faults = FaultLog(file: "fuzz-input", strict: false)
     let decoder = ExportDecoder(outputs: outputs, faults: faults, fileName: "fuzz-input",
                                 entryName: "apple_health_export/export.xml", priority: .default)
+    if input.chunkSize % 2 == 0 { decoder.decodeOnOwnThread() }
     var filter = PrologFilter()
     do {
         try input.forEachChunk { chunk in
@@ -33,6 +35,7 @@ public func fuzzExportXML(_ data: UnsafePointer<UInt8>, _ count: Int) -> Int32 {
         }
         try decoder.finish()
     } catch {}
+    decoder.waitForDecoding()   // the decoding thread must be done before the files close
     _ = try? outputs.closeAll()
     return 0
 }
