@@ -163,24 +163,27 @@ public final class CSVWriter {
     /// in real data; a hostile export can write `value="1e300"`) leaves the field empty.
     public func decimal(_ v: Double, digits: Int = 3) {
         guard v.isFinite else { return }
+        let digits = min(max(digits, 0), 18)
         var scale = 1.0
         for _ in 0..<digits { scale *= 10 }
         let scaled = (abs(v) * scale).rounded()
         guard scaled < 9.2e18 else { return }
-        var units = Int64(scaled)
-        if v < 0 && units != 0 { byte(0x2D) }
-        let whole = units / Int64(scale)
-        int(whole)
-        units -= whole * Int64(scale)
-        guard units > 0 else { return }
-        byte(0x2E)
-        var d = digits
-        var divisor = Int64(scale) / 10
-        while units > 0 && d > 0 {
-            byte(UInt8(0x30 + units / divisor))
-            units %= divisor
-            divisor /= 10
-            d -= 1
+        var units = UInt64(scaled)
+        let negative = v < 0 && units != 0
+        var fraction = digits
+        while fraction > 0 && units % 10 == 0 { units /= 10; fraction -= 1 }
+        // Digits right to left into a scratch buffer, dividing by the constant 10 only (a
+        // multiply): this runs for every coordinate of every route point.
+        var scratch: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &scratch) { t in
+            var i = 32
+            if fraction > 0 {
+                for _ in 0..<fraction { i -= 1; t[i] = UInt8(truncatingIfNeeded: 0x30 &+ units % 10); units /= 10 }
+                i -= 1; t[i] = 0x2E
+            }
+            repeat { i -= 1; t[i] = UInt8(truncatingIfNeeded: 0x30 &+ units % 10); units /= 10 } while units > 0
+            if negative { i -= 1; t[i] = 0x2D }
+            raw(t.baseAddress!.assumingMemoryBound(to: UInt8.self) + i, 32 - i)
         }
     }
 
