@@ -3,8 +3,8 @@ import Testing
 @testable import HealthTrailKit
 
 /// `healthtrail run` parses export.xml on one thread and decodes on another
-/// (`ExportDecoder.decodeOnOwnThread`, `CapturedElements`); `inspect` and the fuzzer decode in
-/// libxml2's callbacks. Both must write the same bytes, count the same faults on the same lines,
+/// (`ExportDecoder.decodeOnOwnThread`, `CapturedElements`); `inspect` decodes in libxml2's
+/// callbacks (the fuzzer does both). Both must write the same bytes, count the same faults on the same lines,
 /// and fail with the same error.
 @Suite struct DecodingThreadTests {
     struct Outcome: Equatable {
@@ -13,6 +13,8 @@ import Testing
         var total: Int
         var error: String?
         var workouts: Int
+        /// Every workout's metadata: one value is larger than a capture block.
+        var workoutMetadata: [[String]]
         var heartRate: Int
     }
 
@@ -41,18 +43,24 @@ import Testing
             files[name] = FileManager.default.contents(atPath: staging.stagingDirectory + "/" + name)
         }
         return Outcome(files: files, faults: faults.first, total: faults.total, error: failure,
-                       workouts: decoder.workouts.count, heartRate: decoder.heartRateSamples)
+                       workouts: decoder.workouts.count,
+                       workoutMetadata: decoder.workouts.map { $0.metadata.flatMap { [$0.key, $0.value] } },
+                       heartRate: decoder.heartRateSamples)
     }
 
-    /// About 2 MB of export: several blocks of captured elements, a value larger than a block,
-    /// faults at known places, nested children, a correlation, a workout.
-    static func export(records: Int = 12_000, brokenAt: Int? = nil) -> String {
+    /// About 2 MB of export: several blocks of captured elements, values larger than a block (in
+    /// a record's metadata and in the workout's, which the decoder keeps), faults at known places,
+    /// nested children, a correlation, a workout.
+    /// - Parameter onlyFaultAt: the one faulty record (a non-numeric value); nil: faults every
+    ///   thousand records or so.
+    static func export(records: Int = 12_000, brokenAt: Int? = nil, onlyFaultAt: Int? = nil) -> String {
         var body = ""
         for i in 0..<records {
             let day = 1 + (i / 2_000) % 27, minute = i % 1_440
             let date = String(format: "2024-02-%02d %02d:%02d:00 +0100", day, minute / 60, minute % 60)
-            let start = i % 997 == 5 ? "2024-02-31 nonsense" : date
-            let value = i % 1_009 == 7 ? "lots" : "\(60 + i % 90)"
+            let patterned = onlyFaultAt == nil
+            let start = patterned && i % 997 == 5 ? "2024-02-31 nonsense" : date
+            let value = (patterned && i % 1_009 == 7) || i == onlyFaultAt ? "lots" : "\(60 + i % 90)"
             if i % 3 == 0 {
                 body += " <Record type=\"HKQuantityTypeIdentifierHeartRate\" sourceName=\"Watch\" device=\"&lt;&lt;HKDevice: 0x1&gt;, name:Apple Watch&gt;\" unit=\"count/min\" creationDate=\"\(date)\" startDate=\"\(start)\" endDate=\"\(date)\" value=\"\(value)\">\n"
                     + "  <MetadataEntry key=\"HKMetadataKeyHeartRateMotionContext\" value=\"\(i % 2 + 1)\"/>\n </Record>\n"
@@ -70,6 +78,7 @@ import Testing
         body += """
          <Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="30" durationUnit="min" sourceName="Watch" startDate="2024-02-03 07:00:00 +0100" endDate="2024-02-03 07:30:00 +0100">
           <MetadataEntry key="HKIndoorWorkout" value="0"/>
+          <MetadataEntry key="Notes" value="\(String(repeating: "0123456789", count: 50_000))"/>
           <WorkoutStatistics type="HKQuantityTypeIdentifierDistanceWalkingRunning" startDate="2024-02-03 07:00:00 +0100" endDate="2024-02-03 07:30:00 +0100" sum="5.1" unit="km"/>
          </Workout>
         """
@@ -82,6 +91,7 @@ import Testing
         let direct = try Self.decode(xml, threaded: false, in: dir + "/direct")
         let threaded = try Self.decode(xml, threaded: true, in: dir + "/threaded")
         #expect(direct.error == nil && direct.total > 20 && direct.workouts == 1 && direct.heartRate > 3_000)
+        #expect(direct.workoutMetadata.first?.last?.count == 500_000)
         #expect(direct.files.keys.sorted() == threaded.files.keys.sorted())
         for (name, data) in direct.files { #expect(threaded.files[name] == data, "\(name)") }
         #expect(direct.faults == threaded.faults && direct.total == threaded.total)
@@ -103,12 +113,15 @@ import Testing
 
     @Test func aFaultBeforeAnXMLErrorWinsUnderStrict() throws {
         let dir = Support.temporaryDirectory()
-        let xml = Self.export(brokenAt: 9_000)
+        // The fault is five records before the error: still queued for the decoding thread when
+        // libxml2 meets the error, so the parse must wait for the decoding before it reports.
+        let xml = Self.export(brokenAt: 9_000, onlyFaultAt: 8_995)
         let lenient = try Self.decode(xml, threaded: true, in: dir + "/lenient")
         #expect(lenient.error?.contains("malformed XML") == true, "\(String(describing: lenient.error))")
         let direct = try Self.decode(xml, threaded: false, strict: true, in: dir + "/direct")
         let threaded = try Self.decode(xml, threaded: true, strict: true, in: dir + "/threaded")
         #expect(threaded.error == direct.error && threaded.error?.contains("(--strict)") == true)
+        #expect(threaded.error?.contains("not a number") == true, "\(String(describing: threaded.error))")
     }
 
     @Test func anXMLErrorIsReportedAfterEverythingBeforeItIsDecoded() throws {

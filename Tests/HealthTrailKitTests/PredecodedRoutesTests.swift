@@ -150,4 +150,53 @@ import Testing
         let left = try #require(FileManager.default.subpaths(atPath: dir + "/out"))
         #expect(left.filter { $0.hasSuffix(".spill") || $0.contains(".staging-") }.isEmpty, "\(left)")
     }
+    @Test func removingWhileDecodingStopsTheThreadsFirst() throws {
+        let dir = Support.temporaryDirectory()
+        var entries: [(String, String)] = []
+        for k in 0..<30 {
+            entries.append(("apple_health_export/workout-routes/route_\(k).gpx",
+                            Self.gpx(start: 1_700_000_000 + Int64(k) * 86_400, count: 4_000)))
+        }
+        try Support.makeZip(dir + "/routes.zip", entries)
+        let source = try openExportSource(path: dir + "/routes.zip")
+        let spills = [dir + "/a.spill", dir + "/b.spill"]
+        // A run that fails at once removes the spill files while both threads are decoding: they
+        // must be stopped and waited for (not left writing into unlinked files and `readers`).
+        for _ in 0..<5 {
+            let routes = PredecodedRoutes(entries: Self.routeEntries(source), source: source, spillPaths: spills,
+                                          faults: FaultLog(file: source.displayName, strict: false),
+                                          progress: ProgressLine(totalBytes: 1, enabled: false))
+            routes.remove()
+            // A thread still running would have created or still be writing its spill file.
+            usleep(100_000)
+            #expect(spills.allSatisfy { !FileManager.default.fileExists(atPath: $0) })
+        }
+    }
+
+    @Test func filesAfterTheFirstFailureCountAsNotDecoded() throws {
+        let dir = Support.temporaryDirectory()
+        // Files 1 and 5 are both broken and hold no point. Whichever thread got to file 5 before
+        // file 1 failed, file 5 must look undecoded: the run reports file 1's error, always.
+        var entries: [(String, String)] = []
+        for k in 0..<8 {
+            let text = k == 1 || k == 5 ? "<gpx><trk><trkseg></gpx>" : Self.gpx(start: 1_700_000_000 + Int64(k) * 86_400, count: 20)
+            entries.append(("apple_health_export/workout-routes/route_\(k).gpx", text))
+        }
+        try Support.makeZip(dir + "/routes.zip", entries)
+        let source = try openExportSource(path: dir + "/routes.zip")
+        for _ in 0..<10 {
+            let routes = PredecodedRoutes(entries: Self.routeEntries(source), source: source,
+                                          spillPaths: [dir + "/a.spill", dir + "/b.spill"],
+                                          faults: FaultLog(file: source.displayName, strict: false),
+                                          progress: ProgressLine(totalBytes: 1, enabled: false))
+            try routes.wait()
+            #expect(try routes.firstUTC(of: 0) != nil)
+            let error = #expect(throws: InputError.self) { try routes.firstUTC(of: 1) }
+            #expect(error?.description.contains("route_1.gpx") == true, "\(String(describing: error))")
+            #expect(try routes.firstUTC(of: 5) == nil)
+            #expect(try routes.firstUTC(of: 6) == nil)
+            #expect(try routes.replay(5) { _, _ in } == 0)
+            routes.remove()
+        }
+    }
 }

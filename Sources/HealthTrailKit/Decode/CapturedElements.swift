@@ -24,7 +24,8 @@ final class CapturedElements {
     private let keys = UnsafeMutablePointer<ExportAttribute>.allocate(capacity: 64)
     private let values = UnsafeMutablePointer<ByteSpan>.allocate(capacity: 64)
 
-    /// - Parameter blockSize: bytes per block; `blockCount` blocks at most exist at once.
+    /// - Parameter blockSize: bytes per block (a block holding one larger event grows for it,
+    ///   and shrinks back after); `blockCount` blocks at most exist at once.
     init(blockSize: Int = 256 * 1024, blockCount: Int = 4) {
         queue = Queue(blocks: (0..<max(2, blockCount)).map { _ in Block(capacity: blockSize) })
     }
@@ -126,22 +127,28 @@ final class CapturedElements {
     final class Block {
         private(set) var bytes: UnsafeMutableRawPointer
         private(set) var capacity: Int
+        /// The capacity blocks are made with (`blockSize`).
+        let standardCapacity: Int
         var count = 0
 
         init(capacity: Int) {
             self.capacity = capacity
+            standardCapacity = capacity
             bytes = .allocate(byteCount: capacity, alignment: 16)
         }
 
         deinit { bytes.deallocate() }
 
-        /// Empties the block, growing it for an event larger than a block (a megabyte attribute).
+        /// Empties the block, growing it for an event larger than a block (a megabyte attribute),
+        /// and shrinking it back once an ordinary event comes: a few huge elements must not keep
+        /// megabytes for the rest of the run.
         func prepare(for size: Int) {
             count = 0
-            guard size > capacity else { return }
+            let wanted = max(size, standardCapacity)
+            guard wanted > capacity || (wanted < capacity && size <= standardCapacity) else { return }
             bytes.deallocate()
-            capacity = size
-            bytes = .allocate(byteCount: size, alignment: 16)
+            capacity = wanted
+            bytes = .allocate(byteCount: wanted, alignment: 16)
         }
     }
 

@@ -95,7 +95,8 @@ final class InternedNames<Value> {
     }
 }
 
-/// The attribute values of the element being decoded, as spans into libxml2's buffers.
+/// The attribute values of the element being decoded, as spans into libxml2's buffers or, on
+/// the decoding thread, into the `CapturedElements` block being replayed.
 final class AttributeSlots {
     private(set) var present: UInt64 = 0
     private let slots = UnsafeMutablePointer<ByteSpan>.allocate(capacity: 64)

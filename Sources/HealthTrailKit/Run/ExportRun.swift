@@ -249,8 +249,11 @@ public enum ExportRun {
         // Whatever ends the stream, the decoding thread (if any) ends before this returns.
         defer { decoder.waitForDecoding() }
         var filter = PrologFilter()
-        // Inflate on a second thread while this one parses (see PrefetchingReader).
-        try PrefetchingReader.read(entry, of: source) { chunk in
+        // Inflate on a second thread while this one parses (see PrefetchingReader). An archive
+        // error (bad CRC, truncated entry) met while decoding still has events queued must not
+        // hide a fault those events raise under --strict: decoding in the callbacks, that fault
+        // would have come first.
+        do { try PrefetchingReader.read(entry, of: source) { chunk in
             progress.advance(chunk.count)
             if filter.done {
                 try decoder.feed(chunk)
@@ -265,6 +268,8 @@ public enum ExportRun {
                 try prolog.withUnsafeBytes { try decoder.feed($0) }
                 try decoder.feed(UnsafeRawBufferPointer(rebasing: chunk[resumeAt...]))
             }
+        } } catch {
+            throw decoder.waitForDecoding() ?? error
         }
         guard filter.done else {
             throw InputError(file: source.displayName, entry: entry.path, "file ends before the <HealthData> element")

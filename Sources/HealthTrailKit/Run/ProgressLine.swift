@@ -2,6 +2,9 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+#if os(Linux)
+import Synchronization
+#endif
 
 /// The progress line on a terminal: bytes read of the total and the rate, redrawn in place.
 ///
@@ -9,12 +12,19 @@ import Glibc
 public final class ProgressLine {
     public let enabled: Bool
     let total: UInt64
+    /// Bytes read by the drawing thread (the one parsing export.xml).
     var done: UInt64 = 0
     var label = ""
     let started: Double
     var lastDraw = 0.0
-    /// Route files are decoded on two threads; both report here.
+    /// Bytes read by other threads (route files, decoded on two `SCHED_IDLE` threads). No lock is
+    /// shared with them: one of them preempted while holding it would stall the parsing thread.
+    #if os(Linux)
+    private let backgroundDone = Atomic<UInt64>(0)
+    #else
     private let lock = NSLock()
+    private var backgroundDoneValue: UInt64 = 0
+    #endif
 
     public init(totalBytes: UInt64, enabled: Bool) {
         self.total = max(totalBytes, 1)
@@ -25,21 +35,41 @@ public final class ProgressLine {
     /// True when stderr is a terminal.
     public static var stderrIsTerminal: Bool { isatty(2) == 1 }
 
+    /// Names what the drawing thread reads; call from that thread.
     public func begin(_ label: String) { self.label = label }
 
+    /// Counts bytes read by the drawing thread, and redraws at most four times a second.
     @inline(__always)
     public func advance(_ bytes: Int) {
-        lock.lock(); defer { lock.unlock() }
         done += UInt64(bytes)
         guard enabled else { return }
         let t = ProgressLine.now()
         if t - lastDraw >= 0.25 { lastDraw = t; draw(t) }
     }
 
+    /// Counts bytes read by any other thread; the next `advance` shows them.
+    public func advanceInBackground(_ bytes: Int) {
+        #if os(Linux)
+        _ = backgroundDone.wrappingAdd(UInt64(bytes), ordering: .relaxed)
+        #else
+        lock.withLock { backgroundDoneValue += UInt64(bytes) }
+        #endif
+    }
+
+    /// Every byte counted so far, from all threads.
+    var totalDone: UInt64 {
+        #if os(Linux)
+        return done &+ backgroundDone.load(ordering: .relaxed)
+        #else
+        return done &+ lock.withLock { backgroundDoneValue }
+        #endif
+    }
+
     func draw(_ t: Double) {
-        let mb = Double(done) / 1e6, totalMB = Double(total) / 1e6
+        let all = totalDone
+        let mb = Double(all) / 1e6, totalMB = Double(total) / 1e6
         let rate = mb / max(t - started, 0.001)
-        let percent = Int(Double(done) * 100 / Double(total))
+        let percent = Int(Double(all) * 100 / Double(total))
         let line = "\r\u{1B}[2Khealthtrail: \(label)  \(Int(mb)) / \(Int(totalMB)) MB  (\(min(percent, 100))%)  \(Int(rate)) MB/s"
         fputs(line, stderr)
     }

@@ -22,7 +22,7 @@ public struct MapOutputs: Sendable {
     static func writeWorkout(_ route: MapRoute, zones: HeartRateZones, options: SVGOptions, staging: OutputStaging) throws {
         guard route.points.count >= options.minimumPoints else { return }
         let path = try staging.path("svg/workouts/\(route.workoutID).svg")
-        try OutputFile.write(WorkoutMapSVG.render(route, zones: zones, options: options), to: path)
+        try staging.writeFile(WorkoutMapSVG.render(route, zones: zones, options: options), to: path)
     }
 
     /// Writes `svg/routes.svg` and `svg/density.svg` from every route's track.
@@ -56,7 +56,7 @@ public struct MapOutputs: Sendable {
             bounds = density.bounds
         }
         if kinds.contains(.density) {
-            try OutputFile.write(DensityMapSVG.render(grid: grid, options: options), to: staging.path("svg/density.svg"))
+            try staging.writeFile(DensityMapSVG.render(grid: grid, options: options), to: staging.path("svg/density.svg"))
         }
         guard kinds.contains(.routes) else { return }
 
@@ -82,7 +82,7 @@ public struct MapOutputs: Sendable {
             routes.append(.init(workoutID: track.workoutID, activity: track.activity, start: track.start, coordinates: kept))
         }
         guard !routes.isEmpty else { return }
-        try OutputFile.write(RoutesOverviewSVG.render(routes, options: options), to: staging.path("svg/routes.svg"))
+        try staging.writeFile(RoutesOverviewSVG.render(routes, options: options), to: staging.path("svg/routes.svg"))
     }
 
     /// Where someone's routes are, without the odd trip stretching the map: the busiest 1° cell
@@ -158,8 +158,8 @@ public struct MapOutputs: Sendable {
                 return (Timestamp(utcSeconds: day * 86_400).localDateString, v)
             }
             guard !values.isEmpty else { continue }
-            try OutputFile.write(CalendarHeatmapSVG.render(metric: metric, unit: unit, values: values, options: options),
-                                 to: staging.path("svg/calendar-\(metric).svg"))
+            try staging.writeFile(CalendarHeatmapSVG.render(metric: metric, unit: unit, values: values, options: options),
+                                  to: staging.path("svg/calendar-\(metric).svg"))
         }
     }
 }

@@ -49,6 +49,42 @@ public final class OutputStaging {
         return full
     }
 
+    // MARK: Whole files synced on another thread
+
+    /// Fsyncs handed to `WriteBehindQueue.fileSyncs` and not yet done.
+    private let pendingSyncs = DispatchGroup()
+    /// At most this many files wait for their fsync with their descriptor open.
+    private let syncSlots = DispatchSemaphore(value: 64)
+    /// The first fsync that failed (guarded by `state`).
+    private var syncFailure: InputError?
+
+    /// Writes a whole output (an SVG map) owner-only, leaving its fsync to the thread of
+    /// `WriteBehindQueue.fileSyncs`: the threads drawing hundreds of workout maps do not wait
+    /// for the disk after each.
+    /// `commit` waits for every such fsync first and fails on the first that failed, so no file
+    /// is renamed into place before it is on disk.
+    func writeFile(_ bytes: [UInt8], to path: String) throws {
+        let fd = try OutputFile.writeUnsynced(bytes, to: path)
+        syncSlots.wait()
+        pendingSyncs.enter()
+        WriteBehindQueue.fileSyncs.submit { [self] in
+            if fsync(fd) != 0 && errno != EINVAL {
+                let failure = InputError(file: path, "cannot write: \(String(cString: strerror(errno)))")
+                state.lock(); if syncFailure == nil { syncFailure = failure }; state.unlock()
+            }
+            Glibc.close(fd)
+            syncSlots.signal()
+            pendingSyncs.leave()
+        }
+    }
+
+    /// Waits for the fsyncs `writeFile` handed over; throws the first that failed.
+    func waitForFileSyncs() throws {
+        pendingSyncs.wait()
+        state.lock(); let failure = syncFailure; state.unlock()
+        if let failure { throw failure }
+    }
+
     /// Moves every staged output into the output folder, replacing the previous ones.
     ///
     /// Files are replaced by an atomic rename; a folder cannot be, so the old one is first moved
@@ -57,6 +93,7 @@ public final class OutputStaging {
     /// were. A run killed between the two renames of a folder leaves `.old-<pid>-<name>`: the next
     /// run puts it back (see `removeStaleStaging`).
     public func commit() throws {
+        try waitForFileSyncs()
         let fm = FileManager.default
         let items = try fm.contentsOfDirectory(atPath: stagingDirectory).sorted()
         // The journal says "this staging folder is complete": a run killed during the renames

@@ -8,8 +8,12 @@ import Foundation
 /// meanwhile. Each writer has at most one buffer in flight, so the queue never holds more jobs
 /// than there are writers.
 final class WriteBehindQueue: @unchecked Sendable {
-    /// The process's queue, started on first use and never stopped (its thread sleeps when idle).
+    /// The process's queue for `write`s, started on first use and never stopped (its thread
+    /// sleeps when idle).
     static let shared = WriteBehindQueue()
+    /// A second one for the fsyncs of whole files (`OutputStaging.writeFile`): an fsync waits for
+    /// the disk, and the buffers queued on `shared` must not wait behind it.
+    static let fileSyncs = WriteBehindQueue()
 
     private let condition = NSCondition()
     private var jobs: [() -> Void] = []

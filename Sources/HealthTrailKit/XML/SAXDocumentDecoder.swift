@@ -15,7 +15,8 @@ protocol SAXDocumentDecoder: AnyObject {
 }
 
 extension SAXDocumentDecoder {
-    /// Counts a skipped record at the parser's line; under `--strict` it becomes the fatal error
+    /// Counts a skipped record at the decoder's `line` (the parser's, or the captured one on a
+    /// decoding thread); under `--strict` it becomes the fatal error
     /// and the parse stops.
     func fault(_ kind: String, _ message: String) {
         if let error = faults.record(entry: entryName, line: line, kind: kind, message) {

@@ -9,8 +9,8 @@ import Glibc
 /// workout that owns them. Decoding them can start at once, and it is most of their cost (about
 /// 200 MB of GPX to inflate and parse in a two-year export). The parse of export.xml keeps one
 /// core busy and its inflate thread a fifth of the other, so two threads at the lowest scheduling
-/// priority (`SCHED_IDLE`: they run only on a core nothing else wants, and never slow the parse)
-/// take the files in turn. Each point goes to the thread's spill file in the staging folder as a
+/// priority (`SCHED_IDLE`: they run only on a core nothing else wants, and share no lock with the
+/// parse; their progress goes through an atomic) take the files in turn. Each point goes to the thread's spill file in the staging folder as a
 /// `RoutePointRecord`: its numbers, and its `route_points.csv` columns copied from the file's text.
 /// `RouteLinker` replays every file's points in order once the join is built.
 ///
@@ -84,21 +84,24 @@ final class PredecodedRoutes: @unchecked Sendable {
     }
 
     /// Stops the decoding threads (the run failed), waits for them, removes the spill files.
-    func cancel() {
+    func cancel() { remove() }
+
+    /// Deletes the spill files; nothing can be replayed after. Decoding threads still running
+    /// (a run that failed before `wait()`) are stopped and waited for first: they write into
+    /// those files and into `readers`.
+    func remove() {
         lock.withLock { cancelled = true }
         finished.wait()
-        remove()
-    }
-
-    /// Deletes the spill files; nothing can be replayed after.
-    func remove() {
-        readers = readers.map { _ in nil }
+        lock.withLock { readers = readers.map { _ in nil } }
         for path in spillPaths { unlink(path) }
     }
 
     /// The first valid point's time of file `index`; throws the file's error if it has no point.
+    /// A file after the first that failed counts as not decoded (nil), whether or not a thread
+    /// got to it before that failure: which error a run reports must not depend on the race.
     func firstUTC(of index: Int) throws -> Int64? {
-        let file = files[index]
+        let (file, failure) = lock.withLock { (files[index], firstFailure) }
+        guard index <= failure else { return nil }
         if file.firstUTC == nil, let error = file.error { throw error }
         return file.firstUTC
     }
@@ -111,9 +114,10 @@ final class PredecodedRoutes: @unchecked Sendable {
     /// so a failing file reports its error. Safe from two threads at once (after `wait()`).
     @discardableResult
     func replay(_ index: Int, _ body: (RoutePoint, ByteSpan) throws -> Void) throws -> Int {
-        let file = files[index]
+        let (file, failure) = lock.withLock { (files[index], firstFailure) }
+        guard index <= failure else { return 0 }   // as if not decoded (see `firstUTC(of:)`)
         if file.bytes > 0 {
-            guard let reader = readers[file.spill] else {
+            guard let reader = lock.withLock({ readers[file.spill] }) else {
                 throw InputError(file: spillPaths[file.spill], "route spill file read after removal")
             }
             let stream = RoutePointRecord.Reader(file: reader, offset: file.offset, bytes: file.bytes)
@@ -165,7 +169,7 @@ final class PredecodedRoutes: @unchecked Sendable {
             do {
                 try source.read(entries[index]) { chunk in
                     if lock.withLock({ cancelled }) { throw CancellationError() }
-                    progress.advance(chunk.count)
+                    progress.advanceInBackground(chunk.count)
                     try decoder.feed(chunk)
                 }
                 try decoder.finish()
