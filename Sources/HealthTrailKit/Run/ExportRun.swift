@@ -178,15 +178,17 @@ public enum ExportRun {
                                                outputs: outputs, daily: daily)
             daily.write(to: try outputs.addWriter("daily.csv", header: DailySummary.columns))
             timings["analyse_s"] = Date().timeIntervalSince(clock)
-            if let maps = options.maps {
+            var calendars = 0.0
+            if let maps = options.maps, maps.kinds.contains(.calendars) {
                 clock = Date()
-                if maps.kinds.contains(.calendars) { try MapOutputs.writeCalendars(daily, options: maps.options, staging: staging) }
-                let calendars = Date().timeIntervalSince(clock)
-                timings["svg_s"] = calendars + (try overview?.value() ?? 0)
+                try MapOutputs.writeCalendars(daily, options: maps.options, staging: staging)
+                calendars = Date().timeIntervalSince(clock)
             }
+            // The CSV files' fsyncs wait for the disk while the overview is still drawn.
             clock = Date()
             let written = try outputs.closeAll()
             timings["close_s"] = Date().timeIntervalSince(clock)
+            if options.maps != nil { timings["svg_s"] = calendars + (try overview?.value() ?? 0) }
 
             let (size, digest, hashSeconds) = try hash.value()
             timings["sha256_s"] = hashSeconds
