@@ -34,6 +34,10 @@ import Testing
             let b = try #require(FileManager.default.contents(atPath: dir + "/behind.csv"))
             #expect(a.count > 1_000_000 && a == b, "buffer \(bufferSize): \(a.count) vs \(b.count) bytes")
             #expect(plain.rows == behind.rows)
+            // The queue really wrote them: one hand-over per full buffer, none without write-behind.
+            // (blocks larger than the buffer bypass it: at least half the bytes go through buffers)
+            #expect(behind.buffersHandedOver >= a.count / bufferSize / 2 && plain.buffersHandedOver == 0,
+                    "\(behind.buffersHandedOver) buffers handed over for \(a.count) bytes")
         }
     }
 

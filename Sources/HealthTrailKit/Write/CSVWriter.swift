@@ -23,6 +23,8 @@ public final class CSVWriter {
     private var spare: UnsafeMutablePointer<UInt8>?
     private var inFlight = false
     private let written = DispatchSemaphore(value: 0)
+    /// Buffers handed to `WriteBehindQueue` so far (tests check the queue is really used).
+    private(set) var buffersHandedOver = 0
 
     /// Creates the file owner-only (0600) and writes the header row (none for an empty header:
     /// a part file whose rows will be appended to another).
@@ -211,6 +213,7 @@ public final class CSVWriter {
         buffer = free
         used = 0
         inFlight = true
+        buffersHandedOver += 1
         WriteBehindQueue.shared.submit { [self] in
             writeAll(full, count)
             written.signal()
