@@ -237,7 +237,7 @@ public enum ExportRun {
             return manifest
         } catch {
             _ = try? hash.value()        // nothing may still read the source
-            routeFiles?.cancel()         // nor decode route files into the staging folder
+            routeFiles?.remove()         // nor decode route files into the staging folder
             _ = try? overview?.value()   // nor write into the staging folder being removed
             staging.discard()
             throw error
@@ -255,22 +255,24 @@ public enum ExportRun {
         // error (bad CRC, truncated entry) met while decoding still has events queued must not
         // hide a fault those events raise under --strict: decoding in the callbacks, that fault
         // would have come first.
-        do { try PrefetchingReader.read(entry, of: source) { chunk in
-            progress.advance(chunk.count)
-            if filter.done {
-                try decoder.feed(chunk)
-                return
+        do {
+            try PrefetchingReader.read(entry, of: source) { chunk in
+                progress.advance(chunk.count)
+                if filter.done {
+                    try decoder.feed(chunk)
+                    return
+                }
+                switch filter.consume(chunk) {
+                case .needMore:
+                    return
+                case .notAnExport:
+                    throw InputError(file: source.displayName, entry: entry.path, "no <HealthData> element in the first 4 MB: not an Apple Health export")
+                case .ready(let prolog, let resumeAt):
+                    try prolog.withUnsafeBytes { try decoder.feed($0) }
+                    try decoder.feed(UnsafeRawBufferPointer(rebasing: chunk[resumeAt...]))
+                }
             }
-            switch filter.consume(chunk) {
-            case .needMore:
-                return
-            case .notAnExport:
-                throw InputError(file: source.displayName, entry: entry.path, "no <HealthData> element in the first 4 MB: not an Apple Health export")
-            case .ready(let prolog, let resumeAt):
-                try prolog.withUnsafeBytes { try decoder.feed($0) }
-                try decoder.feed(UnsafeRawBufferPointer(rebasing: chunk[resumeAt...]))
-            }
-        } } catch {
+        } catch {
             throw decoder.waitForDecoding() ?? error
         }
         guard filter.done else {

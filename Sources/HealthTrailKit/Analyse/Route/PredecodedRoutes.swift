@@ -10,8 +10,9 @@ import Glibc
 /// 200 MB of GPX to inflate and parse in a two-year export). The parse of export.xml keeps one
 /// core busy and its inflate thread a fifth of the other, so two threads at the lowest scheduling
 /// priority (`SCHED_IDLE`: they run only on a core nothing else wants, and share no lock with the
-/// parse; their progress goes through an atomic) take the files in turn. Each point goes to the thread's spill file in the staging folder as a
-/// `RoutePointRecord`: its numbers, and its `route_points.csv` columns copied from the file's text.
+/// parse; their progress goes through an atomic) take the files in turn. Each point goes to the
+/// thread's spill file in the staging folder as a `RoutePointRecord`: its numbers, and its
+/// `route_points.csv` columns copied from the file's text.
 /// `RouteLinker` replays every file's points in order once the join is built.
 ///
 /// A file that fails keeps its error, thrown when its turn comes (as if it were decoded then);
@@ -82,9 +83,6 @@ final class PredecodedRoutes: @unchecked Sendable {
         finished.wait()
         if let spillFailure { throw spillFailure }
     }
-
-    /// Stops the decoding threads (the run failed), waits for them, removes the spill files.
-    func cancel() { remove() }
 
     /// Deletes the spill files; nothing can be replayed after. Decoding threads still running
     /// (a run that failed before `wait()`) are stopped and waited for first: they write into
