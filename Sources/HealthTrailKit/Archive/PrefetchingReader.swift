@@ -8,15 +8,30 @@ import Foundation
 /// the entry's size. Errors travel both ways: a read error reaches the caller at the chunk
 /// where it happened, and a parse error stops the reader before this function returns.
 enum PrefetchingReader {
+    /// - Parameters:
+    ///   - elision: rewrites each chunk on the reader thread, in the copy into the queue's buffer
+    ///     (export.xml's `device` values; see `DeviceValueElision`).
+    ///   - body: called on the caller's thread with each chunk and the number of the entry's
+    ///     bytes it stands for (more than its count when the elision shortened it).
     static func read(_ entry: ArchiveEntry, of source: ExportSource, bufferCount: Int = 4,
-                     _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
-        let queue = ChunkQueue(bufferCount: bufferCount, bufferSize: ZipArchive.chunkSize)
+                     elision: DeviceValueElision? = nil,
+                     _ body: (UnsafeRawBufferPointer, _ entryBytes: Int) throws -> Void) throws {
+        let capacity = elision == nil ? ZipArchive.chunkSize : DeviceValueElision.outputCapacity(forInput: ZipArchive.chunkSize)
+        let queue = ChunkQueue(bufferCount: bufferCount, bufferSize: capacity)
         let reader = Thread {
             do {
                 try source.read(entry) { chunk in
                     guard let buffer = queue.takeFree() else { throw StopReading() }   // the parser gave up
-                    buffer.fill(from: chunk)
+                    if let elision {
+                        buffer.fill(from: chunk, rewrittenBy: elision)
+                    } else {
+                        buffer.fill(from: chunk)
+                    }
                     queue.pushFull(buffer)
+                }
+                if let elision, let buffer = queue.takeFree() {
+                    buffer.fillWithHeldBytes(of: elision)
+                    if buffer.count > 0 { queue.pushFull(buffer) } else { queue.giveBack(buffer) }
                 }
                 queue.finish(error: nil)
             } catch is StopReading {
@@ -30,7 +45,7 @@ enum PrefetchingReader {
         defer { queue.cancelAndWaitForReader() }
         while let buffer = try queue.popFull() {
             defer { queue.giveBack(buffer) }
-            try body(UnsafeRawBufferPointer(start: buffer.bytes, count: buffer.count))
+            try body(UnsafeRawBufferPointer(start: buffer.bytes, count: buffer.count), buffer.entryBytes)
         }
     }
 }
@@ -48,14 +63,35 @@ final class ChunkBuffer {
 
     deinit { bytes.deallocate() }
 
+    /// The entry's bytes this chunk stands for (its count, unless it was rewritten).
+    private(set) var entryBytes = 0
+
     func fill(from chunk: UnsafeRawBufferPointer) {
-        if chunk.count > capacity {
-            bytes.deallocate()
-            capacity = chunk.count
-            bytes = .allocate(byteCount: capacity, alignment: 16)
-        }
+        reserve(chunk.count)
         if let base = chunk.baseAddress { bytes.copyMemory(from: base, byteCount: chunk.count) }
         count = chunk.count
+        entryBytes = chunk.count
+    }
+
+    /// Copies `chunk` through `elision`.
+    func fill(from chunk: UnsafeRawBufferPointer, rewrittenBy elision: DeviceValueElision) {
+        reserve(DeviceValueElision.outputCapacity(forInput: chunk.count))
+        count = elision.rewrite(chunk, into: bytes)
+        entryBytes = chunk.count
+    }
+
+    /// The bytes `elision` still holds at the end of the entry.
+    func fillWithHeldBytes(of elision: DeviceValueElision) {
+        reserve(DeviceValueElision.longestValue)
+        count = elision.finish(into: bytes)
+        entryBytes = 0
+    }
+
+    private func reserve(_ size: Int) {
+        guard size > capacity else { return }
+        bytes.deallocate()
+        capacity = size
+        bytes = .allocate(byteCount: capacity, alignment: 16)
     }
 }
 

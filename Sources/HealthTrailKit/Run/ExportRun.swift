@@ -34,6 +34,9 @@ public struct RunOptions: Sendable {
     /// folder (cumulative series, sleep samples, the heart rate of workout windows). Memory, not
     /// outputs, depends on it; tests make it small to send every run through the disk.
     var spillRunLength = 1 << 16
+    /// Empty export.xml's `device` values before libxml2 reads them (`DeviceValueElision`).
+    /// Outputs do not depend on it; tests turn it off to show that.
+    var elideDeviceValues = true
 
     /// Everything here that changes the outputs, as one line: a run with other options is not
     /// a repeat of an earlier one.
@@ -115,7 +118,8 @@ public enum ExportRun {
                                                            runLength: options.spillRunLength)
             // The parse is the critical path: it runs alone on this thread, decoding on another.
             decoder.decodeOnOwnThread()
-            let exportVersion = try stream(layout.mainXML, of: source, into: decoder, progress: progress)
+            let exportVersion = try stream(layout.mainXML, of: source, into: decoder, progress: progress,
+                                           elideDeviceValues: options.elideDeviceValues)
             try spill.close()
             timings["export_xml_s"] = Date().timeIntervalSince(clock)
 
@@ -245,8 +249,10 @@ public enum ExportRun {
     }
 
     /// Streams export.xml through the prolog filter into the decoder; returns the export version.
+    /// `elideDeviceValues` empties the `device` attributes' values on the inflating thread
+    /// (`DeviceValueElision`): the decoder never reads them, and they are half of libxml2's work.
     static func stream(_ entry: ArchiveEntry, of source: ExportSource, into decoder: ExportDecoder,
-                       progress: ProgressLine) throws -> String? {
+                       progress: ProgressLine, elideDeviceValues: Bool = true) throws -> String? {
         progress.begin(String(entry.fileName))
         // Whatever ends the stream, the decoding thread (if any) ends before this returns.
         defer { decoder.waitForDecoding() }
@@ -256,8 +262,8 @@ public enum ExportRun {
         // hide a fault those events raise under --strict: decoding in the callbacks, that fault
         // would have come first.
         do {
-            try PrefetchingReader.read(entry, of: source) { chunk in
-                progress.advance(chunk.count)
+            try PrefetchingReader.read(entry, of: source, elision: elideDeviceValues ? DeviceValueElision() : nil) { chunk, entryBytes in
+                progress.advance(entryBytes)
                 if filter.done {
                     try decoder.feed(chunk)
                     return

@@ -1,0 +1,365 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Empties the values of export.xml's `device` attributes before libxml2 reads them.
+///
+/// Why: every record an iPhone or a Watch wrote carries
+/// `device="&lt;&lt;HKDevice: 0x…&gt;, name:Apple Watch, …&gt;&gt;"`. That one attribute is a
+/// third of a typical export.xml, and because of its entity references libxml2 reads each value
+/// through its slow path, a character at a time: it is about half of libxml2's whole parse
+/// (the benchmark's floor takes 1.7 s instead of 3.3 s without it). HealthTrail never reads it.
+/// This filter runs on the inflating thread, in the copy the bytes go through anyway, so the
+/// parsing thread (the critical path of a run) is spared that work.
+///
+/// Safe by construction. A value is emptied only when it cannot matter:
+/// - it belongs to an attribute named exactly `device` inside a start tag, which is tracked with
+///   XML's own grammar after the root element (comments, CDATA sections, processing
+///   instructions, text and the values of other attributes are skipped, never rewritten);
+/// - its bytes are printable ASCII without `<`, and its only references are the five predefined
+///   entities, so it is well-formed: emptying it cannot hide an error libxml2 would report;
+/// - the attribute itself stays (`device=""`), so a duplicated attribute is still refused;
+/// - it is at most `longestValue` bytes, the most held back across a chunk boundary.
+/// No newline is ever removed, so the lines in errors and faults are the file's. Markup the
+/// tracker does not expect (only malformed XML has it) turns the filter off for the rest of the
+/// entry: libxml2 then sees those bytes untouched and reports the error itself.
+///
+/// The prolog is left alone: the filter starts rewriting at the first `<HealthData` followed by
+/// the end of a name, the same place `PrologFilter` takes as the root element.
+final class DeviceValueElision {
+    /// The longest value emptied; longer ones pass through (real ones are about 150 bytes).
+    static let longestValue = 4096
+
+    /// Values emptied so far, and the bytes they held (for tests and the benchmark notes).
+    private(set) var elidedValues = 0
+    private(set) var elidedBytes = 0
+    /// False once malformed markup turned the filter off.
+    var isActive: Bool { mode != .passthrough }
+
+    private enum Mode {
+        case prolog, content, afterLessThan, afterBang, afterBangDash, comment, cdataOpening, cdata
+        case processingInstruction, endTag, inTag, value, deviceValue, passthrough
+    }
+
+    private var mode = Mode.prolog
+    /// Bytes matched of what the current mode looks for (`<HealthData`, `device`, `-->`, …).
+    private var matched = 0
+    /// The quote that closes the value being read.
+    private var quote: UInt8 = 0
+    /// The start of a `device` value that began in an earlier chunk, held back until its end
+    /// shows whether it is emptied or passed on.
+    private let held = UnsafeMutablePointer<UInt8>.allocate(capacity: DeviceValueElision.longestValue)
+    private var heldCount = 0
+
+    // Patterns as tuples, not arrays: a static array is checked for initialisation at every use.
+    private static let root: StaticString = "<HealthData"
+    private static let cdataOpening: StaticString = "CDATA["
+
+    deinit { held.deallocate() }
+
+    /// The most bytes one call can write: the input plus what was held back.
+    static func outputCapacity(forInput count: Int) -> Int { count + longestValue }
+
+    /// Rewrites one chunk of export.xml into `output`, which has room for
+    /// `outputCapacity(forInput: input.count)` bytes; returns how many it wrote.
+    func rewrite(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer) -> Int {
+        guard let raw = input.baseAddress, input.count > 0 else { return 0 }
+        var writer = ChunkWriter(input: raw.assumingMemoryBound(to: UInt8.self), output: output.assumingMemoryBound(to: UInt8.self))
+        let end = input.count
+        var i = 0
+        // Where the current `device` value starts in this chunk (0 when it began in an earlier one).
+        var valueStart = 0
+        let p = writer.input
+        while i < end {
+            switch mode {
+            case .passthrough:
+                i = end
+
+            case .prolog:
+                // The first `<HealthData` followed by a name end, where PrologFilter finds the root.
+                if matched == 0 {
+                    guard let at = Self.find(UInt8(ascii: "<"), in: p, from: i, to: end) else { i = end; break }
+                    i = at + 1
+                    matched = 1
+                    continue
+                }
+                let c = p[i]
+                if matched == Self.root.utf8CodeUnitCount {
+                    // Either way c is read again: as the tag's delimiter, or as a possible `<`.
+                    if Self.isSpace(c) || c == UInt8(ascii: ">") || c == UInt8(ascii: "/") { mode = .inTag }
+                    matched = 0
+                    continue
+                }
+                if c == Self.root.utf8Start[matched] {
+                    matched += 1
+                    i += 1
+                } else {
+                    matched = 0                // c is read again: it may be a `<`
+                }
+
+            case .content:
+                guard let at = Self.find(UInt8(ascii: "<"), in: p, from: i, to: end) else { i = end; break }
+                i = at + 1
+                mode = .afterLessThan
+
+            case .afterLessThan:
+                let c = p[i]
+                i += 1
+                switch c {
+                case UInt8(ascii: "/"): mode = .endTag
+                case UInt8(ascii: "?"): mode = .processingInstruction; matched = 0
+                case UInt8(ascii: "!"): mode = .afterBang
+                default: mode = Self.endsName(c) ? .passthrough : .inTag
+                }
+
+            case .afterBang:
+                let c = p[i]
+                i += 1
+                switch c {
+                case UInt8(ascii: "-"): mode = .afterBangDash
+                case UInt8(ascii: "["): mode = .cdataOpening; matched = 0
+                default: mode = .passthrough   // a DOCTYPE after the root: libxml2 refuses it
+                }
+
+            case .afterBangDash:
+                mode = p[i] == UInt8(ascii: "-") ? .comment : .passthrough
+                matched = 0
+                i += 1
+
+            case .comment:
+                // Ends at `-->`: `matched` counts the dashes just before.
+                let c = p[i]
+                i += 1
+                if c == UInt8(ascii: "-") {
+                    matched = min(matched + 1, 2)
+                } else {
+                    if c == UInt8(ascii: ">") && matched == 2 { mode = .content }
+                    matched = 0
+                }
+
+            case .cdataOpening:
+                if p[i] != Self.cdataOpening.utf8Start[matched] { mode = .passthrough; break }
+                i += 1
+                matched += 1
+                if matched == Self.cdataOpening.utf8CodeUnitCount { mode = .cdata; matched = 0 }
+
+            case .cdata:
+                // Ends at `]]>`: `matched` counts the brackets just before.
+                let c = p[i]
+                i += 1
+                if c == UInt8(ascii: "]") {
+                    matched = min(matched + 1, 2)
+                } else {
+                    if c == UInt8(ascii: ">") && matched == 2 { mode = .content }
+                    matched = 0
+                }
+
+            case .processingInstruction:
+                let c = p[i]
+                i += 1
+                if c == UInt8(ascii: ">") && matched == 1 { mode = .content }
+                matched = c == UInt8(ascii: "?") ? 1 : 0
+
+            case .endTag:
+                guard let at = Self.find(UInt8(ascii: ">"), in: p, from: i, to: end) else { i = end; break }
+                i = at + 1
+                mode = .content
+
+            case .inTag:
+                // Names, spaces and `=` up to the next value or the tag's end. Malformed markup
+                // here needs no check: libxml2 stops at it, before any value after it.
+                while i < end {
+                    let c = p[i]
+                    if c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") || c == UInt8(ascii: ">") { break }
+                    i += 1
+                }
+                guard i < end else { break }
+                let c = p[i]
+                i += 1
+                if c == UInt8(ascii: ">") {
+                    mode = .content
+                } else {
+                    quote = c
+                    if Self.isDeviceAttribute(quoteAt: i - 1, in: p) {
+                        mode = .deviceValue
+                        valueStart = i
+                        heldCount = 0
+                    } else {
+                        mode = .value
+                    }
+                }
+
+            case .value:
+                guard let at = Self.find(quote, in: p, from: i, to: end) else { i = end; break }
+                i = at + 1
+                mode = .inTag
+
+            case .deviceValue:
+                guard let at = Self.find(quote, in: p, from: i, to: end) else {
+                    // The value goes on in the next chunk: hold its bytes back, if they fit.
+                    let part = end - valueStart
+                    if heldCount + part <= Self.longestValue {
+                        writer.copy(upTo: valueStart)
+                        (held + heldCount).update(from: p + valueStart, count: part)
+                        heldCount += part
+                        writer.skip(to: end)
+                        valueStart = 0
+                    } else {
+                        writer.write(held, heldCount)
+                        heldCount = 0
+                        mode = .value
+                    }
+                    i = end
+                    break
+                }
+                let part = at - valueStart
+                var plain: Bool
+                if heldCount == 0 {
+                    plain = Self.isPlainValue(p + valueStart, part)
+                } else if heldCount + part <= Self.longestValue {
+                    (held + heldCount).update(from: p + valueStart, count: part)
+                    plain = Self.isPlainValue(held, heldCount + part)
+                } else {
+                    plain = false
+                }
+                if plain {
+                    writer.copy(upTo: valueStart)
+                    writer.skip(to: at)
+                    elidedValues += 1
+                    elidedBytes += heldCount + part
+                } else if heldCount > 0 {
+                    // Nothing of this chunk is written yet: the held bytes go first.
+                    writer.write(held, heldCount)
+                }
+                heldCount = 0
+                valueStart = 0
+                i = at + 1
+                mode = .inTag
+            }
+        }
+        writer.copy(upTo: end)
+        return writer.written
+    }
+
+    /// At the end of the entry: writes what is still held back (the entry ended inside a
+    /// `device` value, which libxml2 will report); returns how many bytes.
+    func finish(into output: UnsafeMutableRawPointer) -> Int {
+        let count = heldCount
+        output.copyMemory(from: held, byteCount: count)
+        heldCount = 0
+        return count
+    }
+
+    // MARK: Bytes
+
+    /// True when `count` bytes at `bytes`, a value, are printable ASCII without `<`, whose
+    /// references are only `&lt;`, `&gt;`, `&amp;`, `&quot;` and `&apos;`: a value libxml2
+    /// always accepts.
+    static func isPlainValue(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+        var i = 0
+        while i < count {
+            // Eight bytes at a time while none is special (a device value has a few `&`s only).
+            if count - i >= 8 && !mayNeedCheck(UnsafeRawPointer(bytes + i).loadUnaligned(as: UInt64.self)) {
+                i += 8
+                continue
+            }
+            let c = bytes[i]
+            if c == UInt8(ascii: "&") {
+                let length = predefinedEntityLength(bytes + i, count - i)
+                if length == 0 { return false }
+                i += length
+                continue
+            }
+            if c < 0x20 || c > 0x7E || c == UInt8(ascii: "<") { return false }
+            i += 1
+        }
+        return true
+    }
+
+    /// True when one of the eight bytes of `word` is below 0x20, above 0x7E, `<` or `&`
+    /// (the "has less" and "has zero byte" word tricks: exact as a whole, whichever lane
+    /// they flag).
+    @inline(__always) private static func mayNeedCheck(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        if word & highs != 0 { return true }                      // a byte above 0x7F
+        let below20 = (word &- ones &* 0x20) & ~word & highs
+        let is7F = ((word ^ (ones &* 0x7F)) &- ones) & ~(word ^ (ones &* 0x7F)) & highs
+        let lt = ((word ^ (ones &* 0x3C)) &- ones) & ~(word ^ (ones &* 0x3C)) & highs
+        let amp = ((word ^ (ones &* 0x26)) &- ones) & ~(word ^ (ones &* 0x26)) & highs
+        return (below20 | is7F | lt | amp) != 0
+    }
+
+    /// True when the value opening at `quote` in `bytes` belongs to an attribute named exactly
+    /// `device`: looking back, optional spaces, `=`, optional spaces, `device`, a space. None
+    /// of those is a quote, so the look-back cannot reach into an earlier value; when it would
+    /// need bytes of an earlier chunk the answer is no (that value is simply left as it is).
+    @inline(__always) private static func isDeviceAttribute(quoteAt quote: Int, in bytes: UnsafePointer<UInt8>) -> Bool {
+        var j = quote - 1
+        while j >= 0 && isSpace(bytes[j]) { j -= 1 }
+        guard j >= 0, bytes[j] == UInt8(ascii: "=") else { return false }
+        j -= 1
+        while j >= 0 && isSpace(bytes[j]) { j -= 1 }
+        guard j >= 6 else { return false }
+        return bytes[j] == UInt8(ascii: "e") && bytes[j - 1] == UInt8(ascii: "c") && bytes[j - 2] == UInt8(ascii: "i")
+            && bytes[j - 3] == UInt8(ascii: "v") && bytes[j - 4] == UInt8(ascii: "e") && bytes[j - 5] == UInt8(ascii: "d")
+            && isSpace(bytes[j - 6])
+    }
+
+    /// The length of the predefined entity reference at `bytes` (`&lt;` … `&apos;`), or 0.
+    private static func predefinedEntityLength(_ bytes: UnsafePointer<UInt8>, _ available: Int) -> Int {
+        if available >= 4, bytes[3] == UInt8(ascii: ";"), bytes[2] == UInt8(ascii: "t"),
+           bytes[1] == UInt8(ascii: "l") || bytes[1] == UInt8(ascii: "g") { return 4 }
+        if available >= 5, memcmp(bytes, "&amp;", 5) == 0 { return 5 }
+        if available >= 6, memcmp(bytes, "&quot;", 6) == 0 || memcmp(bytes, "&apos;", 6) == 0 { return 6 }
+        return 0
+    }
+
+    @inline(__always) private static func isSpace(_ c: UInt8) -> Bool {
+        c == 0x20 || c == 0x0A || c == 0x09 || c == 0x0D
+    }
+
+    /// Bytes that cannot be part of a name inside a tag.
+    @inline(__always) private static func endsName(_ c: UInt8) -> Bool {
+        c <= 0x20 || c == UInt8(ascii: "=") || c == UInt8(ascii: ">") || c == UInt8(ascii: "/")
+            || c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") || c == UInt8(ascii: "<")
+    }
+
+    /// The index of the first `byte` in `base[from..<end]`, or nil.
+    @inline(__always) private static func find(_ byte: UInt8, in base: UnsafePointer<UInt8>, from: Int, to end: Int) -> Int? {
+        guard let hit = memchr(base + from, Int32(byte), end - from) else { return nil }
+        return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(hit))
+    }
+}
+
+/// Copies the unchanged runs of a chunk to the output and skips the emptied ones.
+private struct ChunkWriter {
+    let input: UnsafePointer<UInt8>
+    let output: UnsafeMutablePointer<UInt8>
+    /// Input bytes before this index are written or skipped.
+    private(set) var consumed = 0
+    private(set) var written = 0
+
+    init(input: UnsafePointer<UInt8>, output: UnsafeMutablePointer<UInt8>) {
+        self.input = input
+        self.output = output
+    }
+
+    /// Writes the input from `consumed` up to `index`.
+    mutating func copy(upTo index: Int) {
+        guard index > consumed else { return }
+        (output + written).update(from: input + consumed, count: index - consumed)
+        written += index - consumed
+        consumed = index
+    }
+
+    /// Leaves out the input from `consumed` up to `index`.
+    mutating func skip(to index: Int) { consumed = index }
+
+    /// Writes other bytes (held back from an earlier chunk) at the current position.
+    mutating func write(_ bytes: UnsafePointer<UInt8>, _ count: Int) {
+        (output + written).update(from: bytes, count: count)
+        written += count
+    }
+}
