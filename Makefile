@@ -140,7 +140,7 @@ clean:
 # GPX and the date parser, FUZZ_SECONDS each. The fuzz package is separate: `swift build` and
 # `swift test` never build it. Corpus, findings and logs go to .fuzz/ (not committed).
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := zip export-xml gpx timestamp
+FUZZ_TARGETS := zip export-xml device-elision gpx timestamp
 FUZZ_BIN     := .fuzz/build/debug
 .PHONY: fuzz
 fuzz: deps
@@ -151,7 +151,7 @@ fuzz: deps
 	@rm -rf .fuzz/seeds && python3 Fuzz/make_corpus.py .fuzz/seeds .fuzz/seed-export.zip ../shared/fixtures/real
 	@failed=""; for t in $(FUZZ_TARGETS); do \
 		mkdir -p .fuzz/corpus/$$t .fuzz/findings/$$t; \
-		dict=""; case $$t in export-xml|gpx) dict=-dict=Fuzz/xml.dict;; esac; \
+		dict=""; case $$t in export-xml|device-elision|gpx) dict=-dict=Fuzz/xml.dict;; esac; \
 		echo "== fuzz-$$t: $(FUZZ_SECONDS) s (log: .fuzz/fuzz-$$t.log)"; \
 		$(FUZZ_BIN)/fuzz-$$t .fuzz/corpus/$$t .fuzz/seeds/$$t $$dict -max_total_time=$(FUZZ_SECONDS) \
 			-timeout=10 -print_final_stats=1 -artifact_prefix=.fuzz/findings/$$t/ > .fuzz/fuzz-$$t.log 2>&1 \

@@ -22,6 +22,7 @@ let package = Package(
         ),
         .executableTarget(name: "fuzz-zip", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "fuzz-export-xml", dependencies: ["FuzzSupport"]),
+        .executableTarget(name: "fuzz-device-elision", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "fuzz-gpx", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "fuzz-timestamp", dependencies: ["FuzzSupport"]),
     ],

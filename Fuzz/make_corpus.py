@@ -121,11 +121,13 @@ if fixtures:
 # export-xml and gpx: first byte = chunk size - 1 (255: whole 256-byte chunks; 6: 7-byte chunks).
 for name, data in exports:
     seed("export-xml", name, b"\xff" + data)
+    seed("device-elision", name, b"\xff" + data)
 for name, data in gpxs:
     seed("gpx", name, b"\xff" + data)
     seed("gpx", name + "-small-chunks", b"\x06" + data)
 if exports:
     seed("export-xml", "small-chunks", b"\x06" + exports[0][1])
+    seed("device-elision", "small-chunks", b"\x06" + exports[0][1])
 
 # zip: small archives shaped like exports, in each layout the reader handles.
 small_export = min((d for _, d in exports), key=len)

@@ -52,12 +52,20 @@ final class DeviceValueElision {
     /// shows whether it is emptied or passed on.
     private let held = UnsafeMutablePointer<UInt8>.allocate(capacity: DeviceValueElision.longestValue)
     private var heldCount = 0
+    /// The last input bytes before this chunk, for the look-back that finds ` device =` when a
+    /// value opens at the very start of a chunk: the output does not depend on where chunks end.
+    private let tail = UnsafeMutablePointer<UInt8>.allocate(capacity: DeviceValueElision.tailLength)
+    private var tailCount = 0
+    private static let tailLength = 32
 
     // Patterns as tuples, not arrays: a static array is checked for initialisation at every use.
     private static let root: StaticString = "<HealthData"
     private static let cdataOpening: StaticString = "CDATA["
 
-    deinit { held.deallocate() }
+    deinit {
+        held.deallocate()
+        tail.deallocate()
+    }
 
     /// The most bytes one call can write: the input plus what was held back.
     static func outputCapacity(forInput count: Int) -> Int { count + longestValue }
@@ -182,7 +190,7 @@ final class DeviceValueElision {
                     mode = .content
                 } else {
                     quote = c
-                    if Self.isDeviceAttribute(quoteAt: i - 1, in: p) {
+                    if isDeviceAttribute(quoteAt: i - 1, in: p) {
                         mode = .deviceValue
                         valueStart = i
                         heldCount = 0
@@ -217,7 +225,7 @@ final class DeviceValueElision {
                 let part = at - valueStart
                 var plain: Bool
                 if heldCount == 0 {
-                    plain = Self.isPlainValue(p + valueStart, part)
+                    plain = part <= Self.longestValue && Self.isPlainValue(p + valueStart, part)
                 } else if heldCount + part <= Self.longestValue {
                     (held + heldCount).update(from: p + valueStart, count: part)
                     plain = Self.isPlainValue(held, heldCount + part)
@@ -240,7 +248,17 @@ final class DeviceValueElision {
             }
         }
         writer.copy(upTo: end)
+        keepTail(p, end)
         return writer.written
+    }
+
+    /// Keeps the last `tailLength` input bytes seen, across chunks however small.
+    private func keepTail(_ bytes: UnsafePointer<UInt8>, _ count: Int) {
+        let fresh = min(count, Self.tailLength)
+        let kept = min(tailCount, Self.tailLength - fresh)
+        if kept > 0 { tail.update(from: tail + (tailCount - kept), count: kept) }
+        (tail + kept).update(from: bytes + (count - fresh), count: fresh)
+        tailCount = kept + fresh
     }
 
     /// At the end of the entry: writes what is still held back (the entry ended inside a
@@ -293,18 +311,41 @@ final class DeviceValueElision {
 
     /// True when the value opening at `quote` in `bytes` belongs to an attribute named exactly
     /// `device`: looking back, optional spaces, `=`, optional spaces, `device`, a space. None
-    /// of those is a quote, so the look-back cannot reach into an earlier value; when it would
-    /// need bytes of an earlier chunk the answer is no (that value is simply left as it is).
-    @inline(__always) private static func isDeviceAttribute(quoteAt quote: Int, in bytes: UnsafePointer<UInt8>) -> Bool {
+    /// of those is a quote, so the look-back cannot reach into an earlier value. It looks at
+    /// most `tailLength` bytes back, through the previous chunks' last bytes when the value
+    /// opens near a chunk's start, so where chunks end never matters; past that (dozens of
+    /// spaces around `=`) the answer is no, and the value is simply left as it is.
+    @inline(__always) private func isDeviceAttribute(quoteAt quote: Int, in bytes: UnsafePointer<UInt8>) -> Bool {
+        let limit = quote - Self.tailLength
+        if limit >= 0 {
+            // The common case: everything the look-back may read is in this chunk.
+            var j = quote - 1
+            while j >= limit && Self.isSpace(bytes[j]) { j -= 1 }
+            guard j >= limit, bytes[j] == UInt8(ascii: "=") else { return false }
+            j -= 1
+            while j >= limit && Self.isSpace(bytes[j]) { j -= 1 }
+            guard j - 6 >= limit else { return false }
+            return bytes[j] == UInt8(ascii: "e") && bytes[j - 1] == UInt8(ascii: "c") && bytes[j - 2] == UInt8(ascii: "i")
+                && bytes[j - 3] == UInt8(ascii: "v") && bytes[j - 4] == UInt8(ascii: "e")
+                && bytes[j - 5] == UInt8(ascii: "d") && Self.isSpace(bytes[j - 6])
+        }
+        // Near the chunk's start: the same look-back, partly through the tail.
+        func byte(_ j: Int) -> UInt8? {
+            if j < limit { return nil }
+            if j >= 0 { return bytes[j] }
+            return tailCount + j >= 0 ? tail[tailCount + j] : nil
+        }
         var j = quote - 1
-        while j >= 0 && isSpace(bytes[j]) { j -= 1 }
-        guard j >= 0, bytes[j] == UInt8(ascii: "=") else { return false }
+        while let c = byte(j), Self.isSpace(c) { j -= 1 }
+        guard byte(j) == UInt8(ascii: "=") else { return false }
         j -= 1
-        while j >= 0 && isSpace(bytes[j]) { j -= 1 }
-        guard j >= 6 else { return false }
-        return bytes[j] == UInt8(ascii: "e") && bytes[j - 1] == UInt8(ascii: "c") && bytes[j - 2] == UInt8(ascii: "i")
-            && bytes[j - 3] == UInt8(ascii: "v") && bytes[j - 4] == UInt8(ascii: "e") && bytes[j - 5] == UInt8(ascii: "d")
-            && isSpace(bytes[j - 6])
+        while let c = byte(j), Self.isSpace(c) { j -= 1 }
+        for expected in "ecived".utf8 {
+            guard byte(j) == expected else { return false }
+            j -= 1
+        }
+        guard let before = byte(j) else { return false }
+        return Self.isSpace(before)
     }
 
     /// The length of the predefined entity reference at `bytes` (`&lt;` … `&apos;`), or 0.
