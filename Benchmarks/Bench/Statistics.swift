@@ -16,6 +16,8 @@ struct Round: Codable {
     var index: Int
     var floor: Measurement
     var healthtrail: Measurement
+    /// The floor with export.xml's device values emptied before libxml2 (`--elide-device-values`).
+    var elidedFloor: Measurement?
     /// HealthTrail's time over the floor's within this round.
     var ratio: Double
     /// The run's own manifest (stage timings, counts).
@@ -62,6 +64,10 @@ struct BenchResult: Codable {
     var ratioOfMedians: Double
     /// Median over rounds of each round's HealthTrail / floor ratio, a cross-check of the headline.
     var medianOfRoundRatios: Double
+    /// The floor on the document HealthTrail's libxml2 sees (device values emptied), and
+    /// HealthTrail's median time over its median: how far HealthTrail's own work is from free.
+    var elidedFloor: ToolSummary?
+    var ratioToElidedFloor: Double?
     /// Peak RSS, in KiB, that a do-nothing child reads as (see `rssResolution`).
     var rssResolutionKiB: Int?
     /// Cores of the machine: HealthTrail's wall time cannot fall below its CPU time / cores.
@@ -81,6 +87,12 @@ struct BenchResult: Codable {
         healthtrail = ToolSummary(rounds.map(\.healthtrail), xmlBytes: export.xmlBytes)
         ratioOfMedians = healthtrail.medianSeconds / floor.medianSeconds
         medianOfRoundRatios = median(rounds.map(\.ratio))!
+        let elided = rounds.compactMap(\.elidedFloor)
+        if elided.count == rounds.count, !elided.isEmpty {
+            let summary = ToolSummary(elided, xmlBytes: export.xmlBytes)
+            elidedFloor = summary
+            ratioToElidedFloor = healthtrail.medianSeconds / summary.medianSeconds
+        }
         self.rssResolutionKiB = rssResolutionKiB
         cores = ProcessInfo.processInfo.activeProcessorCount
         perfectSpreadRatio = healthtrail.medianCPUSeconds / Double(cores) / floor.medianSeconds

@@ -6,13 +6,18 @@
 
 import Foundation
 
-/// Runs one round's two children; round 0 is the warm-up.
+/// Runs one round's three children (the floor, the floor on elided device values, HealthTrail);
+/// round 0 is the warm-up.
 func runRound(_ index: Int, options: Options, export: ExportInfo) throws -> Round {
     let logs = options.outDir + "/logs"
     let floorOut = logs + "/floor.stdout"
     let floor = try measure([options.floor, options.archive],
                             stdoutPath: floorOut, stderrPath: logs + "/floor.stderr")
     try checkFloorRead(export, output: floorOut)
+    let elidedOut = logs + "/elided-floor.stdout"
+    let elidedFloor = try measure([options.floor, "--elide-device-values", options.archive],
+                                  stdoutPath: elidedOut, stderrPath: logs + "/elided-floor.stderr")
+    try checkFloorRead(export, output: elidedOut)
 
     let runDir = options.outDir + "/run-\(index)"
     try? FileManager.default.removeItem(atPath: runDir)  // A stale folder from an interrupted bench.
@@ -22,6 +27,7 @@ func runRound(_ index: Int, options: Options, export: ExportInfo) throws -> Roun
     // Outputs of a ~1 GB export are large: keep only one round's on disk at a time.
     try FileManager.default.removeItem(atPath: runDir)
     var round = Round(index: index, floor: floor, healthtrail: healthtrail)
+    round.elidedFloor = elidedFloor
     round.manifest = manifest
     return round
 }
@@ -38,7 +44,8 @@ func checkFloorRead(_ export: ExportInfo, output path: String) throws {
 /// Prints one line per round as it finishes, so a long bench shows progress.
 func progress(_ round: Round, of total: Int) {
     let label = round.index == 0 ? "warm-up" : "round \(round.index)/\(total)"
-    print("\(label): floor \(fixed(round.floor.seconds, 3)) s, healthtrail \(fixed(round.healthtrail.seconds, 3)) s")
+    print("\(label): floor \(fixed(round.floor.seconds, 3)) s, elided floor \(fixed(round.elidedFloor?.seconds ?? 0, 3)) s, "
+          + "healthtrail \(fixed(round.healthtrail.seconds, 3)) s")
     fflush(stdout)
 }
 

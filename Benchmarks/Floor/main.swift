@@ -5,6 +5,11 @@
 // that do nothing. No CRC, no decoding, no output. `make bench` compares `healthtrail run` against
 // this program, so the gap between the two is exactly the cost of HealthTrail's own work.
 //
+// `healthtrail-floor --elide-device-values ARCHIVE.zip` is the stricter floor: the same, with
+// each inflated chunk put through HealthTrail's `DeviceValueElision` before libxml2 parses it,
+// on the same single thread. HealthTrail parses the elided bytes, so this is the floor for
+// the document libxml2 actually sees in a run (see Benchmarks/README.md).
+//
 // Prints one line: `floor: inflated N bytes of ENTRY in S s (R MB/s)`; the bench driver reads N
 // from it. Exit status: 0 on success, 1 on an XML or zlib error, 2 on a usage or archive error.
 
@@ -63,12 +68,17 @@ func emptySAXHandler() -> xmlSAXHandler {
     return sax
 }
 
-/// A libxml2 push parser fed one chunk at a time.
+/// A libxml2 push parser fed one chunk at a time, through `DeviceValueElision` if asked.
 final class PushParser {
     private let context: xmlParserCtxtPtr
     private var handler = emptySAXHandler()
+    private let elision: DeviceValueElision?
+    private let elided: UnsafeMutableRawPointer?
 
-    init() throws {
+    init(elidingDeviceValues: Bool) throws {
+        elision = elidingDeviceValues ? DeviceValueElision() : nil
+        elided = elidingDeviceValues
+            ? .allocate(byteCount: DeviceValueElision.outputCapacity(forInput: chunkSize), alignment: 16) : nil
         guard let context = xmlCreatePushParserCtxt(&handler, nil, nil, 0, nil) else {
             throw FloorError(status: 1, message: "libxml2 could not create a push parser")
         }
@@ -77,7 +87,10 @@ final class PushParser {
         xmlCtxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue))
     }
 
-    deinit { xmlFreeParserCtxt(context) }
+    deinit {
+        xmlFreeParserCtxt(context)
+        elided?.deallocate()
+    }
 
     /// libxml2's message for the error that stopped the parse (the handler has no error callback,
     /// so nothing has been printed yet).
@@ -90,8 +103,14 @@ final class PushParser {
 
     /// Parses `chunk`; `last` tells libxml2 the document ends here.
     func feed(_ chunk: UnsafeRawBufferPointer, last: Bool = false) throws {
-        let bytes = chunk.baseAddress?.assumingMemoryBound(to: CChar.self)
-        let status = xmlParseChunk(context, bytes, Int32(chunk.count), last ? 1 : 0)
+        var bytes = chunk.baseAddress?.assumingMemoryBound(to: CChar.self)
+        var count = chunk.count
+        if let elision, let elided {
+            count = elision.rewrite(chunk, into: elided)
+            if last { count += elision.finish(into: elided + count) }
+            bytes = UnsafePointer(elided.assumingMemoryBound(to: CChar.self))
+        }
+        let status = xmlParseChunk(context, bytes, Int32(count), last ? 1 : 0)
         if status != 0 || context.pointee.wellFormed == 0 {
             throw FloorError(status: 1, message: "XML error at line \(xmlSAX2GetLineNumber(context)): \(lastErrorMessage())")
         }
@@ -164,7 +183,7 @@ func inflate(refill: () throws -> Int, input: UnsafeMutableRawBufferPointer, int
 }
 
 /// Locates export.xml, parses it, and prints the one-line summary.
-func run(archivePath: String) throws {
+func run(archivePath: String, elidingDeviceValues: Bool) throws {
     let started = monotonicSeconds()
     let archive: ZipArchive
     do { archive = try ZipArchive(path: archivePath) } catch {
@@ -178,7 +197,7 @@ func run(archivePath: String) throws {
     do { start = try archive.dataOffset(of: entry) } catch {
         throw FloorError(status: 2, message: "\(error)")
     }
-    let parser = try PushParser()
+    let parser = try PushParser(elidingDeviceValues: elidingDeviceValues)
     let bytes = try parse(entry, at: start, of: archive.file, into: parser)
     let elapsed = monotonicSeconds() - started
     let rate = Double(bytes) / 1e6 / elapsed
@@ -201,13 +220,15 @@ extension String {
     }
 }
 
-let arguments = CommandLine.arguments
-guard arguments.count == 2, !arguments[1].hasPrefix("-") else {
-    fputs("usage: healthtrail-floor ARCHIVE.zip\n", stderr)
+var arguments = Array(CommandLine.arguments.dropFirst())
+let elide = arguments.first == "--elide-device-values"
+if elide { arguments.removeFirst() }
+guard arguments.count == 1, !arguments[0].hasPrefix("-") else {
+    fputs("usage: healthtrail-floor [--elide-device-values] ARCHIVE.zip\n", stderr)
     exit(2)
 }
 do {
-    try run(archivePath: arguments[1])
+    try run(archivePath: arguments[0], elidingDeviceValues: elide)
 } catch let error as FloorError {
     fputs("healthtrail-floor: \(error.message)\n", stderr)
     exit(error.status)

@@ -28,15 +28,15 @@ import Darwin
 ///
 /// The prolog is left alone: the filter starts rewriting at the first `<HealthData` followed by
 /// the end of a name, the same place `PrologFilter` takes as the root element.
-final class DeviceValueElision {
+public final class DeviceValueElision {
     /// The longest value emptied; longer ones pass through (real ones are about 150 bytes).
-    static let longestValue = 4096
+    public static let longestValue = 4096
 
     /// Values emptied so far, and the bytes they held (for tests and the benchmark notes).
-    private(set) var elidedValues = 0
-    private(set) var elidedBytes = 0
+    public private(set) var elidedValues = 0
+    public private(set) var elidedBytes = 0
     /// False once malformed markup turned the filter off.
-    var isActive: Bool { mode != .passthrough }
+    public var isActive: Bool { mode != .passthrough }
 
     private enum Mode {
         case prolog, content, afterLessThan, afterBang, afterBangDash, comment, cdataOpening, cdata
@@ -62,17 +62,20 @@ final class DeviceValueElision {
     private static let root: StaticString = "<HealthData"
     private static let cdataOpening: StaticString = "CDATA["
 
+    /// A filter for one entry, at its first byte.
+    public init() {}
+
     deinit {
         held.deallocate()
         tail.deallocate()
     }
 
     /// The most bytes one call can write: the input plus what was held back.
-    static func outputCapacity(forInput count: Int) -> Int { count + longestValue }
+    public static func outputCapacity(forInput count: Int) -> Int { count + longestValue }
 
     /// Rewrites one chunk of export.xml into `output`, which has room for
     /// `outputCapacity(forInput: input.count)` bytes; returns how many it wrote.
-    func rewrite(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer) -> Int {
+    public func rewrite(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer) -> Int {
         guard let raw = input.baseAddress, input.count > 0 else { return 0 }
         var writer = ChunkWriter(input: raw.assumingMemoryBound(to: UInt8.self), output: output.assumingMemoryBound(to: UInt8.self))
         let end = input.count
@@ -263,7 +266,7 @@ final class DeviceValueElision {
 
     /// At the end of the entry: writes what is still held back (the entry ended inside a
     /// `device` value, which libxml2 will report); returns how many bytes.
-    func finish(into output: UnsafeMutableRawPointer) -> Int {
+    public func finish(into output: UnsafeMutableRawPointer) -> Int {
         let count = heldCount
         output.copyMemory(from: held, byteCount: count)
         heldCount = 0
