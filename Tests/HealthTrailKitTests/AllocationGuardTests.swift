@@ -138,7 +138,10 @@ struct AllocationGuardTests {
         let (small, large) = (runs[0], runs[1])
 
         // The counter saw libxml2's calls (telling them apart works) and the archives differ enough.
-        #expect(large.count.libxml2 > small.count.libxml2 && small.count.libxml2 > small.items)
+        // libxml2 allocates ≈ 0.6 times per item since the device values are emptied before it
+        // reads them (its slow attribute path allocated per value: ≈ 3 per record before).
+        #expect(large.count.libxml2 > small.count.libxml2 && small.count.libxml2 > small.items / 4,
+                "libxml2's own: \(small.count.libxml2) → \(large.count.libxml2) for \(small.items) → \(large.items) items")
         #expect(large.items > 2 * small.items)
         let perItem = Double(large.count.own - small.count.own) / Double(large.items - small.items)
         #expect(perItem < Self.allocationsPerItemLimit, """
