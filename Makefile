@@ -1,6 +1,6 @@
 # HealthTrail — the two commands a newcomer needs are `make run` and `make test`.
 SWIFT        ?= swift
-APT_PACKAGES := libxml2-dev zlib1g-dev pkg-config
+APT_PACKAGES := libxml2-dev zlib1g-dev libdeflate-dev pkg-config
 # The tests read archives with the system's unzip too, as an independent reader.
 TEST_APT_PACKAGES := unzip
 # Headless Chromium renders the SVG maps in the tests (BrowserRenderingTests): ~155 MB, ~50 s once.

@@ -29,10 +29,17 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
+        // The CRC-32 of every inflated byte: libdeflate's (carry-less multiplication) is about
+        // five times zlib's, 0.13 s less CPU on the benchmark's export.xml.
+        .systemLibrary(
+            name: "CLibDeflate",
+            pkgConfig: "libdeflate",
+            providers: [.apt(["libdeflate-dev"]), .brew(["libdeflate"])]
+        ),
         .target(
             name: "HealthTrailKit",
             dependencies: [
-                "CLibXML2", "CZlib",
+                "CLibXML2", "CZlib", "CLibDeflate",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
@@ -60,7 +67,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HealthTrailKitTests",
-            dependencies: ["HealthTrailKit", "CLibXML2", "CZlib"],
+            dependencies: ["HealthTrailKit", "CLibXML2", "CZlib", "CLibDeflate"],
             exclude: ["geojson_check.py", "malloc_counter.c"]   // the GeoJSON validator and the allocation counter the tests run
         ),
     ],

@@ -1,3 +1,4 @@
+import CLibDeflate
 import CZlib
 
 /// A zip archive read through its central directory; entries are inflated with zlib as they stream.
@@ -122,7 +123,7 @@ public final class ZipArchive: ExportSource {
         }
         var offset = try dataOffset(of: entry)
         var remaining = entry.compressedSize
-        var crc: UInt = 0
+        var crc: UInt32 = 0
         var produced: UInt64 = 0
         let input = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 16)
         defer { input.deallocate() }
@@ -148,7 +149,7 @@ public final class ZipArchive: ExportSource {
             guard limits.allowsExpansion(produced, from: consumed) else {
                 throw fail(limits.ratioRefusal(produced, from: consumed, declared: false))
             }
-            crc = crc32(crc, chunk.baseAddress!.assumingMemoryBound(to: Bytef.self), uInt(chunk.count))
+            crc = libdeflate_crc32(crc, chunk.baseAddress!, chunk.count)
             try body(chunk)
         }
 
@@ -196,7 +197,7 @@ public final class ZipArchive: ExportSource {
         guard produced == entry.uncompressedSize else {
             throw fail("entry inflates to \(produced) bytes but declares \(entry.uncompressedSize) (corrupt archive)")
         }
-        if let expected = entry.crc32, UInt32(truncatingIfNeeded: crc) != expected {
+        if let expected = entry.crc32, crc != expected {
             throw fail("CRC-32 mismatch: the entry is corrupt")
         }
     }
