@@ -181,19 +181,14 @@ public final class DeviceValueElision {
             case .inTag:
                 // Names, spaces and `=` up to the next value or the tag's end. Malformed markup
                 // here needs no check: libxml2 stops at it, before any value after it.
-                while i < end {
-                    let c = p[i]
-                    if c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") || c == UInt8(ascii: ">") { break }
-                    i += 1
-                }
-                guard i < end else { break }
-                let c = p[i]
-                i += 1
+                guard let at = Self.findQuoteOrTagEnd(in: p, from: i, to: end) else { i = end; break }
+                let c = p[at]
+                i = at + 1
                 if c == UInt8(ascii: ">") {
                     mode = .content
                 } else {
                     quote = c
-                    if isDeviceAttribute(quoteAt: i - 1, in: p) {
+                    if isDeviceAttribute(quoteAt: at, in: p) {
                         mode = .deviceValue
                         valueStart = i
                         heldCount = 0
@@ -282,7 +277,7 @@ public final class DeviceValueElision {
         var i = 0
         while i < count {
             // Eight bytes at a time while none is special (a device value has a few `&`s only).
-            if count - i >= 8 && !mayNeedCheck(UnsafeRawPointer(bytes + i).loadUnaligned(as: UInt64.self)) {
+            if count - i >= 8 && !mayNeedCheck(word(bytes + i)) {
                 i += 8
                 continue
             }
@@ -303,13 +298,10 @@ public final class DeviceValueElision {
     /// (the "has less" and "has zero byte" word tricks: exact as a whole, whichever lane
     /// they flag).
     @inline(__always) private static func mayNeedCheck(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
         if word & highs != 0 { return true }                      // a byte above 0x7F
-        let below20 = (word &- ones &* 0x20) & ~word & highs
-        let is7F = ((word ^ (ones &* 0x7F)) &- ones) & ~(word ^ (ones &* 0x7F)) & highs
-        let lt = ((word ^ (ones &* 0x3C)) &- ones) & ~(word ^ (ones &* 0x3C)) & highs
-        let amp = ((word ^ (ones &* 0x26)) &- ones) & ~(word ^ (ones &* 0x26)) & highs
-        return (below20 | is7F | lt | amp) != 0
+        let below20 = (word &- ones &* 0x20) & ~word & highs      // "has a byte less than 0x20"
+        return (below20 | zeroBytes(word ^ (ones &* 0x7F)) | zeroBytes(word ^ (ones &* 0x3C))
+                | zeroBytes(word ^ (ones &* 0x26))) != 0
     }
 
     /// True when the value opening at `quote` in `bytes` belongs to an attribute named exactly
@@ -320,6 +312,9 @@ public final class DeviceValueElision {
     /// spaces around `=`) the answer is no, and the value is simply left as it is.
     @inline(__always) private func isDeviceAttribute(quoteAt quote: Int, in bytes: UnsafePointer<UInt8>) -> Bool {
         let limit = quote - Self.tailLength
+        // Most values are of other attributes, written `name="`: `ce=` rejects nearly all at once.
+        if quote >= 3 && bytes[quote - 1] == UInt8(ascii: "=")
+            && (bytes[quote - 2] != UInt8(ascii: "e") || bytes[quote - 3] != UInt8(ascii: "c")) { return false }
         if limit >= 0 {
             // The common case: everything the look-back may read is in this chunk.
             var j = quote - 1
@@ -370,10 +365,53 @@ public final class DeviceValueElision {
             || c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") || c == UInt8(ascii: "<")
     }
 
-    /// The index of the first `byte` in `base[from..<end]`, or nil.
+    /// The index of the first `byte` in `base[from..<end]`, or nil. Inline, eight bytes at a
+    /// time: most distances here are a few bytes (`\n <`, a short value), where a `memchr`
+    /// call costs more than the scan.
     @inline(__always) private static func find(_ byte: UInt8, in base: UnsafePointer<UInt8>, from: Int, to end: Int) -> Int? {
-        guard let hit = memchr(base + from, Int32(byte), end - from) else { return nil }
-        return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(hit))
+        var i = from
+        let pattern = ones &* UInt64(byte)
+        while i + 8 <= end {
+            let flags = zeroBytes(word(base + i) ^ pattern)
+            if flags != 0 { return i + flags.trailingZeroBitCount >> 3 }
+            i += 8
+        }
+        while i < end {
+            if base[i] == byte { return i }
+            i += 1
+        }
+        return nil
+    }
+
+    /// The index of the first `"`, `'` or `>` in `base[from..<end]`, or nil.
+    @inline(__always) private static func findQuoteOrTagEnd(in base: UnsafePointer<UInt8>, from: Int, to end: Int) -> Int? {
+        var i = from
+        while i + 8 <= end {
+            let w = word(base + i)
+            let flags = zeroBytes(w ^ (ones &* 0x22)) | zeroBytes(w ^ (ones &* 0x27)) | zeroBytes(w ^ (ones &* 0x3E))
+            if flags != 0 { return i + flags.trailingZeroBitCount >> 3 }
+            i += 8
+        }
+        while i < end {
+            let c = base[i]
+            if c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") || c == UInt8(ascii: ">") { return i }
+            i += 1
+        }
+        return nil
+    }
+
+    private static let ones: UInt64 = 0x0101_0101_0101_0101
+    private static let highs: UInt64 = 0x8080_8080_8080_8080
+
+    /// Eight bytes, the first in the lowest lane whatever the machine's byte order.
+    @inline(__always) private static func word(_ p: UnsafePointer<UInt8>) -> UInt64 {
+        UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self))
+    }
+
+    /// The high bit of each lane of `w` that is zero, and maybe of lanes above one: the lowest
+    /// flag is always exact (a borrow only runs upwards), which is all the scans use.
+    @inline(__always) private static func zeroBytes(_ w: UInt64) -> UInt64 {
+        (w &- ones) & ~w & highs
     }
 }
 
