@@ -102,6 +102,31 @@ import Testing
         #expect(elided == 0 && output == xml)
     }
 
+    /// Only UTF-8 documents are rewritten: in UTF-7, UTF-16 or EBCDIC bytes do not mean what
+    /// they look like. (fuzz-device-elision found a UTF-7 document whose error the rewrite changed.)
+    @Test func rewritesUTF8DocumentsOnly() throws {
+        let record = "\n<HealthData>\n <Record device=\"\(Self.device)\"/>\n</HealthData>\n"
+        let utf8 = ["", "<?xml version=\"1.0\"?>", "<?xml version=\"1.0\" encoding=\"UTF-8\"?>",
+                    "<?xml version='1.0' encoding = 'utf8' ?>", "\u{FEFF}<?xml version=\"1.0\" encoding=\"utf-8\"?>"]
+        for declaration in utf8 {
+            #expect(Self.elide(declaration + record, chunk: 5).elided == 1, "\(declaration)")
+        }
+        let others = ["<?xml version=\"1.0\" encoding=\"UTF-7\"?>", "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>",
+                      "<?xml version=\"1.0\" encoding=\"UTF-16\"?>", "<?xml version=\"1.0\" encoding=\"UTF-8\"",
+                      "<?xml version=\"1.0\"" + String(repeating: " ", count: 300) + "encoding=\"UTF-8\"?>"]
+        for declaration in others {
+            let xml = declaration + record
+            #expect(Self.elide(xml, chunk: 5).output == xml, "\(declaration.prefix(40))")
+        }
+        let utf16 = [UInt8]([0xFF, 0xFE]) + Array(record.utf8)
+        #expect(Self.elide(utf16, chunk: 7).output == utf16)
+        let ebcdic = [UInt8]([0x4C, 0x6F, 0xA7, 0x94]) + Array(record.utf8)
+        #expect(Self.elide(ebcdic, chunk: 7).output == ebcdic)
+
+        let finding = try #require(Data(base64Encoded: "PD94bWwgdmVyc2lvbj0iMS4wIiBlbmNvZGluZz0iVVRGLTciPz4KPCFET0NUWVBFIEhlYWx0aERhdGEgWwo8IS0tIEhlYWx0aEtpdE4AAAAgRXhwb21ldGVyICAgICAgICAgQ0RBVEEgI0lNUExJRUQKICBkaWFtZXRlclVBVEEmI0lNUExJRUQKPgpdPgo8SGVhbHRoRGF0YSBsb2NhbGU9ImVuX1VTIj4OIDxFeHBvcnREYXRlIHZhIGRldmljZT0nbHVlPSIxMDExLTD///9nMS0wMyAwOToxMjozNyArMDEwMCIvPgogPE1lIEhLQz1hcmF0YT4K"))
+        #expect(Self.elide(Array(finding), chunk: 256).output == Array(finding))
+    }
+
     /// libxml2 reports the same elements, attributes, text, lines and errors for the rewritten
     /// document as for the original, the emptied values aside.
     @Test func libxml2SeesTheSameDocument() throws {

@@ -27,7 +27,10 @@ import Darwin
 /// entry: libxml2 then sees those bytes untouched and reports the error itself.
 ///
 /// The prolog is left alone: the filter starts rewriting at the first `<HealthData` followed by
-/// the end of a name, the same place `PrologFilter` takes as the root element.
+/// the end of a name, the same place `PrologFilter` takes as the root element, and only in a
+/// UTF-8 document (no XML declaration, or one declaring UTF-8, and ASCII first bytes): in any
+/// other encoding (UTF-7, UTF-16, EBCDIC…) bytes do not mean what they look like, and it passes
+/// everything through (exports are UTF-8).
 public final class DeviceValueElision {
     /// The longest value emptied; longer ones pass through (real ones are about 150 bytes).
     public static let longestValue = 4096
@@ -57,6 +60,10 @@ public final class DeviceValueElision {
     private let tail = UnsafeMutablePointer<UInt8>.allocate(capacity: DeviceValueElision.tailLength)
     private var tailCount = 0
     private static let tailLength = 32
+    /// The document's first bytes, kept until the root element shows where the prolog ends:
+    /// its XML declaration tells the encoding.
+    private var head: [UInt8] = []
+    private static let headLength = 256
 
     // Patterns as tuples, not arrays: a static array is checked for initialisation at every use.
     private static let root: StaticString = "<HealthData"
@@ -83,6 +90,9 @@ public final class DeviceValueElision {
         // Where the current `device` value starts in this chunk (0 when it began in an earlier one).
         var valueStart = 0
         let p = writer.input
+        if mode == .prolog && head.count < Self.headLength {
+            head.append(contentsOf: UnsafeBufferPointer(start: p, count: min(end, Self.headLength - head.count)))
+        }
         while i < end {
             switch mode {
             case .passthrough:
@@ -99,7 +109,10 @@ public final class DeviceValueElision {
                 let c = p[i]
                 if matched == Self.root.utf8CodeUnitCount {
                     // Either way c is read again: as the tag's delimiter, or as a possible `<`.
-                    if Self.isSpace(c) || c == UInt8(ascii: ">") || c == UInt8(ascii: "/") { mode = .inTag }
+                    if Self.isSpace(c) || c == UInt8(ascii: ">") || c == UInt8(ascii: "/") {
+                        mode = Self.isUTF8(head: head) ? .inTag : .passthrough
+                        head = []
+                    }
                     matched = 0
                     continue
                 }
@@ -269,6 +282,25 @@ public final class DeviceValueElision {
     }
 
     // MARK: Bytes
+
+    /// True when a document starting with `head` is UTF-8 for libxml2: its first bytes (after a
+    /// UTF-8 byte order mark) are ASCII, which rules out UTF-16, UCS-4 and EBCDIC, and its XML
+    /// declaration, if any, names no encoding or UTF-8. A declaration longer than the head is
+    /// taken as another encoding.
+    static func isUTF8(head: [UInt8]) -> Bool {
+        var bytes = head[...]
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        guard bytes.count >= 4, bytes.prefix(4).allSatisfy({ $0 >= 0x09 && $0 < 0x80 }) else { return false }
+        guard bytes.starts(with: Array("<?xml".utf8)) else { return true }
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let close = text.range(of: "?>") else { return false }
+        let declaration = text[..<close.lowerBound]
+        guard let name = declaration.range(of: "encoding") else { return true }
+        let rest = declaration[name.upperBound...].drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "=" }
+        guard let quote = rest.first, quote == "\"" || quote == "'" else { return false }
+        let value = rest.dropFirst().prefix { $0 != quote }
+        return ["utf-8", "utf8"].contains(value.lowercased())
+    }
 
     /// True when `count` bytes at `bytes`, a value, are printable ASCII without `<`, whose
     /// references are only `&lt;`, `&gt;`, `&amp;`, `&quot;` and `&apos;`: a value libxml2
