@@ -17,14 +17,16 @@ import Darwin
 /// Safe by construction. A value is emptied only when it cannot matter:
 /// - it belongs to an attribute named exactly `device` inside a start tag, which is tracked with
 ///   XML's own grammar after the root element (comments, CDATA sections, processing
-///   instructions, text and the values of other attributes are skipped, never rewritten);
+///   instructions, text and the values of other attributes are skipped, never rewritten; a
+///   name is recognised by looking back from its value's opening quote);
 /// - its bytes are printable ASCII without `<`, and its only references are the five predefined
 ///   entities, so it is well-formed: emptying it cannot hide an error libxml2 would report;
 /// - the attribute itself stays (`device=""`), so a duplicated attribute is still refused;
 /// - it is at most `longestValue` bytes, the most held back across a chunk boundary.
 /// No newline is ever removed, so the lines in errors and faults are the file's. Markup the
-/// tracker does not expect (only malformed XML has it) turns the filter off for the rest of the
-/// entry: libxml2 then sees those bytes untouched and reports the error itself.
+/// tracker cannot follow (`<!` other than a comment or CDATA, `<` then a space) turns the filter
+/// off for the rest of the entry, and malformed markup inside a tag is not even looked at: only
+/// malformed XML has either, and libxml2 stops at it, before any value after it.
 ///
 /// The prolog is left alone: the filter starts rewriting at the first `<HealthData` followed by
 /// the end of a name, the same place `PrologFilter` takes as the root element, and only in a
@@ -35,11 +37,9 @@ public final class DeviceValueElision {
     /// The longest value emptied; longer ones pass through (real ones are about 150 bytes).
     public static let longestValue = 4096
 
-    /// Values emptied so far, and the bytes they held (for tests and the benchmark notes).
+    /// Values emptied so far, and the bytes they held.
     public private(set) var elidedValues = 0
     public private(set) var elidedBytes = 0
-    /// False once malformed markup turned the filter off.
-    public var isActive: Bool { mode != .passthrough }
 
     private enum Mode {
         case prolog, content, afterLessThan, afterBang, afterBangDash, comment, cdataOpening, cdata
@@ -47,7 +47,7 @@ public final class DeviceValueElision {
     }
 
     private var mode = Mode.prolog
-    /// Bytes matched of what the current mode looks for (`<HealthData`, `device`, `-->`, …).
+    /// Bytes matched of what the current mode looks for (`<HealthData`, `CDATA[`, `-->`, `]]>`, `?>`).
     private var matched = 0
     /// The quote that closes the value being read.
     private var quote: UInt8 = 0
@@ -65,7 +65,8 @@ public final class DeviceValueElision {
     private var head: [UInt8] = []
     private static let headLength = 256
 
-    // Patterns as tuples, not arrays: a static array is checked for initialisation at every use.
+    // Patterns as static strings, not arrays: a static array is checked for initialisation at
+    // every use, and this runs per byte.
     private static let root: StaticString = "<HealthData"
     private static let cdataOpening: StaticString = "CDATA["
 
@@ -153,15 +154,9 @@ public final class DeviceValueElision {
                 i += 1
 
             case .comment:
-                // Ends at `-->`: `matched` counts the dashes just before.
                 let c = p[i]
                 i += 1
-                if c == UInt8(ascii: "-") {
-                    matched = min(matched + 1, 2)
-                } else {
-                    if c == UInt8(ascii: ">") && matched == 2 { mode = .content }
-                    matched = 0
-                }
+                if endsSection(at: c, repeating: UInt8(ascii: "-")) { mode = .content }
 
             case .cdataOpening:
                 if p[i] != Self.cdataOpening.utf8Start[matched] { mode = .passthrough; break }
@@ -170,15 +165,9 @@ public final class DeviceValueElision {
                 if matched == Self.cdataOpening.utf8CodeUnitCount { mode = .cdata; matched = 0 }
 
             case .cdata:
-                // Ends at `]]>`: `matched` counts the brackets just before.
                 let c = p[i]
                 i += 1
-                if c == UInt8(ascii: "]") {
-                    matched = min(matched + 1, 2)
-                } else {
-                    if c == UInt8(ascii: ">") && matched == 2 { mode = .content }
-                    matched = 0
-                }
+                if endsSection(at: c, repeating: UInt8(ascii: "]")) { mode = .content }
 
             case .processingInstruction:
                 let c = p[i]
@@ -261,6 +250,17 @@ public final class DeviceValueElision {
         writer.copy(upTo: end)
         keepTail(p, end)
         return writer.written
+    }
+
+    /// True at the `>` of `-->` or `]]>` (`repeated` being `-` or `]`): `matched` counts the
+    /// repeated bytes just before, across chunks.
+    @inline(__always) private func endsSection(at c: UInt8, repeating repeated: UInt8) -> Bool {
+        if c == repeated {
+            matched = min(matched + 1, 2)
+            return false
+        }
+        defer { matched = 0 }
+        return c == UInt8(ascii: ">") && matched == 2
     }
 
     /// Keeps the last `tailLength` input bytes seen, across chunks however small.
