@@ -29,10 +29,12 @@ import Darwin
 /// malformed XML has either, and libxml2 stops at it, before any value after it.
 ///
 /// The prolog is left alone: the filter starts rewriting at the first `<HealthData` followed by
-/// the end of a name, the same place `PrologFilter` takes as the root element, and only in a
-/// UTF-8 document (no XML declaration, or one declaring UTF-8, and ASCII first bytes): in any
-/// other encoding (UTF-7, UTF-16, EBCDIC…) bytes do not mean what they look like, and it passes
-/// everything through (exports are UTF-8).
+/// the end of a name, the same place `PrologFilter` takes as the root element, and only when
+/// libxml2 will see a start tag there too (`isPlainProlog`: before it, or before the `<!DOCTYPE`
+/// that PrologFilter cuts out up to it, only whitespace, processing instructions and complete
+/// comments) in a UTF-8 document (no XML declaration, or one declaring UTF-8, and ASCII first
+/// bytes): in any other encoding (UTF-7, UTF-16, EBCDIC…) bytes do not mean what they look like.
+/// Otherwise it passes everything through (real exports always qualify).
 public final class DeviceValueElision {
     /// The longest value emptied; longer ones pass through (real ones are about 150 bytes).
     public static let longestValue = 4096
@@ -61,9 +63,12 @@ public final class DeviceValueElision {
     private var tailCount = 0
     private static let tailLength = 32
     /// The document's first bytes, kept until the root element shows where the prolog ends:
-    /// its XML declaration tells the encoding.
+    /// the prolog must be plain and its XML declaration tells the encoding. A prolog longer than
+    /// this (real ones, DTD included, are about 10 KB) turns the filter off.
     private var head: [UInt8] = []
-    private static let headLength = 256
+    private static let headLength = 64 * 1024
+    /// Bytes of the entry before this chunk (while in the prolog).
+    private var offset = 0
 
     // Patterns as static strings, not arrays: a static array is checked for initialisation at
     // every use, and this runs per byte.
@@ -94,6 +99,7 @@ public final class DeviceValueElision {
         if mode == .prolog && head.count < Self.headLength {
             head.append(contentsOf: UnsafeBufferPointer(start: p, count: min(end, Self.headLength - head.count)))
         }
+        defer { if mode == .prolog { offset += end } }
         while i < end {
             switch mode {
             case .passthrough:
@@ -111,7 +117,9 @@ public final class DeviceValueElision {
                 if matched == Self.root.utf8CodeUnitCount {
                     // Either way c is read again: as the tag's delimiter, or as a possible `<`.
                     if Self.isSpace(c) || c == UInt8(ascii: ">") || c == UInt8(ascii: "/") {
-                        mode = Self.isUTF8(head: head) ? .inTag : .passthrough
+                        let root = offset + i - Self.root.utf8CodeUnitCount
+                        let plain = root <= head.count && Self.isUTF8(head: head) && Self.isPlainProlog(head[..<root])
+                        mode = plain ? .inTag : .passthrough
                         head = []
                     }
                     matched = 0
@@ -283,6 +291,44 @@ public final class DeviceValueElision {
 
     // MARK: Bytes
 
+    /// True when libxml2, after `PrologFilter`, sees nothing but whitespace, processing
+    /// instructions and complete comments before the root element: `prolog` is everything before
+    /// the first `<HealthData`; PrologFilter replaces whatever follows the first `<!DOCTYPE` by
+    /// line breaks, so only what precedes that counts. Anything else (the root inside a comment,
+    /// text, another element) and the filter stays off.
+    static func isPlainProlog(_ prolog: ArraySlice<UInt8>) -> Bool {
+        var bytes = prolog
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        if let doctype = firstIndex(of: Array("<!DOCTYPE".utf8), in: bytes) { bytes = bytes[..<doctype] }
+        var i = bytes.startIndex
+        while i < bytes.endIndex {
+            if isSpace(bytes[i]) { i += 1; continue }
+            let rest = bytes[i...]
+            let close: [UInt8]
+            if rest.starts(with: Array("<?".utf8)) {
+                close = Array("?>".utf8)
+            } else if rest.starts(with: Array("<!--".utf8)) {
+                close = Array("-->".utf8)
+            } else {
+                return false
+            }
+            guard let at = firstIndex(of: close, in: bytes[(i + 2)...]) else { return false }
+            i = at + close.count
+        }
+        return true
+    }
+
+    /// The index in `bytes` where `needle` first starts, or nil.
+    private static func firstIndex(of needle: [UInt8], in bytes: ArraySlice<UInt8>) -> Int? {
+        guard needle.count <= bytes.count else { return nil }
+        var i = bytes.startIndex
+        while i <= bytes.endIndex - needle.count {
+            if bytes[i] == needle[0] && bytes[i..<(i + needle.count)].elementsEqual(needle) { return i }
+            i += 1
+        }
+        return nil
+    }
+
     /// True when a document starting with `head` is UTF-8 for libxml2: its first bytes (after a
     /// UTF-8 byte order mark) are ASCII, which rules out UTF-16, UCS-4 and EBCDIC, and its XML
     /// declaration, if any, names no encoding or UTF-8. A declaration longer than the head is
@@ -345,7 +391,9 @@ public final class DeviceValueElision {
     @inline(__always) private func isDeviceAttribute(quoteAt quote: Int, in bytes: UnsafePointer<UInt8>) -> Bool {
         let limit = quote - Self.tailLength
         // Most values are of other attributes, written `name="`: `ce=` rejects nearly all at once.
-        if quote >= 3 && bytes[quote - 1] == UInt8(ascii: "=")
+        // (Only without a space before `=`: `device ="` must reach the full look-back, or where
+        // chunks end would decide.)
+        if quote >= 3 && bytes[quote - 1] == UInt8(ascii: "=") && !Self.isSpace(bytes[quote - 2])
             && (bytes[quote - 2] != UInt8(ascii: "e") || bytes[quote - 3] != UInt8(ascii: "c")) { return false }
         if limit >= 0 {
             // The common case: everything the look-back may read is in this chunk.

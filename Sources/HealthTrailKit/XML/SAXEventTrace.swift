@@ -5,8 +5,9 @@ import Glibc
 import Darwin
 #endif
 
-/// What libxml2 reports for a document: one line per element (its name, line and attributes),
-/// the text between elements, and the error that stopped the parse.
+/// What libxml2 reports for a document: one line per element (its prefixed name, line and
+/// attributes), per comment and per processing instruction, the text between them, and the
+/// error that stopped the parse.
 ///
 /// The yardstick for rewriting export.xml before libxml2 reads it (`DeviceValueElision`): the
 /// trace of the rewritten bytes must equal the original's but for the values emptied, which
@@ -24,11 +25,12 @@ final class SAXEventTrace {
     init<Chunks: Sequence>(chunks: Chunks, masking masked: String = "device") where Chunks.Element == [UInt8] {
         maskedAttribute = Array(masked.utf8)
         var handler = xmlSAXHandler()
-        handler.startElementNs = { ctx, name, _, _, _, _, count, _, attributes in
+        handler.startElementNs = { ctx, name, prefix, _, _, _, count, _, attributes in
             guard let ctx, let name else { return }
             let trace = Unmanaged<SAXEventTrace>.fromOpaque(ctx).takeUnretainedValue()
             trace.flushText()
-            var line = "<" + String(cString: name) + " @\(trace.parser?.line ?? 0)"
+            var line = "<" + (prefix.map { String(cString: $0) + ":" } ?? "") + String(cString: name)
+                + " @\(trace.parser?.line ?? 0)"
             for i in 0..<Int(count) {
                 guard let base = attributes.map({ $0 + i * 5 }), let key = base[0], let start = base[3], let end = base[4] else { continue }
                 let keyBytes = Array(UnsafeBufferPointer(start: key, count: strlen(key)))
@@ -42,6 +44,19 @@ final class SAXEventTrace {
             let trace = Unmanaged<SAXEventTrace>.fromOpaque(ctx).takeUnretainedValue()
             trace.flushText()
             trace.lines.append("</" + String(cString: name))
+        }
+        handler.comment = { ctx, value in
+            guard let ctx else { return }
+            let trace = Unmanaged<SAXEventTrace>.fromOpaque(ctx).takeUnretainedValue()
+            trace.flushText()
+            trace.lines.append("<!--" + (value.map { String(cString: $0) } ?? "") + " @\(trace.parser?.line ?? 0)")
+        }
+        handler.processingInstruction = { ctx, target, data in
+            guard let ctx else { return }
+            let trace = Unmanaged<SAXEventTrace>.fromOpaque(ctx).takeUnretainedValue()
+            trace.flushText()
+            trace.lines.append("<?" + (target.map { String(cString: $0) } ?? "") + " " + (data.map { String(cString: $0) } ?? "")
+                               + " @\(trace.parser?.line ?? 0)")
         }
         handler.characters = { ctx, bytes, count in
             guard let ctx, let bytes else { return }
