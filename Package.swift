@@ -67,7 +67,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HealthTrailKitTests",
-            dependencies: ["HealthTrailKit", "CLibXML2", "CZlib", "CLibDeflate"],
+            dependencies: ["HealthTrailKit", "CLibXML2", "CZlib"],
             exclude: ["geojson_check.py", "malloc_counter.c"]   // the GeoJSON validator and the allocation counter the tests run
         ),
     ],

@@ -39,9 +39,8 @@ public final class DeviceValueElision {
     /// The longest value emptied; longer ones pass through (real ones are about 150 bytes).
     public static let longestValue = 4096
 
-    /// Values emptied so far, and the bytes they held.
+    /// Values emptied so far.
     public private(set) var elidedValues = 0
-    public private(set) var elidedBytes = 0
 
     private enum Mode {
         case prolog, content, afterLessThan, afterBang, afterBangDash, comment, cdataOpening, cdata
@@ -244,7 +243,6 @@ public final class DeviceValueElision {
                     writer.copy(upTo: valueStart)
                     writer.skip(to: at)
                     elidedValues += 1
-                    elidedBytes += heldCount + part
                 } else if heldCount > 0 {
                     // Nothing of this chunk is written yet: the held bytes go first.
                     writer.write(held, heldCount)
@@ -299,7 +297,7 @@ public final class DeviceValueElision {
     static func isPlainProlog(_ prolog: ArraySlice<UInt8>) -> Bool {
         var bytes = prolog
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
-        if let doctype = firstIndex(of: Array("<!DOCTYPE".utf8), in: bytes) { bytes = bytes[..<doctype] }
+        if let doctype = HealthTrailKit.find(Array("<!DOCTYPE".utf8), in: bytes) { bytes = bytes[..<doctype] }
         var i = bytes.startIndex
         while i < bytes.endIndex {
             if isSpace(bytes[i]) { i += 1; continue }
@@ -312,21 +310,10 @@ public final class DeviceValueElision {
             } else {
                 return false
             }
-            guard let at = firstIndex(of: close, in: bytes[(i + 2)...]) else { return false }
+            guard let at = HealthTrailKit.find(close, in: bytes[(i + 2)...]) else { return false }
             i = at + close.count
         }
         return true
-    }
-
-    /// The index in `bytes` where `needle` first starts, or nil.
-    private static func firstIndex(of needle: [UInt8], in bytes: ArraySlice<UInt8>) -> Int? {
-        guard needle.count <= bytes.count else { return nil }
-        var i = bytes.startIndex
-        while i <= bytes.endIndex - needle.count {
-            if bytes[i] == needle[0] && bytes[i..<(i + needle.count)].elementsEqual(needle) { return i }
-            i += 1
-        }
-        return nil
     }
 
     /// True when a document starting with `head` is UTF-8 for libxml2: its first bytes (after a
