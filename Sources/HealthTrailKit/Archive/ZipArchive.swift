@@ -1,7 +1,8 @@
 import CLibDeflate
 import CZlib
 
-/// A zip archive read through its central directory; entries are inflated with zlib as they stream.
+/// A zip archive read through its central directory; entries are inflated with zlib as they
+/// stream (small ones by libdeflate in one call: `inflateWhole`).
 ///
 /// Stored (0) and deflated (8) entries are supported. Every entry's inflated size and CRC-32 are
 /// checked against the central directory when its last byte has been read, so a corrupt or
@@ -22,6 +23,10 @@ public final class ZipArchive: ExportSource {
 
     /// Size of the compressed reads and of the inflated chunks handed to consumers.
     static let chunkSize = 256 * 1024
+
+    /// Deflated entries up to this size (both compressed and inflated) are inflated in one
+    /// call by libdeflate instead of streamed through zlib; see `inflateWhole`.
+    static let wholeEntryLimit: UInt64 = 4 << 20
 
     public convenience init(path: String, limits: ArchiveLimits = .default) throws {
         try self.init(file: ReadOnlyFile(path: path), limits: limits)
@@ -122,6 +127,7 @@ public final class ZipArchive: ExportSource {
             throw fail("compression method \(entry.method) is not supported (only stored and deflated)")
         }
         var offset = try dataOffset(of: entry)
+        if entry.method == 8, try inflateWhole(entry, at: offset, body) { return }
         var remaining = entry.compressedSize
         var crc: UInt32 = 0
         var produced: UInt64 = 0

@@ -41,23 +41,41 @@ public struct MapOutputs: Sendable {
         let area = options.densityBoundingBox
         let drawable = tracks.tracks.filter { $0.pointCount >= options.minimumPoints }
 
-        var grid: DensityGrid
         var bounds = area
+        var densityMap: BackgroundTask<Void>?
+        // Waited for on every way out: it writes into the staging folder.
+        defer { _ = try? densityMap?.value() }
         if let area {
-            grid = DensityGrid(bounds: area, options: options)
             if kinds.contains(.density) {
-                for track in drawable { grid.add(track: try MapTracks.points(of: track)) }   // outside the area, cells are clipped
+                // With the area known, the density map is drawn on a thread of its own while this
+                // one draws the overview: the two are the last work of a run, and one core would
+                // otherwise wait.
+                let path = try staging.path("svg/density.svg")
+                try tracks.prepareForConcurrentReads()
+                densityMap = BackgroundTask { [options] in
+                    var grid = DensityGrid(bounds: area, options: options)
+                    for track in drawable { grid.add(track: try MapTracks.points(of: track)) }   // outside the area, cells are clipped
+                    try staging.writeFile(DensityMapSVG.render(grid: grid, options: options), to: path)
+                }
             }
         } else {
             // No area (fewer than two points near home): the few points decide it.
             var density = DensityTracks()
             for track in drawable { density.add(track: try MapTracks.points(of: track)) }
-            grid = density.grid(options: options)
             bounds = density.bounds
+            if kinds.contains(.density) {
+                try staging.writeFile(DensityMapSVG.render(grid: density.grid(options: options), options: options),
+                                      to: staging.path("svg/density.svg"))
+            }
         }
-        if kinds.contains(.density) {
-            try staging.writeFile(DensityMapSVG.render(grid: grid, options: options), to: staging.path("svg/density.svg"))
-        }
+        try drawOverview(drawable, area: area, bounds: bounds, options: options, kinds: kinds, staging: staging)
+        try densityMap?.value()
+    }
+
+    /// Writes `svg/routes.svg`: the routes starting inside `area` (all when there is none),
+    /// simplified to half a pixel of a map of `bounds`.
+    private static func drawOverview(_ drawable: [MapTracks.Track], area: GeoBoundingBox?, bounds: GeoBoundingBox?,
+                                     options: SVGOptions, kinds: Set<Kind>, staging: OutputStaging) throws {
         guard kinds.contains(.routes) else { return }
 
         // Routes starting inside the area, simplified to half a pixel of the whole map.
@@ -98,10 +116,18 @@ public struct MapOutputs: Sendable {
         var counts: [Int: Int] = [:]
         for t in tracks.tracks {
             let c = try MapTracks.coordinates(of: t)
+            // Counted by runs: consecutive points nearly always share their cell, and a
+            // dictionary update per point was most of this pass.
+            var key = Int.min, run = 0
             for i in stride(from: 0, to: c.count, by: 2) {
                 let (y, x) = cell(c[i], c[i + 1])
-                counts[y * 1000 + x, default: 0] += 1
+                let k = y * 1000 + x
+                if k == key { run += 1; continue }
+                if run > 0 { counts[key, default: 0] += run }
+                key = k
+                run = 1
             }
+            if run > 0 { counts[key, default: 0] += run }
         }
         guard let busiest = counts.max(by: { ($0.value, $1.key) < ($1.value, $0.key) })?.key else { return nil }
         let homeY = Int((Double(busiest) / 1000).rounded()), homeX = busiest - homeY * 1000

@@ -46,6 +46,15 @@ final class MapTracks {
         pointCount += other.pointCount
     }
 
+    /// Makes every track readable from several threads at once: a store opens its spill file
+    /// for reading on its first read, which must not race.
+    func prepareForConcurrentReads() throws {
+        var seen = Set<ObjectIdentifier>()
+        for track in tracks where seen.insert(ObjectIdentifier(track.store)).inserted {
+            try track.store.openForReading()
+        }
+    }
+
     /// A track's latitude, longitude pairs.
     static func coordinates(of track: Track) throws -> [Float] {
         try track.store.read(offset: track.offset, count: track.pointCount * 2)
@@ -101,14 +110,20 @@ final class CoordinateStore {
         return offset
     }
 
-    func read(offset: Int, count: Int) throws -> [Float] {
-        guard let path else { return Array(memory[offset..<offset + count]) }
+    /// Ends writing and opens the spill file for reading, once; `read` does it on its first call.
+    func openForReading() throws {
+        guard let path else { return }
         if let failure { throw failure }
         if reader == nil, let writer {
             // Every track is written before the first is read (the maps come after the routes).
             try writer.close(syncing: false)
             reader = try ReadOnlyFile(path: path)
         }
+    }
+
+    func read(offset: Int, count: Int) throws -> [Float] {
+        guard let path else { return Array(memory[offset..<offset + count]) }
+        try openForReading()
         guard let reader else { throw InputError(file: path, "spill file read before anything was written") }
         return try [Float](unsafeUninitializedCapacity: count) { buffer, initialised in
             let raw = UnsafeMutableRawBufferPointer(buffer)

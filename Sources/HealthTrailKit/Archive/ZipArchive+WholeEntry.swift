@@ -1,0 +1,48 @@
+import CLibDeflate
+
+extension ZipArchive {
+    /// Inflates a small deflated entry in one libdeflate call and hands it to `body` in
+    /// `chunkSize` pieces, as the streaming path would; returns false (having called `body`
+    /// never) when the entry is too large for it or anything about it is wrong.
+    ///
+    /// Why: a two-year export has about 300 route files of 0.5–2 MB. libdeflate inflates them
+    /// in half zlib's time (0.27 s against 0.52 s for the 212 MB of the benchmark's GPX), and
+    /// those files are decoded on the cores the export.xml threads leave, where every CPU
+    /// second counts. It cannot stream, so it only takes entries of at most `wholeEntryLimit`
+    /// bytes: memory stays bounded (two buffers per route-decoding thread), and export.xml,
+    /// which may be gigabytes, is always streamed.
+    ///
+    /// The streaming path stays the only judge of a bad entry: on any failure (corrupt data,
+    /// an inflated size other than the declared one, the expansion ratio, the CRC-32, a read
+    /// error) this returns false and `read` streams the entry through zlib from its start,
+    /// which reports the fault exactly as it always has. Nothing is delivered before the CRC
+    /// has been checked. One difference: the expansion ratio is judged on the whole entry,
+    /// not after every chunk as it streams. That early check is there to stop a bomb before it
+    /// has inflated much; here the output cannot pass the entry's declared size, at most
+    /// `wholeEntryLimit`, so there is nothing to stop.
+    func inflateWhole(_ entry: ArchiveEntry, at offset: UInt64, _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool {
+        guard entry.uncompressedSize <= Self.wholeEntryLimit, entry.compressedSize <= Self.wholeEntryLimit,
+              entry.uncompressedSize > 0, let expectedCRC = entry.crc32 else { return false }
+        let input = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(entry.compressedSize), alignment: 16)
+        defer { input.deallocate() }
+        let output = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(entry.uncompressedSize), alignment: 16)
+        defer { output.deallocate() }
+        guard (try? file.read(into: input, at: offset)) == input.count,
+              let decompressor = libdeflate_alloc_decompressor() else { return false }
+        defer { libdeflate_free_decompressor(decompressor) }
+        var consumed = 0
+        var produced = 0
+        let status = libdeflate_deflate_decompress_ex(decompressor, input.baseAddress, input.count,
+                                                      output.baseAddress, output.count, &consumed, &produced)
+        guard status == LIBDEFLATE_SUCCESS, produced == output.count,
+              limits.allowsExpansion(UInt64(produced), from: UInt64(consumed)),
+              libdeflate_crc32(0, output.baseAddress, produced) == expectedCRC else { return false }
+        var start = 0
+        while start < produced {
+            let end = min(start + Self.chunkSize, produced)
+            try body(UnsafeRawBufferPointer(rebasing: output[start..<end]))
+            start = end
+        }
+        return true
+    }
+}
