@@ -2,9 +2,10 @@ import Foundation
 import Testing
 @testable import HealthTrailKit
 
-/// Small deflated entries are inflated by libdeflate in one call (`ZipArchive.inflateWhole`);
-/// these tests hold it to the streaming zlib path: the same bytes in the same chunks when the
-/// entry is good, and, when it is not, no byte delivered and the streaming path's own error.
+/// Small deflated entries are inflated by libdeflate in one call (`ZipArchive.readWhole`, which
+/// `read` uses too); these tests hold it to the streaming zlib path: the same bytes, in the same
+/// chunks through `read`, when the entry is good, and, when it is not, no byte delivered and the
+/// streaming path's own error.
 @Suite struct WholeEntryInflateTests {
     /// Text that compresses about as route files do, `count` bytes long.
     static func routeLikeText(_ count: Int, seed: UInt64 = 7) -> [UInt8] {
@@ -47,11 +48,11 @@ import Testing
         let entry = archive.entries[0]
 
         var whole: [[UInt8]] = []
-        #expect(try archive.inflateWhole(entry, at: archive.dataOffset(of: entry)) { whole.append(Array($0)) })
-        #expect(whole.joined().elementsEqual(text))
-        // `read` takes that path, in chunks of the streaming path's size.
+        #expect(try archive.readWhole(entry) { whole.append(Array($0)) })
+        #expect(whole.count == 1 && whole[0] == text)
+        // `read` takes that path too, in chunks of the streaming path's size.
         let read = try Self.chunks(archive, entry)
-        #expect(read == whole)
+        #expect(read.joined().elementsEqual(text))
         #expect(read.dropLast().allSatisfy { $0.count == ZipArchive.chunkSize })
         #expect((read.last?.count ?? 0) > 0 && (read.last?.count ?? 0) <= ZipArchive.chunkSize)
     }
@@ -65,7 +66,7 @@ import Testing
         let archive = try ZipArchive(path: path)
         let entry = archive.entries[0]
         var delivered = 0
-        #expect(try !archive.inflateWhole(entry, at: archive.dataOffset(of: entry)) { delivered += $0.count })
+        #expect(try !archive.readWhole(entry) { delivered += $0.count })
         #expect(delivered == 0)
         #expect(try Self.chunks(archive, entry).joined().elementsEqual(text))
     }
@@ -79,7 +80,7 @@ import Testing
         let archive = try Self.rawZip(path, deflated: deflated, crc: HostileArchiveTests.crc(text), uncompressedSize: text.count)
         let entry = archive.entries[0]
         var delivered = 0
-        #expect(try !archive.inflateWhole(entry, at: archive.dataOffset(of: entry)) { delivered += $0.count })
+        #expect(try !archive.readWhole(entry) { delivered += $0.count })
         #expect(delivered == 0)
         let error = #expect(throws: InputError.self) { try Self.chunks(archive, entry) }
         #expect("\(error!)".contains("corrupt compressed data (zlib:"))
@@ -93,7 +94,7 @@ import Testing
                                       crc: HostileArchiveTests.crc(text) ^ 1, uncompressedSize: text.count)
         let entry = archive.entries[0]
         var delivered = 0
-        #expect(try !archive.inflateWhole(entry, at: archive.dataOffset(of: entry)) { delivered += $0.count })
+        #expect(try !archive.readWhole(entry) { delivered += $0.count })
         #expect(delivered == 0)
         #expect(throws: InputError.self) { try Self.chunks(archive, entry) }
         #expect { try Self.chunks(archive, entry) } throws: { "\($0)".contains("CRC-32 mismatch") }
@@ -106,7 +107,7 @@ import Testing
                                       uncompressedSize: text.count + difference)
         let entry = archive.entries[0]
         var delivered = 0
-        #expect(try !archive.inflateWhole(entry, at: archive.dataOffset(of: entry)) { delivered += $0.count })
+        #expect(try !archive.readWhole(entry) { delivered += $0.count })
         #expect(delivered == 0)
         let expected = difference < 0 ? "inflates past its declared size" : "inflates to \(text.count) bytes but declares"
         #expect { try Self.chunks(archive, entry) } throws: { "\($0)".contains(expected) }

@@ -16,6 +16,11 @@ final class CapturedElements {
 
     private let queue: Queue
     private var block: Block?
+    /// The current block's next free byte and its end. The per-event path (`room`) touches
+    /// these only, no object: retaining and releasing the block cost about as much as copying
+    /// the event. The block's `count` is set when it is handed over.
+    private var cursor: UnsafeMutableRawPointer?
+    private var blockEnd = UnsafeMutableRawPointer(bitPattern: 1)!
     /// Names are recognised on this side with their own interned tables (the decoder's belong to
     /// the other thread).
     private let elements = InternedNames<ExportElement> { ExportElement(name: $0) }
@@ -87,23 +92,41 @@ final class CapturedElements {
 
     /// Where the next `size` bytes go (the block's count already includes them); nil once the
     /// decoder has asked to stop.
+    @inline(__always)
     private func room(for size: Int) -> UnsafeMutableRawPointer? {
-        if let block, block.count + size <= block.capacity {
-            defer { block.count += size }
-            return block.bytes + block.count
+        if let at = cursor, size <= blockEnd - at {
+            cursor = at + size
+            return at
         }
-        if let full = block { queue.push(full) }
-        guard let next = queue.takeFree() else { block = nil; return nil }
+        return roomInNextBlock(for: size)
+    }
+
+    /// Hands over the current block and starts the next, which has room for `size` bytes.
+    private func roomInNextBlock(for size: Int) -> UnsafeMutableRawPointer? {
+        if let full = block, let cursor {
+            full.count = cursor - full.bytes
+            queue.push(full)
+        }
+        guard let next = queue.takeFree() else {
+            block = nil
+            cursor = nil
+            return nil
+        }
         next.prepare(for: size)
-        next.count = size
         block = next
+        cursor = next.bytes + size
+        blockEnd = next.bytes + next.capacity
         return next.bytes
     }
 
     /// Hands over the last block and tells the decoder nothing more comes.
     func finish() {
-        if let block, block.count > 0 { queue.push(block) }
+        if let block, let cursor, cursor > block.bytes {
+            block.count = cursor - block.bytes
+            queue.push(block)
+        }
         block = nil
+        cursor = nil
         queue.finish()
     }
 

@@ -25,11 +25,18 @@ public final class ExportDecoder: SAXDocumentDecoder {
     let outputs: ExportOutputs?
     let faults: FaultLog
     let entryName: String
-    var parser: SAXPushParser!
+    private(set) var parser: SAXPushParser!
     /// A fatal error raised inside a callback (a write failure, a fault under `--strict`).
     var fatal: InputError?
     /// Set by `decodeOnOwnThread()`: the parse only captures elements, another thread decodes.
-    var capture: CapturedElements?
+    var capture: CapturedElements? {
+        didSet { unretainedCapture = capture.map { Unmanaged.passUnretained($0) } }
+    }
+    /// `capture` and `parser` for the callbacks libxml2 makes per element on the parsing
+    /// thread, the run's critical path: without a retain and a release each per event. Both
+    /// objects live as long as the decoder, which holds them strongly above.
+    private(set) var unretainedCapture: Unmanaged<CapturedElements>?
+    private(set) var unretainedParser: Unmanaged<SAXPushParser>!
     var decodingDone: DispatchSemaphore?
     /// The line of the element being decoded on the decoding thread.
     var capturedLine = 0
@@ -84,8 +91,11 @@ public final class ExportDecoder: SAXDocumentDecoder {
         sax.startElementNs = { ctx, localname, _, _, _, _, count, _, attrs in
             guard let ctx, let localname else { return }
             Unmanaged<ExportDecoder>.fromOpaque(ctx)._withUnsafeGuaranteedRef { decoder in
-                if let capture = decoder.capture {
-                    if !capture.start(localname, count, attrs, line: decoder.parser.line) { decoder.parser.stop() }
+                if let capture = decoder.unretainedCapture {
+                    let line = decoder.unretainedParser._withUnsafeGuaranteedRef { $0.line }
+                    if !capture._withUnsafeGuaranteedRef({ $0.start(localname, count, attrs, line: line) }) {
+                        decoder.parser.stop()
+                    }
                 } else {
                     decoder.start(localname, count, attrs)
                 }
@@ -94,8 +104,8 @@ public final class ExportDecoder: SAXDocumentDecoder {
         sax.endElementNs = { ctx, _, _, _ in
             guard let ctx else { return }
             Unmanaged<ExportDecoder>.fromOpaque(ctx)._withUnsafeGuaranteedRef { decoder in
-                if let capture = decoder.capture {
-                    if !capture.end() { decoder.parser.stop() }
+                if let capture = decoder.unretainedCapture {
+                    if !capture._withUnsafeGuaranteedRef({ $0.end() }) { decoder.parser.stop() }
                 } else {
                     decoder.end()
                 }
@@ -103,6 +113,7 @@ public final class ExportDecoder: SAXDocumentDecoder {
         }
         parser = SAXPushParser(handler: sax, userData: Unmanaged.passUnretained(self).toOpaque(),
                                fileName: fileName, entryName: entryName)
+        unretainedParser = Unmanaged.passUnretained(parser)
     }
 
     deinit { stack.deallocate() }

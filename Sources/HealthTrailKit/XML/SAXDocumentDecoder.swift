@@ -37,6 +37,12 @@ extension SAXDocumentDecoder {
         if let fatal { throw fatal }
     }
 
+    /// Parses a whole document held in memory (instead of `feed` and `finish`).
+    func parseWhole(_ document: UnsafeRawBufferPointer) throws {
+        do { try parser.parseWhole(document) } catch { throw fatal ?? error }
+        if let fatal { throw fatal }
+    }
+
     func finishDirectly() throws {
         do { try parser.finish() } catch { throw fatal ?? error }
         if let fatal { throw fatal }

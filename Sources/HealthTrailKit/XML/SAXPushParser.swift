@@ -16,6 +16,13 @@ public final class SAXPushParser {
     public let entryName: String?
     private var context: xmlParserCtxtPtr?
     private var firstError: (line: Int, message: String)?
+    /// The callbacks and their `ctx`, kept for `parseWhole`'s own context.
+    private let handler: xmlSAXHandler
+    private let userData: UnsafeMutableRawPointer
+    /// Set by `parseWhole`: the document has been parsed, `feed` and `finish` have nothing to do.
+    private var parsedWhole = false
+    private static let options = Int32(XML_PARSE_NONET.rawValue) | Int32(XML_PARSE_NOENT.rawValue)
+        | Int32(XML_PARSE_NOWARNING.rawValue) | Int32(XML_PARSE_NOERROR.rawValue)
 
     /// - Parameters:
     ///   - handler: the SAX2 callbacks (its `initialized` is set to `XML_SAX2_MAGIC` and `serror` to ours).
@@ -37,12 +44,13 @@ public final class SAXPushParser {
                 parser.firstError = (Int(error.pointee.line), SAXPushParser.oneLine(text))
             }
         }
+        self.handler = sax
+        self.userData = userData
         SAXPushParser.refuseExternalEntities
         context = xmlCreatePushParserCtxt(&sax, userData, nil, 0, fileName)
         if let context {
             context.pointee._private = Unmanaged.passUnretained(self).toOpaque()
-            xmlCtxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue) | Int32(XML_PARSE_NOENT.rawValue)
-                              | Int32(XML_PARSE_NOWARNING.rawValue) | Int32(XML_PARSE_NOERROR.rawValue))
+            xmlCtxtUseOptions(context, Self.options)
         }
     }
 
@@ -70,7 +78,7 @@ public final class SAXPushParser {
 
     /// Parses one chunk; throws the first XML error with its line.
     public func feed(_ chunk: UnsafeRawBufferPointer) throws {
-        guard let context else { throw InputError(file: fileName, entry: entryName, "libxml2 could not start a parser") }
+        guard let context, !parsedWhole else { throw InputError(file: fileName, entry: entryName, "libxml2 could not start a parser") }
         guard chunk.count > 0 else { return }
         let status = xmlParseChunk(context, chunk.baseAddress!.assumingMemoryBound(to: CChar.self), Int32(chunk.count), 0)
         if status != 0 || firstError != nil { throw error(status) }
@@ -82,9 +90,32 @@ public final class SAXPushParser {
 
     /// Tells libxml2 the document is complete; throws if it is not (e.g. truncated).
     public func finish() throws {
-        guard let context else { return }
+        guard let context, !parsedWhole else { return }
         let status = xmlParseChunk(context, nil, 0, 1)
         if status != 0 || firstError != nil { throw error(status) }
+    }
+
+    /// Parses a whole document held in memory, instead of `feed` and `finish` (call it first,
+    /// and only once): with the same callbacks, options and errors, but in libxml2's pull mode,
+    /// which reads a route file in about 80 % of the time push mode takes (0.69 s against
+    /// 0.83 s for the benchmark's 212 MB of GPX). Push mode has to look ahead for the end of
+    /// every text node before it parses it; a route file is mostly short text nodes.
+    public func parseWhole(_ document: UnsafeRawBufferPointer) throws {
+        guard !parsedWhole, let base = document.baseAddress, document.count > 0, document.count <= Int(Int32.max),
+              let memory = xmlCreateMemoryParserCtxt(base.assumingMemoryBound(to: CChar.self), Int32(document.count)) else {
+            throw InputError(file: fileName, entry: entryName, "libxml2 could not start a parser")
+        }
+        if let context { xmlFreeParserCtxt(context) }
+        context = memory
+        parsedWhole = true
+        // The context came with libxml2's default callbacks: ours replace them in place (libxml2
+        // frees that struct with the context).
+        memory.pointee.sax.pointee = handler
+        memory.pointee.userData = userData
+        memory.pointee._private = Unmanaged.passUnretained(self).toOpaque()
+        xmlCtxtUseOptions(memory, Self.options)
+        let status = xmlParseDocument(memory)
+        if status != 0 || firstError != nil || memory.pointee.wellFormed == 0 { throw error(status) }
     }
 
     /// Deepest element nesting a decoder accepts: libxml2's own limit without XML_PARSE_HUGE,

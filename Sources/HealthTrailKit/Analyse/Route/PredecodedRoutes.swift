@@ -165,12 +165,20 @@ final class PredecodedRoutes: @unchecked Sendable {
                 written += UInt64(n)
             }
             do {
-                try source.read(entries[index]) { chunk in
+                // Small files (nearly all) are parsed whole, larger ones as they inflate.
+                let whole = try source.readWhole(entries[index]) { document in
                     if lock.withLock({ cancelled }) { throw CancellationError() }
-                    progress.advanceInBackground(chunk.count)
-                    try decoder.feed(chunk)
+                    progress.advanceInBackground(document.count)
+                    try decoder.parseWhole(document)
                 }
-                try decoder.finish()
+                if !whole {
+                    try source.read(entries[index]) { chunk in
+                        if lock.withLock({ cancelled }) { throw CancellationError() }
+                        progress.advanceInBackground(chunk.count)
+                        try decoder.feed(chunk)
+                    }
+                    try decoder.finish()
+                }
             } catch is CancellationError {
                 break
             } catch {
