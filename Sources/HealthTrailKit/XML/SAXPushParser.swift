@@ -101,21 +101,34 @@ public final class SAXPushParser {
     /// 0.83 s for the benchmark's 212 MB of GPX). Push mode has to look ahead for the end of
     /// every text node before it parses it; a route file is mostly short text nodes.
     public func parseWhole(_ document: UnsafeRawBufferPointer) throws {
-        guard !parsedWhole, let base = document.baseAddress, document.count > 0, document.count <= Int(Int32.max),
-              let memory = xmlCreateMemoryParserCtxt(base.assumingMemoryBound(to: CChar.self), Int32(document.count)) else {
+        guard !parsedWhole, document.count > 0 else {
             throw InputError(file: fileName, entry: entryName, "libxml2 could not start a parser")
         }
+        // libxml2 reads the document through a callback, 4 KB at a time into its own buffer,
+        // which it empties as it goes: a memory context would first copy the whole document.
+        // The bytes not read yet; the callback's context, used only within this call.
+        let unread = UnsafeMutablePointer<UnsafeRawBufferPointer>.allocate(capacity: 1)
+        unread.initialize(to: document)
+        defer { unread.deallocate() }
+        var sax = handler
+        let pull = xmlCreateIOParserCtxt(&sax, userData, { source, buffer, length in
+            guard let source, let buffer, length > 0 else { return 0 }
+            let unread = source.assumingMemoryBound(to: UnsafeRawBufferPointer.self)
+            let count = min(Int(length), unread.pointee.count)
+            if count > 0 {
+                UnsafeMutableRawPointer(buffer).copyMemory(from: unread.pointee.baseAddress!, byteCount: count)
+                unread.pointee = UnsafeRawBufferPointer(rebasing: unread.pointee[count...])
+            }
+            return Int32(count)
+        }, nil, unread, XML_CHAR_ENCODING_NONE)
+        guard let pull else { throw InputError(file: fileName, entry: entryName, "libxml2 could not start a parser") }
         if let context { xmlFreeParserCtxt(context) }
-        context = memory
+        context = pull
         parsedWhole = true
-        // The context came with libxml2's default callbacks: ours replace them in place (libxml2
-        // frees that struct with the context).
-        memory.pointee.sax.pointee = handler
-        memory.pointee.userData = userData
-        memory.pointee._private = Unmanaged.passUnretained(self).toOpaque()
-        xmlCtxtUseOptions(memory, Self.options)
-        let status = xmlParseDocument(memory)
-        if status != 0 || firstError != nil || memory.pointee.wellFormed == 0 { throw error(status) }
+        pull.pointee._private = Unmanaged.passUnretained(self).toOpaque()
+        xmlCtxtUseOptions(pull, Self.options)
+        let status = xmlParseDocument(pull)
+        if status != 0 || firstError != nil || pull.pointee.wellFormed == 0 { throw error(status) }
     }
 
     /// Deepest element nesting a decoder accepts: libxml2's own limit without XML_PARSE_HUGE,
