@@ -173,6 +173,32 @@ import Testing
         }
     }
 
+    /// The last reference to a finished run's routes can go late (a decoding thread lets go of
+    /// it last): its `deinit` must not delete the files another run now keeps at those paths.
+    @Test func aLateReleaseLeavesTheNextRunsSpillFiles() throws {
+        let dir = Support.temporaryDirectory()
+        try Support.makeZip(dir + "/routes.zip", (0..<4).map {
+            ("apple_health_export/workout-routes/route_\($0).gpx", Self.gpx(start: 1_700_000_000 + Int64($0) * 86_400, count: 30))
+        })
+        let source = try openExportSource(path: dir + "/routes.zip")
+        let spills = [dir + "/a.spill", dir + "/b.spill"]
+        let make = {
+            PredecodedRoutes(entries: Self.routeEntries(source), source: source, spillPaths: spills,
+                             faults: FaultLog(file: source.displayName, strict: false),
+                             progress: ProgressLine(totalBytes: 1, enabled: false))
+        }
+        var earlier: PredecodedRoutes? = make()
+        try earlier?.wait()
+        earlier?.remove()
+        let later = make()
+        try later.wait()
+        earlier = nil
+        #expect(spills.allSatisfy { FileManager.default.fileExists(atPath: $0) })
+        #expect(try later.replay(0) { _, _ in } == 30)
+        later.remove()
+        #expect(spills.allSatisfy { !FileManager.default.fileExists(atPath: $0) })
+    }
+
     @Test func filesAfterTheFirstFailureCountAsNotDecoded() throws {
         let dir = Support.temporaryDirectory()
         // Files 1 and 5 are both broken and hold no point. Whichever thread got to file 5 before

@@ -46,6 +46,8 @@ final class PredecodedRoutes: @unchecked Sendable {
     /// Index of the first file that failed: later ones are skipped.
     private var firstFailure = Int.max
     private var cancelled = false
+    /// Set once `remove()` has deleted the spill files.
+    private var removed = false
     /// A spill file that could not be written (disk full): fails the whole run.
     private var spillFailure: Error?
     private let finished = DispatchGroup()
@@ -87,11 +89,19 @@ final class PredecodedRoutes: @unchecked Sendable {
     /// Deletes the spill files; nothing can be replayed after. Decoding threads still running
     /// (a run that failed before `wait()`) are stopped and waited for first: they write into
     /// those files and into `readers`.
+    ///
+    /// Only the first call deletes anything: `deinit` calls it again, possibly much later, on
+    /// the last decoding thread to let go of this object, when the same paths may already
+    /// belong to another run's files.
     func remove() {
         lock.withLock { cancelled = true }
         finished.wait()
-        lock.withLock { readers = readers.map { _ in nil } }
-        for path in spillPaths { unlink(path) }
+        let first = lock.withLock {
+            readers = readers.map { _ in nil }
+            defer { removed = true }
+            return !removed
+        }
+        if first { for path in spillPaths { unlink(path) } }
     }
 
     /// The first valid point's time of file `index`; throws the file's error if it has no point.
