@@ -48,13 +48,25 @@ import Testing
         let entry = archive.entries[0]
 
         var whole: [[UInt8]] = []
-        #expect(try archive.readWhole(entry) { whole.append(Array($0)) })
+        #expect(try archive.readWhole(entry, scratch: WholeEntryScratch()) { whole.append(Array($0)) })
         #expect(whole.count == 1 && whole[0] == text)
         // `read` takes that path too, in chunks of the streaming path's size.
         let read = try Self.chunks(archive, entry)
         #expect(read.joined().elementsEqual(text))
         #expect(read.dropLast().allSatisfy { $0.count == ZipArchive.chunkSize })
         #expect((read.last?.count ?? 0) > 0 && (read.last?.count ?? 0) <= ZipArchive.chunkSize)
+    }
+
+    @Test func aScratchIsReusedAndGrowsOnlyWhenItMust() {
+        let scratch = WholeEntryScratch()
+        let first = scratch.bytes(atLeast: 1000)
+        #expect(first.count == 1000)
+        first.initializeMemory(as: UInt8.self, repeating: 7)   // mapped and writable
+        #expect(scratch.bytes(atLeast: 500).baseAddress == first.baseAddress)
+        let grown = scratch.bytes(atLeast: 3 << 20)
+        #expect(grown.count == 3 << 20)
+        grown.initializeMemory(as: UInt8.self, repeating: 1)
+        #expect(scratch.bytes(atLeast: 3 << 20).baseAddress == grown.baseAddress)
     }
 
     @Test func anEntryPastTheLimitIsStreamed() throws {
@@ -66,7 +78,7 @@ import Testing
         let archive = try ZipArchive(path: path)
         let entry = archive.entries[0]
         var delivered = 0
-        #expect(try !archive.readWhole(entry) { delivered += $0.count })
+        #expect(try !archive.readWhole(entry, scratch: WholeEntryScratch()) { delivered += $0.count })
         #expect(delivered == 0)
         #expect(try Self.chunks(archive, entry).joined().elementsEqual(text))
     }
@@ -80,7 +92,7 @@ import Testing
         let archive = try Self.rawZip(path, deflated: deflated, crc: HostileArchiveTests.crc(text), uncompressedSize: text.count)
         let entry = archive.entries[0]
         var delivered = 0
-        #expect(try !archive.readWhole(entry) { delivered += $0.count })
+        #expect(try !archive.readWhole(entry, scratch: WholeEntryScratch()) { delivered += $0.count })
         #expect(delivered == 0)
         let error = #expect(throws: InputError.self) { try Self.chunks(archive, entry) }
         #expect("\(error!)".contains("corrupt compressed data (zlib:"))
@@ -94,7 +106,7 @@ import Testing
                                       crc: HostileArchiveTests.crc(text) ^ 1, uncompressedSize: text.count)
         let entry = archive.entries[0]
         var delivered = 0
-        #expect(try !archive.readWhole(entry) { delivered += $0.count })
+        #expect(try !archive.readWhole(entry, scratch: WholeEntryScratch()) { delivered += $0.count })
         #expect(delivered == 0)
         #expect(throws: InputError.self) { try Self.chunks(archive, entry) }
         #expect { try Self.chunks(archive, entry) } throws: { "\($0)".contains("CRC-32 mismatch") }
@@ -107,7 +119,7 @@ import Testing
                                       uncompressedSize: text.count + difference)
         let entry = archive.entries[0]
         var delivered = 0
-        #expect(try !archive.readWhole(entry) { delivered += $0.count })
+        #expect(try !archive.readWhole(entry, scratch: WholeEntryScratch()) { delivered += $0.count })
         #expect(delivered == 0)
         let expected = difference < 0 ? "inflates past its declared size" : "inflates to \(text.count) bytes but declares"
         #expect { try Self.chunks(archive, entry) } throws: { "\($0)".contains(expected) }

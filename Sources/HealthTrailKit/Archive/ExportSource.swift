@@ -11,14 +11,16 @@ public protocol ExportSource: AnyObject {
     /// The buffer passed to `body` is only valid during the call.
     func read(_ entry: ArchiveEntry, _ body: (UnsafeRawBufferPointer) throws -> Void) throws
     /// Calls `body` once with the whole of `entry`, verified, when the source can hold it in
-    /// memory cheaply (a small zip entry: `ZipArchive.wholeEntryLimit`); returns false without
-    /// calling `body` otherwise, and the caller streams the entry with `read`.
-    func readWhole(_ entry: ArchiveEntry, _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool
+    /// memory cheaply (a small zip entry: `ZipArchive.wholeEntryLimit`), in `scratch`; returns
+    /// false without calling `body` otherwise, and the caller streams the entry with `read`.
+    func readWhole(_ entry: ArchiveEntry, scratch: WholeEntryScratch,
+                   _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool
 }
 
 extension ExportSource {
     /// Sources other than zips stream every entry.
-    public func readWhole(_ entry: ArchiveEntry, _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool { false }
+    public func readWhole(_ entry: ArchiveEntry, scratch: WholeEntryScratch,
+                          _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool { false }
 
     /// The first `limit` bytes of an entry (fewer if it is shorter), for sniffing its content.
     public func prefix(of entry: ArchiveEntry, limit: Int = 4096) throws -> [UInt8] {

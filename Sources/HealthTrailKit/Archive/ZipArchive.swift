@@ -127,7 +127,9 @@ public final class ZipArchive: ExportSource {
             throw fail("compression method \(entry.method) is not supported (only stored and deflated)")
         }
         var offset = try dataOffset(of: entry)
-        if entry.method == 8, try inflateWhole(entry, at: offset, { try Self.inChunks($0, body) }) { return }
+        if entry.method == 8, try inflateWhole(entry, at: offset, scratch: WholeEntryScratch(), { try Self.inChunks($0, body) }) {
+            return
+        }
         var remaining = entry.compressedSize
         var crc: UInt32 = 0
         var produced: UInt64 = 0

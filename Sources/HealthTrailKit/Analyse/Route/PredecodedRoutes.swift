@@ -161,6 +161,7 @@ final class PredecodedRoutes: @unchecked Sendable {
         var written: UInt64 = 0
         let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: RoutePointRecord.maxLength)
         defer { scratch.deallocate() }
+        let wholeFiles = WholeEntryScratch()   // this thread's, freed when it is done
         while true {
             let index: Int? = lock.withLock {
                 guard !cancelled, spillFailure == nil, next < min(entries.count, firstFailure) else { return nil }
@@ -176,7 +177,7 @@ final class PredecodedRoutes: @unchecked Sendable {
             }
             do {
                 // Small files (nearly all) are parsed whole, larger ones as they inflate.
-                let whole = try source.readWhole(entries[index]) { document in
+                let whole = try source.readWhole(entries[index], scratch: wholeFiles) { document in
                     if lock.withLock({ cancelled }) { throw CancellationError() }
                     progress.advanceInBackground(document.count)
                     try decoder.parseWhole(document)
