@@ -5,25 +5,54 @@ import FuzzSupport
 /// chunks of a size the input chooses. Every point handed out must carry finite coordinates
 /// and fields that are numbers, as the writers assume, and must come back unchanged through the
 /// spill record that keeps it until the join (`RoutePointRecord`).
+///
+/// Differential too: the same bytes parsed whole (`parseWhole`, libxml2's pull mode, as route
+/// files of at most 4 MiB are) must give the same points with the same columns, the same
+/// faults, and an error, if any, in the same place (file, entry, line; libxml2 may word it
+/// differently in the two modes).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzGPX(_ data: UnsafePointer<UInt8>, _ count: Int) -> Int32 {
     let input = ChunkedInput(data, count)
-    let faults = FaultLog(file: "fuzz-input", strict: false)
     let record = UnsafeMutablePointer<UInt8>.allocate(capacity: RoutePointRecord.maxLength)
     defer { record.deallocate() }
-    let decoder = GPXDecoder(faults: faults, fileName: "fuzz-input", entryName: "route.gpx") { point, raw in
-        for field in [raw.elevation, raw.speed, raw.horizontalAccuracy, raw.course, raw.verticalAccuracy] {
-            if let field { precondition(NumberText.isNumber(field), "a non-number passed as a number") }
+
+    /// Decodes the input pushed in chunks or whole: each point's spill record, the faults, and
+    /// where the error is.
+    func decode(whole: Bool) -> (points: [[UInt8]], faults: Int, errorPlace: String?) {
+        let faults = FaultLog(file: "fuzz-input", strict: false)
+        var points: [[UInt8]] = []
+        let decoder = GPXDecoder(faults: faults, fileName: "fuzz-input", entryName: "route.gpx") { point, raw in
+            for field in [raw.elevation, raw.speed, raw.horizontalAccuracy, raw.course, raw.verticalAccuracy] {
+                if let field { precondition(NumberText.isNumber(field), "a non-number passed as a number") }
+            }
+            precondition(point.latitude.isFinite && point.longitude.isFinite, "a point off the globe")
+            let n = RoutePointRecord.encode(point, raw: raw, into: record)
+            precondition(n <= RoutePointRecord.maxLength, "a spill record longer than its bound")
+            let (back, columns) = RoutePointRecord.decode(UnsafeRawPointer(record))
+            precondition(back == point && RoutePointRecord.headerLength + columns.count == n, "a point changed in the spill")
+            points.append(Array(UnsafeBufferPointer(start: record, count: n)))
         }
-        precondition(point.latitude.isFinite && point.longitude.isFinite, "a point off the globe")
-        let n = RoutePointRecord.encode(point, raw: raw, into: record)
-        precondition(n <= RoutePointRecord.maxLength, "a spill record longer than its bound")
-        let (back, columns) = RoutePointRecord.decode(UnsafeRawPointer(record))
-        precondition(back == point && RoutePointRecord.headerLength + columns.count == n, "a point changed in the spill")
+        var place: String?
+        do {
+            if whole {
+                guard input.body.count > 0 else { return ([], 0, nil) }
+                try decoder.parseWhole(input.body)
+            } else {
+                try input.forEachChunk { try decoder.feed($0) }
+                try decoder.finish()
+            }
+        } catch {
+            place = "\(error)".components(separatedBy: "malformed XML")[0]
+        }
+        return (points, faults.total, place)
     }
-    do {
-        try input.forEachChunk { try decoder.feed($0) }
-        try decoder.finish()
-    } catch {}
+
+    let pushed = decode(whole: false)
+    guard input.body.count > 0 else { return 0 }
+    let whole = decode(whole: true)
+    precondition(whole.points == pushed.points, "parsed whole, other points than pushed")
+    precondition(whole.faults == pushed.faults, "parsed whole, other faults than pushed")
+    precondition(whole.errorPlace == pushed.errorPlace,
+                 "parsed whole, the error is elsewhere: \(whole.errorPlace ?? "none") against \(pushed.errorPlace ?? "none")")
     return 0
 }

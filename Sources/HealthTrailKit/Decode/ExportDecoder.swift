@@ -48,12 +48,20 @@ public final class ExportDecoder: SAXDocumentDecoder {
     let stack = UnsafeMutablePointer<ExportElement>.allocate(capacity: 256)
     var depth = 0
     var typesByBytes: [[UInt8]: RecordType] = [:]
-    var lastType: RecordType?
+    /// The previous record's type (most records follow one of their type). Unretained, so that
+    /// checking it costs no reference counting per record: `recordTypes` keeps every type.
+    var lastType: Unmanaged<RecordType>?
     var sourceIndexByBytes: [[UInt8]: Int] = [:]
-    var recentSources: [(bytes: [UInt8], index: Int)] = []
+    /// The last few sources seen, checked before the table, without reference counting: their
+    /// names (copies that live as long as the decoder) and indices, newest last.
+    let recentSourceNames = UnsafeMutablePointer<ByteSpan>.allocate(capacity: ExportDecoder.recentSourceCapacity)
+    let recentSourceIndices = UnsafeMutablePointer<Int>.allocate(capacity: ExportDecoder.recentSourceCapacity)
+    var recentSourceCount = 0
+    static let recentSourceCapacity = 4
+    /// The storage of every source name in `recentSourceNames`, freed with the decoder.
+    var sourceNameCopies: [UnsafeMutablePointer<UInt8>] = []
     /// The top-level record being decoded (for its children).
     var recordOpen = false
-    var recordType: RecordType?
     var recordStart = Timestamp(utcSeconds: 0)
     var recordSource = 0
     var heartRateRowOpen = false
@@ -65,7 +73,10 @@ public final class ExportDecoder: SAXDocumentDecoder {
     var nextWorkoutSuffix: [String: Int] = [:]
     /// Daily figures; nil when only counting (`inspect`).
     let daily: DailySummary?
-    var lastObservedType: RecordType?
+    /// `daily` for the per-record path, without reference counting.
+    let unretainedDaily: Unmanaged<DailySummary>?
+    /// The type whose records `observe` saw last (only its identity is compared).
+    var lastObservedType: ObjectIdentifier?
     /// Sleep samples, kept for the night analysis after the file is read (a few per night).
     /// Sleep samples, sorted by span as they come (in memory unless `ExportRun` gives a spill file).
     var sleepSamples = SleepOutputs.collection(spillPath: nil)
@@ -83,6 +94,7 @@ public final class ExportDecoder: SAXDocumentDecoder {
                 priority: SourcePriority? = nil) {
         self.outputs = outputs
         self.daily = priority.map { DailySummary(priority: $0) }
+        unretainedDaily = daily.map { Unmanaged.passUnretained($0) }
         self.faults = faults
         self.entryName = entryName
         stack.initialize(repeating: .other, count: 256)
@@ -116,7 +128,12 @@ public final class ExportDecoder: SAXDocumentDecoder {
         unretainedParser = Unmanaged.passUnretained(parser)
     }
 
-    deinit { stack.deallocate() }
+    deinit {
+        stack.deallocate()
+        recentSourceNames.deallocate()
+        recentSourceIndices.deallocate()
+        for copy in sourceNameCopies { copy.deallocate() }
+    }
 
     // MARK: Element dispatch
 
@@ -207,9 +224,13 @@ public final class ExportDecoder: SAXDocumentDecoder {
     /// The index of a source name, recognised by its bytes; a handful of recent ones are checked first.
     @inline(__always)
     func sourceIndex(_ span: ByteSpan) -> Int {
-        for entry in recentSources where span.equals(entry.bytes) {
-            sourceRecordCounts[entry.index] += 1
-            return entry.index
+        var k = recentSourceCount
+        while k > 0 {
+            k -= 1
+            if span.equals(recentSourceNames[k]) {
+                sourceRecordCounts[recentSourceIndices[k]] += 1
+                return recentSourceIndices[k]
+            }
         }
         let bytes = span.bytes
         let index: Int
@@ -222,9 +243,25 @@ public final class ExportDecoder: SAXDocumentDecoder {
             sourceIndexByBytes[bytes] = index
         }
         sourceRecordCounts[index] += 1
-        if recentSources.count == 4 { recentSources.removeFirst() }
-        recentSources.append((bytes, index))
+        rememberRecentSource(span, index: index)
         return index
+    }
+
+    /// Puts a source last in `recentSourceNames`, dropping the oldest when they are full.
+    private func rememberRecentSource(_ span: ByteSpan, index: Int) {
+        if recentSourceCount == Self.recentSourceCapacity {
+            for k in 1..<recentSourceCount {
+                recentSourceNames[k - 1] = recentSourceNames[k]
+                recentSourceIndices[k - 1] = recentSourceIndices[k]
+            }
+            recentSourceCount -= 1
+        }
+        let copy = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, span.count))
+        copy.initialize(from: span.start, count: span.count)
+        sourceNameCopies.append(copy)
+        (recentSourceNames + recentSourceCount).initialize(to: ByteSpan(start: copy, count: span.count))
+        (recentSourceIndices + recentSourceCount).initialize(to: index)
+        recentSourceCount += 1
     }
 
     /// Distinct record types kept; records of further types are skipped as faults. HealthKit
@@ -234,10 +271,11 @@ public final class ExportDecoder: SAXDocumentDecoder {
     /// Longest type identifier accepted (HealthKit's are under 70 bytes; the name becomes a file name).
     static let maxTypeLength = 200
 
-    /// The record type named by `span`; nil past `maxRecordTypes` or `maxTypeLength`.
+    /// The record type named by `span`, unretained (`recordTypes` keeps it); nil past
+    /// `maxRecordTypes` or `maxTypeLength`.
     @inline(__always)
-    func type(_ span: ByteSpan) -> RecordType? {
-        if let last = lastType, span.equals(last.bytes) { return last }
+    func type(_ span: ByteSpan) -> Unmanaged<RecordType>? {
+        if let last = lastType, span.equals(last._withUnsafeGuaranteedRef({ $0.identifierBytes })) { return last }
         guard span.count <= Self.maxTypeLength else { return nil }
         let bytes = span.bytes
         let t: RecordType
@@ -249,16 +287,18 @@ public final class ExportDecoder: SAXDocumentDecoder {
             typesByBytes[bytes] = t
             recordTypes.append(t)
         }
-        lastType = t
-        return t
+        lastType = Unmanaged.passUnretained(t)
+        return lastType
     }
 
-    /// The writer for a record type; a failure to create it is fatal.
-    func writer(for type: RecordType) -> CSVWriter? {
-        guard let outputs else { return nil }
+    /// The writer for a record type, unretained (`outputs` keeps it); a failure to create it
+    /// is fatal.
+    @inline(__always)
+    func writer(for type: RecordType) -> Unmanaged<CSVWriter>? {
         if let w = type.writer { return w }
+        guard let outputs else { return nil }
         do {
-            return try outputs.recordWriter(for: type)
+            return Unmanaged.passUnretained(try outputs.recordWriter(for: type))
         } catch {
             fatal = error as? InputError ?? InputError(file: parser.fileName, "\(error)")
             stopParsing()

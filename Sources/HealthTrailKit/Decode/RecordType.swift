@@ -3,6 +3,9 @@ public final class RecordType {
     /// `HKQuantityTypeIdentifierStepCount`.
     public let identifier: String
     let bytes: [UInt8]
+    /// The same bytes in memory of its own, compared once per record without the retain and
+    /// release an array's would cost.
+    let identifierBytes: ByteSpan
     /// `step_count`: the name of its `records/<name>.csv`.
     public let fileName: String
     /// Quantity records must carry a numeric value; category records carry a name.
@@ -13,7 +16,9 @@ public final class RecordType {
     public internal(set) var count = 0
     public internal(set) var firstUTC: Int64 = .max
     public internal(set) var lastUTC: Int64 = .min
-    var writer: CSVWriter?
+    /// Its `records/` writer once opened. `ExportOutputs` owns it; this reference is unretained
+    /// so that the per-record path does no reference counting.
+    var writer: Unmanaged<CSVWriter>?
     /// What the type feeds besides its CSV (daily figures, sleep nights).
     let role: RecordRole
     /// The unit last seen for this type and how to convert it: a type keeps one unit almost
@@ -24,6 +29,9 @@ public final class RecordType {
     init(identifier: String) {
         self.identifier = identifier
         bytes = Array(identifier.utf8)
+        let storage = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, bytes.count))
+        storage.initialize(from: bytes, count: bytes.count)
+        identifierBytes = ByteSpan(start: storage, count: bytes.count)
         isQuantity = identifier.hasPrefix("HKQuantityTypeIdentifier")
         isHeartRate = identifier == "HKQuantityTypeIdentifierHeartRate"
         isHeartRateVariability = identifier == "HKQuantityTypeIdentifierHeartRateVariabilitySDNN"
@@ -31,6 +39,8 @@ public final class RecordType {
         role = RecordRole(identifier: identifier)
         keepsItsUnits = identifier.hasPrefix("HKQuantityTypeIdentifierDietary")
     }
+
+    deinit { UnsafeMutablePointer(mutating: identifierBytes.start).deallocate() }
 
     var cumulativeKind: CumulativeKind? {
         if case .cumulative(let kind) = role { return kind }

@@ -47,14 +47,14 @@ public final class ExportOutputs {
 
     /// The `records/<name>.csv` writer of a record type, created on first use.
     func recordWriter(for type: RecordType) throws -> CSVWriter {
-        if let w = type.writer { return w }
+        if let w = type.writer { return w.takeUnretainedValue() }
         var base = type.fileName, n = 2
         while takenNames.contains(base) { base = "\(type.fileName)-\(n)"; n += 1 }
         takenNames.insert(base)
         let name = "records/\(base).csv"
         // Large buffers only where the data is large: dozens of types would otherwise cost RSS.
         let w = try CSVWriter(path: staging.path(name), header: Self.recordColumns, bufferSize: 64 * 1024, writeBehind: true)
-        type.writer = w
+        type.writer = Unmanaged.passUnretained(w)   // `writers` below keeps it
         writers.append((name, w))
         return w
     }

@@ -29,6 +29,10 @@ public struct ByteSpan {
         count >= literal.utf8CodeUnitCount && memcmp(start, literal.utf8Start, literal.utf8CodeUnitCount) == 0
     }
 
+    @inline(__always) public func equals(_ other: ByteSpan) -> Bool {
+        count == other.count && memcmp(start, other.start, count) == 0
+    }
+
     @inline(__always) public func equals(_ bytes: [UInt8]) -> Bool {
         count == bytes.count && bytes.withUnsafeBufferPointer { memcmp(start, $0.baseAddress!, count) == 0 }
     }
