@@ -131,15 +131,22 @@ public final class SAXPushParser {
         // Pull mode takes a NUL byte for the end of the input (found by fuzz-gpx): inside the
         // root element it reports "Premature end of data", after it nothing at all, where push
         // mode refuses the byte. Both are reported as push mode does.
-        let atNUL = pull.pointee.input.map { $0.pointee.cur < $0.pointee.end && $0.pointee.cur.pointee == 0 } ?? false
+        // What libxml2 left unparsed in its buffer (its input and both pointers exist after a
+        // parse; should one not, nothing is taken as left).
+        let rest: UnsafeBufferPointer<xmlChar> = {
+            guard let input = pull.pointee.input, let cur = input.pointee.cur, let end = input.pointee.end, cur < end else {
+                return UnsafeBufferPointer(start: nil, count: 0)
+            }
+            return UnsafeBufferPointer(start: cur, count: end - cur)
+        }()
+        let atNUL = rest.first == 0
         if status != 0 || firstError != nil || pull.pointee.wellFormed == 0 {
             if atNUL, let first = firstError, first.message.hasPrefix("Premature end of data") {
                 firstError = (line, "Char 0x0 out of allowed range")
             }
             throw error(status)
         }
-        let left = pull.pointee.input.map { $0.pointee.end - $0.pointee.cur } ?? 0
-        if left > 0 || unread.pointee.count > 0 {
+        if !rest.isEmpty || unread.pointee.count > 0 {
             throw InputError(file: fileName, entry: entryName, line: line, "malformed XML: Extra content at the end of the document")
         }
     }
