@@ -53,13 +53,14 @@ public final class ExportDecoder: SAXDocumentDecoder {
     var lastType: Unmanaged<RecordType>?
     var sourceIndexByBytes: [[UInt8]: Int] = [:]
     /// The last few sources seen, checked before the table, without reference counting: their
-    /// names (copies that live as long as the decoder) and indices, newest last.
+    /// names (from `sourceNames`) and indices, newest last.
     let recentSourceNames = UnsafeMutablePointer<ByteSpan>.allocate(capacity: ExportDecoder.recentSourceCapacity)
     let recentSourceIndices = UnsafeMutablePointer<Int>.allocate(capacity: ExportDecoder.recentSourceCapacity)
     var recentSourceCount = 0
     static let recentSourceCapacity = 4
-    /// The storage of every source name in `recentSourceNames`, freed with the decoder.
-    var sourceNameCopies: [UnsafeMutablePointer<UInt8>] = []
+    /// Each source's name, by index, in memory of its own (freed with the decoder): one copy
+    /// per distinct source, however often it drops out of the recent ones and comes back.
+    var sourceNames: [ByteSpan] = []
     /// The top-level record being decoded (for its children).
     var recordOpen = false
     var recordStart = Timestamp(utcSeconds: 0)
@@ -132,7 +133,7 @@ public final class ExportDecoder: SAXDocumentDecoder {
         stack.deallocate()
         recentSourceNames.deallocate()
         recentSourceIndices.deallocate()
-        for copy in sourceNameCopies { copy.deallocate() }
+        for name in sourceNames { UnsafeMutablePointer(mutating: name.start).deallocate() }
     }
 
     // MARK: Element dispatch
@@ -239,16 +240,19 @@ public final class ExportDecoder: SAXDocumentDecoder {
         } else {
             index = sources.count
             sources.append(span.string)
+            let copy = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, span.count))
+            copy.initialize(from: span.start, count: span.count)
+            sourceNames.append(ByteSpan(start: copy, count: span.count))
             sourceRecordCounts.append(0)
             sourceIndexByBytes[bytes] = index
         }
         sourceRecordCounts[index] += 1
-        rememberRecentSource(span, index: index)
+        rememberRecentSource(index)
         return index
     }
 
     /// Puts a source last in `recentSourceNames`, dropping the oldest when they are full.
-    private func rememberRecentSource(_ span: ByteSpan, index: Int) {
+    private func rememberRecentSource(_ index: Int) {
         if recentSourceCount == Self.recentSourceCapacity {
             for k in 1..<recentSourceCount {
                 recentSourceNames[k - 1] = recentSourceNames[k]
@@ -256,10 +260,7 @@ public final class ExportDecoder: SAXDocumentDecoder {
             }
             recentSourceCount -= 1
         }
-        let copy = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, span.count))
-        copy.initialize(from: span.start, count: span.count)
-        sourceNameCopies.append(copy)
-        (recentSourceNames + recentSourceCount).initialize(to: ByteSpan(start: copy, count: span.count))
+        (recentSourceNames + recentSourceCount).initialize(to: sourceNames[index])
         (recentSourceIndices + recentSourceCount).initialize(to: index)
         recentSourceCount += 1
     }

@@ -130,9 +130,9 @@ public final class SAXPushParser {
         let status = xmlParseDocument(pull)
         // Pull mode takes a NUL byte for the end of the input (found by fuzz-gpx): inside the
         // root element it reports "Premature end of data", after it nothing at all, where push
-        // mode refuses the byte. Both are reported as push mode does.
-        // What libxml2 left unparsed in its buffer (its input and both pointers exist after a
-        // parse; should one not, nothing is taken as left).
+        // mode refuses the byte. Both are reported as push mode does, from what libxml2 left
+        // unparsed in its buffer (its input and both pointers exist after a parse; should one
+        // not, nothing is taken as left) and what the callback has not handed it yet.
         let rest: UnsafeBufferPointer<xmlChar> = {
             guard let input = pull.pointee.input, let cur = input.pointee.cur, let end = input.pointee.end, cur < end else {
                 return UnsafeBufferPointer(start: nil, count: 0)
