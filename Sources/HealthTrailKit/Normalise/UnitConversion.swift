@@ -198,7 +198,9 @@ private final class UnitTable: Sendable {
     init(_ entries: [UnitConversion]) {
         var byName: [String: UnitConversion] = [:]
         for entry in entries {
-            precondition(byName.updateValue(entry, forKey: entry.unit) == nil, "duplicate unit \(entry.unit)")
+            // The insertion stays outside the check: a condition is not evaluated in every build.
+            let previous = byName.updateValue(entry, forKey: entry.unit)
+            precondition(previous == nil, "duplicate unit \(entry.unit)")
         }
         self.byName = byName
         let sorted = entries.enumerated().sorted {
