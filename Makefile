@@ -66,10 +66,20 @@ run: build
 	$(BIN) run $(SAMPLE) --out $(SAMPLE_OUT)
 	@echo "outputs: $(CURDIR)/$(SAMPLE_OUT)/"
 
+# The tests check the binary users run: $(BIN), built exactly as `make build` builds it, is
+# what every command-line test drives. The unit tests are compiled in the release configuration
+# too (with testable imports, in .build-test/ so that they do not rebuild $(BIN)), and the debug
+# build is made only for BuildAgreementTests, which requires both builds to write the same bytes.
+TEST_SCRATCH := .build-test
+DEBUG_BIN    := .build/debug/healthtrail
+# Cases of the release/debug differential test over mutated inputs (more in `make fuzz`).
+MUTATIONS    ?= 300
+
 test: test-deps browser-deps
-	@# AllocationGuardTests counts the allocations of the release CLI (the binary users run).
 	$(SWIFT) build -c release --product healthtrail
-	$(SWIFT) test
+	$(SWIFT) build -c debug --product healthtrail
+	HEALTHTRAIL_BINARY=$(CURDIR)/$(BIN) HEALTHTRAIL_DEBUG_BINARY=$(CURDIR)/$(DEBUG_BIN) HEALTHTRAIL_MUTATIONS=$(MUTATIONS) \
+		$(SWIFT) test -c release --scratch-path $(TEST_SCRATCH)
 
 sample: build
 	$(BIN) synth $(SAMPLE) --days 7 --seed 2024 >/dev/null
@@ -160,3 +170,13 @@ fuzz: deps
 		ls .fuzz/findings/$$t | sed "s|^|   finding: .fuzz/findings/$$t/|"; \
 	done; \
 	if [ -n "$$failed" ]; then echo "fuzzing found problems in:$$failed (reproduce: $(FUZZ_BIN)/fuzz-TARGET FILE)"; exit 1; fi
+	$(MAKE) --no-print-directory fuzz-builds
+
+# The release/debug differential test over many more mutated inputs than `make test` runs.
+FUZZ_MUTATIONS ?= 5000
+.PHONY: fuzz-builds
+fuzz-builds: deps
+	$(SWIFT) build -c release --product healthtrail
+	$(SWIFT) build -c debug --product healthtrail
+	HEALTHTRAIL_BINARY=$(CURDIR)/$(BIN) HEALTHTRAIL_DEBUG_BINARY=$(CURDIR)/$(DEBUG_BIN) HEALTHTRAIL_MUTATIONS=$(FUZZ_MUTATIONS) \
+		$(SWIFT) test -c release --scratch-path $(TEST_SCRATCH) --filter BuildAgreementMutationTests

@@ -63,23 +63,6 @@ struct AllocationGuardTests {
         var own: Int { total - libxml2 }
     }
 
-    /// .build/release/healthtrail, provided no file of Sources/ or Package.swift is newer.
-    static func currentReleaseBinary() throws -> String {
-        let binary = Support.packageRoot.appendingPathComponent(".build/release/healthtrail").path
-        let built = try #require(try? FileManager.default.attributesOfItem(atPath: binary)[.modificationDate] as? Date,
-                                 "\(binary) is missing: `swift build -c release --product healthtrail` (make test does)")
-        let sources = Support.packageRoot.appendingPathComponent("Sources")
-        var newest = try #require(try FileManager.default.attributesOfItem(
-            atPath: Support.packageRoot.appendingPathComponent("Package.swift").path)[.modificationDate] as? Date)
-        let walker = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: [.contentModificationDateKey])
-        while let url = walker?.nextObject() as? URL {
-            if let date = try url.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate, date > newest {
-                newest = date
-            }
-        }
-        try #require(built >= newest, "\(binary) is older than Sources/: `swift build -c release --product healthtrail` (make test does)")
-        return binary
-    }
 
     /// Runs `healthtrail run --no-svg` on `archive` under the counter; returns its count and the
     /// number of items (records, route points, HRV beats) its manifest says it decoded.
@@ -118,7 +101,7 @@ struct AllocationGuardTests {
     }
 
     @Test func extraRecordsCostNoAllocationEach() throws {
-        let binary = try Self.currentReleaseBinary()
+        let binary = Support.binary
         let dir = Support.temporaryDirectory()
         let counter = dir + "/malloc_counter.so"
         let source = Support.packageRoot.appendingPathComponent("Tests/HealthTrailKitTests/malloc_counter.c").path

@@ -99,13 +99,42 @@ enum Support {
     /// A whole export.xml around `body`.
     static func exportXML(_ body: String) -> String { prolog + body + "\n</HealthData>\n" }
 
-    /// The healthtrail binary built alongside the tests.
-    static var binary: String {
-        for config in ["debug", "release"] {
-            let path = packageRoot.appendingPathComponent(".build/\(config)/healthtrail").path
-            if FileManager.default.isExecutableFile(atPath: path) { return path }
+    /// The binary users run: `.build/release/healthtrail` as `make build` makes it (or
+    /// `$HEALTHTRAIL_BINARY`). Every test that drives the command line drives this one, never a
+    /// debug build: a flag that changed what the release build computes would otherwise go unseen.
+    /// A missing binary, or one older than Sources/, stops the test process with the command that
+    /// builds it, rather than testing old code.
+    static let binary: String = builtBinary(environment: "HEALTHTRAIL_BINARY", configuration: "release")
+
+    /// The debug build of the same sources (`$HEALTHTRAIL_DEBUG_BINARY`, else
+    /// `.build/debug/healthtrail`), for the tests that require both builds to write the same bytes.
+    static var debugBinary: String { builtBinary(environment: "HEALTHTRAIL_DEBUG_BINARY", configuration: "debug") }
+
+    private static func builtBinary(environment: String, configuration: String) -> String {
+        let path = ProcessInfo.processInfo.environment[environment]
+            ?? packageRoot.appendingPathComponent(".build/\(configuration)/healthtrail").path
+        let build = "`swift build\(configuration == "release" ? " -c release" : "") --product healthtrail` (make test does)"
+        guard let built = modificationDate(path) else { fatalError("\(path) is missing: \(build)") }
+        if let newest = newestSource(), built < newest { fatalError("\(path) is older than Sources/: \(build)") }
+        return path
+    }
+
+    private static func modificationDate(_ path: String) -> Date? {
+        (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+    }
+
+    /// The newest modification time among Package.swift and the files below Sources/.
+    private static func newestSource() -> Date? {
+        var newest = modificationDate(packageRoot.appendingPathComponent("Package.swift").path)
+        let walker = FileManager.default.enumerator(at: packageRoot.appendingPathComponent("Sources"),
+                                                    includingPropertiesForKeys: [.contentModificationDateKey])
+        while let url = walker?.nextObject() as? URL {
+            if let date = try? url.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate,
+               date > (newest ?? .distantPast) {
+                newest = date
+            }
         }
-        return packageRoot.appendingPathComponent(".build/debug/healthtrail").path
+        return newest
     }
 
     /// Runs the binary; returns exit code, stdout, stderr.
