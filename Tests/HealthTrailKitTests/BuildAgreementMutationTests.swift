@@ -101,20 +101,6 @@ import Testing
         return out
     }
 
-    /// SplitMix64, so that a case number always means the same mutation.
-    struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-        mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
-    }
-
     static let hostileNumbers = ["1e308", "-1e308", "1e-320", "-0", "NaN", "inf", "9223372036854775807",
                                  "-9223372036854775808", "18446744073709551616", "0x10", "1,5", "", " 5", "5 ",
                                  "+3", ".5", "5.", "1e", "--1", "99999999999999999999999", "4.2e9", "-1"]
@@ -130,7 +116,7 @@ import Testing
                                "HKWorkoutActivityType" + String(repeating: "X", count: 500), "日本語の時計", "a\tb\nc"]
 
     /// Replaces the value of a random match of `pattern` (its first capture group) with `value`.
-    static func replaceRandom(_ text: String, _ pattern: String, with value: String, _ random: inout Random) -> String {
+    static func replaceRandom(_ text: String, _ pattern: String, with value: String, _ random: inout SynthRandom) -> String {
         let regex = try! NSRegularExpression(pattern: pattern)
         let ns = text as NSString
         let matches = regex.matches(in: text, range: NSRange(location: 0, length: ns.length))
@@ -142,7 +128,8 @@ import Testing
     /// One case's inputs: export.xml's and the route file's bytes, and whether the zip's own bytes
     /// are then damaged.
     static func mutate(_ base: Base, case number: Int) -> (xml: [UInt8], gpx: [UInt8], zipDamage: Int?, kind: String) {
-        var random = Random(state: UInt64(number) &* 0x2545_F491_4F6C_DD1D &+ 17)
+        // The generator's own SplitMix64: a case number always means the same mutation.
+        var random = SynthRandom(seed: 0x6D75_7461_7465, stream: 1, index: UInt64(number))
         var xml = String(decoding: base.xml, as: UTF8.self)
         var gpx = String(decoding: base.gpx, as: UTF8.self)
         var xmlBytes: [UInt8]?, gpxBytes: [UInt8]?, zipDamage: Int?
@@ -250,4 +237,9 @@ import Testing
         }
         #expect(String(decoding: base.gpx, as: UTF8.self).components(separatedBy: "<trkpt").count - 1 == 40)
     }
+}
+
+private extension SynthRandom {
+    mutating func below(_ n: Int) -> Int { int(0, n - 1) }
+    mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
 }
