@@ -62,6 +62,80 @@ import Testing
         #expect(cursor.bpm(at: 95) == 90)     // going back in time still works
     }
 
+    /// Two readings at one second (a background 76 beside the workout's 149): the best-ranked
+    /// source's value, or the mean of equal-ranked ones, whatever order they arrive in, whether
+    /// sorted in memory or through run files.
+    @Test(arguments: [nil, 2] as [Int?])
+    func samplesAtOneSecondGiveOneValueWhateverTheirOrder(runLength: Int?) throws {
+        let dir = Support.temporaryDirectory()
+        let t: Int64 = Self.t0 + 60
+        func join(_ samples: [(bpm: Double, source: Int)], sourceOrder: [Int]) throws -> Double? {
+            let spill = try HeartRateSpill(path: dir + "/hr-\(UUID().uuidString).spill")
+            defer { spill.remove() }
+            // Neighbours 30 s away on both sides, same source, so the instant itself decides.
+            spill.add(time: t - 30, bpm: 148, source: 0)
+            for s in samples { spill.add(time: t, bpm: s.bpm, source: s.source) }
+            spill.add(time: t + 30, bpm: 150, source: 0)
+            try spill.close()
+            let j = try HeartRateJoin(spill: spill, windows: [(t - 60, t + 60)], tolerance: 15, sourceOrder: sourceOrder,
+                                      sortSpillPath: runLength.map { _ in dir + "/sort-\(UUID().uuidString).spill" },
+                                      runLength: runLength ?? 1 << 16)
+            #expect(j.sampleCount == 3)
+            var cursor = HeartRateJoin.Cursor(j)
+            return cursor.bpm(at: t)
+        }
+        // One source (index 0) wrote both: their mean.
+        #expect(try join([(76, 0), (149, 0)], sourceOrder: [0, 1]) == 112.5)
+        #expect(try join([(149, 0), (76, 0)], sourceOrder: [0, 1]) == 112.5)
+        // Two sources, the Watch (index 1) ranked first: its reading, in either order.
+        #expect(try join([(76, 0), (149, 1)], sourceOrder: [1, 0]) == 149)
+        #expect(try join([(149, 1), (76, 0)], sourceOrder: [1, 0]) == 149)
+        // Three readings, two of the best source: the mean of those two only.
+        #expect(try join([(60, 2), (140, 1), (150, 1)], sourceOrder: [1, 0, 2]) == 145)
+        #expect(try join([(150, 1), (60, 2), (140, 1)], sourceOrder: [1, 0, 2]) == 145)
+    }
+
+    @Test func samplesGivenDirectlyAtOneSecondAreAveraged() {
+        for samples in [[(Int64(100), 76.0), (100, 149)], [(100, 149), (100, 76)]] {
+            let join = HeartRateJoin(samples: samples, tolerance: 15)
+            var cursor = HeartRateJoin.Cursor(join)
+            #expect(join.sampleCount == 1)
+            #expect(cursor.bpm(at: 100) == 112.5)
+            #expect(cursor.bpm(at: 105) == 112.5)
+        }
+    }
+
+    /// Through a whole run: a Watch background reading (76) and its workout reading (149) at the
+    /// same second, and an iPhone reading (60) at another second beside a Watch one (150).
+    @Test func aRouteThroughSamplesAtOneSecondShowsNoFalseDip() throws {
+        let dir = Support.temporaryDirectory()
+        let watch = "Alex’s Apple Watch", phone = "Alex’s iPhone"
+        func record(_ source: String, _ time: String, _ bpm: String) -> String {
+            " <Record type=\"HKQuantityTypeIdentifierHeartRate\" sourceName=\"\(source)\" unit=\"count/min\" startDate=\"2024-06-01 10:\(time) +0200\" endDate=\"2024-06-01 10:\(time) +0200\" value=\"\(bpm)\"/>\n"
+        }
+        var body = record(watch, "00:00", "150") + record(watch, "00:10", "76") + record(watch, "00:10", "149")
+        body += record(phone, "00:20", "60") + record(watch, "00:20", "150") + record(watch, "00:30", "150")
+        body += """
+         <Workout workoutActivityType="HKWorkoutActivityTypeCycling" sourceName="\(watch)" startDate="2024-06-01 10:00:00 +0200" endDate="2024-06-01 10:00:30 +0200">
+          <WorkoutRoute sourceName="\(watch)" startDate="2024-06-01 10:00:00 +0200" endDate="2024-06-01 10:00:30 +0200">
+           <FileReference path="/workout-routes/route.gpx"/>
+          </WorkoutRoute>
+         </Workout>
+
+        """
+        var gpx = "<gpx><trk><trkseg>\n"
+        for s in [0, 10, 20, 30] {
+            gpx += "<trkpt lat=\"48.85\" lon=\"\(2.35 + Double(s) * 0.0001)\"><time>2024-06-01T08:00:\(s == 0 ? "00" : String(s))Z</time></trkpt>\n"
+        }
+        gpx += "</trkseg></trk></gpx>\n"
+        try Support.makeZip(dir + "/export.zip", [("apple_health_export/export.xml", Support.exportXML(body)),
+                                                  ("apple_health_export/workout-routes/route.gpx", gpx)])
+        _ = try ExportRun.run(RunOptions(inputPath: dir + "/export.zip", outputDirectory: dir + "/out"))
+        let csv = try Support.readCSV(dir + "/out/route_points.csv")
+        let column = try #require(csv.header.firstIndex(of: "hr_bpm"))
+        #expect(csv.rows.map { $0[column] } == ["150", "112.5", "150", "150"])
+    }
+
     /// The whole pipeline: an export whose heart rate follows `pulse`, a workout and its GPX.
     @Test func routePointsCarryTheHeartRateOfTheirMoment() throws {
         let dir = Support.temporaryDirectory()

@@ -6,7 +6,14 @@
 ///
 /// A point gets the bpm linearly interpolated between the samples just before and just after
 /// it when both lie within `tolerance`; else the nearer one within `tolerance`; else nothing.
-/// Where two sources wrote a sample at the same second, the better-ranked one is kept.
+///
+/// Samples at one instant (two sources, or a background reading beside a workout's own at the
+/// same second) become one value: the best-ranked source's (`SourcePriority`), and where that
+/// source wrote several, their mean. Health itself prefers one source per span, so a worse
+/// source never pulls the value; between readings of equal rank nothing says which is right,
+/// and picking one would let the order of the input decide (a 149 bpm ride dipping to 76 for a
+/// second). The mean is bounded by the readings and independent of their order: samples are
+/// sorted by time, rank and bpm, so the same set of samples always sums in the same order.
 public final class HeartRateJoin: @unchecked Sendable {
     public let tolerance: Int64
     /// Sample times, UTC seconds (32 bits: 1970…2106, like the spill) and their bpm: 8 bytes a
@@ -31,8 +38,10 @@ public final class HeartRateJoin: @unchecked Sendable {
         self.tolerance = tolerance
         var set = IntervalSet()
         set.insert(contentsOf: windows.map { ($0.0 - tolerance, $0.1 + tolerance + 1) })
+        // A total order (bpm last): which samples meet at one second, and the order their mean
+        // sums them in, never depend on the order the spill or the sort delivered them.
         let kept = SortedRunFile<WindowSample>(path: sortSpillPath, runLength: runLength) {
-            $0.time != $1.time ? $0.time < $1.time : $0.rank < $1.rank
+            ($0.time, $0.rank, $0.bpm) < ($1.time, $1.rank, $1.bpm)
         }
         try spill.forEach { r in
             if set.contains(Int64(r.time)) {
@@ -40,25 +49,43 @@ public final class HeartRateJoin: @unchecked Sendable {
                 kept.append(WindowSample(time: r.time, rank: UInt32(clamping: rank), bpm: r.bpm))
             }
         }
+        var merged = SecondMerger(capacity: kept.count)
+        try kept.drain { merged.add($0) }
+        (times, bpms) = merged.finish()
+    }
+
+    /// A join from samples given directly (tests, and exports without a spill): all of one rank,
+    /// so samples at one second are averaged.
+    init(samples: [(time: Int64, bpm: Double)], tolerance: Int64) {
+        self.tolerance = tolerance
+        let sorted = samples.map { WindowSample(time: UInt32(clamping: $0.time), rank: 0, bpm: Float($0.bpm)) }
+            .sorted { ($0.time, $0.bpm) < ($1.time, $1.bpm) }
+        var merged = SecondMerger(capacity: sorted.count)
+        for s in sorted { merged.add(s) }
+        (times, bpms) = merged.finish()
+    }
+
+    /// One value per second from samples sorted by time, rank and bpm: the best rank's mean.
+    struct SecondMerger {
         var times: [UInt32] = [], bpms: [Float] = []
-        times.reserveCapacity(kept.count); bpms.reserveCapacity(kept.count)
-        // Sorted by time, best source first: the first sample of each second wins.
-        try kept.drain { s in
+        var rank: UInt32 = 0, sum = 0.0, n = 0.0
+
+        init(capacity: Int) { times.reserveCapacity(capacity); bpms.reserveCapacity(capacity) }
+
+        mutating func add(_ s: WindowSample) {
             if times.last != s.time {
                 times.append(s.time)
                 bpms.append(s.bpm)
+                (rank, sum, n) = (s.rank, Double(s.bpm), 1)
+            } else if s.rank == rank {
+                // Another reading of the best source at this second: the value is their mean.
+                sum += Double(s.bpm)
+                n += 1
+                bpms[bpms.count - 1] = Float(sum / n)
             }
         }
-        self.times = times
-        self.bpms = bpms
-    }
 
-    /// A join from samples given directly (tests, and exports without a spill).
-    init(samples: [(time: Int64, bpm: Double)], tolerance: Int64) {
-        self.tolerance = tolerance
-        let sorted = samples.sorted { $0.time < $1.time }
-        times = sorted.map { UInt32(clamping: $0.time) }
-        bpms = sorted.map { Float($0.bpm) }
+        func finish() -> ([UInt32], [Float]) { (times, bpms) }
     }
 
     public var sampleCount: Int { times.count }
