@@ -89,14 +89,15 @@ public enum ExportRun {
         Interruption.guarding(staging)
         defer { Interruption.guarding(nil) }
         log.info("run started", metadata: ["event": "run.started", "input": .string(label), "output": .string(options.outputDirectory)])
-        var overview: BackgroundTask<Double>?
+        var overview: BackgroundTask<(seconds: Double, outsideArea: Int?)>?
         var routeFiles: PredecodedRoutes?
         do {
             let outputs = try ExportOutputs(staging: staging)
             timings["open_s"] = Date().timeIntervalSince(started)
             let faults = FaultLog(file: source.displayName, strict: options.strict)
-            let total = layout.mainXML.uncompressedSize + layout.routeFiles.reduce(0) { $0 + $1.uncompressedSize }
-            let progress = ProgressLine(totalBytes: total, enabled: options.showProgress && ProgressLine.stderrIsTerminal)
+            let progress = ProgressLine(totalBytes: layout.mainXML.uncompressedSize,
+                                        backgroundBytes: layout.routeFiles.reduce(0) { $0 + $1.uncompressedSize },
+                                        enabled: options.showProgress && ProgressLine.stderrIsTerminal)
             defer { progress.finish() }
 
             // Route files are decoded meanwhile, on what the export.xml threads leave of the cores.

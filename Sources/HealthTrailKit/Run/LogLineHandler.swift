@@ -83,16 +83,8 @@ public struct LogLineHandler: LogHandler {
         s.contains(where: { $0 == " " || $0 == "\"" }) ? "\"" + s.replacingOccurrences(of: "\"", with: "\\\"") + "\"" : s
     }
 
+    /// Writes `text` on stderr in one `write(2)`, erasing a progress line drawn there first.
     static func writeLine(_ text: String) {
-        var bytes = Array(text.utf8)
-        bytes.withUnsafeMutableBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = write(2, buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { return }
-                offset += n
-            }
-        }
+        TerminalLine.stderr.writeLine(text)
     }
 }

@@ -6,12 +6,20 @@ import Glibc
 import Synchronization
 #endif
 
-/// The progress line on a terminal: bytes read of the total and the rate, redrawn in place.
+/// The progress line on a terminal, redrawn in place: export.xml's bytes read of its size, and
+/// beside them the route files' (decoded meanwhile on other threads) of theirs, each in MB of
+/// uncompressed bytes (10^6), then the share of all bytes read and the rate.
 ///
-/// Silent when stderr is not a terminal (cron) or with `--quiet`.
+/// Silent when stderr is not a terminal (cron) or with `--quiet`. A log line written through
+/// `LogLineHandler` first erases a progress line still drawn (see `TerminalLine`), so it never
+/// lands on the end of one.
 public final class ProgressLine {
     public let enabled: Bool
+    /// Uncompressed bytes of what the drawing thread reads (export.xml).
     let total: UInt64
+    /// Uncompressed bytes of what other threads read (route files).
+    let backgroundTotal: UInt64
+    let terminal: TerminalLine
     /// Bytes read by the drawing thread (the one parsing export.xml).
     var done: UInt64 = 0
     var label = ""
@@ -26,9 +34,19 @@ public final class ProgressLine {
     private var backgroundDoneValue: UInt64 = 0
     #endif
 
-    public init(totalBytes: UInt64, enabled: Bool) {
+    /// - Parameters:
+    ///   - totalBytes: uncompressed size of what the drawing thread reads (export.xml).
+    ///   - backgroundBytes: uncompressed size of what other threads read (the route files).
+    ///   - enabled: draw at all (only on a terminal, never with `--quiet`).
+    public convenience init(totalBytes: UInt64, backgroundBytes: UInt64 = 0, enabled: Bool) {
+        self.init(totalBytes: totalBytes, backgroundBytes: backgroundBytes, enabled: enabled, terminal: .stderr)
+    }
+
+    init(totalBytes: UInt64, backgroundBytes: UInt64 = 0, enabled: Bool, terminal: TerminalLine) {
         self.total = max(totalBytes, 1)
+        self.backgroundTotal = backgroundBytes
         self.enabled = enabled
+        self.terminal = terminal
         started = ProgressLine.now()
     }
 
@@ -56,32 +74,97 @@ public final class ProgressLine {
         #endif
     }
 
-    /// Every byte counted so far, from all threads.
-    var totalDone: UInt64 {
+    /// Bytes counted by other threads so far.
+    var backgroundBytesDone: UInt64 {
         #if os(Linux)
-        return done &+ backgroundDone.load(ordering: .relaxed)
+        return backgroundDone.load(ordering: .relaxed)
         #else
-        return done &+ lock.withLock { backgroundDoneValue }
+        return lock.withLock { backgroundDoneValue }
         #endif
     }
 
     func draw(_ t: Double) {
-        let all = totalDone
-        let mb = Double(all) / 1e6, totalMB = Double(total) / 1e6
-        let rate = mb / max(t - started, 0.001)
-        let percent = Int(Double(all) * 100 / Double(total))
-        let line = "\r\u{1B}[2Khealthtrail: \(label)  \(Int(mb)) / \(Int(totalMB)) MB  (\(min(percent, 100))%)  \(Int(rate)) MB/s"
-        fputs(line, stderr)
+        terminal.drawProgress(Self.text(label: label, done: done, total: total, backgroundDone: backgroundBytesDone,
+                                         backgroundTotal: backgroundTotal, seconds: t - started))
+    }
+
+    /// `healthtrail: export.xml  70 / 120 MB  routes 12 / 41 MB  (51%)  85 MB/s`: each count
+    /// over the size of the same files, in the same unit; the share and rate over all of them.
+    static func text(label: String, done: UInt64, total: UInt64, backgroundDone: UInt64, backgroundTotal: UInt64,
+                     seconds: Double) -> String {
+        func mb(_ bytes: UInt64) -> Int { Int(bytes / 1_000_000) }
+        // Sizes come from the archive's directory: a lying entry may read past its size.
+        let main = min(done, total), background = min(backgroundDone, backgroundTotal)
+        let all = main + background, whole = max(1, total + backgroundTotal)
+        var line = "healthtrail: \(label)  \(mb(main)) / \(mb(total)) MB"
+        if backgroundTotal > 0 { line += "  routes \(mb(background)) / \(mb(backgroundTotal)) MB" }
+        let percent = Int(Double(all) * 100 / Double(whole))
+        let rate = Double(all) / 1e6 / max(seconds, 0.001)
+        return line + "  (\(percent)%)  \(Int(rate)) MB/s"
     }
 
     /// Clears the line.
     public func finish() {
-        if enabled { fputs("\r\u{1B}[2K", stderr) }
+        if enabled { terminal.eraseProgress() }
     }
 
     static func now() -> Double {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}
+
+/// The terminal line a progress line is drawn on, shared with the log: whatever writes a line
+/// there first erases the progress line, so a log line never starts at the end of one. The next
+/// progress update draws again below it.
+public final class TerminalLine: @unchecked Sendable {
+    /// Standard error, where the progress line and `LogLineHandler`'s lines go.
+    public static let stderr = TerminalLine(fd: 2)
+
+    let fd: Int32
+    private let lock = NSLock()
+    /// A progress line is drawn and not yet erased (guarded by `lock`).
+    private var progressShown = false
+
+    init(fd: Int32) { self.fd = fd }
+
+    static let erase = "\r\u{1B}[2K"
+
+    /// Draws `text` as the progress line, over the previous one.
+    func drawProgress(_ text: String) {
+        lock.withLock {
+            Self.put(fd, Self.erase + text)
+            progressShown = true
+        }
+    }
+
+    /// Erases the progress line, if one is drawn.
+    func eraseProgress() {
+        lock.withLock {
+            if progressShown { Self.put(fd, Self.erase) }
+            progressShown = false
+        }
+    }
+
+    /// Writes a whole line (ending in a newline) in one `write(2)`, erasing a progress line first.
+    public func writeLine(_ text: String) {
+        lock.withLock {
+            Self.put(fd, progressShown ? Self.erase + text : text)
+            progressShown = false
+        }
+    }
+
+    private static func put(_ fd: Int32, _ text: String) {
+        var bytes = Array(text.utf8)
+        bytes.withUnsafeMutableBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return }
+                offset += n
+            }
+        }
     }
 }
