@@ -123,6 +123,62 @@ struct MapRenderingTests {
         #expect(box.minLongitude > 2.3 && box.maxLongitude < 2.4)
     }
 
+    /// Five trips abroad once vanished from `svg/routes.svg` without a word (46 routes drawn,
+    /// 51 in the CSV): they are counted in its caption and returned for the manifest.
+    @Test func routesLeftOutOfTheOverviewAreSaid() throws {
+        let tracks = MapTracks()
+        for k in 0..<46 { Self.track(tracks, lat: 48.85 + Double(k % 5) * 0.0001, lon: 2.33, points: 200) }
+        for k in 0..<5 { Self.track(tracks, lat: 40.78 + Double(k) * 0.001, lon: -73.97, points: 200) }
+        let staging = try OutputStaging(outputDirectory: Support.temporaryDirectory())
+        defer { staging.discard() }
+        let outside = try MapOutputs.writeOverviewAndDensity(tracks, options: SVGOptions(), kinds: [.routes],
+                                                             staging: staging)
+        #expect(outside == 5)
+        let svg = try String(contentsOfFile: try staging.path("svg/routes.svg"), encoding: .utf8)
+        #expect(svg.contains("<title>All routes · 46 routes"))
+        #expect(svg.contains("class=\"note outside-area\""))
+        #expect(svg.contains(">5 routes start outside this area and are not drawn"))
+        #expect(svg.components(separatedBy: "<path class=\"route\"").count - 1 == 46)
+
+        // Nothing left out, nothing said.
+        let home = MapTracks()
+        Self.track(home, lat: 48.85, lon: 2.33, points: 200)
+        let quiet = try OutputStaging(outputDirectory: Support.temporaryDirectory())
+        defer { quiet.discard() }
+        #expect(try MapOutputs.writeOverviewAndDensity(home, options: SVGOptions(), kinds: [.routes], staging: quiet) == 0)
+        #expect(!(try String(contentsOfFile: try quiet.path("svg/routes.svg"), encoding: .utf8)).contains("outside-area"))
+        // No overview drawn: no count.
+        #expect(try MapOutputs.writeOverviewAndDensity(home, options: SVGOptions(), kinds: [.density], staging: quiet) == nil)
+    }
+
+    /// Through a whole run: manifest.json's `routes.svg_routes_outside_area`.
+    @Test func theManifestCountsRoutesLeftOutOfTheOverview() throws {
+        let dir = Support.temporaryDirectory()
+        var body = "", entries: [(String, String)] = []
+        for (k, place) in [(48.85, 2.33), (48.851, 2.331), (48.852, 2.332), (40.78, -73.97)].enumerated() {
+            let day = String(format: "2024-06-%02d", k + 1), name = "route_\(day).gpx"
+            body += """
+             <Workout workoutActivityType="HKWorkoutActivityTypeRunning" sourceName="W" startDate="\(day) 10:00:00 +0000" endDate="\(day) 10:10:00 +0000">
+              <WorkoutRoute sourceName="W" startDate="\(day) 10:00:00 +0000" endDate="\(day) 10:10:00 +0000">
+               <FileReference path="/workout-routes/\(name)"/>
+              </WorkoutRoute>
+             </Workout>
+
+            """
+            var gpx = "<gpx><trk><trkseg>\n"
+            for i in 0..<20 {
+                gpx += "<trkpt lat=\"\(place.0 + Double(i) * 0.0001)\" lon=\"\(place.1)\"><time>\(day)T10:00:\(String(format: "%02d", i))Z</time></trkpt>\n"
+            }
+            entries.append(("apple_health_export/workout-routes/\(name)", gpx + "</trkseg></trk></gpx>\n"))
+        }
+        try Support.makeZip(dir + "/export.zip", [("apple_health_export/export.xml", Support.exportXML(body))] + entries)
+        let manifest = try ExportRun.run(RunOptions(inputPath: dir + "/export.zip", outputDirectory: dir + "/out"))
+        #expect(manifest.routes.svgRoutesOutsideArea == 1)
+        let json = try String(contentsOfFile: dir + "/out/manifest.json", encoding: .utf8)
+        #expect(json.contains("\"svg_routes_outside_area\""))
+        #expect(try String(contentsOfFile: dir + "/out/svg/routes.svg", encoding: .utf8).contains("1 route starts outside this area and is not drawn"))
+    }
+
     @Test func homeIsWhereMostPointsAreWhateverTheOrder() throws {
         let tracks = MapTracks()
         Self.track(tracks, lat: -33.87, lon: 151.2, points: 300)      // a trip, first in the file

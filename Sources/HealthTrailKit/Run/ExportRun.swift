@@ -156,12 +156,12 @@ public enum ExportRun {
 
             // The overview and density maps need only the route tracks: drawn meanwhile.
             overview = options.maps.map { maps in
-                BackgroundTask { () throws -> Double in
+                BackgroundTask { () throws -> (seconds: Double, outsideArea: Int?) in
                     let clock = Date()
                     defer { routes.tracks.discard() }   // spill files must not be committed
-                    try MapOutputs.writeOverviewAndDensity(routes.tracks, options: maps.options, kinds: maps.kinds,
-                                                           staging: staging)
-                    return Date().timeIntervalSince(clock)
+                    let outsideArea = try MapOutputs.writeOverviewAndDensity(routes.tracks, options: maps.options,
+                                                                             kinds: maps.kinds, staging: staging)
+                    return (Date().timeIntervalSince(clock), outsideArea)
                 }
             }
 
@@ -193,7 +193,8 @@ public enum ExportRun {
             clock = Date()
             let written = try outputs.closeAll()
             timings["close_s"] = Date().timeIntervalSince(clock)
-            if options.maps != nil { timings["svg_s"] = calendars + (try overview?.value() ?? 0) }
+            let drawnOverview = try overview?.value()
+            if options.maps != nil { timings["svg_s"] = calendars + (drawnOverview?.seconds ?? 0) }
 
             let (size, digest, hashSeconds) = try hash.value()
             timings["sha256_s"] = hashSeconds
@@ -216,7 +217,8 @@ public enum ExportRun {
                 routes: .init(linkedByReference: routes.linkedByReference, linkedByTime: routes.linkedByTime,
                               orphans: routes.orphans, missingFiles: routes.missingFiles,
                               joinToleranceSeconds: options.joinTolerance, heartRateSamplesForJoin: join.sampleCount,
-                              zones: zones.zones.map(\.name), geojsonFeatures: geojson?.features ?? 0),
+                              zones: zones.zones.map(\.name), geojsonFeatures: geojson?.features ?? 0,
+                              svgRoutesOutsideArea: drawnOverview?.outsideArea),
                 faults: .init(total: faults.total, byKind: faults.countsByKind, first: faults.first),
                 normalisation: .init(unknownUnits: decoder.unknownUnits, unknownActivityTypes: unknownActivities,
                                      sourcePriority: options.sourcePriority.patterns, sleepNights: sleep.nights, naps: sleep.naps,

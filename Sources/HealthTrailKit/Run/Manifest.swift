@@ -41,6 +41,10 @@ public struct Manifest: Codable, Sendable {
         /// Zone names in order (`zone_1_s` … of workouts.csv).
         public var zones: [String]
         public var geojsonFeatures: Int
+        /// Routes `svg/routes.svg` leaves out because they start outside its area (trips far
+        /// from where most points lie; their workouts keep their own maps). Absent when no
+        /// overview was drawn.
+        public var svgRoutesOutsideArea: Int? = nil
     }
     public struct Faults: Codable, Sendable {
         public var total: Int

@@ -25,15 +25,16 @@ public struct MapOutputs: Sendable {
         try staging.writeFile(WorkoutMapSVG.render(route, zones: zones, options: options), to: path)
     }
 
-    /// Writes `svg/routes.svg` and `svg/density.svg` from every route's track.
+    /// Writes `svg/routes.svg` and `svg/density.svg` from every route's track; returns how many
+    /// routes the overview left out because they start outside its area (nil: no overview).
     ///
     /// Tracks are read back one at a time (from their spill file): the density grid counts them
     /// as they come, and the overview keeps only their shape simplified to half a pixel, so
     /// memory is the grid's and the simplified shapes', however long the history.
     static func writeOverviewAndDensity(_ tracks: MapTracks, options given: SVGOptions, kinds: Set<Kind>,
-                                        staging: OutputStaging) throws {
-        guard kinds.contains(.routes) || kinds.contains(.density) else { return }
-        guard !tracks.tracks.isEmpty else { return }
+                                        staging: OutputStaging) throws -> Int? {
+        guard kinds.contains(.routes) || kinds.contains(.density) else { return nil }
+        guard !tracks.tracks.isEmpty else { return nil }
         var options = given
         // One trip abroad would otherwise shrink home to a dot: unless an area is given, the maps
         // cover where most points lie (see `coreArea`).
@@ -68,24 +69,31 @@ public struct MapOutputs: Sendable {
                                       to: staging.path("svg/density.svg"))
             }
         }
-        try drawOverview(drawable, area: area, bounds: bounds, options: options, kinds: kinds, staging: staging)
+        let outsideArea = try drawOverview(drawable, area: area, bounds: bounds, options: options, kinds: kinds, staging: staging)
         try densityMap?.value()
+        return outsideArea
     }
 
     /// Writes `svg/routes.svg`: the routes starting inside `area` (all when there is none),
-    /// simplified to half a pixel of a map of `bounds`.
+    /// simplified to half a pixel of a map of `bounds`; returns how many started outside it (nil:
+    /// no overview drawn). A trip abroad would shrink home to a dot; leaving it out is said in
+    /// the map and the manifest, never done silently.
     private static func drawOverview(_ drawable: [MapTracks.Track], area: GeoBoundingBox?, bounds: GeoBoundingBox?,
-                                     options: SVGOptions, kinds: Set<Kind>, staging: OutputStaging) throws {
-        guard kinds.contains(.routes) else { return }
+                                     options: SVGOptions, kinds: Set<Kind>, staging: OutputStaging) throws -> Int? {
+        guard kinds.contains(.routes) else { return nil }
 
         // Routes starting inside the area, simplified to half a pixel of the whole map.
         let tolerance = bounds.map { 0.5 * pixelSize(of: $0, size: options.size) }
         var routes: [RoutesOverviewSVG.OverviewRoute] = []
+        var outsideArea = 0
         for track in drawable {
             let coordinates = try MapTracks.coordinates(of: track)
             if let a = area {
                 let lat = Double(coordinates[0]), lon = Double(coordinates[1])
-                guard lat >= a.minLatitude && lat <= a.maxLatitude && lon >= a.minLongitude && lon <= a.maxLongitude else { continue }
+                guard lat >= a.minLatitude && lat <= a.maxLatitude && lon >= a.minLongitude && lon <= a.maxLongitude else {
+                    outsideArea += 1
+                    continue
+                }
             }
             var kept = coordinates
             if let tolerance {
@@ -99,8 +107,10 @@ public struct MapOutputs: Sendable {
             }
             routes.append(.init(workoutID: track.workoutID, activity: track.activity, start: track.start, coordinates: kept))
         }
-        guard !routes.isEmpty else { return }
-        try staging.writeFile(RoutesOverviewSVG.render(routes, options: options), to: staging.path("svg/routes.svg"))
+        guard !routes.isEmpty || outsideArea > 0 else { return nil }
+        try staging.writeFile(RoutesOverviewSVG.render(routes, options: options, outsideArea: outsideArea),
+                              to: staging.path("svg/routes.svg"))
+        return outsideArea
     }
 
     /// Where someone's routes are, without the odd trip stretching the map: the busiest 1° cell

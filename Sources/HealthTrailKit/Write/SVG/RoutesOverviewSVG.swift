@@ -5,14 +5,17 @@
 /// one `<path class="route">` 2.5 px wide at 0.75 opacity so overlaps darken, simplified with
 /// Douglas–Peucker at `options.simplificationTolerance` px; then every route's start and end
 /// markers above all lines. Routes with fewer than `options.minimumPoints` usable points are
-/// left out (and not counted). The legend lists the activities drawn with their route counts,
-/// most routes first (ties by name); the scale bar sits beside it.
+/// left out (and not counted). Routes a run left out because they start outside the map's area
+/// are counted under the title (`class="note outside-area"`), never dropped silently. The legend
+/// lists the activities drawn with their route counts, most routes first (ties by name); the
+/// scale bar sits beside it.
 public enum RoutesOverviewSVG {
     static let titleBand: Double = 48
     static let rowHeight: Double = 18
 
-    public static func render(_ routes: [MapRoute], options: SVGOptions = SVGOptions()) -> [UInt8] {
-        render(routes.map { OverviewRoute($0) }, options: options)
+    /// - Parameter outsideArea: routes not given because they start outside the area drawn.
+    public static func render(_ routes: [MapRoute], options: SVGOptions = SVGOptions(), outsideArea: Int = 0) -> [UInt8] {
+        render(routes.map { OverviewRoute($0) }, options: options, outsideArea: outsideArea)
     }
 
     /// A route as the overview needs it: its shape as `Float` latitude, longitude pairs (8 bytes
@@ -48,7 +51,7 @@ public enum RoutesOverviewSVG {
         }
     }
 
-    static func render(_ routes: [OverviewRoute], options: SVGOptions = SVGOptions()) -> [UInt8] {
+    static func render(_ routes: [OverviewRoute], options: SVGOptions = SVGOptions(), outsideArea: Int = 0) -> [UInt8] {
         let width = options.mapWidth
         var box = WorldBox()
         var drawn: [(route: OverviewRoute, first: Int, last: Int)] = []
@@ -86,6 +89,12 @@ public enum RoutesOverviewSVG {
             title += " · " + (from == to ? from : from + " – " + to)
         }
         frame.drawHead(&out, title: title)
+        if outsideArea > 0 {
+            let routes = outsideArea == 1 ? "1 route starts" : "\(outsideArea) routes start"
+            out.textElement("\(routes) outside this area and \(outsideArea == 1 ? "is" : "are") not drawn "
+                            + "(the area is where most points lie; each workout keeps its own map)",
+                            x: 16, y: 44, size: 11, fill: "#666666", cls: "note outside-area")
+        }
 
         var ends: [((x: Double, y: Double), (x: Double, y: Double))] = []
         out.literal("<g class=\"route-lines\" fill=\"none\" stroke-width=\"2.5\" stroke-opacity=\"0.75\" stroke-linecap=\"round\" stroke-linejoin=\"round\">\n")
