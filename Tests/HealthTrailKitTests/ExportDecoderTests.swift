@@ -209,6 +209,40 @@ import Testing
         #expect(try Support.readCSV(out + "/records/heart_rate_variability_sdnn.csv").rows.first?[3] == "48.5")
     }
 
+    /// An HRV record at `0000-01-01 12:00:00 +1200` wrote `000/-12-31T14:57:51Z` into
+    /// hrv_beats.csv: a date outside 1900–2200 is a counted `bad_date`, its beats go nowhere, and
+    /// the same holds for a route point's GPX time.
+    @Test func datesOutsideTheSupportedYearsAreCountedFaults() throws {
+        let body = """
+         <Record type="HKQuantityTypeIdentifierHeartRateVariabilitySDNN" sourceName="W" unit="ms" startDate="0000-01-01 12:00:00 +1200" endDate="0000-01-01 12:01:00 +1200" value="48.5">
+          <HeartRateVariabilityMetadataList>
+           <InstantaneousBeatsPerMinute bpm="62" time="14:57:51"/>
+          </HeartRateVariabilityMetadataList>
+         </Record>
+         <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="W" unit="count/min" startDate="2201-01-01 00:00:00 +0000" endDate="2201-01-01 00:00:00 +0000" value="60"/>
+         <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="W" unit="count/min" startDate="2024-01-02 08:00:00 +0100" endDate="2024-01-02 08:00:00 +0100" value="61"/>
+
+        """
+        let (out, manifest) = try run(body)
+        #expect(try Support.readCSV(out + "/hrv_beats.csv").rows.isEmpty)
+        #expect(try Support.readCSV(out + "/heart_rate.csv").rows.map { $0[0] } == ["2024-01-02T07:00:00Z"])
+        #expect(manifest.faults.byKind == ["bad_date": 2])
+        #expect(manifest.counts.hrvBeats == 0)
+
+        let log = FaultLog(file: "export.zip", strict: false)
+        let gpx = GPXDecoder(faults: log, fileName: "export.zip", entryName: "route.gpx", onPoint: nil)
+        let document = Array("""
+        <gpx><trk><trkseg>
+        <trkpt lat="48.85" lon="2.35"><time>1899-12-31T23:59:59Z</time></trkpt>
+        <trkpt lat="48.85" lon="2.35"><time>2024-06-01T08:00:00Z</time></trkpt>
+        </trkseg></trk></gpx>
+        """.utf8)
+        try document.withUnsafeBytes { try gpx.feed($0) }
+        try gpx.finish()
+        #expect(gpx.points == 1)
+        #expect(log.countsByKind == ["bad_date": 1])
+    }
+
     @Test func malformedXMLNamesFileEntryAndLine() throws {
         let dir = Support.temporaryDirectory()
         let zip = dir + "/broken.zip"

@@ -343,12 +343,17 @@ import Glibc
     // MARK: Fuzzing findings
 
     /// Found by `fuzz-timestamp`: a date whose UTC instant falls outside years 0000–9999 was
-    /// accepted and then written back as garbage (`000/-12-31T23:00:00Z`). It is not a date.
-    @Test func datesWhoseUTCInstantLeavesFourDigitYearsAreNotDates() {
-        #expect(Timestamp.parse("0000-01-01 00:00:00 +0100") == nil)
-        #expect(Timestamp.parse("9999-12-31 23:30:00 -0100") == nil)
-        #expect(Timestamp.parse("0000-01-01 01:00:00 +0100")?.utcString == "0000-01-01T00:00:00Z")
-        #expect(Timestamp.parse("9999-12-31 23:59:59 +0000")?.utcString == "9999-12-31T23:59:59Z")
+    /// accepted and then written back as garbage (`000/-12-31T23:00:00Z`). Dates outside years
+    /// 1900–2200 are not dates at all, in either format.
+    @Test func datesOutsideTheSupportedYearsAreNotDates() {
+        for text in ["0000-01-01 00:00:00 +0100", "0000-01-01 12:00:00 +1200", "9999-12-31 23:59:59 +0000",
+                     "1899-12-31 23:59:59 +0000", "2201-01-01 00:00:00 +0000", "0000-01-01T00:00:00Z",
+                     "1899-12-31T23:59:59.999Z", "2201-01-01T00:00:00+01:00"] {
+            #expect(Timestamp.parse(text) == nil, "\(text)")
+        }
+        #expect(Timestamp.parse("1900-01-01 00:00:00 +0100")?.utcString == "1899-12-31T23:00:00Z")
+        #expect(Timestamp.parse("2200-12-31 23:59:59 -1400")?.utcString == "2201-01-01T13:59:59Z")
+        #expect(Timestamp.parse("1900-01-01T00:00:00Z")?.utcString == "1900-01-01T00:00:00Z")
     }
 
     /// `healthtrail` run as a grandchild whose own peak memory is known. The peak resident set

@@ -22,7 +22,8 @@ public struct Timestamp: Hashable, Comparable, Sendable, BitwiseCopyable {
 
     /// Parses `yyyy-MM-dd HH:mm:ss ±hhmm` (Apple's export format), or ISO 8601
     /// `yyyy-MM-ddTHH:mm:ss[.fff](Z|±hh:mm|±hhmm)` (GPX). Fractions of a second are dropped.
-    /// Returns nil for anything else; no allocation, no locale, no DateFormatter.
+    /// Returns nil for anything else, years outside `supportedYears` included (every caller
+    /// counts that as a `bad_date` fault); no allocation, no locale, no DateFormatter.
     @inline(__always)
     public static func parse(_ s: ByteSpan) -> Timestamp? {
         parse(s.start, s.count)
@@ -39,7 +40,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, BitwiseCopyable {
               let day = digits(p, 8, 2), p[10] == 0x20 || p[10] == 0x54,
               let hour = digits(p, 11, 2), p[13] == 0x3A, let minute = digits(p, 14, 2), p[16] == 0x3A,
               let second = digits(p, 17, 2) else { return nil }
-        guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
+        guard supportedYears.contains(year), (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
               hour <= 23, minute <= 59, second <= 60 else { return nil }
         var i = 19
         if i < n, p[i] == 0x2E || p[i] == 0x2C {     // fraction: skip its digits
@@ -67,15 +68,15 @@ public struct Timestamp: Hashable, Comparable, Sendable, BitwiseCopyable {
         let days = daysFromCivil(year: year, month: month, day: day)
         let local = days * 86_400 + Int64(hour * 3600 + minute * 60 + second)
         let utc = local - Int64(offset) * 60
-        // `0000-01-01 00:00:00 +0100` is in year -1 in UTC, `9999-12-31 23:00:00 -0100` in
-        // 10000: neither can be written back as four digits, so neither is a date here.
-        guard utc >= firstWritableSecond, utc < endOfWritableSeconds else { return nil }
         return Timestamp(utcSeconds: utc, offsetMinutes: offset)
     }
 
-    /// 0000-01-01T00:00:00Z and 10000-01-01T00:00:00Z: the instants `writeUTC` can write.
-    static let firstWritableSecond: Int64 = -62_167_219_200
-    static let endOfWritableSeconds: Int64 = 253_402_300_800
+    /// The years a date may have. Health data predates no one born before 1900, and nothing
+    /// recorded lies beyond 2200; outside them a date is a typo, a placeholder (`0000-01-01`) or
+    /// crafted, and the arithmetic derived from it (a beat placed on the day before its record,
+    /// an offset applied to year 0) would leave four-digit years: `000/-12-31T14:57:51Z` was once
+    /// written from `0000-01-01 12:00:00 +1200`.
+    public static let supportedYears = 1900...2200
 
     @inline(__always)
     static func digits(_ p: UnsafePointer<UInt8>, _ at: Int, _ count: Int, _ limit: Int = .max) -> Int? {
