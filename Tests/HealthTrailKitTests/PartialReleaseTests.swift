@@ -136,4 +136,77 @@ import Testing
         #expect(again.stderr.contains("person \(cohort.people[4].name) is in two partials: \(dir)/cohort.partial and \(paths[4])"))
         #expect(!FileManager.default.fileExists(atPath: dir + "/bad.partial"))
     }
+
+    // MARK: Untrusted totals
+
+    /// A merged partial as anyone could craft it: every release with a modest total on its first
+    /// partition, and in `release` (count, sum or density) `total` instead.
+    static func crafted(_ spec: ReleaseSpec, release: String, total: Int64, inSums: Bool) throws -> PartialAggregate {
+        var releases: [String: BoundedTotals] = [:]
+        for r in spec.releases {
+            let key = r.aggregate == .density ? "0" : PublicPartitions.keys(for: r)[0]
+            var totals = BoundedTotals(counts: [key: 3], sums: r.aggregate == .count || r.aggregate == .density ? [:] : [key: 30])
+            if r.id == release {
+                if inSums { totals.sums[key] = total } else { totals.counts[key] = total }
+            }
+            releases[r.id] = totals
+        }
+        return PartialAggregate(specSHA256: try PartialAggregate.specFingerprint(of: spec),
+                                persons: ["p_00000000000000a1": String(repeating: "a", count: 64),
+                                          "p_00000000000000b2": String(repeating: "b", count: 64)],
+                                releases: releases)
+    }
+
+    /// A count of 2^63 − 301 once made `release` write −9223372036854775808 and exit 0 (release
+    /// build), or trap after publishing the first CSV (debug build). Totals a release cannot
+    /// carry exactly are refused before anything is spent or published, in one line without
+    /// the value.
+    @Test(arguments: [("workouts_per_activity_week", Int64.max - 300, false),   // count
+                      ("distance_per_person_day", Int64.max - 300, true),       // sum
+                      ("distance_per_person_day", Int64(1) << 50, true),        // sum × resolution 100 beyond 2^53
+                      ("weekly_resting_hr", Int64.min + 5, true),               // centred mean sum
+                      ("route_density", Int64.max - 300, false)])               // density cell
+    func aTotalBeyondWhatAReleaseCarriesPublishesNothing(release: String, total: Int64, inSums: Bool) throws {
+        let dir = Support.temporaryDirectory()
+        try CohortFixture.specText.write(toFile: dir + "/spec.yaml", atomically: true, encoding: .utf8)
+        let spec = try ReleaseSpec.load(path: dir + "/spec.yaml")
+        try Self.crafted(spec, release: release, total: total, inSums: inSums).write(to: dir + "/cohort.partial")
+        let partial = try PartialAggregate.read(path: dir + "/cohort.partial")
+
+        let error = #expect(throws: InputError.self) {
+            try ReleaseRunner.run(spec: spec, partial: partial, outputDirectory: dir + "/dp", ledgerPath: dir + "/ledger.jsonl")
+        }
+        #expect(error?.description == "\(dir)/cohort.partial: corrupt partial aggregate (release \(release) holds a total beyond 2^53, more than any release can carry)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/dp"))
+        #expect(!FileManager.default.fileExists(atPath: dir + "/ledger.jsonl"))
+
+        // The command line: exit 1, one line, no value from the file, nothing published.
+        let run = try Support.runCLI(["release", "--spec", dir + "/spec.yaml", "--partial", dir + "/cohort.partial",
+                                      "--out", dir + "/dp", "--ledger", dir + "/ledger.jsonl"])
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stderr.split(separator: "\n").count == 1)
+        #expect(run.stderr.contains("holds a total beyond 2^53"))
+        #expect(!run.stderr.contains(String(total)) && !run.stderr.contains(String(total.magnitude)) && !run.stderr.contains("922337"))
+        #expect(!FileManager.default.fileExists(atPath: dir + "/dp/weekly_steps.csv"))
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: dir + "/dp")) ?? []).isEmpty)
+    }
+
+    /// Totals at the limit are released, written as exact integers.
+    @Test func aTotalAtTheLimitIsReleased() throws {
+        let dir = Support.temporaryDirectory()
+        try CohortFixture.specText.write(toFile: dir + "/spec.yaml", atomically: true, encoding: .utf8)
+        let spec = try ReleaseSpec.load(path: dir + "/spec.yaml")
+        let partial = try Self.crafted(spec, release: "workouts_per_activity_week", total: ReleaseRunner.largestTotal, inSums: false)
+        _ = try ReleaseRunner.run(spec: spec, partial: partial, outputDirectory: dir + "/dp", ledgerPath: dir + "/ledger.jsonl")
+        let table = try Support.readCSV(dir + "/dp/workouts_per_activity_week.csv")
+        let value = try #require(Int64(table.rows[0][2]))
+        #expect(abs(value - ReleaseRunner.largestTotal) < 100)
+    }
+
+    @Test func formatNeverTraps() {
+        #expect(ReleaseRunner.format(12) == "12")
+        #expect(ReleaseRunner.format(2.5) == "2.5")
+        #expect(ReleaseRunner.format(9.3e18) == "9.3e+18")
+        #expect(ReleaseRunner.format(-.infinity) == "-inf")
+    }
 }

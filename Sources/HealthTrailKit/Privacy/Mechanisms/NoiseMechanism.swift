@@ -82,7 +82,8 @@ public enum NoiseMechanism: Sendable, Hashable, CustomStringConvertible {
     /// `value` plus one noise sample from the CSPRNG; throws if the sum would overflow `Int64`.
     public func noisy(_ value: Int64) throws(NoiseParameterError) -> Int64 {
         let (sum, overflow) = value.addingReportingOverflow(sample())
-        guard !overflow else { throw .outOfRange("noisy value \(value)") }
+        // The value is a raw total: an error never holds it.
+        guard !overflow else { throw .outOfRange("a total with its noise") }
         return sum
     }
 

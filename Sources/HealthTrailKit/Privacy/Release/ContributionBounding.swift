@@ -72,7 +72,12 @@ enum ContributionBounding {
                     try add(1, to: &totals.counts, partition, release: release)
                     guard release.aggregate != .count else { continue }
                     let clamped = min(max(value, lower), upper)
-                    try add(Int64(((clamped - centre) / resolution).rounded()), to: &totals.sums, partition, release: release)
+                    // Bounds and resolution are the spec's, checked when it is read; converted
+                    // exactly anyway, so that a spec check missed is an error, never a trap.
+                    guard let units = Int64(exactly: ((clamped - centre) / resolution).rounded()) else {
+                        throw InputError(file: release.id, "release \(release.id): a bounded value does not fit 64-bit integers; lower the bounds or raise the resolution")
+                    }
+                    try add(units, to: &totals.sums, partition, release: release)
                 }
             }
         }

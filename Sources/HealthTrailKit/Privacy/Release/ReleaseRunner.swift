@@ -37,32 +37,28 @@ public enum ReleaseRunner {
     /// same totals again answers from the ledger and spends nothing.
     ///
     /// - Throws: `InputError` naming the partial's file when it was computed for other release
-    ///   definitions than `spec`, or lacks one of its releases; `LedgerError` (over budget, …).
+    ///   definitions than `spec`, lacks one of its releases, or holds a partition a release does
+    ///   not declare or a total beyond `largestTotal`: all checked before anything is spent or
+    ///   published. `LedgerError` (over budget, …).
     public static func run(spec: ReleaseSpec, partial: PartialAggregate, outputDirectory: String,
                            ledgerPath: String) throws -> [Outcome] {
         guard partial.specSHA256 == (try PartialAggregate.specFingerprint(of: spec)) else {
             throw InputError(file: partial.displayName, "computed for other release definitions than this spec: "
                              + "build the partials again with this spec")
         }
+        let checked = try spec.releases.map { try checkedTotals(of: $0, in: partial) }
         try OutputStaging.makeDirectory(outputDirectory)
         let limit = BudgetLimit(epsilon: spec.budget?.epsilon.flatMap { Rational(String($0)) },
                                 rho: spec.budget?.rho.flatMap { Rational(String($0)) })
         let ledger = try BudgetLedger(path: ledgerPath, limit: limit)
         var outcomes: [Outcome] = []
-        for release in spec.releases {
-            guard let totals = partial.releases[release.id] else {
-                throw InputError(file: partial.displayName, "corrupt partial aggregate (release \(release.id) is missing)")
-            }
+        for (release, totals) in zip(spec.releases, checked) {
             if release.aggregate == .density {
                 outcomes.append(try runDensity(release, totals: totals, source: partial.displayName,
                                                outputDirectory: outputDirectory, ledger: ledger))
                 continue
             }
             let keys = PublicPartitions.keys(for: release)
-            let known = Set(keys)
-            guard totals.counts.keys.allSatisfy(known.contains), totals.sums.keys.allSatisfy(known.contains) else {
-                throw InputError(file: partial.displayName, "corrupt partial aggregate (release \(release.id) holds a partition it does not declare)")
-            }
             let plan = try NoisePlan(release)
             // The fingerprint covers exactly what the noise is added to, and the release's terms.
             var fingerprintText = try String(decoding: JSONEncoder.sorted.encode(release), as: UTF8.self) + "\n"
@@ -78,17 +74,43 @@ public enum ReleaseRunner {
         return outcomes
     }
 
+    /// The largest total a release takes: released values are written from doubles, which hold
+    /// every integer up to 2^53 exactly. Real totals (contributions of a cohort, bounded) stay
+    /// many orders of magnitude below it.
+    static let largestTotal: Int64 = 1 << 53
+
+    /// A release's totals once they are known to be safe to release: every partition declared
+    /// and every total, and every sum in the release's own unit, within ±`largestTotal`. A
+    /// partial is untrusted input (a file anyone may have edited), so this runs for every
+    /// release before the first is spent or published; the message never holds the value.
+    static func checkedTotals(of release: ReleaseSpec.Release, in partial: PartialAggregate) throws -> BoundedTotals {
+        func corrupt(_ what: String) -> InputError {
+            InputError(file: partial.displayName, "corrupt partial aggregate (release \(release.id) \(what))")
+        }
+        guard let totals = partial.releases[release.id] else { throw corrupt("is missing") }
+        if release.aggregate == .density {
+            _ = try cellCounts(release, totals: totals, source: partial.displayName)
+        } else {
+            let known = Set(PublicPartitions.keys(for: release))
+            guard totals.counts.keys.allSatisfy(known.contains), totals.sums.keys.allSatisfy(known.contains) else {
+                throw corrupt("holds a partition it does not declare")
+            }
+        }
+        let resolution = release.resolution ?? 1
+        let limit = Double(largestTotal)
+        guard totals.counts.values.allSatisfy({ $0.magnitude <= largestTotal.magnitude }),
+              totals.sums.values.allSatisfy({ $0.magnitude <= largestTotal.magnitude && Double($0).magnitude * resolution <= limit })
+        else {
+            throw corrupt("holds a total beyond 2^53, more than any release can carry")
+        }
+        return totals
+    }
+
     /// The DP density release: `dp/<id>.csv` (every cell) and `dp/<id>.svg` (its picture).
     static func runDensity(_ release: ReleaseSpec.Release, totals: BoundedTotals, source: String, outputDirectory: String,
                            ledger: BudgetLedger) throws -> Outcome {
         let grid = DensityRelease.grid(for: release)
-        var counts = [Int64](repeating: 0, count: grid.width * grid.height)
-        for (key, count) in totals.counts {
-            guard let cell = Int(key), counts.indices.contains(cell), String(cell) == key else {
-                throw InputError(file: source, "corrupt partial aggregate (release \(release.id) holds a cell outside its grid)")
-            }
-            counts[cell] = count
-        }
+        let counts = try cellCounts(release, totals: totals, source: source)
         let k = Int64(release.maxPartitions)
         let mechanism: NoiseMechanism, cost: PrivacyCost, name: String
         do {
@@ -117,6 +139,19 @@ public enum ReleaseRunner {
                 try publish(Data(try DensityRelease.svg(fromTable: data, grid: grid, release: release)), to: svgPath)
             })
         return Outcome(id: release.id, charged: reservation.charged, partitions: grid.width * grid.height, path: csvPath)
+    }
+
+    /// A density release's counts per cell of its grid (row-major).
+    static func cellCounts(_ release: ReleaseSpec.Release, totals: BoundedTotals, source: String) throws -> [Int64] {
+        let grid = DensityRelease.grid(for: release)
+        var counts = [Int64](repeating: 0, count: grid.width * grid.height)
+        for (key, count) in totals.counts {
+            guard let cell = Int(key), counts.indices.contains(cell), String(cell) == key else {
+                throw InputError(file: source, "corrupt partial aggregate (release \(release.id) holds a cell outside its grid)")
+            }
+            counts[cell] = count
+        }
+        return counts
     }
 
     /// Writes a release where it is published: whole or not at all (temporary name, rename).
@@ -171,9 +206,13 @@ public enum ReleaseRunner {
         return Array(text.utf8)
     }
 
+    /// A value with at most three decimals, whole numbers without a fraction. Never traps:
+    /// `checkedTotals` keeps released values far inside Int64, and a value beyond it anyway
+    /// would be written as the double it is rather than converted.
     static func format(_ v: Double) -> String {
         let rounded = (v * 1000).rounded() / 1000
-        return rounded == rounded.rounded() ? String(Int64(rounded)) : String(rounded)
+        if let whole = Int64(exactly: rounded) { return String(whole) }
+        return String(rounded)
     }
 }
 
