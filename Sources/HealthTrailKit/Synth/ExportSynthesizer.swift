@@ -48,6 +48,22 @@ public enum ExportSynthesizer {
         for (day, n) in xml.asleepMinutesByNight { summary.asleepMinutesByNight[SynthCalendar.isoDay(day)] = n }
         for (day, n) in xml.inBedMinutesByNight { summary.inBedMinutesByNight[SynthCalendar.isoDay(day)] = n }
         for (day, n) in xml.napMinutesByDay { summary.napMinutesByDay[SynthCalendar.isoDay(day)] = n }
+        func mean(_ m: (sum: Double, count: Int)) -> Double { m.sum / Double(m.count) }
+        for (day, m) in xml.exportDayHeartRate { summary.heartRateMeanByExportDay[SynthCalendar.isoDay(day)] = mean(m) }
+        for (day, m) in xml.exportDayRestingHR { summary.restingHRByExportDay[SynthCalendar.isoDay(day)] = mean(m) }
+        for (day, m) in xml.exportDayHRV { summary.hrvSDNNByExportDay[SynthCalendar.isoDay(day)] = mean(m) }
+        for (day, kcal) in xml.exportDayBasalKcal { summary.basalKcalByExportDay[SynthCalendar.isoDay(day)] = kcal }
+        for (day, a) in xml.activitySummaryTruths {
+            summary.exerciseMinutesBySummaryDay[SynthCalendar.isoDay(day)] = Double(a.exerciseMinutes)
+            summary.standHoursBySummaryDay[SynthCalendar.isoDay(day)] = Double(a.standHours)
+            summary.activeKcalBySummaryDay[SynthCalendar.isoDay(day)] = a.activeKcal
+        }
+        for (night, m) in xml.stageMinutesByNight {
+            summary.coreMinutesByNight[SynthCalendar.isoDay(night)] = m.core
+            summary.deepMinutesByNight[SynthCalendar.isoDay(night)] = m.deep
+            summary.remMinutesByNight[SynthCalendar.isoDay(night)] = m.rem
+        }
+        for (start, truth) in xml.workoutTruths { summary.workoutTruths[SynthCalendar.isoUTC(start)] = truth }
         for plan in schedule.days {
             for w in plan.workouts {
                 let local = w.start + w.zone.offset(utc: w.start)
@@ -55,6 +71,9 @@ public enum ExportSynthesizer {
                 buf.isoUTC(w.start)
                 summary.workoutLocalDates[String(decoding: UnsafeBufferPointer(start: buf.base, count: buf.count), as: UTF8.self)]
                     = SynthCalendar.isoDay(SynthCalendar.floorDiv(local, 86_400))
+                let day = SynthCalendar.isoDay(SynthCalendar.floorDiv(local, 86_400))
+                summary.workoutsByLocalDay[day, default: 0] += 1
+                summary.workoutMinutesByLocalDay[day, default: 0] += SynthBuffer.asWritten(Double(w.seconds) / 60, 6)
             }
         }
         buf.count = 0

@@ -127,6 +127,12 @@ final class SynthBuffer {
     /// A decimal with `places` digits after the point, rounded half away from zero. With `trim`
     /// trailing zeros (and a bare point) are dropped, as HealthKit prints values ("72", "0.41").
     @inline(__always)
+    /// The number `fixed(value, places)` writes, read back exactly as a reader parses it.
+    static func asWritten(_ value: Double, _ places: Int) -> Double {
+        let scale = powers[places]
+        return Double(Int((value * Double(scale)).rounded())) / Double(scale)
+    }
+
     func fixed(_ value: Double, _ places: Int, trim: Bool = true) {
         let scale = SynthBuffer.powers[places]
         var scaled = Int((value * Double(scale)).rounded())

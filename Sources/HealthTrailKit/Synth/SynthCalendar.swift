@@ -39,6 +39,13 @@ enum SynthCalendar {
         return "\(c.year)-\(two(c.month))-\(two(c.day))"
     }
 
+    /// `yyyy-MM-ddTHH:mm:ssZ` of a UTC instant, for the summary's keys.
+    static func isoUTC(_ utc: Int) -> String {
+        let day = floorDiv(utc, 86_400), s = utc - day * 86_400
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return "\(isoDay(day))T\(two(s / 3600)):\(two(s / 60 % 60)):\(two(s % 60))Z"
+    }
+
     /// 0 = Sunday … 6 = Saturday (1970-01-01 was a Thursday).
     @inline(__always)
     static func weekday(_ days: Int) -> Int { ((days % 7) + 11) % 7 }

@@ -36,6 +36,7 @@ extension SynthHealthXML {
         } else {
             let night = Double(sleepEnd - sleepStart)
             var phase = 0
+            var stages = (core: 0, deep: 0, rem: 0)
             while t < sleepEnd - 60 {
                 try buf.flushIfFull()
                 let progress = Double(t - sleepStart) / night
@@ -49,6 +50,7 @@ extension SynthHealthXML {
                 default: stage = "HKCategoryValueSleepAnalysisAwake"; minutes = r.int(1, 4)
                 }
                 let awake = phase == 4
+                let stagePhase = phase
                 phase = (phase + 1) % 5
                 if phase == 0 && !r.chance(0.5) { continue }   // not every cycle ends awake
                 let len = Swift.min(minutes * 60, sleepEnd - t)
@@ -58,8 +60,17 @@ extension SynthHealthXML {
                 metadata("HKTimeZone", plan.zone.identifier)
                 buf.lit(" </Record>\n")
                 if !awake { asleep += len / 60 }
+                switch stagePhase {
+                case 0, 2: stages.core += len / 60
+                case 1: stages.deep += len / 60
+                case 3: stages.rem += len / 60
+                default: break
+                }
                 t += len
             }
+            stageMinutesByNight[key, default: (0, 0, 0)].core += stages.core
+            stageMinutesByNight[key, default: (0, 0, 0)].deep += stages.deep
+            stageMinutesByNight[key, default: (0, 0, 0)].rem += stages.rem
         }
 
         if plan.sleepApp {

@@ -4,6 +4,16 @@ extension SynthHealthXML {
         var r = SynthRandom(seed: options.seed, stream: SynthSchedule.Stream.workout.rawValue, index: w.stream)
         workouts += 1
         let mileFactor = w.miles ? 1 / 1.609_344 : 1
+        let energyUnit = w.energyUnit == 0 ? "kcal" : w.energyUnit == 1 ? "Cal" : "kJ"
+        var truth = WorkoutTruth(
+            activityType: String(describing: w.activity.workoutType), endUTC: SynthCalendar.isoUTC(w.end),
+            durationSeconds: SynthBuffer.asWritten(Double(w.seconds) / 60, 6) * 60, timeZone: String(describing: w.zone.identifier),
+            utcOffsetMinutes: w.zone.offset(utc: w.start) / 60, indoor: nil, parts: w.multiPart ? 2 : 1, legacyTotals: w.oldStyle,
+            distanceMeters: w.activity.distanceType == nil ? nil : w.distanceKm * 1000, distanceAsWritten: nil,
+            distanceUnit: w.miles ? "mi" : "km", energyKcal: w.energyKcal, energyAsWritten: 0, energyUnit: energyUnit,
+            routeFile: w.hasRoute ? "workout-routes/" + String(decoding: w.routeFileName, as: UTF8.self) : nil,
+            routeMissing: w.routeMissing, routePoints: w.hasRoute && !w.routeMissing ? w.routePointCount : 0)
+        defer { workoutTruths.append((w.start, truth)) }
         buf.lit(" <Workout workoutActivityType=\"")
         buf.lit(w.activity.workoutType)
         buf.lit("\" duration=\"")
@@ -13,8 +23,10 @@ extension SynthHealthXML {
             // Totals on the element, in the units the person had chosen then.
             buf.lit(" totalDistance=\"")
             buf.fixed(w.activity.distanceType == nil ? 0 : w.distanceKm * mileFactor, 4)
+            truth.distanceAsWritten = SynthBuffer.asWritten(w.activity.distanceType == nil ? 0 : w.distanceKm * mileFactor, 4)
             buf.lit(w.miles ? "\" totalDistanceUnit=\"mi\" totalEnergyBurned=\"" : "\" totalDistanceUnit=\"km\" totalEnergyBurned=\"")
             buf.fixed(w.energyUnit == 2 ? w.energyKcal * 4.184 : w.energyKcal, 3)
+            truth.energyAsWritten = SynthBuffer.asWritten(w.energyUnit == 2 ? w.energyKcal * 4.184 : w.energyKcal, 3)
             buf.lit(w.energyUnit == 0 ? "\" totalEnergyBurnedUnit=\"kcal\"" : w.energyUnit == 1 ? "\" totalEnergyBurnedUnit=\"Cal\"" : "\" totalEnergyBurnedUnit=\"kJ\"")
         }
         buf.lit(" sourceName=\"")
@@ -32,17 +44,23 @@ extension SynthHealthXML {
         case .swimming:
             metadata("HKSwimmingLocationType", "1")
             metadata("HKLapLength", "25 m")
-        case .hiit: metadata("HKIndoorWorkout", "1")
-        default: metadata("HKIndoorWorkout", "0")
+        case .hiit: metadata("HKIndoorWorkout", "1"); truth.indoor = true
+        default: metadata("HKIndoorWorkout", "0"); truth.indoor = false
         }
         metadata("HKTimeZone", w.zone.identifier)
         if w.activity.outdoor {
             buf.lit("  <MetadataEntry key=\"HKWeatherTemperature\" value=\"")
-            buf.int(r.int(38, 86))
+            let fahrenheit = r.int(38, 86)
+            buf.int(fahrenheit)
             buf.lit(" degF\"/>\n  <MetadataEntry key=\"HKWeatherHumidity\" value=\"")
-            buf.int(r.int(35, 95) * 100)
+            let humidity = r.int(35, 95)
+            buf.int(humidity * 100)
             buf.lit(" %\"/>\n  <MetadataEntry key=\"HKElevationAscended\" value=\"")
-            buf.int(r.int(300, w.activity == .hiking ? 60_000 : 9_000))
+            let centimetres = r.int(300, w.activity == .hiking ? 60_000 : 9_000)
+            buf.int(centimetres)
+            (truth.temperatureF, truth.temperatureC) = (fahrenheit, Double(fahrenheit - 32) * 5 / 9)
+            truth.humidityPercent = Double(humidity)
+            truth.elevationAscendedMeters = Double(centimetres) / 100
             buf.lit(" cm\"/>\n")
         }
         buf.lit("  <MetadataEntry key=\"HKAverageMETs\" value=\"")
@@ -71,12 +89,15 @@ extension SynthHealthXML {
             statistics("HKQuantityTypeIdentifierActiveEnergyBurned", w) {
                 self.buf.lit(" sum=\"")
                 self.buf.fixed(w.energyKcal, 3)
+                truth.energyAsWritten = SynthBuffer.asWritten(w.energyKcal, 3)
+                truth.energyUnit = w.energyUnit == 1 ? "Cal" : "kcal"   // statistics never write kJ
                 self.buf.lit(w.energyUnit == 1 ? "\" unit=\"Cal\"/>\n" : "\" unit=\"kcal\"/>\n")
             }
             if let distance = w.activity.distanceType {
                 statistics(distance, w) {
                     self.buf.lit(" sum=\"")
                     self.buf.fixed(w.distanceKm * mileFactor, 5)
+                    truth.distanceAsWritten = SynthBuffer.asWritten(w.distanceKm * mileFactor, 5)
                     self.buf.lit(w.miles ? "\" unit=\"mi\"/>\n" : "\" unit=\"km\"/>\n")
                 }
             }
@@ -89,6 +110,9 @@ extension SynthHealthXML {
                     self.buf.fixed(hr.min, 0)
                     self.buf.lit("\" maximum=\"")
                     self.buf.fixed(hr.max, 0)
+                    truth.averageBPM = SynthBuffer.asWritten(hr.sum / Double(hr.count), 4)
+                    truth.minimumBPM = SynthBuffer.asWritten(hr.min, 0)
+                    truth.maximumBPM = SynthBuffer.asWritten(hr.max, 0)
                     self.buf.lit("\" unit=\"count/min\"/>\n")
                 }
             }
@@ -159,6 +183,8 @@ extension SynthHealthXML {
         buf.fixed(dayActiveKcal[plan.index], 3)
         buf.lit("\" activeEnergyBurnedGoal=\"500\" activeEnergyBurnedUnit=\"Cal\" appleMoveTime=\"0\" appleMoveTimeGoal=\"0\" appleExerciseTime=\"")
         buf.int(dayExerciseMinutes[plan.index])
+        activitySummaryTruths[plan.dayNumber] = (SynthBuffer.asWritten(dayActiveKcal[plan.index], 3),
+                                                 dayExerciseMinutes[plan.index], dayStoodHours[plan.index])
         buf.lit("\" appleExerciseTimeGoal=\"30\" appleStandHours=\"")
         buf.int(dayStoodHours[plan.index])
         buf.lit("\" appleStandHoursGoal=\"12\"/>\n")

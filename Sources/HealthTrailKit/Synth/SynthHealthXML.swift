@@ -33,6 +33,19 @@ final class SynthHealthXML {
     var dayActiveKcal: [Double]
     var dayExerciseMinutes: [Int]
     var dayStoodHours: [Int]
+    /// Per day number in the export's offset, for daily.csv's means: every HeartRate value
+    /// (all sources), RestingHeartRate and HeartRateVariabilitySDNN, each as written; and the
+    /// Watch's basal energy (its only source), split pro rata between days like any reader must.
+    var exportDayHeartRate: [Int: (sum: Double, count: Int)] = [:]
+    var exportDayRestingHR: [Int: (sum: Double, count: Int)] = [:]
+    var exportDayHRV: [Int: (sum: Double, count: Int)] = [:]
+    var exportDayBasalKcal: [Int: Double] = [:]
+    /// Per staged night (keys as `asleepMinutesByNight`): core, deep and REM minutes.
+    var stageMinutesByNight: [Int: (core: Int, deep: Int, rem: Int)] = [:]
+    /// Per `ActivitySummary` (local day number): active energy as written, exercise minutes, stood hours.
+    var activitySummaryTruths: [Int: (activeKcal: Double, exerciseMinutes: Int, standHours: Int)] = [:]
+    /// Every workout's truth with its start instant, in writing order.
+    var workoutTruths: [(start: Int, truth: WorkoutTruth)] = []
     /// Per workout stream: heart-rate sum, count, minimum, maximum of its 5 s samples.
     var workoutHR: [(sum: Double, count: Int, min: Double, max: Double)]
 
@@ -204,5 +217,29 @@ final class SynthHealthXML {
         unit(u)
         dates(creation, start, end)
         value(v, places)
+        switch type {
+        case .restingHeartRate: addMean(&exportDayRestingHR, start, SynthBuffer.asWritten(v, places))
+        case .basalEnergyBurned: addProRata(&exportDayBasalKcal, start, end, SynthBuffer.asWritten(v, places))
+        default: break
+        }
+    }
+
+    /// Adds a value to the mean of the export-offset day its start falls on.
+    func addMean(_ table: inout [Int: (sum: Double, count: Int)], _ start: Int, _ value: Double) {
+        let day = SynthCalendar.floorDiv(start + offset, 86_400)
+        table[day, default: (0, 0)].sum += value
+        table[day, default: (0, 0)].count += 1
+    }
+
+    /// Adds a value to the export-offset days its span covers, in proportion to time.
+    func addProRata(_ table: inout [Int: Double], _ start: Int, _ end: Int, _ value: Double) {
+        guard end > start else { table[SynthCalendar.floorDiv(start + offset, 86_400), default: 0] += value; return }
+        var t = start
+        while t < end {
+            let day = SynthCalendar.floorDiv(t + offset, 86_400)
+            let dayEnd = Swift.min(end, (day + 1) * 86_400 - offset)
+            table[day, default: 0] += value * Double(dayEnd - t) / Double(end - start)
+            t = dayEnd
+        }
     }
 }

@@ -80,5 +80,35 @@ public struct SynthSummary: Codable, Sendable, Equatable {
     /// workouts.
     public var workoutLocalDates: [String: String] = [:]
 
+    // MARK: Truths for the output contract (every documented column)
+
+    /// Every `<Workout>` as written, keyed like `workoutLocalDates` (start instant, UTC).
+    public var workoutTruths: [String: WorkoutTruth] = [:]
+    /// Workouts and their minutes (`duration` as written) per local date in the workout's
+    /// `HKTimeZone` (the dates of `workoutLocalDates`).
+    public var workoutsByLocalDay: [String: Int] = [:]
+    public var workoutMinutesByLocalDay: [String: Double] = [:]
+    /// The Watch's `BasalEnergyBurned` (its only source) per local date at the export offset,
+    /// kcal: each sample as written, split between the dates its span covers in proportion to
+    /// time (some samples cross midnight).
+    public var basalKcalByExportDay: [String: Double] = [:]
+    /// The mean of every `HeartRate` value as written (all sources) per local date at the
+    /// export offset of its start.
+    public var heartRateMeanByExportDay: [String: Double] = [:]
+    /// The mean `RestingHeartRate` (one a day) and `HeartRateVariabilitySDNN` (ms) values per
+    /// local date at the export offset of their start.
+    public var restingHRByExportDay: [String: Double] = [:]
+    public var hrvSDNNByExportDay: [String: Double] = [:]
+    /// From each `ActivitySummary`, by its local date: exercise minutes and stood hours, which
+    /// daily.csv takes over the records where a summary exists, and its active energy as written.
+    public var exerciseMinutesBySummaryDay: [String: Double] = [:]
+    public var standHoursBySummaryDay: [String: Double] = [:]
+    public var activeKcalBySummaryDay: [String: Double] = [:]
+    /// Core, deep and REM minutes of each staged night (keys as `asleepMinutesByNight`): the
+    /// Watch's stage samples, which win every staged night. Legacy nights are absent.
+    public var coreMinutesByNight: [String: Int] = [:]
+    public var deepMinutesByNight: [String: Int] = [:]
+    public var remMinutesByNight: [String: Int] = [:]
+
     public init() {}
 }
