@@ -21,7 +21,7 @@ SPARK_VENV   := .build/spark-venv
 SPARK_WORK   := .build/spark-test
 SPARK_BENCH_N ?= 20
 
-.PHONY: all deps test-deps browser-deps apt-install build run test bench sample clean help spark-venv spark-test spark-bench
+.PHONY: all deps test-deps browser-deps apt-install build run test bench sample clean help spark-venv spark-test spark-bench readme
 
 all: build
 
@@ -30,6 +30,7 @@ help:
 	@echo "make test   run the test suite"
 	@echo "make bench  healthtrail vs. the bare floor on a ~700 MB synthesized export, then on one twice as long"
 	@echo "make sample regenerate $(SAMPLE) with the project's generator"
+	@echo "make readme rewrite README.md's Outputs table from Sources/HealthTrailKit/Write/OutputSchema.swift"
 	@echo "make spark-test  the Spark driver (pipelines/spark) in local mode against the one-machine cohort"
 	@echo "make spark-bench Spark local[2] vs. run --pipeline --jobs 2 on $(SPARK_BENCH_N) synthesized archives"
 
@@ -80,6 +81,10 @@ test: test-deps browser-deps
 	$(SWIFT) build -c debug --product healthtrail
 	HEALTHTRAIL_BINARY=$(CURDIR)/$(BIN) HEALTHTRAIL_DEBUG_BINARY=$(CURDIR)/$(DEBUG_BIN) HEALTHTRAIL_MUTATIONS=$(MUTATIONS) \
 		$(SWIFT) test -c release --scratch-path $(TEST_SCRATCH)
+
+# The README's Outputs table is generated from OutputSchema; `make test` fails when they differ.
+readme:
+	HEALTHTRAIL_WRITE_README=1 $(SWIFT) test -c release --scratch-path $(TEST_SCRATCH) --filter OutputSchemaReadmeTests
 
 sample: build
 	$(BIN) synth $(SAMPLE) --days 7 --seed 2024 >/dev/null

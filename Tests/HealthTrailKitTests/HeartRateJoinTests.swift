@@ -195,7 +195,7 @@ import Testing
         let w = Dictionary(uniqueKeysWithValues: zip(workouts.header, try #require(workouts.rows.first)))
         let routeDistance = try #require(Double(w["route_distance_m"] ?? ""))
         #expect(abs(routeDistance - previousDistance) < 0.2)
-        let zoneSeconds = (1...4).compactMap { Double(w["zone_\($0)_s"] ?? "") }.reduce(0, +)
+        let zoneSeconds = zones.zones.compactMap { Double(w[OutputSchema.zoneColumn($0.name)] ?? "") }.reduce(0, +)
         #expect(zoneSeconds > 3400 && zoneSeconds <= 3600)
 
         // routes.geojson: one route line, 50 segments, start and end points.
@@ -255,11 +255,13 @@ import Testing
         let m = try ExportRun.run(RunOptions(inputPath: dir + "/export.zip", outputDirectory: dir + "/out"))
         #expect(m.routes.linkedByReference == 17)
         #expect(m.routes.orphans.isEmpty && m.routes.missingFiles.isEmpty)
-        let row = try #require(try Support.readCSV(dir + "/out/workouts.csv").rows.first)
+        let workouts = try Support.readCSV(dir + "/out/workouts.csv")
+        let row = try #require(workouts.rows.first)
         #expect(row[7].split(separator: ";").count == 17)
         #expect(Set(try Support.readCSV(dir + "/out/route_points.csv").rows.map { $0[0] }) == [row[0]])
         // 17 × 0.01° of latitude ≈ 17 × 1112 m.
-        let distance = try #require(Double(row[row.count - 9]))
+        let column = try #require(workouts.header.firstIndex(of: "route_distance_m"))
+        let distance = try #require(Double(row[column]))
         #expect(abs(distance - 17 * 1111.95) < 17 * 5)
     }
 }

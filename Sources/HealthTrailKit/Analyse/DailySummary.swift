@@ -27,10 +27,6 @@ struct DailyFigures {
 /// records by type, so only one type's samples are collected at a time, in sorted runs spilled to
 /// `spillDirectory`.
 final class DailySummary {
-    static let columns = ["date", "steps", "distance_m", "active_kcal", "exercise_min", "stand_hours", "resting_hr",
-                          "avg_hr", "hrv_sdnn_ms", "sleep_asleep_min", "workouts", "basal_kcal", "flights",
-                          "workout_min"]
-
     /// Days from `firstDay` on, by index: an array, not a hash, because every heart-rate
     /// sample updates one (days span years at most: a few thousand entries).
     private var table: [DailyFigures] = []
@@ -193,7 +189,7 @@ final class DailySummary {
         case "steps": return total(f, .steps)
         case "sleep_asleep_min": return f.asleepMinutes
         case "resting_hr": return f.restingCount > 0 ? f.restingSum / Double(f.restingCount) : nil
-        case "workout_min": return f.workouts > 0 ? f.workoutMinutes : nil
+        case "workout_min": return f.workoutMinutes
         default: return nil
         }
     }
@@ -228,8 +224,9 @@ final class DailySummary {
             out.int(Int64(f.workouts))
             cumulative(.basalEnergy, digits: 1)
             cumulative(.flights, digits: 0)
+            // Like `workouts`, a count every day has: 0 minutes on a day without workouts.
             out.comma()
-            if f.workouts > 0 { out.decimal(f.workoutMinutes, digits: 1) }
+            out.decimal(f.workoutMinutes, digits: 1)
             out.endRow()
         }
     }

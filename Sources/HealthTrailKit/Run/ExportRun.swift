@@ -169,19 +169,19 @@ public enum ExportRun {
             let daily = decoder.daily!
             daily.closeSeries(except: nil, sources: decoder.sources)
             try daily.throwSpillFailure()
-            let workoutWriter = try outputs.addWriter("workouts.csv", header: ExportOutputs.workoutColumns)
+            let workoutWriter = try outputs.addWriter(OutputSchema.workouts.name, header: OutputSchema.workouts.header(zones: zones))
             var unknownActivities: [String: Int] = [:]
             for w in decoder.workouts.sorted(by: { ($0.start, $0.id) < ($1.start, $1.id) }) {
                 let figures = WorkoutFigures(w)
                 WorkoutRow.write(w, figures: figures, routeFiles: routes.filesByWorkout[w.id] ?? [],
-                                 route: routes.statsByWorkout[w.id], to: workoutWriter)
+                                 route: routes.statsByWorkout[w.id], zoneCount: zones.zones.count, to: workoutWriter)
                 daily.workout(localDay: CumulativeSeries.localDay(w.start.utcSeconds, Int16(figures.offsetMinutes)),
                               minutes: w.durationSeconds / 60)
                 if !ActivityCatalog.name(for: w.activityType).isKnown { unknownActivities[w.activityType, default: 0] += 1 }
             }
             let sleep = try SleepOutputs.write(decoder.sleepSamples, sources: decoder.sources, priority: options.sourcePriority,
                                                outputs: outputs, daily: daily)
-            daily.write(to: try outputs.addWriter("daily.csv", header: DailySummary.columns))
+            daily.write(to: try outputs.addWriter(OutputSchema.daily.name, header: OutputSchema.daily.names))
             timings["analyse_s"] = Date().timeIntervalSince(clock)
             var calendars = 0.0
             if let maps = options.maps, maps.kinds.contains(.calendars) {
@@ -328,7 +328,28 @@ public enum ExportRun {
 
 /// A `workouts.csv` row.
 enum WorkoutRow {
-    static func write(_ w: Workout, figures f: WorkoutFigures, routeFiles: [String], route: RouteStats?, to out: CSVWriter) {
+    /// Where a row's `avg_hr`, `max_hr` and `min_hr` come from (`hr_source`).
+    enum HeartRateSource: String {
+        /// The export's own figures for the workout (`WorkoutStatistics`, or legacy metadata).
+        case workout
+        /// The heart rate joined to the route's points, for workouts the export gives none.
+        case route
+    }
+
+    /// The row's heart-rate figures: the export's when it has any of them (never mixed with the
+    /// route's), else the route's joined samples when any point has one, else none.
+    static func heartRate(_ f: WorkoutFigures, route: RouteStats?)
+        -> (average: Double?, maximum: Double?, minimum: Double?, source: HeartRateSource?) {
+        if f.averageHeartRate != nil || f.maximumHeartRate != nil || f.minimumHeartRate != nil {
+            return (f.averageHeartRate, f.maximumHeartRate, f.minimumHeartRate, .workout)
+        }
+        if let route, let mean = route.meanBPM { return (mean, route.maximumBPM, route.minimumBPM, .route) }
+        return (nil, nil, nil, nil)
+    }
+
+    static func write(_ w: Workout, figures f: WorkoutFigures, routeFiles: [String], route: RouteStats?, zoneCount: Int,
+                      to out: CSVWriter) {
+        let hr = heartRate(f, route: route)
         out.field(w.id); out.comma()
         out.field(w.activity); out.comma()
         out.utc(w.start.utcSeconds); out.comma()
@@ -341,21 +362,26 @@ enum WorkoutRow {
         out.comma()
         if let e = f.energyKcal { out.decimal(e, digits: 1) }
         out.comma()
-        if let h = f.averageHeartRate { out.decimal(h, digits: 1) }
+        if let h = hr.average { out.decimal(h, digits: 1) }
         out.comma()
-        if let h = f.maximumHeartRate { out.decimal(h, digits: 1) }
+        if let h = hr.maximum { out.decimal(h, digits: 1) }
         out.comma()
         if let indoor = f.indoor { out.field(indoor ? "true" : "false") }
         out.comma()
         if let zone = f.timeZone { out.field(zone) }
         out.comma()
         out.int(Int64(f.parts))
-        for value in [f.minimumHeartRate, f.elevationAscendedMeters, f.weatherTemperatureC, f.weatherHumidityPercent] {
+        out.comma()
+        if let h = hr.minimum { out.decimal(h, digits: 1) }
+        out.comma()
+        if let source = hr.source { out.field(source.rawValue) }
+        for value in [f.elevationAscendedMeters, f.weatherTemperatureC, f.weatherHumidityPercent] {
             out.comma()
             if let value { out.decimal(value, digits: 1) }
         }
-        // Figures from the route's points (empty for workouts without a route).
-        let zoneSeconds = (0..<5).map { i in route.flatMap { i < $0.timeInZone.count ? $0.timeInZone[i] : nil } }
+        // Figures from the route's points (empty for workouts without a route); seconds in
+        // zone only when some point has a heart rate.
+        let zoneSeconds = (0..<zoneCount).map { i in route?.knownTimeInZone.flatMap { i < $0.count ? $0[i] : nil } }
         for value in [route?.distance, route?.movingTime, route?.paceSecondsPerKilometre, route?.elevationGain] + zoneSeconds {
             out.comma()
             if let value { out.decimal(value, digits: 1) }

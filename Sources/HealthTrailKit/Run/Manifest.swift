@@ -38,7 +38,7 @@ public struct Manifest: Codable, Sendable {
         public var joinToleranceSeconds: Int64
         /// Heart-rate samples inside the routes' time windows, used by the join.
         public var heartRateSamplesForJoin: Int
-        /// Zone names in order (`zone_1_s` … of workouts.csv).
+        /// Zone names in order; workouts.csv has a `zone_<zone>_s` column for each (`OutputSchema.zoneColumn`).
         public var zones: [String]
         public var geojsonFeatures: Int
         /// Routes `svg/routes.svg` leaves out because they start outside its area (trips far

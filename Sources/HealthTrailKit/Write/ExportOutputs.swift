@@ -2,24 +2,8 @@ import Foundation
 
 /// The CSV files one run writes while export.xml and the route files stream through.
 ///
-/// Column lists are the contract documented in the README; change both together.
+/// Header rows come from `OutputSchema`, which the README's table is generated from.
 public final class ExportOutputs {
-    public static let heartRateColumns = ["time_utc", "utc_offset", "bpm", "source", "motion_context"]
-    public static let recordColumns = ["start_utc", "end_utc", "utc_offset", "value", "unit", "source",
-                                       "original_value", "original_unit"]
-    public static let routePointColumns = ["workout_id", "time_utc", "lat", "lon", "ele_m", "speed_mps", "h_acc_m",
-                                           "course_deg", "v_acc_m", "hr_bpm", "hr_zone", "distance_m"]
-    public static let hrvBeatColumns = ["time_utc", "utc_offset", "bpm", "source"]
-    public static let activitySummaryColumns = ["date", "active_energy", "active_energy_goal", "active_energy_unit",
-                                                "move_time_min", "move_time_goal_min", "exercise_min",
-                                                "exercise_goal_min", "stand_hours", "stand_hours_goal"]
-    public static let workoutColumns = ["workout_id", "activity", "start_utc", "end_utc", "utc_offset", "duration_s",
-                                        "source", "route_files", "distance_m", "energy_kcal", "avg_hr", "max_hr",
-                                        "indoor", "time_zone", "parts", "min_hr", "elevation_ascended_m",
-                                        "weather_temp_c", "weather_humidity_pct", "route_distance_m", "moving_time_s",
-                                        "pace_s_per_km", "elevation_gain_m", "zone_1_s", "zone_2_s", "zone_3_s", "zone_4_s",
-                                        "zone_5_s"]
-
     let staging: OutputStaging
     public let heartRate: CSVWriter
     public let routePoints: CSVWriter
@@ -30,12 +14,12 @@ public final class ExportOutputs {
     public init(staging: OutputStaging) throws {
         self.staging = staging
         // Files written while export.xml is parsed hand their writes to another thread (write-behind).
-        heartRate = try CSVWriter(path: staging.path("heart_rate.csv"), header: Self.heartRateColumns, bufferSize: 1 << 20,
+        heartRate = try CSVWriter(path: staging.path("heart_rate.csv"), header: OutputSchema.heartRate.names, bufferSize: 1 << 20,
                                   writeBehind: true)
-        routePoints = try CSVWriter(path: staging.path("route_points.csv"), header: Self.routePointColumns, bufferSize: 1 << 20,
+        routePoints = try CSVWriter(path: staging.path("route_points.csv"), header: OutputSchema.routePoints.names, bufferSize: 1 << 20,
                                     writeBehind: true)
-        hrvBeats = try CSVWriter(path: staging.path("hrv_beats.csv"), header: Self.hrvBeatColumns, writeBehind: true)
-        activitySummaries = try CSVWriter(path: staging.path("activity_summaries.csv"), header: Self.activitySummaryColumns,
+        hrvBeats = try CSVWriter(path: staging.path("hrv_beats.csv"), header: OutputSchema.hrvBeats.names, writeBehind: true)
+        activitySummaries = try CSVWriter(path: staging.path("activity_summaries.csv"), header: OutputSchema.activitySummaries.names,
                                           writeBehind: true)
         writers = [("heart_rate.csv", heartRate), ("route_points.csv", routePoints), ("hrv_beats.csv", hrvBeats),
                    ("activity_summaries.csv", activitySummaries)]
@@ -53,7 +37,7 @@ public final class ExportOutputs {
         takenNames.insert(base)
         let name = "records/\(base).csv"
         // Large buffers only where the data is large: dozens of types would otherwise cost RSS.
-        let w = try CSVWriter(path: staging.path(name), header: Self.recordColumns, bufferSize: 64 * 1024, writeBehind: true)
+        let w = try CSVWriter(path: staging.path(name), header: OutputSchema.records.names, bufferSize: 64 * 1024, writeBehind: true)
         type.writer = Unmanaged.passUnretained(w)   // `writers` below keeps it
         writers.append((name, w))
         return w

@@ -1,9 +1,5 @@
 /// Writes `sleep_samples.csv` and `sleep_nights.csv`, and gives each night to the daily table.
 enum SleepOutputs {
-    static let sampleColumns = ["start_utc", "end_utc", "utc_offset", "stage", "source"]
-    static let nightColumns = ["date", "bed_start_utc", "wake_end_utc", "utc_offset", "in_bed_min", "asleep_min",
-                               "latency_min", "efficiency", "awakenings", "core_min", "deep_min", "rem_min", "sources"]
-
     /// The order sleep samples are collected in: by start, then end (the rest of the order is
     /// settled within each group of equal spans, where source names are known).
     static func spanOrder(_ a: CollectedSleepSample, _ b: CollectedSleepSample) -> Bool {
@@ -20,7 +16,7 @@ enum SleepOutputs {
     static func write(_ collected: SortedRunFile<CollectedSleepSample>, sources: [String], priority: SourcePriority,
                       outputs: ExportOutputs, daily: DailySummary) throws -> (nights: Int, naps: Int) {
         let ranks = sources.map { priority.rank(of: $0) }
-        let sampleWriter = try outputs.addWriter("sleep_samples.csv", header: sampleColumns)
+        let sampleWriter = try outputs.addWriter(OutputSchema.sleepSamples.name, header: OutputSchema.sleepSamples.names)
         var builder = SleepNightBuilder()
         var group: [SleepSample] = []
         func flushGroup() {
@@ -51,7 +47,7 @@ enum SleepOutputs {
         flushGroup()
 
         let (nights, naps) = builder.finish()
-        let nightWriter = try outputs.addWriter("sleep_nights.csv", header: nightColumns)
+        let nightWriter = try outputs.addWriter(OutputSchema.sleepNights.name, header: OutputSchema.sleepNights.names)
         for n in nights {
             nightWriter.field(n.date); nightWriter.comma()
             nightWriter.utc(n.bedStart.utcSeconds); nightWriter.comma()
@@ -63,7 +59,8 @@ enum SleepOutputs {
             nightWriter.decimal(n.efficiency, digits: 3); nightWriter.comma()
             nightWriter.int(Int64(n.awakenings)); nightWriter.comma()
             for minutes in [n.coreMinutes, n.deepMinutes, n.remMinutes] {
-                nightWriter.decimal(minutes, digits: 1); nightWriter.comma()
+                if let minutes { nightWriter.decimal(minutes, digits: 1) }
+                nightWriter.comma()
             }
             nightWriter.field(n.sources.joined(separator: ";"))
             nightWriter.endRow()

@@ -57,8 +57,8 @@ public struct HeartRateZones: Sendable, Equatable {
     /// zone3 70–80 %, zone4 80–90 %, zone5 ≥ 90 % of `maxBPM`. Colours: blue `#2c7bb6`,
     /// green `#1a9641`, yellow `#ffd92f`, orange `#fdae61`, red `#d7191c`.
     ///
-    /// Below 50 % is part of zone1, not a zone of its own: workouts.csv has exactly five
-    /// `zone_N_s` columns, and time spent warming up or walking back belongs to the easiest zone
+    /// Below 50 % is part of zone1, not a zone of its own: workouts.csv has one column per zone
+    /// (`zone_1_s` … `zone_5_s`), and time spent warming up or walking back belongs to the easiest zone
     /// rather than nowhere. zone1 keeps its lower bound at 50 % so that its depth and opacity
     /// still ramp across 50–60 %; anything below sits at depth 0 (opacity 0.4).
     ///

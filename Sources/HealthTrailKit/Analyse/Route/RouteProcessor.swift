@@ -92,8 +92,7 @@ final class RouteProcessor {
         current = nil
         statsByWorkout[id, default: RouteStats(zoneCount: zones.zones.count)].merge(stats)
         guard let first = points.first, let last = points.last else { return }
-        let withBPM = points.compactMap(\.bpm)
-        let meanBPM = withBPM.isEmpty ? nil : withBPM.reduce(0, +) / Double(withBPM.count)
+        let meanBPM = stats.meanBPM
         let segments = RouteGeometry.segments(points, zones: zones)
         geojson?.add(RouteFeature(
             workoutID: id, activity: activity, routeFile: file, start: first.time, end: last.time,

@@ -16,6 +16,22 @@ public struct RouteStats: Sendable {
     public private(set) var timeInZone: [Double]
     /// Points added.
     public private(set) var points: Int = 0
+    /// Points that have a joined heart rate, and the sum, lowest and highest of their bpm: the
+    /// workout's heart-rate figures when the export has none of its own.
+    public private(set) var heartRatePoints: Int = 0
+    public private(set) var bpmSum: Double = 0
+    public private(set) var bpmMinimum: Double = .infinity
+    public private(set) var bpmMaximum: Double = -.infinity
+
+    /// The mean joined heart rate of the points that have one; nil when none has.
+    public var meanBPM: Double? { heartRatePoints > 0 ? bpmSum / Double(heartRatePoints) : nil }
+    /// The lowest joined heart rate; nil when no point has one.
+    public var minimumBPM: Double? { heartRatePoints > 0 ? bpmMinimum : nil }
+    /// The highest joined heart rate; nil when no point has one.
+    public var maximumBPM: Double? { heartRatePoints > 0 ? bpmMaximum : nil }
+    /// Seconds per zone, or nil when no point has a heart rate: a route without heart rate
+    /// spent no known time in any zone, which zeros would misstate.
+    public var knownTimeInZone: [Double]? { heartRatePoints > 0 ? timeInZone : nil }
 
     /// A step at least this fast (metres over seconds, from positions, not the device's speed
     /// field) is moving. 0.5 m/s is a slow shuffle (walking is ~1.4 m/s): GPS drift while
@@ -65,6 +81,12 @@ public struct RouteStats: Sendable {
     public mutating func add(_ p: RoutePoint, zones: HeartRateZones) {
         points += 1
         if let e = p.elevation, e.isFinite { addElevation(e) }
+        if let b = p.bpm, b.isFinite {
+            heartRatePoints += 1
+            bpmSum += b
+            bpmMinimum = min(bpmMinimum, b)
+            bpmMaximum = max(bpmMaximum, b)
+        }
         defer { last = p }
         guard let prev = last else { return }
 
@@ -125,7 +147,7 @@ public struct RouteStats: Sendable {
     }
 
     /// Adds another route file's figures of the same workout: distance, moving time, elevation
-    /// gain, time in zone (per index) and points are summed. The steps between the files are
+    /// gain, time in zone (per index), points and heart-rate sums are summed, extremes kept. The steps between the files are
     /// not counted (their points are not consecutive). The state for further `add` calls stays
     /// this one's.
     public mutating func merge(_ other: RouteStats) {
@@ -133,6 +155,10 @@ public struct RouteStats: Sendable {
         movingTime += other.movingTime
         elevationGain += other.elevationGain
         points += other.points
+        heartRatePoints += other.heartRatePoints
+        bpmSum += other.bpmSum
+        bpmMinimum = min(bpmMinimum, other.bpmMinimum)
+        bpmMaximum = max(bpmMaximum, other.bpmMaximum)
         if other.timeInZone.count > timeInZone.count {
             timeInZone += Array(repeating: 0, count: other.timeInZone.count - timeInZone.count)
         }
@@ -146,5 +172,7 @@ extension RouteStats: Equatable {
     public static func == (a: RouteStats, b: RouteStats) -> Bool {
         a.distance == b.distance && a.movingTime == b.movingTime && a.elevationGain == b.elevationGain
             && a.timeInZone == b.timeInZone && a.points == b.points
+            && a.heartRatePoints == b.heartRatePoints && a.bpmSum == b.bpmSum
+            && a.minimumBPM == b.minimumBPM && a.maximumBPM == b.maximumBPM
     }
 }

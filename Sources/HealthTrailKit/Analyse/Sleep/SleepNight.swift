@@ -23,19 +23,20 @@ public struct SleepNight: Sendable, Equatable {
     /// Non-asleep spans strictly between the first and the last asleep moment: a run of
     /// `Awake` and uncovered time counts once if it holds an explicit `Awake` or lasts ≥ 1 minute.
     public var awakenings: Int
-    /// Minutes of Apple Watch core sleep after the merge.
-    public var coreMinutes: Double
-    /// Minutes of Apple Watch deep sleep after the merge.
-    public var deepMinutes: Double
-    /// Minutes of Apple Watch REM sleep after the merge.
-    public var remMinutes: Double
+    /// Minutes of core sleep after the merge; nil when the night's source recorded no stages
+    /// (a legacy `Asleep` night: its stages are unknown, not zero).
+    public var coreMinutes: Double?
+    /// Minutes of deep sleep after the merge; nil on nights without stages.
+    public var deepMinutes: Double?
+    /// Minutes of REM sleep after the merge; nil on nights without stages.
+    public var remMinutes: Double?
     /// Sources that contributed: every source with an `InBed` sample, and every source whose
     /// stage won at least one moment of the merge. Sorted by rank, then name.
     public var sources: [String]
 
     public init(date: String, bedStart: Timestamp, wakeEnd: Timestamp, inBedMinutes: Double, asleepMinutes: Double,
-                latencyMinutes: Double, efficiency: Double, awakenings: Int, coreMinutes: Double, deepMinutes: Double,
-                remMinutes: Double, sources: [String]) {
+                latencyMinutes: Double, efficiency: Double, awakenings: Int, coreMinutes: Double?, deepMinutes: Double?,
+                remMinutes: Double?, sources: [String]) {
         self.date = date
         self.bedStart = bedStart
         self.wakeEnd = wakeEnd

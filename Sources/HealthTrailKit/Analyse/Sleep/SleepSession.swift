@@ -68,11 +68,15 @@ struct SleepSession {
         let sources = rankOf.sorted { $0.value != $1.value ? $0.value < $1.value : $0.key < $1.key }.map(\.key)
 
         func minutes(_ seconds: Int64) -> Double { Double(seconds) / 60 }
+        // Stage minutes exist only where the night's source recorded stages: a legacy `Asleep`
+        // night has unknown stages, which 0 would misstate as none.
+        let staged = timeline.segments.contains { $0.stage == .core || $0.stage == .deep || $0.stage == .rem }
+        func stageMinutes(_ stage: SleepStage) -> Double? { staged ? minutes(perStage[stage] ?? 0) : nil }
         night = SleepNight(date: wakeEnd.localDateString, bedStart: bedStart, wakeEnd: wakeEnd,
                            inBedMinutes: minutes(inBedSeconds), asleepMinutes: minutes(asleep),
                            latencyMinutes: minutes(latency), efficiency: efficiency, awakenings: awakenings,
-                           coreMinutes: minutes(perStage[.core] ?? 0), deepMinutes: minutes(perStage[.deep] ?? 0),
-                           remMinutes: minutes(perStage[.rem] ?? 0), sources: sources)
+                           coreMinutes: stageMinutes(.core), deepMinutes: stageMinutes(.deep),
+                           remMinutes: stageMinutes(.rem), sources: sources)
         asleepSeconds = asleep
         self.inBedSeconds = inBedSeconds
         let sessionStart = samples[0].start.utcSeconds
