@@ -1,0 +1,152 @@
+import Foundation
+import Testing
+@testable import HealthTrailKit
+
+extension OutputContractTests {
+    /// daily.csv: per local date, the generator's de-duplicated totals and means.
+    enum DailyChecks {
+        /// A column equal to `truth` on every day the generator has a figure for, within the
+        /// written rounding; `otherDays` says what the other rows hold (nil: not checked).
+        static func perDay(_ column: String, within tolerance: Double, otherDays: String? = nil,
+                           _ truth: @escaping (SynthSummary) -> [String: Double]) -> Check {
+            { f, t in
+                let expected = truth(f.summary)
+                #expect(!expected.isEmpty, "\(column): the generator has no figure")
+                let rows = t.rows(by: "date")
+                for (day, value) in expected {
+                    expectClose(rows[day]?[column], value, within: tolerance, "daily \(day) \(column)")
+                }
+                if let otherDays {
+                    for (day, row) in rows where expected[day] == nil {
+                        #expect(row[column] == otherDays, "daily \(day) \(column): `\(row[column]!)` on a day without")
+                    }
+                }
+            }
+        }
+
+        static func ints(_ m: [String: Int]) -> [String: Double] { m.mapValues(Double.init) }
+
+        static let all: [String: Check] = [
+            "date": { f, t in
+                let dates = t.values("date")
+                #expect(dates == dates.sorted() && Set(dates).count == dates.count, "one row per date, in order")
+                #expect(Set(f.summary.stepsByExportDay.keys).isSubset(of: Set(dates)))
+            },
+            "steps": perDay("steps", within: 0.5) { ints($0.stepsByExportDay) },
+            "distance_m": perDay("distance_m", within: 0.051) { $0.distanceMetersByExportDay },
+            "active_kcal": perDay("active_kcal", within: 0.051) { $0.activeKcalByExportDay },
+            "flights": perDay("flights", within: 0.5) { ints($0.flightsByExportDay) },
+            "basal_kcal": perDay("basal_kcal", within: 0.051) { $0.basalKcalByExportDay },
+            "exercise_min": perDay("exercise_min", within: 0.051) { $0.exerciseMinutesBySummaryDay },
+            "stand_hours": perDay("stand_hours", within: 0.5) { $0.standHoursBySummaryDay },
+            "resting_hr": perDay("resting_hr", within: 0.051) { $0.restingHRByExportDay },
+            "avg_hr": perDay("avg_hr", within: 0.051) { $0.heartRateMeanByExportDay },
+            "hrv_sdnn_ms": perDay("hrv_sdnn_ms", within: 0.051) { $0.hrvSDNNByExportDay },
+            "sleep_asleep_min": perDay("sleep_asleep_min", within: 0.051) { ints($0.asleepMinutesByNight) },
+            // A day without workouts has 0 of both, not empty.
+            "workouts": perDay("workouts", within: 0.5, otherDays: "0") { ints($0.workoutsByLocalDay) },
+            "workout_min": perDay("workout_min", within: 0.051, otherDays: "0") { $0.workoutMinutesByLocalDay },
+        ]
+    }
+
+    /// sleep_nights.csv: the generator's nights; where it has no figure of its own (bed and wake
+    /// times, latency, awakenings, sources), the plain computation over sleep_samples.csv.
+    enum SleepNightChecks {
+        typealias Sample = (start: Int64, end: Int64, stage: String, source: String)
+
+        /// The night's samples: every sample of sleep_samples.csv between its bed start and wake end.
+        static func samples(_ f: Fixture, _ night: [String: String]) -> [Sample] {
+            guard let bed = utcSeconds(night["bed_start_utc"]), let wake = utcSeconds(night["wake_end_utc"]) else { return [] }
+            return f.table("sleep_samples.csv").records.compactMap { r in
+                guard let s = utcSeconds(r["start_utc"]), let e = utcSeconds(r["end_utc"]), e >= bed, s <= wake else { return nil }
+                return (s, e, r["stage"]!, r["source"]!)
+            }
+        }
+
+        static let asleepStages: Set<String> = ["asleep", "core", "deep", "rem"]
+        static let watch = "Alex’s Apple Watch"
+
+        /// The Watch's asleep spans of the night, merged (it is the best-ranked source, so its
+        /// stages are the night's).
+        static func watchAsleep(_ samples: [Sample]) -> [(Int64, Int64)] {
+            var merged: [(Int64, Int64)] = []
+            for s in samples.filter({ $0.source == watch && asleepStages.contains($0.stage) }).sorted(by: { $0.start < $1.start }) {
+                if let last = merged.last, s.start <= last.1 { merged[merged.count - 1].1 = max(last.1, s.end) } else { merged.append((s.start, s.end)) }
+            }
+            return merged
+        }
+
+        static func perNight(_ column: String, within tolerance: Double, _ truth: @escaping (SynthSummary) -> [String: Double]) -> Check {
+            { f, t in
+                let expected = truth(f.summary)
+                let rows = t.rows(by: "date")
+                for (night, value) in expected { expectClose(rows[night]?[column], value, within: tolerance, "night \(night) \(column)") }
+            }
+        }
+
+        /// A stage's minutes: the generator's on staged nights, empty on legacy nights.
+        static func stage(_ column: String, _ truth: @escaping (SynthSummary) -> [String: Int]) -> Check {
+            { f, t in
+                let expected = truth(f.summary)
+                #expect(!expected.isEmpty && expected.count < f.summary.asleepMinutesByNight.count, "staged and legacy nights")
+                for r in t.records {
+                    expectClose(r[column], expected[r["date"]!].map(Double.init), within: 0.051, "night \(r["date"]!) \(column)")
+                }
+            }
+        }
+
+        static let all: [String: Check] = [
+            "date": { f, t in #expect(Set(t.values("date")) == Set(f.summary.asleepMinutesByNight.keys)) },
+            "in_bed_min": perNight("in_bed_min", within: 0.051) { $0.inBedMinutesByNight.mapValues(Double.init) },
+            "asleep_min": perNight("asleep_min", within: 0.051) { $0.asleepMinutesByNight.mapValues(Double.init) },
+            "efficiency": perNight("efficiency", within: 0.00051) { s in
+                s.asleepMinutesByNight.reduce(into: [:]) { out, night in
+                    if let bed = s.inBedMinutesByNight[night.key], bed > 0 { out[night.key] = min(1, Double(night.value) / Double(bed)) }
+                }
+            },
+            "core_min": stage("core_min") { $0.coreMinutesByNight },
+            "deep_min": stage("deep_min") { $0.deepMinutesByNight },
+            "rem_min": stage("rem_min") { $0.remMinutesByNight },
+            "utc_offset": offsetCheck,
+            // The night spans its samples: none of them starts before it or ends after it.
+            "bed_start_utc": { f, t in
+                for r in t.records {
+                    let s = samples(f, r)
+                    #expect(s.map(\.start).min() == utcSeconds(r["bed_start_utc"]), "night \(r["date"]!) bed_start_utc")
+                }
+            },
+            "wake_end_utc": { f, t in
+                for r in t.records {
+                    let s = samples(f, r)
+                    #expect(s.map(\.end).max() == utcSeconds(r["wake_end_utc"]), "night \(r["date"]!) wake_end_utc")
+                    #expect(localDate(utcSeconds(r["wake_end_utc"])!, offsetMinutes: exportOffsetMinutes) == r["date"], "dated by its morning")
+                }
+            },
+            // From bed to the Watch's first asleep moment.
+            "latency_min": { f, t in
+                for r in t.records {
+                    guard let first = watchAsleep(samples(f, r)).first, let bed = utcSeconds(r["bed_start_utc"]) else { continue }
+                    expectClose(r["latency_min"], Double(first.0 - bed) / 60, within: 0.051, "night \(r["date"]!) latency_min")
+                }
+            },
+            // Gaps between the Watch's asleep spans (every sample is on whole minutes, so every
+            // gap is at least a minute long).
+            "awakenings": { f, t in
+                for r in t.records {
+                    let spans = watchAsleep(samples(f, r))
+                    #expect(r["awakenings"] == String(max(0, spans.count - 1)), "night \(r["date"]!) awakenings")
+                }
+            },
+            // The Watch (its stages win), then every source with an in-bed sample, by rank.
+            "sources": { f, t in
+                for r in t.records {
+                    let s = samples(f, r)
+                    let inBed = Set(s.filter { $0.stage == "in_bed" }.map(\.source))
+                    let others = inBed.subtracting([watch, "Alex’s iPhone"]).sorted()
+                    let expected = [watch, "Alex’s iPhone"].filter { $0 == watch || inBed.contains($0) } + others
+                    #expect(r["sources"] == expected.joined(separator: ";"), "night \(r["date"]!) sources")
+                }
+            },
+        ]
+    }
+}
