@@ -29,30 +29,32 @@ extension OutputContractTests {
     }
     static let bpmCheck: Check = { _, t in expectEvery(t, "bpm", "heart rates (30–230)") { Double($0).map { (30...230).contains($0) } ?? false } }
 
-    /// heart_rate.csv: one row per HeartRate record the generator wrote.
-    enum HeartRateChecks {
-        static let all: [String: Check] = [
+    /// The columns heart_rate.csv and hrv_beats.csv share: one row per sample the generator
+    /// counted in `count`, each at an instant of the archive, at the export offset, a plausible
+    /// heart rate, from one of its sources.
+    static func beatColumns(count: KeyPath<SynthSummary, Int>) -> [String: Check] {
+        [
             "time_utc": { f, t in
-                #expect(t.rows.count == f.summary.heartRateRecords)
+                #expect(t.rows.count == f.summary[keyPath: count])
                 try timeCheck("time_utc")(f, t)
             },
             "utc_offset": offsetCheck, "bpm": bpmCheck, "source": sourceCheck("source"),
+        ]
+    }
+
+    /// heart_rate.csv: one row per HeartRate record the generator wrote.
+    enum HeartRateChecks {
+        static let all: [String: Check] = beatColumns(count: \.heartRateRecords).merging([
             "motion_context": { _, t in
                 expectEvery(t, "motion_context", "a motion context") { ["sedentary", "active", ""].contains($0) }
                 #expect(Set(t.values("motion_context")) == ["sedentary", "active", ""])
             },
-        ]
+        ]) { a, _ in a }
     }
 
     /// hrv_beats.csv: one row per InstantaneousBeatsPerMinute.
     enum HRVChecks {
-        static let all: [String: Check] = [
-            "time_utc": { f, t in
-                #expect(t.rows.count == f.summary.hrvBeats)
-                try timeCheck("time_utc")(f, t)
-            },
-            "utc_offset": offsetCheck, "bpm": bpmCheck, "source": sourceCheck("source"),
-        ]
+        static let all: [String: Check] = beatColumns(count: \.hrvBeats)
     }
 
     /// sleep_samples.csv: one row per SleepAnalysis record; its asleep minutes by night are the
