@@ -42,15 +42,15 @@ extension ExportDecoder {
         }
         let sourceSpan = attributes[.sourceName] ?? ByteSpan(start: emptyBytes, count: 0)
         recordSource = sourceIndex(sourceSpan)
-        t.count += 1
-        if start.utcSeconds < t.firstUTC { t.firstUTC = start.utcSeconds }
-        if start.utcSeconds > t.lastUTC { t.lastUTC = start.utcSeconds }
+        t.recordCount += 1
+        if start.utcSeconds < t.earliestUTC { t.earliestUTC = start.utcSeconds }
+        if start.utcSeconds > t.latestUTC { t.latestUTC = start.utcSeconds }
         recordOpen = true
         recordStart = start
         observe(t, start: start, end: end, number: number, conversion: conversion, value: value)
 
         if t.isHeartRate {
-            heartRateSamples += 1
+            heartRateCount += 1
             heartRateSpill?.add(time: start.utcSeconds, bpm: conversion.map { $0.convert(number) } ?? number, source: recordSource)
             guard let w = outputs?.heartRate else { return }
             // The row stays open: motion context arrives in a MetadataEntry child.
@@ -181,7 +181,7 @@ extension ExportDecoder {
         guard let timeSpan = attributes[.time], let secondOfDay = TimeOfDay.seconds(timeSpan) else {
             return fault("bad_date", "InstantaneousBeatsPerMinute time is not a time of day")
         }
-        hrvBeats += 1
+        hrvBeatCount += 1
         guard let w = outputs?.hrvBeats else { return }
         let recordLocal = recordStart.localSeconds
         let dayStart = recordLocal - ((recordLocal % 86_400) + 86_400) % 86_400

@@ -14,11 +14,20 @@ public final class ExportDecoder: SAXDocumentDecoder {
     public private(set) var workouts: [Workout] = []
     public private(set) var recordTypes: [RecordType] = []
     public private(set) var sources: [String] = []
-    public private(set) var sourceRecordCounts: [Int] = []
-    public internal(set) var heartRateSamples = 0
+    /// Records per source, by index in `sources`.
+    public var sourceRecordCounts: [Int] {
+        var counts = sourceCounts
+        for k in 0..<recentSourceCount { counts[recentSourceIndices[k]] += recentSourceHits[k] }
+        return counts
+    }
+    public var heartRateSamples: Int { heartRateCount }
     public internal(set) var correlations = 0
     public internal(set) var activitySummaries = 0
-    public internal(set) var hrvBeats = 0
+    public var hrvBeats: Int { hrvBeatCount }
+    // Counted per record and per beat in internal properties: a public stored one would be
+    // checked for exclusive access at run time on every `+= 1`.
+    var heartRateCount = 0
+    var hrvBeatCount = 0
     public internal(set) var inlineRoutePoints = 0
 
     // MARK: Configuration
@@ -56,7 +65,12 @@ public final class ExportDecoder: SAXDocumentDecoder {
     /// names (from `sourceNames`) and indices, newest last.
     let recentSourceNames = UnsafeMutablePointer<ByteSpan>.allocate(capacity: ExportDecoder.recentSourceCapacity)
     let recentSourceIndices = UnsafeMutablePointer<Int>.allocate(capacity: ExportDecoder.recentSourceCapacity)
+    /// Records of each recent source since it became one, added to `sourceCounts` when it drops
+    /// out: counting a record costs no array update (an exclusivity check and a uniqueness check).
+    let recentSourceHits = UnsafeMutablePointer<Int>.allocate(capacity: ExportDecoder.recentSourceCapacity)
     var recentSourceCount = 0
+    /// Records per source, but for the recent sources' `recentSourceHits`.
+    var sourceCounts: [Int] = []
     static let recentSourceCapacity = 4
     /// Each source's name, by index, in memory of its own (freed with the decoder): one copy
     /// per distinct source, however often it drops out of the recent ones and comes back.
@@ -133,6 +147,7 @@ public final class ExportDecoder: SAXDocumentDecoder {
         stack.deallocate()
         recentSourceNames.deallocate()
         recentSourceIndices.deallocate()
+        recentSourceHits.deallocate()
         for name in sourceNames { UnsafeMutablePointer(mutating: name.start).deallocate() }
     }
 
@@ -229,7 +244,7 @@ public final class ExportDecoder: SAXDocumentDecoder {
         while k > 0 {
             k -= 1
             if span.equals(recentSourceNames[k]) {
-                sourceRecordCounts[recentSourceIndices[k]] += 1
+                recentSourceHits[k] += 1
                 return recentSourceIndices[k]
             }
         }
@@ -243,10 +258,10 @@ public final class ExportDecoder: SAXDocumentDecoder {
             let copy = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, span.count))
             copy.initialize(from: span.start, count: span.count)
             sourceNames.append(ByteSpan(start: copy, count: span.count))
-            sourceRecordCounts.append(0)
+            sourceCounts.append(0)
             sourceIndexByBytes[bytes] = index
         }
-        sourceRecordCounts[index] += 1
+        sourceCounts[index] += 1
         rememberRecentSource(index)
         return index
     }
@@ -254,14 +269,17 @@ public final class ExportDecoder: SAXDocumentDecoder {
     /// Puts a source last in `recentSourceNames`, dropping the oldest when they are full.
     private func rememberRecentSource(_ index: Int) {
         if recentSourceCount == Self.recentSourceCapacity {
+            sourceCounts[recentSourceIndices[0]] += recentSourceHits[0]
             for k in 1..<recentSourceCount {
                 recentSourceNames[k - 1] = recentSourceNames[k]
                 recentSourceIndices[k - 1] = recentSourceIndices[k]
+                recentSourceHits[k - 1] = recentSourceHits[k]
             }
             recentSourceCount -= 1
         }
         (recentSourceNames + recentSourceCount).initialize(to: sourceNames[index])
         (recentSourceIndices + recentSourceCount).initialize(to: index)
+        (recentSourceHits + recentSourceCount).initialize(to: 0)
         recentSourceCount += 1
     }
 

@@ -9,9 +9,14 @@ import CLibXML2
 public final class GPXDecoder: SAXDocumentDecoder {
     enum Field: Int { case ele = 0, time, speed, course, hAcc, vAcc, none }
 
-    public private(set) var points = 0
-    public private(set) var firstUTC: Int64?
-    public private(set) var lastUTC: Int64?
+    public var points: Int { pointCount }
+    public var firstUTC: Int64? { earliestUTC }
+    public var lastUTC: Int64? { latestUTC }
+    // Updated once per point in private properties: public stored ones would be checked for
+    // exclusive access at run time on every update.
+    private var pointCount = 0
+    private var earliestUTC: Int64?
+    private var latestUTC: Int64?
 
     /// Receives each valid point with its raw fields (valid only during the call).
     let onPoint: ((RoutePoint, GPXRawFields) -> Void)?
@@ -144,9 +149,9 @@ public final class GPXDecoder: SAXDocumentDecoder {
         guard let time = Timestamp.parse(span(Field.time.rawValue)) else {
             return fault("bad_date", "trkpt time is missing or not a date")
         }
-        points += 1
-        if firstUTC == nil { firstUTC = time.utcSeconds }
-        lastUTC = time.utcSeconds
+        pointCount += 1
+        if earliestUTC == nil { earliestUTC = time.utcSeconds }
+        latestUTC = time.utcSeconds
         guard let onPoint else { return }
         func number(_ field: Field) -> ByteSpan? {
             let v = span(field.rawValue)

@@ -13,9 +13,15 @@ public final class RecordType {
     public let isHeartRate: Bool
     public let isHeartRateVariability: Bool
     /// Records decoded (written) of this type.
-    public internal(set) var count = 0
-    public internal(set) var firstUTC: Int64 = .max
-    public internal(set) var lastUTC: Int64 = .min
+    public var count: Int { recordCount }
+    public var firstUTC: Int64 { earliestUTC }
+    public var lastUTC: Int64 { latestUTC }
+    // Stored as internal properties, updated once per record: a public stored property of a
+    // class is checked for exclusive access at run time on every update (other modules might
+    // access it), an internal one the compiler can check once, at compile time.
+    var recordCount = 0
+    var earliestUTC: Int64 = .max
+    var latestUTC: Int64 = .min
     /// Its `records/` writer once opened. `ExportOutputs` owns it; this reference is unretained
     /// so that the per-record path does no reference counting.
     var writer: Unmanaged<CSVWriter>?

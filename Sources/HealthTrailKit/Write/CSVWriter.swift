@@ -12,7 +12,11 @@ import Darwin
 /// record costs a few `memcpy`s and no `String`.
 public final class CSVWriter {
     public let path: String
-    public private(set) var rows: Int = 0
+    /// Rows ended so far (the header not counted).
+    public var rows: Int { rowCount }
+    /// Private storage: `endRow` runs once per row, and a public stored property would be
+    /// checked for exclusive access at run time on every `+= 1`.
+    private var rowCount = 0
     private let fd: Int32
     private var buffer: UnsafeMutablePointer<UInt8>
     private let capacity: Int
@@ -44,7 +48,7 @@ public final class CSVWriter {
             name.withUTF8 { field(ByteSpan(start: $0.baseAddress!, count: $0.count)) }
         }
         if !header.isEmpty { endRow() }
-        rows = 0
+        rowCount = 0
     }
 
     deinit {
@@ -193,7 +197,7 @@ public final class CSVWriter {
     @inline(__always)
     public func endRow() {
         byte(0x0A)
-        rows += 1
+        rowCount += 1
     }
 
     // MARK: Output
@@ -240,7 +244,8 @@ public final class CSVWriter {
         try streamWholeFile(file, entryName: nil) { chunk in
             raw(chunk.baseAddress!.assumingMemoryBound(to: UInt8.self), chunk.count)
         }
-        rows += part.rows
+        let appended = part.rows   // read before the update: no access nested in it
+        rowCount += appended
         unlink(part.path)
     }
 
