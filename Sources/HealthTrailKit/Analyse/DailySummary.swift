@@ -29,7 +29,10 @@ struct DailyFigures {
 final class DailySummary {
     /// Days from `firstDay` on, by index: an array, not a hash, because every heart-rate
     /// sample updates one (days span years at most: a few thousand entries).
-    private var table: [DailyFigures] = []
+    /// (Boxed: updated once per sample, and a class's array property would cost a run-time
+    /// exclusivity check per update. No update's `body` reaches the table.)
+    private let tableBox = UncheckedBox<[DailyFigures]>([])
+    private var table: [DailyFigures] { tableBox.value }
     private var firstDay: Int64 = 0
     private var open: [CumulativeKind: CumulativeSeries] = [:]
     /// The open series appended to last: records come grouped by type, so nearly every sample
@@ -59,18 +62,18 @@ final class DailySummary {
         // Days outside 1900…2199 are broken records, not days: a fixed range, so one stray record
         // can neither grow the table without bound nor push the real days out.
         guard day >= DailySummary.earliestDay, day < DailySummary.latestDay else { return }
-        if table.isEmpty { firstDay = day }
+        if tableBox.value.isEmpty { firstDay = day }
         if day < firstDay {
             // Rare (records are not sorted): grow at the front.
-            table.insert(contentsOf: repeatElement(DailyFigures(), count: Int(firstDay - day)), at: 0)
+            tableBox.value.insert(contentsOf: repeatElement(DailyFigures(), count: Int(firstDay - day)), at: 0)
             firstDay = day
         }
         let index = Int(day - firstDay)
-        if index >= table.count {
-            table.append(contentsOf: repeatElement(DailyFigures(), count: index - table.count + 1))
+        if index >= tableBox.value.count {
+            tableBox.value.append(contentsOf: repeatElement(DailyFigures(), count: index - tableBox.value.count + 1))
         }
-        table[index].hasDay = true
-        body(&table[index])
+        tableBox.value[index].hasDay = true
+        body(&tableBox.value[index])
     }
 
     /// The days with data, as (day number, figures), in date order.

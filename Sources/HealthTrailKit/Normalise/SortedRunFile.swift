@@ -15,7 +15,10 @@ final class SortedRunFile<Element: BitwiseCopyable> {
     let runLength: Int
     let path: String?
     private let areInIncreasingOrder: (Element, Element) -> Bool
-    private var buffer: [Element] = []
+    /// The run being filled. Boxed: `append` runs once per value, and a class's array property
+    /// would cost a run-time exclusivity check per append (one thread per file; `areInIncreasingOrder`,
+    /// the only code called while it is sorted, never reaches it).
+    private let run = UncheckedBox<[Element]>([])
     private var memoryRuns: [[Element]] = []
     /// Runs in the spill file, as element offsets and counts.
     private var fileRuns: [(offset: Int, count: Int)] = []
@@ -48,21 +51,21 @@ final class SortedRunFile<Element: BitwiseCopyable> {
 
     @inline(__always)
     func append(_ value: Element) {
-        if buffer.capacity == 0 { buffer.reserveCapacity(min(runLength, 1024)) }
-        buffer.append(value)
+        if run.value.capacity == 0 { run.value.reserveCapacity(min(runLength, 1024)) }
+        run.value.append(value)
         count += 1
-        if buffer.count >= runLength { endRun() }
+        if run.value.count >= runLength { endRun() }
     }
 
-    /// Sorts the buffer and moves it out of the way: to the file when there is one.
+    /// Sorts the run and moves it out of the way: to the file when there is one.
     private func endRun() {
-        guard !buffer.isEmpty else { return }
-        buffer.sort(by: areInIncreasingOrder)
+        guard !run.value.isEmpty else { return }
+        run.value.sort(by: areInIncreasingOrder)
         if let path, failure == nil, writeRun(path: path) {
-            buffer.removeAll(keepingCapacity: true)
+            run.value.removeAll(keepingCapacity: true)
         } else {
-            memoryRuns.append(buffer)
-            buffer = []
+            memoryRuns.append(run.value)
+            run.value = []
         }
     }
 
@@ -73,9 +76,9 @@ final class SortedRunFile<Element: BitwiseCopyable> {
                 return false
             }
         }
-        buffer.withUnsafeBytes { writer!.raw($0.baseAddress!.assumingMemoryBound(to: UInt8.self), $0.count) }
-        fileRuns.append((written, buffer.count))
-        written += buffer.count
+        run.value.withUnsafeBytes { writer!.raw($0.baseAddress!.assumingMemoryBound(to: UInt8.self), $0.count) }
+        fileRuns.append((written, run.value.count))
+        written += run.value.count
         return true
     }
 
@@ -84,8 +87,8 @@ final class SortedRunFile<Element: BitwiseCopyable> {
         defer { reset() }
         if let failure { throw failure }
         if fileRuns.isEmpty && memoryRuns.isEmpty {
-            buffer.sort(by: areInIncreasingOrder)
-            for v in buffer { try body(v) }
+            run.value.sort(by: areInIncreasingOrder)
+            for v in run.value { try body(v) }
             return
         }
         endRun()
@@ -96,26 +99,13 @@ final class SortedRunFile<Element: BitwiseCopyable> {
         }
         var cursors: [RunCursor] = memoryRuns.map { RunCursor(values: $0) }
         memoryRuns = []
-        for run in fileRuns { cursors.append(RunCursor(file: (offset: run.offset, count: run.count))) }
+        for spilled in fileRuns { cursors.append(RunCursor(file: (offset: spilled.offset, count: spilled.count))) }
         let readAhead = max(256, min(8192, runLength / max(1, cursors.count)))
         for i in cursors.indices { try fill(&cursors[i], readAhead: readAhead) }
 
         // A binary min-heap of cursor indices, ordered by each cursor's current value.
         var heap = cursors.indices.filter { !cursors[$0].isDone }
-        func less(_ a: Int, _ b: Int) -> Bool { areInIncreasingOrder(cursors[a].current, cursors[b].current) }
-        func siftDown(_ start: Int) {
-            var i = start
-            while true {
-                let l = 2 * i + 1, r = l + 1
-                var m = i
-                if l < heap.count && less(heap[l], heap[m]) { m = l }
-                if r < heap.count && less(heap[r], heap[m]) { m = r }
-                if m == i { return }
-                heap.swapAt(i, m)
-                i = m
-            }
-        }
-        for i in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(i) }
+        for i in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(&heap, from: i, cursors) }
         while let top = heap.first {
             try body(cursors[top].current)
             cursors[top].position += 1
@@ -124,7 +114,23 @@ final class SortedRunFile<Element: BitwiseCopyable> {
                 heap[0] = heap[heap.count - 1]
                 heap.removeLast()
             }
-            if !heap.isEmpty { siftDown(0) }
+            if !heap.isEmpty { siftDown(&heap, from: 0, cursors) }
+        }
+    }
+
+    /// Restores the order of `heap` (cursor indices, by each cursor's current value) below
+    /// `start`. The heap and cursors are parameters, not captured by a nested function: a
+    /// captured variable is checked for exclusive access at run time on every use.
+    private func siftDown(_ heap: inout [Int], from start: Int, _ cursors: [RunCursor]) {
+        var i = start
+        while true {
+            let l = 2 * i + 1, r = l + 1
+            var m = i
+            if l < heap.count && areInIncreasingOrder(cursors[heap[l]].current, cursors[heap[m]].current) { m = l }
+            if r < heap.count && areInIncreasingOrder(cursors[heap[r]].current, cursors[heap[m]].current) { m = r }
+            if m == i { return }
+            heap.swapAt(i, m)
+            i = m
         }
     }
 
@@ -159,7 +165,7 @@ final class SortedRunFile<Element: BitwiseCopyable> {
     }
 
     private func reset() {
-        buffer = []
+        run.value = []
         memoryRuns = []
         fileRuns = []
         written = 0

@@ -158,7 +158,9 @@ final class PredecodedRoutes: @unchecked Sendable {
             lock.withLock { if spillFailure == nil { spillFailure = error } }
             return
         }
-        var written: UInt64 = 0
+        // Bytes written so far; updated once per point by the decoder's closure, so boxed rather
+        // than captured (a captured variable is checked for exclusive access at run time).
+        let written = UncheckedBox<UInt64>(0)
         let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: RoutePointRecord.maxLength)
         defer { scratch.deallocate() }
         let wholeFiles = WholeEntryScratch()   // this thread's, freed when it is done
@@ -169,11 +171,11 @@ final class PredecodedRoutes: @unchecked Sendable {
                 return next - 1
             }
             guard let index else { break }
-            var file = File(spill: k, offset: written, faults: FaultLog(file: faultFile, strict: strict))
+            var file = File(spill: k, offset: written.value, faults: FaultLog(file: faultFile, strict: strict))
             let decoder = GPXDecoder(faults: file.faults, fileName: displayName, entryName: entries[index].path) { point, raw in
                 let n = RoutePointRecord.encode(point, raw: raw, into: scratch)
                 writer.raw(scratch, n)
-                written += UInt64(n)
+                written.value += UInt64(n)
             }
             do {
                 // Small files (nearly all) are parsed whole, larger ones as they inflate.
@@ -195,7 +197,7 @@ final class PredecodedRoutes: @unchecked Sendable {
             } catch {
                 file.error = error
             }
-            file.bytes = written - file.offset
+            file.bytes = written.value - file.offset
             file.points = decoder.points
             file.firstUTC = decoder.firstUTC
             lock.withLock {

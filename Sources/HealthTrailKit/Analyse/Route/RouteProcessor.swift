@@ -18,8 +18,12 @@ final class RouteProcessor {
     private(set) var pendingMaps: [String: [MapRoute]] = [:]
 
     private var cursor: HeartRateJoin.Cursor?
-    private var points: [RoutePoint] = []
-    private var stats: RouteStats
+    /// The route's points and figures so far, updated once per point: boxed, so that an update
+    /// costs no run-time exclusivity check (one thread per processor, no nested access).
+    private let pointBox = UncheckedBox<[RoutePoint]>([])
+    private let statsBox: UncheckedBox<RouteStats>
+    private var points: [RoutePoint] { pointBox.value }
+    private var stats: RouteStats { statsBox.value }
     private var workoutID: [UInt8] = []
     private var current: (id: String, activity: String, file: String?)?
 
@@ -33,15 +37,15 @@ final class RouteProcessor {
         self.zones = zones
         self.csv = csv
         self.geojson = geojson
-        stats = RouteStats(zoneCount: zones.zones.count)
+        statsBox = UncheckedBox(RouteStats(zoneCount: zones.zones.count))
     }
 
     func begin(workoutID id: String, activity: String, routeFile: String?) {
         current = (id, activity, routeFile)
         workoutID = Array(id.utf8)
         cursor = join.map { HeartRateJoin.Cursor($0) }
-        points.removeAll(keepingCapacity: true)
-        stats = RouteStats(zoneCount: zones.zones.count)
+        pointBox.value.removeAll(keepingCapacity: true)
+        statsBox.value = RouteStats(zoneCount: zones.zones.count)
     }
 
     /// A route file's point with its `lat`…`vAcc` columns as the file wrote them (`RoutePointRecord`).
@@ -67,8 +71,8 @@ final class RouteProcessor {
     private func add(_ p: RoutePoint, columns: (CSVWriter) -> Void) {
         var point = p
         point.bpm = cursor?.bpm(at: p.time)
-        stats.add(point, zones: zones)
-        points.append(point)
+        statsBox.value.add(point, zones: zones)
+        pointBox.value.append(point)
         guard let w = csv else { return }
         workoutID.withUnsafeBufferPointer { w.field(ByteSpan(start: $0.baseAddress!, count: $0.count)) }
         w.comma()
@@ -82,7 +86,7 @@ final class RouteProcessor {
             w.comma()
         }
         w.comma()
-        w.decimal(stats.distance, digits: 1)
+        w.decimal(statsBox.value.distance, digits: 1)
         w.endRow()
     }
 
