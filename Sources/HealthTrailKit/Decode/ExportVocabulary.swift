@@ -56,39 +56,55 @@ enum ExportAttribute: UInt8, CaseIterable {
 ///
 /// libxml2 interns element and attribute names in the parser's dictionary, so the same name
 /// arrives as the same pointer every time: after the first sighting a name is recognised by a
-/// pointer comparison instead of a string comparison. Storage is fixed and unmanaged so the
-/// hot path does no reference counting; a vocabulary larger than `capacity` still works, its
-/// extra names are just classified by string each time.
+/// pointer comparison instead of a string comparison. The pointers are kept in a small hash
+/// table (open addressing, at most half full), so that a name is found in one or two probes
+/// whatever the vocabulary's size: a linear scan of every name seen was the hottest loop of the
+/// parsing thread. Storage is fixed and unmanaged so the hot path does no reference counting; a
+/// vocabulary larger than `capacity` still works, its extra names are just classified by string
+/// each time.
 final class InternedNames<Value> {
+    /// Names kept at most; the table has twice as many slots, so an empty one always ends a probe.
     private let capacity = 64
+    private static var slotCount: Int { 128 }
     private var count = 0
-    private let pointers: UnsafeMutablePointer<UnsafePointer<UInt8>>
+    /// The name in each slot (nil: empty) and, where one is, its value.
+    private let pointers: UnsafeMutablePointer<UnsafePointer<UInt8>?>
     private let values: UnsafeMutablePointer<Value>
     private let classify: (UnsafePointer<UInt8>) -> Value
 
     init(_ classify: @escaping (UnsafePointer<UInt8>) -> Value) {
         self.classify = classify
-        pointers = .allocate(capacity: capacity)
-        values = .allocate(capacity: capacity)
+        pointers = .allocate(capacity: Self.slotCount)
+        pointers.initialize(repeating: nil, count: Self.slotCount)
+        values = .allocate(capacity: Self.slotCount)
     }
 
     deinit {
-        values.deinitialize(count: count)
+        for i in 0..<Self.slotCount where pointers[i] != nil { (values + i).deinitialize(count: 1) }
         values.deallocate()
         pointers.deallocate()
     }
 
+    /// The first slot to probe for `name`: the top 7 bits of its address times 2^64 / φ
+    /// (Fibonacci hashing spreads aligned addresses evenly).
+    @inline(__always)
+    private static func home(_ name: UnsafePointer<UInt8>) -> Int {
+        Int(truncatingIfNeeded: (UInt64(UInt(bitPattern: name)) &* 0x9E37_79B9_7F4A_7C15) >> 57)
+    }
+
     @inline(__always)
     func lookup(_ name: UnsafePointer<UInt8>) -> Value {
-        var i = 0
-        while i < count {
-            if pointers[i] == name { return values[i] }
-            i += 1
+        var i = Self.home(name)
+        // Unchecked: i stays in 0..<slotCount (masked), and at most `capacity`, half the slots,
+        // are ever filled, so the probe meets an empty slot and ends.
+        while let known = pointers[i] {
+            if known == name { return values[i] }
+            i = (i &+ 1) & (Self.slotCount &- 1)
         }
         let value = classify(name)
         if count < capacity {
-            pointers[count] = name
-            (values + count).initialize(to: value)
+            pointers[i] = name
+            (values + i).initialize(to: value)
             count += 1
         }
         return value
