@@ -42,7 +42,38 @@ import Darwin
 #endif
 
 extension NumberText {
-    private static let powersOfTen: [Double] = (0...22).map { pow(10, Double($0)) }
+    /// 10^k for k in 0...22, every one exact in a `Double` (so equal to `pow(10, k)` and to
+    /// repeated multiplication by 10). A switch over literals: a static array cost a lazy
+    /// initialisation check and a bounds check per number.
+    @inline(__always)
+    static func powerOfTen(_ k: Int) -> Double {
+        switch k {
+        case 0: return 1e0
+        case 1: return 1e1
+        case 2: return 1e2
+        case 3: return 1e3
+        case 4: return 1e4
+        case 5: return 1e5
+        case 6: return 1e6
+        case 7: return 1e7
+        case 8: return 1e8
+        case 9: return 1e9
+        case 10: return 1e10
+        case 11: return 1e11
+        case 12: return 1e12
+        case 13: return 1e13
+        case 14: return 1e14
+        case 15: return 1e15
+        case 16: return 1e16
+        case 17: return 1e17
+        case 18: return 1e18
+        case 19: return 1e19
+        case 20: return 1e20
+        case 21: return 1e21
+        case 22: return 1e22
+        default: return pow(10, Double(k))
+        }
+    }
 
     /// The value of a plain decimal (`72`, `-0.5`, `1234.5678`) without calling strtod; numbers
     /// with an exponent or more than 18 digits fall back to `double(_:)`. Exact for values with
@@ -62,7 +93,7 @@ extension NumberText {
         }
         guard digits > 0 else { return nil }
         if i != n || digits > 18 || fraction > 22 { return double(s) }
-        let v = Double(mantissa) / powersOfTen[fraction]
+        let v = Double(mantissa) / powerOfTen(fraction)
         return negative ? -v : v
     }
 }

@@ -170,8 +170,7 @@ public final class CSVWriter {
     public func decimal(_ v: Double, digits: Int = 3) {
         guard v.isFinite else { return }
         let digits = min(max(digits, 0), 18)
-        var scale = 1.0
-        for _ in 0..<digits { scale *= 10 }
+        let scale = NumberText.powerOfTen(digits)   // exact: the same as multiplying 1 by 10 `digits` times
         let scaled = (abs(v) * scale).rounded()
         guard scaled < 9.2e18 else { return }
         var units = UInt64(scaled)
@@ -182,14 +181,18 @@ public final class CSVWriter {
         // multiply): this runs for every coordinate of every route point.
         var scratch: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
         withUnsafeMutableBytes(of: &scratch) { t in
+            // Unchecked: at most 21 bytes are written right to left from 32 (19 digits, as
+            // units < 9.2e18 and fraction ≤ 18, a point and a sign): i stays in 11..<32, so
+            // `&-` cannot wrap and every store is inside the scratch buffer.
+            let out = t.baseAddress!.assumingMemoryBound(to: UInt8.self)
             var i = 32
             if fraction > 0 {
-                for _ in 0..<fraction { i -= 1; t[i] = UInt8(truncatingIfNeeded: 0x30 &+ units % 10); units /= 10 }
-                i -= 1; t[i] = 0x2E
+                for _ in 0..<fraction { i &-= 1; out[i] = UInt8(truncatingIfNeeded: 0x30 &+ units % 10); units /= 10 }
+                i &-= 1; out[i] = 0x2E
             }
-            repeat { i -= 1; t[i] = UInt8(truncatingIfNeeded: 0x30 &+ units % 10); units /= 10 } while units > 0
-            if negative { i -= 1; t[i] = 0x2D }
-            raw(t.baseAddress!.assumingMemoryBound(to: UInt8.self) + i, 32 - i)
+            repeat { i &-= 1; out[i] = UInt8(truncatingIfNeeded: 0x30 &+ units % 10); units /= 10 } while units > 0
+            if negative { i &-= 1; out[i] = 0x2D }
+            raw(out + i, 32 &- i)
         }
     }
 
