@@ -189,21 +189,30 @@ public final class DeviceValueElision {
 
             case .inTag:
                 // Names, spaces and `=` up to the next value or the tag's end. Malformed markup
-                // here needs no check: libxml2 stops at it, before any value after it.
-                guard let at = Self.findQuoteOrTagEnd(in: p, from: i, to: end) else { i = end; break }
-                let c = p[at]
-                i = at + 1
-                if c == UInt8(ascii: ">") {
-                    mode = .content
-                } else {
+                // here needs no check: libxml2 stops at it, before any value after it. The
+                // values of other attributes are skipped right here, as `.value` would, rather
+                // than through the switch once for each value and once after it.
+                while true {
+                    guard let at = Self.findQuoteOrTagEnd(in: p, from: i, to: end) else { i = end; break }
+                    let c = p[at]
+                    i = at + 1
+                    if c == UInt8(ascii: ">") {
+                        mode = .content
+                        break
+                    }
                     quote = c
                     if isDeviceAttribute(quoteAt: at, in: p) {
                         mode = .deviceValue
                         valueStart = i
                         heldCount = 0
-                    } else {
-                        mode = .value
+                        break
                     }
+                    guard let close = Self.find(c, in: p, from: i, to: end) else {
+                        mode = .value          // the value goes on in the next chunk
+                        i = end
+                        break
+                    }
+                    i = close + 1
                 }
 
             case .value:
