@@ -97,13 +97,18 @@ struct RunCommand: ParsableCommand {
         case .person:
             let input = try archive ?? PipelineInputs.archives(for: spec).last!
             var options = spec.runOptions(inputPath: input, outputDirectory: out ?? spec.output)
-            try runPerson(&options)
+            // An archive already processed still gets its releases: a release that failed after
+            // its run (over budget, disk full) is tried, and reported, again every night instead
+            // of hiding behind "nothing new". A replay spends nothing and rewrites no file.
+            var nothingNew: NothingNew?
+            do { try runPerson(&options) } catch let skipped as NothingNew { nothingNew = skipped }
             if spec.outputs.contains(.dp), let releases = spec.releases {
                 let folder = options.outputDirectory
                 let outcomes = try ReleaseRunner.run(spec: releases, dataDirectory: folder, outputDirectory: folder + "/dp",
                                                      ledgerPath: folder + "/privacy-ledger.jsonl")
-                if !quiet { ReleaseCommand.printOutcomes(outcomes) }
+                if !quiet && (nothingNew == nil || outcomes.contains(where: \.charged)) { ReleaseCommand.printOutcomes(outcomes) }
             }
+            if let nothingNew { throw nothingNew }
         case .cohort:
             var cohort = CohortOptions(spec: spec, executable: Self.executablePath)
             cohort.outputDirectory = out ?? spec.output

@@ -98,6 +98,28 @@ import Testing
         #expect(lines.contains { $0.contains("\"event\":\"cohort.person_failed\"") })
     }
 
+    /// A person joins a cohort whose budget cannot pay for another release: the run fails with
+    /// nothing spent, and `dp/`, `cohort/merged.partial` and `cohort.json` still describe the
+    /// cohort that was released; the next run tries (and reports) it again.
+    @Test func aCohortOverBudgetLeavesItsReleasesAndReportAsTheyWere() throws {
+        let (root, pipeline) = try Self.study(persons: 2, days: 5, broken: false)
+        let out = root + "/study/out"
+        #expect(try Support.runCLI(["run", "--pipeline", pipeline, "--quiet"]).status == 0)   // ρ 0.875 of 1.0
+        func described() throws -> [String: Data] {
+            try Support.snapshot(out).filter { $0.key.hasPrefix("/dp/") || $0.key.hasPrefix("/cohort") || $0.key.hasPrefix("/privacy-ledger") }
+        }
+        let before = try described()
+        #expect(before.keys.contains("/cohort.json") && before.keys.contains("/cohort/merged.partial"))
+        _ = try ExportSynthesizer.write(to: root + "/study/archives/p3.zip", options: SynthOptions(days: 5, seed: 3))
+        for attempt in 1...2 {
+            let run = try Support.runCLI(["run", "--pipeline", pipeline, "--quiet"])
+            #expect(run.status == 1, "attempt \(attempt): \(run.stderr)")
+            #expect(run.stderr.contains("refused, nothing recorded"), "attempt \(attempt): \(run.stderr)")
+            #expect(try described() == before, "attempt \(attempt)")
+        }
+        #expect((try Self.json(out + "/cohort.json"))["merged"] as? Int == 2)
+    }
+
     @Test func aSecondCohortRunWithNothingNewExitsWith3AndTouchesNothing() throws {
         let (root, pipeline) = try Self.study(persons: 3, days: 5, broken: false)
         #expect(try Support.runCLI(["run", "--pipeline", pipeline, "--quiet"]).status == 0)

@@ -85,6 +85,69 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: ledger)) == ledgerFull)
     }
 
+    /// A spec whose second release no longer fits once its first is counted: before, the first
+    /// was spent and published and the run failed; now nothing is recorded or published.
+    @Test func aSpecIsSpentWholeOrNotAtAll() throws {
+        let dir = Support.temporaryDirectory()
+        try Self.spec.replacingOccurrences(of: "epsilon: 2.0", with: "epsilon: 1.5")
+            .write(toFile: dir + "/spec.yaml", atomically: true, encoding: .utf8)
+        let spec = try ReleaseSpec.load(path: dir + "/spec.yaml")
+        let ledger = dir + "/out/privacy-ledger.jsonl"
+        func release() throws -> [ReleaseRunner.Outcome] {
+            try ReleaseRunner.run(spec: spec, dataDirectory: dir + "/out", outputDirectory: dir + "/out/dp", ledgerPath: ledger)
+        }
+        try runExport(seed: 1, into: dir)
+        #expect(try release().map(\.charged) == [true, true])   // 1.0 of 1.5
+        try runExport(seed: 2, into: dir)
+        let dpBefore = try Support.snapshot(dir + "/out/dp")
+        let ledgerBefore = try Support.snapshot(dir + "/out").filter { $0.key.hasPrefix("/privacy-ledger") }
+        let error = #expect(throws: LedgerError.self) { try release() }
+        #expect(error?.description.contains("release runs_per_week refused, nothing recorded") == true, "\(String(describing: error))")
+        #expect(error?.description.contains("a spec is spent whole or not at all") == true)
+        #expect(try Support.snapshot(dir + "/out/dp") == dpBefore)
+        #expect(try Support.snapshot(dir + "/out").filter { $0.key.hasPrefix("/privacy-ledger") } == ledgerBefore)
+    }
+
+    /// A nightly person pipeline whose release fails after its run: the failure is reported again
+    /// the next night on the same archive (exit 1, not 3 "nothing new"), and dp/ stays whole.
+    @Test func aFailedReleaseIsNotHiddenByNothingNew() throws {
+        let dir = Support.temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir + "/exports", withIntermediateDirectories: true)
+        try Self.spec.replacingOccurrences(of: "epsilon: 2.0", with: "epsilon: 1.5")
+            .write(toFile: dir + "/releases.yaml", atomically: true, encoding: .utf8)
+        try """
+        version: 1
+        kind: person
+        input:
+          path: exports
+          pick: newest
+        output: out
+        outputs: [csv, dp]
+        privacy:
+          releases: releases.yaml
+        """.write(toFile: dir + "/nightly.yaml", atomically: true, encoding: .utf8)
+        func night(seed: UInt64) throws -> (status: Int32, stderr: String) {
+            if seed > 0 {
+                _ = try ExportSynthesizer.write(to: dir + "/exports/export-\(seed).zip", options: SynthOptions(days: 20, seed: seed))
+                let later = Date().addingTimeInterval(Double(seed))
+                try FileManager.default.setAttributes([.modificationDate: later], ofItemAtPath: dir + "/exports/export-\(seed).zip")
+            }
+            let run = try Support.runCLI(["run", "--pipeline", dir + "/nightly.yaml", "--quiet"])
+            return (run.status, run.stderr)
+        }
+        #expect(try night(seed: 1).status == 0)
+        #expect(try night(seed: 0).status == 3)   // same archive, releases replayed: nothing new
+        let dpBefore = try Support.snapshot(dir + "/out/dp")
+        let second = try night(seed: 2)
+        #expect(second.status == 1)
+        #expect(second.stderr.contains("refused, nothing recorded"), "\(second.stderr)")
+        #expect(try Support.snapshot(dir + "/out/dp") == dpBefore)
+        let again = try night(seed: 0)
+        #expect(again.status == 1, "the failed release must be reported again, not skipped: \(again.stderr)")
+        #expect(again.stderr.contains("refused, nothing recorded"))
+        #expect(try Support.snapshot(dir + "/out/dp") == dpBefore)
+    }
+
     @Test func aLedgerEditedByHandRefusesFurtherReleases() throws {
         let dir = Support.temporaryDirectory()
         try Self.spec.write(toFile: dir + "/spec.yaml", atomically: true, encoding: .utf8)

@@ -80,15 +80,19 @@ public enum CohortRun {
             let parts = try good.map { try PartialAggregate.read(path: out + "/partials/\($0).partial") }
             let merged = try PartialAggregate.merge(parts)
             let mergedPath = out + "/cohort/merged.partial"
-            let bytes = merged.encode()
-            if FileManager.default.contents(atPath: mergedPath).map({ [UInt8]($0) }) != bytes {
-                try merged.write(to: mergedPath)
-                mergedChanged = true
-            }
+            // Released before the merged partial is written: a release that fails (over budget)
+            // leaves merged.partial, dp/ and cohort.json as they were, all three describing the
+            // last cohort that was released, and the next run finds the merge changed and
+            // tries the release again.
             if options.spec.outputs.contains(.dp), let spec = options.spec.releases {
                 let outcomes = try ReleaseRunner.run(spec: spec, partial: merged, outputDirectory: out + "/dp",
                                                      ledgerPath: out + "/privacy-ledger.jsonl")
                 releases = outcomes.map { .init(id: $0.id, charged: $0.charged, path: $0.path) }
+            }
+            let bytes = merged.encode()
+            if FileManager.default.contents(atPath: mergedPath).map({ [UInt8]($0) }) != bytes {
+                try merged.write(to: mergedPath)
+                mergedChanged = true
             }
         }
         let report = CohortReport(toolVersion: HealthTrailVersion.current, pipeline: options.spec.file,

@@ -140,20 +140,27 @@ public final class BudgetLedger: @unchecked Sendable {
                 return Reservation(release: try stored(seq, state), charged: false)
             }
             try checkBudget(release: release, cost: cost, spent: state.spent)
-            let seq = state.lineCount + 1
-            let name = LedgerEntry.resultName(seq: seq, release: release)
-            files.removeFiles(in: resultsFolder, prefix: "\(seq)-")
-            files.removeFiles(in: resultsFolder, prefix: ".tmp-")
-            try files.writeAtomically([UInt8](noisyResult), to: resultsFolder + "/" + name)
-            let entry = LedgerEntry(seq: seq, prev: state.lastHash, timeUTC: BudgetLedger.now(), status: .reserved,
-                                    releaseID: release, fingerprint: fingerprint, mechanism: mechanism, cost: cost,
-                                    output: name, outputSHA256: LedgerEntry.sha256Hex(noisyResult))
-            try append(entry, &state)
-            return Reservation(release: StoredRelease(seq: seq, releaseID: release, fingerprint: fingerprint,
-                                                      mechanism: mechanism, cost: cost, timeUTC: entry.timeUTC,
-                                                      result: noisyResult, resultSHA256: entry.outputSHA256,
-                                                      isPublished: false), charged: true)
+            return try appendReservation(release: release, fingerprint: fingerprint, mechanism: mechanism, cost: cost,
+                                         noisyResult: noisyResult, &state)
         }
+    }
+
+    /// Stores `noisyResult` and appends its `reserved` line (the budget already checked).
+    private func appendReservation(release: String, fingerprint: String, mechanism: String, cost: PrivacyCost,
+                                   noisyResult: Data, _ state: inout LedgerState) throws -> Reservation {
+        let seq = state.lineCount + 1
+        let name = LedgerEntry.resultName(seq: seq, release: release)
+        files.removeFiles(in: resultsFolder, prefix: "\(seq)-")
+        files.removeFiles(in: resultsFolder, prefix: ".tmp-")
+        try files.writeAtomically([UInt8](noisyResult), to: resultsFolder + "/" + name)
+        let entry = LedgerEntry(seq: seq, prev: state.lastHash, timeUTC: BudgetLedger.now(), status: .reserved,
+                                releaseID: release, fingerprint: fingerprint, mechanism: mechanism, cost: cost,
+                                output: name, outputSHA256: LedgerEntry.sha256Hex(noisyResult))
+        try append(entry, &state)
+        return Reservation(release: StoredRelease(seq: seq, releaseID: release, fingerprint: fingerprint,
+                                                  mechanism: mechanism, cost: cost, timeUTC: entry.timeUTC,
+                                                  result: noisyResult, resultSHA256: entry.outputSHA256,
+                                                  isPublished: false), charged: true)
     }
 
     /// Records that the reservation `seq` has been published. Publishing one that is already
@@ -204,6 +211,62 @@ public final class BudgetLedger: @unchecked Sendable {
             reservation.release.isPublished = true
         }
         return reservation
+    }
+
+    /// One release of a spec, for `releaseAll`.
+    public struct Request {
+        public var id: String
+        public var fingerprint: String
+        public var mechanism: String
+        public var cost: PrivacyCost
+        /// Computes the noisy result; called only when the release is new.
+        public var draw: () throws -> Data
+
+        public init(id: String, fingerprint: String, mechanism: String, cost: PrivacyCost, draw: @escaping () throws -> Data) {
+            (self.id, self.fingerprint, self.mechanism, self.cost, self.draw) = (id, fingerprint.lowercased(), mechanism, cost, draw)
+        }
+    }
+
+    /// The protocol of `release` for every release of a spec at once, so that a spec is spent
+    /// whole or not at all: the releases recorded on the same data answer from the ledger; the
+    /// new ones are drawn, their costs checked together against the limit and all reserved under
+    /// one hold of the lock before anything is published. A spec that does not fit is refused
+    /// with nothing recorded and nothing published (`.overBudget`). Then `publish` gets every
+    /// reservation at once, and each is marked published.
+    @discardableResult
+    public func releaseAll(_ requests: [Request], publish: ([Reservation]) throws -> Void) throws -> [Reservation] {
+        for r in requests { try validate(release: r.id, fingerprint: r.fingerprint, mechanism: r.mechanism, cost: r.cost) }
+        var drawn: [Int: Data] = [:]
+        for (i, r) in requests.enumerated() where try lookup(release: r.id, fingerprint: r.fingerprint) == nil {
+            drawn[i] = try r.draw()
+        }
+        var reservations: [Reservation] = try withLock { state in
+            var spent = state.spent, earlier = 0
+            for r in requests where state.bySubject[LedgerState.subject(r.id, r.fingerprint)] == nil {
+                try checkBudget(release: r.id, cost: r.cost, spent: spent, alongside: earlier)
+                guard let after = spent.adding(r.cost) else {
+                    throw LedgerError(.invalid, path: path, "release \(r.id): the budget sum overflows exact arithmetic")
+                }
+                (spent, earlier) = (after, earlier + 1)
+            }
+            return try requests.enumerated().map { i, r in
+                if let seq = state.bySubject[LedgerState.subject(r.id, r.fingerprint)] {
+                    return Reservation(release: try stored(seq, state), charged: false)
+                }
+                // Looked up as recorded a moment ago, gone now: the ledger only grows, so no.
+                guard let result = drawn[i] else {
+                    throw LedgerError(.tampered, path: path, "release \(r.id) disappeared from the ledger while it was read")
+                }
+                return try appendReservation(release: r.id, fingerprint: r.fingerprint, mechanism: r.mechanism,
+                                             cost: r.cost, noisyResult: result, &state)
+            }
+        }
+        try publish(reservations)
+        for k in reservations.indices where !reservations[k].release.isPublished {
+            try markPublished(reservations[k].release.seq)
+            reservations[k].release.isPublished = true
+        }
+        return reservations
     }
 
     /// The lowercase hex SHA-256 of `bytes`, the form `fingerprint` takes.
@@ -359,12 +422,14 @@ public final class BudgetLedger: @unchecked Sendable {
     }
 
     /// Throws `.overBudget` unless every configured limit holds after adding `cost`.
-    private func checkBudget(release: String, cost: PrivacyCost, spent: Spent) throws {
+    /// `alongside`: how many other new releases of the same spec `spent` already counts.
+    private func checkBudget(release: String, cost: PrivacyCost, spent: Spent, alongside: Int = 0) throws {
         guard let after = spent.adding(cost) else {
             throw LedgerError(.invalid, path: path, "release \(release): the budget sum overflows exact arithmetic")
         }
         func refuse(_ why: String) -> LedgerError {
-            LedgerError(.overBudget, path: path, "release \(release) refused, nothing recorded: \(why)")
+            let together = alongside == 0 ? "" : " (counting the spec's \(alongside) other new release\(alongside == 1 ? "" : "s") before it: a spec is spent whole or not at all)"
+            return LedgerError(.overBudget, path: path, "release \(release) refused, nothing recorded: \(why)\(together)")
         }
         if let total = limit.epsilon {
             guard let epsilon = cost.epsilon else {

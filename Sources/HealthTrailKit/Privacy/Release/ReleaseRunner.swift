@@ -51,27 +51,70 @@ public enum ReleaseRunner {
         let limit = BudgetLimit(epsilon: spec.budget?.epsilon.flatMap { Rational(String($0)) },
                                 rho: spec.budget?.rho.flatMap { Rational(String($0)) })
         let ledger = try BudgetLedger(path: ledgerPath, limit: limit)
+        // Every release is prepared, then the spec is spent whole or not at all, then every
+        // file is published together: a spec that does not fit spends and publishes nothing.
+        var requests: [BudgetLedger.Request] = []
+        var files: [(Data) throws -> [(path: String, bytes: Data)]] = []
         var outcomes: [Outcome] = []
         for (release, totals) in zip(spec.releases, checked) {
-            if release.aggregate == .density {
-                outcomes.append(try runDensity(release, totals: totals, source: partial.displayName,
-                                               outputDirectory: outputDirectory, ledger: ledger))
-                continue
-            }
-            let keys = PublicPartitions.keys(for: release)
-            let plan = try NoisePlan(release)
-            // The fingerprint covers exactly what the noise is added to, and the release's terms.
-            var fingerprintText = try String(decoding: JSONEncoder.sorted.encode(release), as: UTF8.self) + "\n"
-            for key in keys { fingerprintText += "\(key),\(totals.counts[key] ?? 0),\(totals.sums[key] ?? 0)\n" }
-            let path = outputDirectory + "/\(release.id).csv"
-            let reservation = try ledger.release(
-                release.id, fingerprint: BudgetLedger.fingerprint(of: Array(fingerprintText.utf8)),
-                mechanism: plan.mechanismName, cost: plan.cost,
-                draw: { Data(try noisyTable(release, keys: keys, totals: totals, plan: plan)) },
-                publish: { data in try publish(data, to: path) })
-            outcomes.append(Outcome(id: release.id, charged: reservation.charged, partitions: keys.count, path: path))
+            let prepared = release.aggregate == .density
+                ? try prepareDensity(release, totals: totals, source: partial.displayName, outputDirectory: outputDirectory)
+                : try prepare(release, totals: totals, outputDirectory: outputDirectory)
+            requests.append(prepared.request)
+            files.append(prepared.files)
+            outcomes.append(prepared.outcome)
         }
+        let reservations = try ledger.releaseAll(requests) { reservations in
+            try publishTogether(zip(reservations, files).flatMap { try $1($0.release.result) })
+        }
+        for k in outcomes.indices { outcomes[k].charged = reservations[k].charged }
         return outcomes
+    }
+
+    /// A release ready to be spent: its ledger request, the files its result is published as,
+    /// and its outcome but for `charged`.
+    struct Prepared {
+        var request: BudgetLedger.Request
+        var files: (Data) throws -> [(path: String, bytes: Data)]
+        var outcome: Outcome
+    }
+
+    /// A count, sum or mean release: `dp/<id>.csv`, a row per public partition.
+    static func prepare(_ release: ReleaseSpec.Release, totals: BoundedTotals, outputDirectory: String) throws -> Prepared {
+        let keys = PublicPartitions.keys(for: release)
+        let plan = try NoisePlan(release)
+        // The fingerprint covers exactly what the noise is added to, and the release's terms.
+        var fingerprintText = try String(decoding: JSONEncoder.sorted.encode(release), as: UTF8.self) + "\n"
+        for key in keys { fingerprintText += "\(key),\(totals.counts[key] ?? 0),\(totals.sums[key] ?? 0)\n" }
+        let path = outputDirectory + "/\(release.id).csv"
+        let request = BudgetLedger.Request(
+            id: release.id, fingerprint: BudgetLedger.fingerprint(of: Array(fingerprintText.utf8)),
+            mechanism: plan.mechanismName, cost: plan.cost,
+            draw: { Data(try noisyTable(release, keys: keys, totals: totals, plan: plan)) })
+        return Prepared(request: request, files: { [(path, $0)] },
+                        outcome: Outcome(id: release.id, charged: false, partitions: keys.count, path: path))
+    }
+
+    /// Writes every file of a spec's releases under a temporary name, then renames each into
+    /// place: a failure before the renames publishes nothing. A file already holding its bytes
+    /// (a replay) is left untouched.
+    static func publishTogether(_ files: [(path: String, bytes: Data)]) throws {
+        var staged: [(temporary: String, path: String)] = []
+        do {
+            for file in files where FileManager.default.contents(atPath: file.path) != file.bytes {
+                let temporary = file.path + ".tmp-\(getpid())"
+                try OutputFile.write([UInt8](file.bytes), to: temporary)
+                staged.append((temporary, file.path))
+            }
+        } catch {
+            for file in staged { unlink(file.temporary) }
+            throw error
+        }
+        for (k, file) in staged.enumerated() where rename(file.temporary, file.path) != 0 {
+            let reason = String(cString: strerror(errno))
+            for rest in staged[k...] { unlink(rest.temporary) }
+            throw InputError(file: file.path, "cannot publish the release: \(reason)")
+        }
     }
 
     /// The largest total a release takes: released values are written from doubles, which hold
@@ -107,8 +150,8 @@ public enum ReleaseRunner {
     }
 
     /// The DP density release: `dp/<id>.csv` (every cell) and `dp/<id>.svg` (its picture).
-    static func runDensity(_ release: ReleaseSpec.Release, totals: BoundedTotals, source: String, outputDirectory: String,
-                           ledger: BudgetLedger) throws -> Outcome {
+    static func prepareDensity(_ release: ReleaseSpec.Release, totals: BoundedTotals, source: String,
+                               outputDirectory: String) throws -> Prepared {
         let grid = DensityRelease.grid(for: release)
         let counts = try cellCounts(release, totals: totals, source: source)
         let k = Int64(release.maxPartitions)
@@ -131,14 +174,12 @@ public enum ReleaseRunner {
         var fingerprintText = try String(decoding: JSONEncoder.sorted.encode(release), as: UTF8.self) + "\n"
         fingerprintText += counts.map(String.init).joined(separator: ",")
         let csvPath = outputDirectory + "/\(release.id).csv", svgPath = outputDirectory + "/\(release.id).svg"
-        let reservation = try ledger.release(
-            release.id, fingerprint: BudgetLedger.fingerprint(of: Array(fingerprintText.utf8)), mechanism: name, cost: cost,
-            draw: { Data(try DensityRelease.noisyTable(release, grid: grid, counts: counts, mechanism: mechanism, name: name)) },
-            publish: { data in
-                try publish(data, to: csvPath)
-                try publish(Data(try DensityRelease.svg(fromTable: data, grid: grid, release: release)), to: svgPath)
-            })
-        return Outcome(id: release.id, charged: reservation.charged, partitions: grid.width * grid.height, path: csvPath)
+        let request = BudgetLedger.Request(
+            id: release.id, fingerprint: BudgetLedger.fingerprint(of: Array(fingerprintText.utf8)), mechanism: name, cost: cost,
+            draw: { Data(try DensityRelease.noisyTable(release, grid: grid, counts: counts, mechanism: mechanism, name: name)) })
+        return Prepared(request: request,
+                        files: { data in [(csvPath, data), (svgPath, Data(try DensityRelease.svg(fromTable: data, grid: grid, release: release)))] },
+                        outcome: Outcome(id: release.id, charged: false, partitions: grid.width * grid.height, path: csvPath))
     }
 
     /// A density release's counts per cell of its grid (row-major).
@@ -152,18 +193,6 @@ public enum ReleaseRunner {
             counts[cell] = count
         }
         return counts
-    }
-
-    /// Writes a release where it is published: whole or not at all (temporary name, rename).
-    static func publish(_ data: Data, to path: String) throws {
-        // A replay (cron, same data) finds the release already published: leave it untouched.
-        if FileManager.default.contents(atPath: path) == data { return }
-        let temporary = path + ".tmp-\(getpid())"
-        try OutputFile.write([UInt8](data), to: temporary)
-        guard rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw InputError(file: path, "cannot publish the release: \(String(cString: strerror(errno)))")
-        }
     }
 
     /// The noisy CSV of one release: one row per public partition.
