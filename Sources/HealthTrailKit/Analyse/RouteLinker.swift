@@ -77,6 +77,9 @@ public enum RouteLinker {
             }
         }
         let unreferenced = workouts.filter { $0.routeFiles.isEmpty }.sorted { $0.start < $1.start }
+        // Orphan ids taken so far: two orphans starting in the same second are two routes, and
+        // must not become one map (or one GeoJSON feature) of both.
+        var orphanIDs = Set(workouts.map(\.id))
         // Names relative to the folder holding export.xml: the same for a zip and an unzipped folder.
         let base = layout.mainXML.path.contains("/") ? String(layout.mainXML.path[...layout.mainXML.path.lastIndex(of: "/")!]) : ""
         for (index, entry) in layout.routeFiles.enumerated() {
@@ -95,7 +98,12 @@ public enum RouteLinker {
                 plan.windows.append((t - timeSlack, w.end.utcSeconds + timeSlack))
             } else {
                 let stamp = first.map { Timestamp(utcSeconds: $0).utcString.filter { $0 != "-" && $0 != ":" } } ?? "unknown"
-                plan.files.append(.init(entry: entry, index: index, name: name, workoutID: "route-\(stamp)",
+                var id = "route-\(stamp)", n = 2
+                while !orphanIDs.insert(id).inserted {
+                    id = "route-\(stamp)-\(n)"
+                    n += 1
+                }
+                plan.files.append(.init(entry: entry, index: index, name: name, workoutID: id,
                                         activity: "unknown", link: .orphan))
                 if let t = first { plan.windows.append((t, t + orphanWindow)) }
             }
