@@ -1,8 +1,9 @@
 # HealthTrail — the two commands a newcomer needs are `make run` and `make test`.
 SWIFT        ?= swift
 APT_PACKAGES := libxml2-dev zlib1g-dev libdeflate-dev pkg-config
-# The tests read archives with the system's unzip too, as an independent reader.
-TEST_APT_PACKAGES := unzip
+# The tests read archives with the system's unzip too, as an independent reader; strace
+# stops runs at each step of their commit (CommitSignalTests).
+TEST_APT_PACKAGES := unzip strace
 # Headless Chromium renders the SVG maps in the tests (BrowserRenderingTests): ~155 MB, ~50 s once.
 BROWSER_APT_PACKAGES := chromium
 SAMPLE       := data/sample-export.zip

@@ -9,9 +9,24 @@ import Glibc
 @main
 struct Main {
     static func main() {
+        // Past a file-size limit (`ulimit -f`) a write fails with EFBIG, which the writers report
+        // as one line naming the file ("File too large"); the default action of SIGXFSZ would
+        // kill the process without a word and leave its staging folder behind.
+        signal(SIGXFSZ, SIG_IGN)
         do {
             var command = try HealthTrailCommand.parseAsRoot()
             try command.run()
+            Interruption.yieldToSignalHandler()
+        } catch {
+            Interruption.yieldToSignalHandler()
+            report(error)
+        }
+    }
+
+    /// Prints `error` as one line and exits with its code.
+    static func report(_ error: Error) -> Never {
+        do {
+            throw error
         } catch let invalid as PipelineInvalid {
             // Every mistake, one line each, pointing at its line of the file.
             for line in invalid.lines { HealthTrailLog.fatal(line, event: "pipeline.invalid") }

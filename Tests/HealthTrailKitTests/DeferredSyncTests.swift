@@ -18,7 +18,7 @@ import Testing
             try staging.writeFile(bytes, to: staging.path(name))
             expected[name] = bytes
         }
-        try staging.commit()
+        try staging.commit(replacing: [])
         for (name, bytes) in expected {
             let path = out + "/" + name
             #expect(FileManager.default.contents(atPath: path).map(Array.init) == bytes, "\(name)")
@@ -36,6 +36,6 @@ import Testing
         let staging = try OutputStaging(outputDirectory: out)
         // /dev/full refuses every write: the error names the file and comes from writeFile itself.
         #expect(throws: InputError.self) { try staging.writeFile([1, 2, 3], to: "/dev/full") }
-        try staging.commit()   // nothing pending: the failed write left no fsync behind
+        try staging.commit(replacing: [])   // nothing pending: the failed write left no fsync behind
     }
 }

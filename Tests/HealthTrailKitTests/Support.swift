@@ -153,6 +153,31 @@ enum Support {
         return (process.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
     }
 
+    /// Runs any program; returns its exit code (128 + the signal when a signal ended it),
+    /// stdout and stderr. A program still running after `timeout` seconds is killed and
+    /// reported as killed by SIGKILL.
+    @discardableResult
+    static func runProgram(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+                           timeout: Double = 300) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let pid = process.processIdentifier
+        let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        watchdog.cancel()
+        let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+        return (status, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+    }
+
     /// Every file below a folder with its bytes, for before/after comparisons.
     static func snapshot(_ dir: String) throws -> [String: Data] {
         var result: [String: Data] = [:]

@@ -127,14 +127,15 @@ import Testing
         try "old b\n".write(toFile: out + "/b.csv", atomically: false, encoding: .utf8)
         try fm.createDirectory(atPath: out + "/svg", withIntermediateDirectories: true)
         try "old map".write(toFile: out + "/svg/old.svg", atomically: false, encoding: .utf8)
-        // The killed run had staged a.csv, b.csv and svg/, and moved b.csv in before it died.
+        // The killed run had staged a.csv, b.csv and svg/new.svg, and moved b.csv in before it died.
         let pid = try Self.deadPID()
         let staging = out + "/.staging-\(pid)"
         try fm.createDirectory(atPath: staging + "/svg", withIntermediateDirectories: true)
         try "new a\n".write(toFile: staging + "/a.csv", atomically: false, encoding: .utf8)
         try "new map".write(toFile: staging + "/svg/new.svg", atomically: false, encoding: .utf8)
         try "new b\n".write(toFile: out + "/b.csv", atomically: false, encoding: .utf8)
-        try ".staging-\(pid)\n".write(toFile: out + "/.commit-\(pid)", atomically: false, encoding: .utf8)
+        // The journal names the staging folder, then the previous run's files this one does not write.
+        try ".staging-\(pid)\nsvg/old.svg\n".write(toFile: out + "/.commit-\(pid)", atomically: false, encoding: .utf8)
 
         let next = try OutputStaging(outputDirectory: out)
         next.discard()

@@ -16,12 +16,22 @@ public final class DirectorySource: ExportSource {
     public init(path: String) throws {
         root = path
         let base = URL(fileURLWithPath: path, isDirectory: true).standardizedFileURL
+        let prefix = base.path.hasSuffix("/") ? base.path : base.path + "/"
+        // A folder that cannot be listed fails the run, as a file that cannot be read does: its
+        // files (route files, ECGs) would otherwise be missing from the outputs without a word.
+        var unlisted: InputError?
         guard let walker = FileManager.default.enumerator(
-            at: base, includingPropertiesForKeys: [.isRegularFileKey, .isSymbolicLinkKey, .fileSizeKey], options: []) else {
+            at: base, includingPropertiesForKeys: [.isRegularFileKey, .isSymbolicLinkKey, .fileSizeKey], options: [],
+            errorHandler: { url, _ in
+                let full = url.standardizedFileURL.path
+                let relative = full.hasPrefix(prefix) ? String(full.dropFirst(prefix.count)) : url.lastPathComponent
+                let reason = access(full, R_OK | X_OK) == 0 ? "unreadable" : String(cString: strerror(errno))
+                if unlisted == nil { unlisted = InputError(file: path, entry: relative, "cannot list the folder: \(reason)") }
+                return false
+            }) else {
             throw InputError(file: path, "cannot list the folder")
         }
         var found: [ArchiveEntry] = []
-        let prefix = base.path.hasSuffix("/") ? base.path : base.path + "/"
         for case let url as URL in walker {
             let values = try? url.resourceValues(forKeys: [.isRegularFileKey, .isSymbolicLinkKey, .fileSizeKey])
             guard values?.isRegularFile == true, values?.isSymbolicLink != true else { continue }
@@ -31,6 +41,7 @@ public final class DirectorySource: ExportSource {
             let entry = ArchiveEntry(path: relative, uncompressedSize: size, compressedSize: size, crc32: nil)
             if !entry.isPlatformJunk { found.append(entry) }
         }
+        if let unlisted { throw unlisted }
         entries = found.sorted { $0.path < $1.path }
         listedPaths = Set(found.map(\.path))
     }

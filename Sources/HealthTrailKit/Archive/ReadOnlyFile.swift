@@ -13,7 +13,9 @@ public final class ReadOnlyFile {
     /// - Parameter followingSymlinks: false to refuse a path whose last component is a symbolic link.
     public init(path: String, followingSymlinks: Bool = true) throws {
         self.path = path
-        let fd = open(path, O_RDONLY | O_CLOEXEC | (followingSymlinks ? 0 : O_NOFOLLOW))
+        // O_NONBLOCK: opening a FIFO would otherwise wait for a writer, for ever in a cron job.
+        // It changes nothing for the regular files this reads.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followingSymlinks ? 0 : O_NOFOLLOW))
         guard fd >= 0 else {
             throw InputError(file: path, "cannot open: \(String(cString: strerror(errno)))")
         }
@@ -23,11 +25,26 @@ public final class ReadOnlyFile {
             close(fd)
             throw InputError(file: path, "cannot stat: \(message)")
         }
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            throw InputError(file: path, "not a regular file (\(Self.kind(st.st_mode))): only files and folders are read")
+        }
         self.fd = fd
         self.size = UInt64(st.st_size)
     }
 
     deinit { close(fd) }
+
+    /// What a file that is not a regular file is, for the message.
+    static func kind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFIFO: return "a FIFO"
+        case S_IFCHR, S_IFBLK: return "a device"
+        case S_IFSOCK: return "a socket"
+        case S_IFDIR: return "a folder"
+        default: return "not a file"
+        }
+    }
 
     /// Reads up to `buffer.count` bytes at `offset`; returns how many were read (0 at end of file).
     public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws -> Int {

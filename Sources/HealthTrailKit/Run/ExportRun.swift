@@ -63,6 +63,7 @@ public enum ExportRun {
         var timings: [String: Double] = [:]
         let source = try openExportSource(path: options.inputPath, limits: options.archiveLimits)
         let layout = try ExportLayout(source: source)
+        try OutputFolder.refuseRoot(options.outputDirectory)
         try OutputStaging.makeDirectory(options.outputDirectory)
         let lock = try OutputLock(directory: options.outputDirectory)
         defer { withExtendedLifetime(lock) {} }
@@ -72,6 +73,24 @@ public enum ExportRun {
             log.warning("taking over the outputs of run \(pid), which ended without finishing",
                         metadata: ["event": "run.lock_taken_over", "output": .string(options.outputDirectory), "pid": .stringConvertible(Int(pid))])
         }
+        // Before anything reads the folder (the "nothing new" check reads its manifest): a
+        // commit a stopped run began is finished, so the folder is wholly one run's.
+        for recovery in try OutputCommit.rollForward(in: options.outputDirectory) {
+            let pid: Logger.MetadataValue = .stringConvertible(Int(recovery.pid))
+            if recovery.finishedCommit {
+                log.warning("finished moving into place the outputs of run \(recovery.pid), which was stopped while doing so",
+                            metadata: ["event": "run.commit_finished", "output": .string(options.outputDirectory), "pid": pid])
+            } else {
+                log.info("removed the unfinished outputs of run \(recovery.pid), which was stopped before they were complete",
+                         metadata: ["event": "run.staging_removed", "output": .string(options.outputDirectory), "pid": pid])
+            }
+        }
+        let previous = PreviousRun(directory: options.outputDirectory)
+        try OutputFolder.refuseForeign(options.outputDirectory, hasManifest: previous != nil)
+        if let concern = OutputFolder.sharingConcern(options.outputDirectory) {
+            log.warning("\(concern): health data written there may be read or replaced by them",
+                        metadata: ["event": "run.output_shared", "output": .string(options.outputDirectory)])
+        }
         // The archive's SHA-256, on its own thread while the export is read: for the manifest,
         // and (waited for at once) to recognise a repeat run.
         let hash = BackgroundTask { () throws -> (UInt64, String, Double) in
@@ -80,14 +99,14 @@ public enum ExportRun {
             return (size, digest, Date().timeIntervalSince(clock))
         }
         let optionsSHA = SHA256.hash(data: Array(options.outputFingerprint.utf8)).map { String(format: "%02x", $0) }.joined()
-        if !options.force, let previous = PreviousRun(directory: options.outputDirectory),
+        if !options.force, let previous,
            previous.toolVersion == HealthTrailVersion.current, previous.optionsSHA256 == optionsSHA,
            let (size, digest, _) = try? hash.value(), previous.inputSize == size, previous.inputSHA256 == digest {
             throw NothingNew(input: options.inputPath, directory: options.outputDirectory)
         }
         let staging = try OutputStaging(outputDirectory: options.outputDirectory)
+        // Kept after the run too: a signal then must not report the new outputs as not written.
         Interruption.guarding(staging)
-        defer { Interruption.guarding(nil) }
         log.info("run started", metadata: ["event": "run.started", "input": .string(label), "output": .string(options.outputDirectory)])
         var overview: BackgroundTask<(seconds: Double, outsideArea: Int?)>?
         var routeFiles: PredecodedRoutes?
@@ -223,10 +242,11 @@ public enum ExportRun {
                 normalisation: .init(unknownUnits: decoder.unknownUnits, unknownActivityTypes: unknownActivities,
                                      sourcePriority: options.sourcePriority.patterns, sleepNights: sleep.nights, naps: sleep.naps,
                                      regroupedSeries: daily.reopened.map { "\($0)" }.sorted()),
-                timings: timings.mapValues { ($0 * 1000).rounded() / 1000 }, runOptionsSHA256: optionsSHA)
+                timings: timings.mapValues { ($0 * 1000).rounded() / 1000 }, runOptionsSHA256: optionsSHA,
+                files: try OutputCommit.stagedFiles(in: staging.stagingDirectory))
             clock = Date()
-            try writeJSON(manifest, to: staging.path("manifest.json"))
-            try staging.commit()
+            try writeJSON(manifest, to: staging.path(OutputCommit.manifestName))
+            try staging.commit(replacing: previous?.files ?? [])
             if ProcessInfo.processInfo.environment["HEALTHTRAIL_TRACE_TIMINGS"] != nil {
                 fputs("manifest+commit: \(Date().timeIntervalSince(clock)) s\n", stderr)
             }
@@ -320,9 +340,7 @@ public enum ExportRun {
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(value)
-        guard FileManager.default.createFile(atPath: path, contents: data + [0x0A], attributes: [.posixPermissions: 0o600]) else {
-            throw InputError(file: path, "cannot write the manifest")
-        }
+        try OutputFile.write(Array(data) + [0x0A], to: path)
     }
 }
 
@@ -397,12 +415,26 @@ struct PreviousRun {
     var inputSHA256: String
     var inputSize: UInt64
 
+    /// The files it wrote: the only ones the next run may replace or remove.
+    var files: Set<String>
+
     init?(directory: String) {
         guard let data = FileManager.default.contents(atPath: directory + "/manifest.json"),
               let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              json["tool"] as? String == "healthtrail",
               let version = json["tool_version"] as? String, let options = json["run_options_sha256"] as? String,
               let input = json["input"] as? [String: Any], let sha = input["sha256"] as? String,
               let size = (input["size_bytes"] as? NSNumber)?.uint64Value else { return nil }
         (toolVersion, optionsSHA256, inputSHA256, inputSize) = (version, options, sha, size)
+        if let listed = json["files"] as? [String] {
+            files = Set(listed.filter(OutputCommit.isSafeRelativePath))
+        } else {
+            // Written before manifests listed their files: its CSVs, the GeoJSON and the maps.
+            let outputs = (json["outputs"] as? [String: Any]).map { Array($0.keys) } ?? []
+            let maps = (try? FileManager.default.subpathsOfDirectory(atPath: directory + "/svg")) ?? []
+            files = Set((outputs + ["routes.geojson"] + maps.filter { $0.hasSuffix(".svg") }.map { "svg/" + $0 })
+                .filter(OutputCommit.isSafeRelativePath))
+        }
+        files.insert(OutputCommit.manifestName)
     }
 }

@@ -9,8 +9,9 @@ import Glibc
 /// at once, its staging folder is removed, and one line says the previous outputs were kept.
 ///
 /// The exit code is 128 + the signal (143 for SIGTERM, 130 for SIGINT), as a shell reports a
-/// process killed by it. A signal that arrives while the outputs are being renamed into place
-/// leaves the staging folder alone: its commit journal makes the next run finish the commit.
+/// process killed by it. A signal that arrives while the outputs are being moved into place
+/// waits until they all are (moments), and says so: the folder is never left mixing two runs.
+/// (SIGKILL cannot be waited for: the next run finishes such a commit, `OutputCommit`.)
 public enum Interruption {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var staging: OutputStaging?
@@ -21,6 +22,13 @@ public enum Interruption {
     public static func install() {
         lock.lock(); defer { lock.unlock() }
         guard sources.isEmpty else { return }
+        // A parent may start this process with the signals blocked (a spawn from one of its
+        // worker threads passes their mask on): unblocked here, on the main thread, so that a
+        // signal aimed at this thread, or at the threads it starts, is handled too.
+        var watched = sigset_t()
+        sigemptyset(&watched)
+        for signalNumber in [SIGTERM, SIGINT] { sigaddset(&watched, signalNumber) }
+        pthread_sigmask(SIG_UNBLOCK, &watched, nil)
         for signalNumber in [SIGTERM, SIGINT] {
             signal(signalNumber, SIG_IGN)   // the dispatch source, not the default action, handles it
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
@@ -35,18 +43,31 @@ public enum Interruption {
         lock.lock(); staging = folder; lock.unlock()
     }
 
+    /// True once a signal is being handled: the process is about to exit with its code.
+    static var isStopping: Bool {
+        lock.lock(); defer { lock.unlock() }
+        return stopping
+    }
+    nonisolated(unsafe) private static var stopping = false
+
+    /// For a thread about to report an error and exit: when a signal is being handled, the error
+    /// is most likely its consequence (the staging folder removed under the run), and the
+    /// handler's line and exit code are the true ones, so this thread waits for that exit.
+    public static func yieldToSignalHandler() {
+        while isStopping { sleep(60) }
+    }
+
     static func interrupted(by signalNumber: Int32) {
         lock.lock()
         let folder = staging
+        stopping = true
         lock.unlock()
         let name = signalNumber == SIGTERM ? "SIGTERM" : "SIGINT"
-        var message = "interrupted by \(name): nothing was replaced, the previous outputs are kept as they were"
+        var message = "interrupted by \(name)"
         if let folder {
-            if folder.isCommitting {
-                message = "interrupted by \(name) while moving the outputs into place: the next run completes it"
-            } else {
-                folder.discard()
-            }
+            message += folder.stop()
+                ? ": the new outputs were already in place, and are complete"
+                : ": nothing was replaced, the previous outputs are kept as they were"
         }
         HealthTrailLog.fatal(message, event: "run.interrupted")
         _exit(128 + signalNumber)

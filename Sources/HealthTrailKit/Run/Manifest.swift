@@ -82,6 +82,10 @@ public struct Manifest: Codable, Sendable {
     /// SHA-256 of the options that shape the outputs: with the input's SHA-256 and the tool
     /// version, it tells a repeat run (skipped, exit 3) from one with something new.
     public var runOptionsSHA256: String?
+    /// Every file the run wrote, relative to the output folder (`manifest.json` aside). The next
+    /// run replaces or removes these and no other file: whatever else is in the folder is not
+    /// HealthTrail's.
+    public var files: [String]? = nil
 }
 
 /// The version written into manifests and `--version`.

@@ -13,10 +13,23 @@ final class OutputLock {
     /// The pid of a run that died while holding the folder, when this run took its lock over.
     let tookOverFrom: Int32?
 
+    /// The lock file's name inside the output folder.
+    static let fileName = ".healthtrail.lock"
+
     init(directory: String) throws {
-        let path = directory + "/.healthtrail.lock"
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw InputError(file: path, "cannot open the lock file: \(String(cString: strerror(errno)))") }
+        let path = directory + "/" + Self.fileName
+        // Never through a link, and only a regular file of one's own: the file is truncated and
+        // written, and a link planted there would have that done to its target.
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600)
+        guard descriptor >= 0 else {
+            let reason = errno == ELOOP ? "it is a symbolic link, which HealthTrail does not follow; remove it" : String(cString: strerror(errno))
+            throw InputError(file: path, "cannot open the lock file: \(reason)")
+        }
+        var st = stat()
+        guard fstat(descriptor, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_uid == geteuid() else {
+            close(descriptor)
+            throw InputError(file: path, "the lock file is not a regular file of this user's; remove it")
+        }
         var previous = [UInt8](repeating: 0, count: 32)
         let n = previous.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, 31) }
         let holder = n > 0 ? Int32(String(decoding: previous[0..<n], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) : nil

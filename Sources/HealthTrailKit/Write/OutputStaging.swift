@@ -5,21 +5,31 @@ import Glibc
 
 /// The folder a run writes into before its outputs replace the previous ones.
 ///
-/// Everything is written under `<out>/.staging-<pid>/`; only when the run has succeeded is each
-/// file renamed into place (an atomic replace on POSIX), and each subfolder swapped in. A failed
-/// or killed run therefore never leaves a half-written file where a good one stood. Files and
+/// Everything is written under `<out>/.staging-<pid>/`; only when the run has succeeded are the
+/// files moved into place (`OutputCommit`). A failed or killed run therefore never leaves a
+/// half-written file where a good one stood, nor a folder mixing two runs' outputs. Files and
 /// folders are created owner-only: this is health data.
+///
+/// Create it while holding the folder's `OutputLock`: it first finishes or removes what stopped
+/// runs left (`OutputCommit.rollForward`).
 public final class OutputStaging {
     public let outputDirectory: String
     public let stagingDirectory: String
-    private var committed = false
     private let state = NSLock()
-    private var committing = false
+    /// Where the run stands, for a signal's handler thread (guarded by `state`).
+    private var phase = Phase.writing
+    /// Entered while `commit` moves files; a signal's handler waits on it.
+    private let commitEnded = DispatchGroup()
 
-    /// True from the first rename of `commit` on (read from a signal's handler thread).
-    var isCommitting: Bool {
-        state.lock(); defer { state.unlock() }
-        return committing
+    private enum Phase {
+        /// Outputs are being written into the staging folder.
+        case writing
+        /// `commit` is moving them into place.
+        case committing
+        /// They are in place.
+        case committed
+        /// The run failed or was stopped: nothing was or will be moved.
+        case abandoned
     }
 
     public init(outputDirectory: String) throws {
@@ -28,7 +38,7 @@ public final class OutputStaging {
         guard access(outputDirectory, W_OK | X_OK) == 0 else {
             throw InputError(file: outputDirectory, "output folder is not writable: \(String(cString: strerror(errno)))")
         }
-        OutputStaging.removeStaleStaging(in: outputDirectory)
+        _ = try OutputCommit.rollForward(in: outputDirectory)
         stagingDirectory = outputDirectory + "/.staging-\(getpid())"
         try? FileManager.default.removeItem(atPath: stagingDirectory)
         try OutputStaging.makeDirectory(stagingDirectory)
@@ -85,85 +95,57 @@ public final class OutputStaging {
         if let failure { throw failure }
     }
 
-    /// Moves every staged output into the output folder, replacing the previous ones.
+    /// Moves every staged output into the output folder (`OutputCommit`): afterwards the folder
+    /// holds this run's outputs, and the files of the previous run that this one did not write
+    /// are gone. `listed` is what the previous manifest lists: the only files a commit replaces
+    /// or removes; any other file in the way fails the commit before anything is moved.
     ///
-    /// Files are replaced by an atomic rename; a folder cannot be, so the old one is first moved
-    /// aside to `.old-<pid>-<name>` and deleted only after the new one is in place. If any rename
-    /// fails, those already done are undone, in reverse, so the previous outputs stand as they
-    /// were. A run killed between the two renames of a folder leaves `.old-<pid>-<name>`: the next
-    /// run puts it back (see `removeStaleStaging`).
-    public func commit() throws {
+    /// Throws `CancellationError` without moving anything when a signal came first.
+    public func commit(replacing listed: Set<String>) throws {
         try waitForFileSyncs()
-        let fm = FileManager.default
-        let items = try fm.contentsOfDirectory(atPath: stagingDirectory).sorted()
-        // The journal says "this staging folder is complete": a run killed during the renames
-        // is finished by the next one (roll forward), so the outputs never stay half old, half new.
-        state.lock(); committing = true; state.unlock()
-        let journal = Self.journalPath(outputDirectory, pid: getpid())
-        try OutputFile.write(Array("\(URL(fileURLWithPath: stagingDirectory).lastPathComponent)\n".utf8), to: journal)
-        defer { unlink(journal) }
-        var undo: [() -> Void] = []
-        var oldFolders: [String] = []
-        do {
-            for item in items {
-                let staged = stagingDirectory + "/" + item
-                let target = outputDirectory + "/" + item
-                var isDir: ObjCBool = false
-                _ = fm.fileExists(atPath: staged, isDirectory: &isDir)
-                if isDir.boolValue, fm.fileExists(atPath: target) {
-                    let old = outputDirectory + "/.old-\(getpid())-" + item
-                    try rename(target, old)
-                    undo.append { _ = Glibc.rename(old, target) }
-                    try rename(staged, target)
-                    undo.append { _ = Glibc.rename(target, staged) }
-                    oldFolders.append(old)
-                } else {
-                    // A replaced file is kept aside too, so a failure later can restore it.
-                    let previous = stagingDirectory + "/.previous-" + item
-                    let existed = fm.fileExists(atPath: target)
-                    if existed { try rename(target, previous); undo.append { _ = Glibc.rename(previous, target) } }
-                    try rename(staged, target)
-                    undo.append { _ = Glibc.rename(target, staged) }
-                }
-            }
-        } catch {
-            for step in undo.reversed() { step() }
-            throw error
+        state.lock()
+        guard phase == .writing else { state.unlock(); throw CancellationError() }
+        phase = .committing
+        commitEnded.enter()
+        state.unlock()
+        var succeeded = false
+        defer {
+            state.lock(); phase = succeeded ? .committed : .abandoned; state.unlock()
+            commitEnded.leave()
         }
-        for old in oldFolders { try? fm.removeItem(atPath: old) }
-        try? fm.removeItem(atPath: stagingDirectory)
-        committed = true
-    }
-
-    /// Completes the commit a killed run had begun: what is still staged is moved into place.
-    static func finishCommit(of pid: Int32, in directory: String) {
-        let fm = FileManager.default
-        let staging = directory + "/.staging-\(pid)"
-        for item in ((try? fm.contentsOfDirectory(atPath: staging)) ?? []).sorted() where !item.hasPrefix(".previous-") {
-            let staged = staging + "/" + item, target = directory + "/" + item
-            var isDir: ObjCBool = false
-            _ = fm.fileExists(atPath: staged, isDirectory: &isDir)
-            if isDir.boolValue, fm.fileExists(atPath: target) {
-                let old = directory + "/.old-\(pid)-" + item
-                if !fm.fileExists(atPath: old) { _ = Glibc.rename(target, old) } else { try? fm.removeItem(atPath: target) }
-            }
-            _ = Glibc.rename(staged, target)
-        }
-        for item in ((try? fm.contentsOfDirectory(atPath: directory)) ?? []) where item.hasPrefix(".old-\(pid)-") {
-            try? fm.removeItem(atPath: directory + "/" + item)
-        }
-        try? fm.removeItem(atPath: staging)
-        unlink(journalPath(directory, pid: pid))
+        try OutputCommit(outputDirectory: outputDirectory, stagingDirectory: stagingDirectory)
+            .run(listed: listed, journal: OutputCommit.journalPath(outputDirectory, pid: getpid()))
+        succeeded = true
     }
 
     /// Removes the staging folder, leaving the previous outputs as they were.
     public func discard() {
-        if !committed { try? FileManager.default.removeItem(atPath: stagingDirectory) }
+        state.lock()
+        let removable = phase == .writing || phase == .abandoned
+        if phase == .writing { phase = .abandoned }
+        state.unlock()
+        if removable { try? FileManager.default.removeItem(atPath: stagingDirectory) }
     }
 
-    private func rename(_ from: String, _ to: String) throws {
-        guard Glibc.rename(from, to) == 0 else {
-            throw InputError(file: to, "cannot move output into place: \(String(cString: strerror(errno)))")
+    /// For a signal's handler thread: stops the run's outputs where they stand. Before the commit,
+    /// the staging folder is removed and no commit can begin; during it, this waits until it has
+    /// ended (renames take moments, and a commit stopped halfway would leave the folder mixed
+    /// until the next run). Returns whether this run's outputs are the ones in place.
+    func stop() -> Bool {
+        state.lock()
+        let current = phase
+        if current == .writing { phase = .abandoned }
+        state.unlock()
+        switch current {
+        case .writing:
+            try? FileManager.default.removeItem(atPath: stagingDirectory)
+            return false
+        case .committing:
+            commitEnded.wait()
+            state.lock(); defer { state.unlock() }
+            return phase == .committed
+        case .committed: return true
+        case .abandoned: return false
         }
     }
 
@@ -179,34 +161,6 @@ public final class OutputStaging {
                                                     attributes: [.posixPermissions: 0o700])
         } catch {
             throw InputError(file: path, "cannot create output folder: \(String(cString: strerror(errno == 0 ? EACCES : errno)))")
-        }
-    }
-
-    static func journalPath(_ outputDirectory: String, pid: Int32) -> String { outputDirectory + "/.commit-\(pid)" }
-
-    /// Staging folders left by killed runs (their process is gone) are deleted. A run killed while
-    /// committing (its journal `.commit-<pid>` is still there) is finished first: its staging
-    /// folder was complete. A folder a killed run had moved aside (`.old-<pid>-<name>`) is put
-    /// back when `<name>` is missing: it is the only copy of the previous outputs.
-    static func removeStaleStaging(in directory: String) {
-        guard var items = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
-        for item in items.sorted() where item.hasPrefix(".commit-") {
-            guard let pid = Int32(item.dropFirst(8)), pid != getpid(), kill(pid, 0) != 0 else { continue }
-            finishCommit(of: pid, in: directory)
-        }
-        items = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        for item in items.sorted() where item.hasPrefix(".staging-") || item.hasPrefix(".old-") {
-            let pidText = item.hasPrefix(".staging-") ? item.dropFirst(9) : item.dropFirst(5).prefix { $0 != "-" }
-            guard let pid = Int32(pidText), pid != getpid(), kill(pid, 0) != 0 else { continue }
-            if item.hasPrefix(".old-") {
-                let name = String(item.dropFirst(5).drop { $0 != "-" }.dropFirst())
-                let target = directory + "/" + name
-                if !name.isEmpty && !FileManager.default.fileExists(atPath: target) {
-                    _ = Glibc.rename(directory + "/" + item, target)
-                    continue
-                }
-            }
-            try? FileManager.default.removeItem(atPath: directory + "/" + item)
         }
     }
 }

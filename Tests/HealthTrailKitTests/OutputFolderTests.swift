@@ -1,0 +1,178 @@
+import Foundation
+import Testing
+@testable import HealthTrailKit
+
+/// A run touches only its own files: it refuses folders it did not fill and roots, replaces or
+/// removes only what its previous manifest lists, and opens nothing through a planted link.
+@Suite(.serialized) struct OutputFolderTests {
+    static let heartRate = #"<Record type="HKQuantityTypeIdentifierHeartRate" sourceName="W" unit="count/min" startDate="2024-01-02 08:00:00 +0100" endDate="2024-01-02 08:00:00 +0100" value="70"/>"#
+    static let steps = #"<Record type="HKQuantityTypeIdentifierStepCount" sourceName="P" unit="count" startDate="2024-01-02 08:00:00 +0100" endDate="2024-01-02 08:10:00 +0100" value="5"/>"#
+
+    static func archive(_ dir: String, _ name: String, _ body: String) throws -> String {
+        let zip = dir + "/" + name
+        try Support.makeZip(zip, [("apple_health_export/export.xml", Support.exportXML(body))])
+        return zip
+    }
+
+    @Test func aFolderItDidNotFillIsRefusedAndLeftAlone() throws {
+        let dir = Support.temporaryDirectory()
+        let zip = try Self.archive(dir, "export.zip", Self.heartRate)
+        let mine = dir + "/mydocs"
+        try FileManager.default.createDirectory(atPath: mine + "/records", withIntermediateDirectories: true)
+        try "mine".write(toFile: mine + "/records/mine.csv", atomically: false, encoding: .utf8)
+        try "notes".write(toFile: mine + "/my-notes.txt", atomically: false, encoding: .utf8)
+        let before = try Support.snapshot(mine)
+
+        let run = try Support.runCLI(["run", zip, "--out", mine, "--quiet"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("holds 2 items HealthTrail did not write and no manifest.json"), "\(run.stderr)")
+        #expect(run.stderr.split(separator: "\n").count == 1)
+        var after = try Support.snapshot(mine)
+        after["/.healthtrail.lock"] = nil
+        #expect(after == before)
+    }
+
+    @Test func theUsersFilesAmongTheOutputsStayAndStaleOutputsGo() throws {
+        let dir = Support.temporaryDirectory()
+        let out = dir + "/out"
+        let a = try Self.archive(dir, "a.zip", Self.heartRate + "\n" + Self.steps)
+        #expect(try Support.runCLI(["run", a, "--out", out, "--quiet"]).status == 0)
+        #expect(FileManager.default.fileExists(atPath: out + "/records/step_count.csv"))
+        try "mine".write(toFile: out + "/records/mine.csv", atomically: false, encoding: .utf8)
+        try "notes".write(toFile: out + "/svg/my-notes.txt", atomically: false, encoding: .utf8)
+        try "notes".write(toFile: out + "/notes.txt", atomically: false, encoding: .utf8)
+
+        // B has no steps: records/step_count.csv is A's and stale; the user's files stay.
+        let b = try Self.archive(dir, "b.zip", Self.heartRate)
+        let run = try Support.runCLI(["run", b, "--out", out, "--quiet"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out + "/records/step_count.csv"))
+        for file in ["/records/mine.csv", "/svg/my-notes.txt", "/notes.txt"] {
+            #expect(FileManager.default.fileExists(atPath: out + file), "\(file) was removed")
+        }
+        // And the manifest lists exactly what HealthTrail wrote.
+        let manifest = try CohortRunTests.json(out + "/manifest.json")
+        let listed = Set(try #require(manifest["files"] as? [String]))
+        var written = Set(try Support.snapshot(out).keys.map { String($0.dropFirst()) })
+        written.subtract([".healthtrail.lock", "manifest.json", "records/mine.csv", "svg/my-notes.txt", "notes.txt"])
+        #expect(listed == written)
+    }
+
+    @Test func aFileOfTheUsersWhereAnOutputWouldGoIsNotReplaced() throws {
+        let dir = Support.temporaryDirectory()
+        let out = dir + "/out"
+        #expect(try Support.runCLI(["run", try Self.archive(dir, "a.zip", Self.heartRate), "--out", out, "--quiet"]).status == 0)
+        try FileManager.default.createDirectory(atPath: out + "/records", withIntermediateDirectories: true)
+        try "mine".write(toFile: out + "/records/step_count.csv", atomically: false, encoding: .utf8)
+        let before = try Support.snapshot(out)
+        let run = try Support.runCLI(["run", try Self.archive(dir, "b.zip", Self.heartRate + "\n" + Self.steps), "--out", out, "--quiet"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("records/step_count.csv: exists and was not written by HealthTrail"), "\(run.stderr)")
+        var after = try Support.snapshot(out)
+        after["/.healthtrail.lock"] = nil
+        var expected = before
+        expected["/.healthtrail.lock"] = nil
+        #expect(after == expected)
+    }
+
+    @Test func rootsAndTheHomeFolderAreRefused() throws {
+        let dir = Support.temporaryDirectory()
+        let zip = try Self.archive(dir, "export.zip", Self.heartRate)
+        let home = dir + "/home"
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        var environment = ProcessInfo.processInfo.environment
+        environment["HOME"] = home
+        for (out, phrase) in [("/", "a top-level folder"), ("/tmp", "a top-level folder"), (home, "the home folder"), (home + "/.", "the home folder")] {
+            let run = try Support.runProgram(Support.binary, ["run", zip, "--out", out, "--quiet"], environment: environment)
+            #expect(run.status == 1, "\(out)")
+            #expect(run.stderr.contains("refusing to write outputs into \(phrase)"), "\(out): \(run.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: "/.healthtrail.lock"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: home).isEmpty)
+    }
+
+    @Test func aLinkPlantedAsTheLockFileIsNotFollowed() throws {
+        let dir = Support.temporaryDirectory()
+        let zip = try Self.archive(dir, "export.zip", Self.heartRate)
+        let out = dir + "/out"
+        #expect(try Support.runCLI(["run", zip, "--out", out, "--quiet"]).status == 0)
+        try "precious\n".write(toFile: dir + "/victim.txt", atomically: false, encoding: .utf8)
+        unlink(out + "/.healthtrail.lock")
+        #expect(symlink(dir + "/victim.txt", out + "/.healthtrail.lock") == 0)
+        let run = try Support.runCLI(["run", zip, "--out", out, "--force", "--quiet"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains(".healthtrail.lock: cannot open the lock file: it is a symbolic link"), "\(run.stderr)")
+        #expect(try String(contentsOfFile: dir + "/victim.txt", encoding: .utf8) == "precious\n")
+    }
+
+    @Test func anOutputFolderOthersCanWriteIsWarnedAbout() throws {
+        let dir = Support.temporaryDirectory()
+        let out = dir + "/shared"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        #expect(chmod(out, 0o777) == 0)
+        let run = try Support.runCLI(["run", try Self.archive(dir, "export.zip", Self.heartRate), "--out", out])
+        #expect(run.status == 0)
+        #expect(run.stderr.contains("others can write into the output folder"), "\(run.stderr)")
+    }
+
+    @Test func aFIFOIsRefusedNotWaitedFor() throws {
+        let dir = Support.temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir + "/exports", withIntermediateDirectories: true)
+        _ = try Self.archive(dir + "/exports", "old.zip", Self.heartRate)
+        #expect(mkfifo(dir + "/exports/newest.zip", 0o600) == 0)
+        // The FIFO is the newest *.zip of the nightly folder.
+        try """
+        version: 1
+        kind: person
+        input:
+          path: exports
+          pick: newest
+        output: out
+        outputs: [csv]
+        """.write(toFile: dir + "/nightly.yaml", atomically: true, encoding: .utf8)
+        for arguments in [["run", dir + "/exports/newest.zip", "--out", dir + "/out"], ["run", "--pipeline", dir + "/nightly.yaml"]] {
+            let run = try Support.runProgram(Support.binary, arguments + ["--quiet"], timeout: 60)
+            #expect(run.status == 1, "\(arguments): exit \(run.status) (137: still blocked after a minute)")
+            #expect(run.stderr.contains("newest.zip: not a regular file (a FIFO)"), "\(run.stderr)")
+        }
+    }
+
+    @Test func anUnreadableRoutesFolderFailsTheRunWithALine() throws {
+        let dir = Support.temporaryDirectory()
+        let export = dir + "/apple_health_export"
+        try FileManager.default.createDirectory(atPath: export + "/workout-routes", withIntermediateDirectories: true)
+        try Support.exportXML(Self.heartRate).write(toFile: export + "/export.xml", atomically: false, encoding: .utf8)
+        try "<gpx/>".write(toFile: export + "/workout-routes/route_2024-01-02_8.00am.gpx", atomically: false, encoding: .utf8)
+        #expect(chmod(export + "/workout-routes", 0o000) == 0)
+        defer { chmod(export + "/workout-routes", 0o700) }
+        for path in [dir, export, export + "/export.xml"] { chmod(path, 0o755) }
+        let out = dir + "/out"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        chmod(out, 0o777)
+        // Root reads any folder: run as nobody then, as a user would be.
+        let asUser = geteuid() == 0 ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", Support.binary] : [Support.binary]
+        let run = try Support.runProgram(asUser[0], Array(asUser.dropFirst()) + ["run", export, "--out", out, "--quiet"])
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("entry workout-routes: cannot list the folder: Permission denied"), "\(run.stderr)")
+    }
+
+    @Test(arguments: [true, false])
+    func aFileSizeLimitEndsTheRunWithALine(shellIgnoresSIGXFSZ: Bool) throws {
+        let dir = Support.temporaryDirectory()
+        let large = try UnattendedRunTests.largeArchive(dir, days: 20, seed: 6)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        let trap = shellIgnoresSIGXFSZ ? "trap '' XFSZ; " : ""
+        process.arguments = ["-c", "ulimit -f 2048; \(trap)exec \"$0\" run \"$1\" --out \"$2\" --quiet", Support.binary, large, dir + "/out"]
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 1, "\(process.terminationStatus): \(message)")
+        #expect(message.contains("File too large"), "\(message)")
+        #expect(message.split(separator: "\n").count == 1)
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir + "/out").filter { $0 != ".healthtrail.lock" }
+        #expect(left.isEmpty, "\(left)")
+    }
+}
