@@ -104,6 +104,8 @@ bench: deps
 	.build/release/healthtrail-bench cohort --healthtrail $(BIN) --pipeline pipelines/cohort.yaml \
 		--persons $(COHORT_PERSONS) --days $(COHORT_DAYS) --runs 3 --jobs 1,2 --out-dir .bench/cohort \
 		--report Benchmarks/results/cohort.md
+	.build/release/healthtrail-bench busy --healthtrail $(BIN) --days 300 --runs 3 --out-dir .bench/busy \
+		--report Benchmarks/results/busy.md
 	$(MAKE) --no-print-directory bench-double
 	python3 Benchmarks/doubling_summary.py Benchmarks/results/latest.json Benchmarks/results/double.json \
 		Benchmarks/results/doubling.md

@@ -93,12 +93,15 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 do {
     if arguments.first == "cohort" {
         try cohortBench(CohortBenchOptions.parse(Array(arguments.dropFirst())))
+    } else if arguments.first == "busy" {
+        try busyHostBench(BusyHostBenchOptions.parse(Array(arguments.dropFirst())))
     } else {
         try main(Options.parse(arguments))
     }
 } catch let error as UsageError {
     if let message = error.message { fputs("healthtrail-bench: \(message)\n", stderr) }
-    fputs((arguments.first == "cohort" ? CohortBenchOptions.usage : Options.usage) + "\n", stderr)
+    let usage = ["cohort": CohortBenchOptions.usage, "busy": BusyHostBenchOptions.usage][arguments.first ?? ""] ?? Options.usage
+    fputs(usage + "\n", stderr)
     exit(error.message == nil ? 0 : 2)
 } catch {
     fputs("healthtrail-bench: \(error)\n", stderr)

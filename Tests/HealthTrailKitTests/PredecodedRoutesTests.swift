@@ -44,7 +44,11 @@ import Testing
         source.entries.filter { $0.path.hasSuffix(".gpx") }.sorted { $0.path < $1.path }
     }
 
-    @Test func replayHandsOverWhatDecodingGives() throws {
+    /// Zipped, small files are parsed whole; unzipped, every file streams in chunks, and the
+    /// background threads hand the ones they are part-way through to the waiting thread,
+    /// which calls `wait()` at once here: either way each file's points are replayed whole.
+    @Test(arguments: [false, true])
+    func replayHandsOverWhatDecodingGives(unzipped: Bool) throws {
         let dir = Support.temporaryDirectory()
         // Enough files for both threads to take several, and one big enough to cross the
         // reader's 1 MiB blocks (records must be read whole across a block boundary).
@@ -54,10 +58,21 @@ import Testing
             entries.append(("apple_health_export/workout-routes/route_\(k).gpx",
                             Self.gpx(start: 1_700_000_000 + Int64(k) * 86_400, count: count, badPoint: k == 2 ? 7 : nil)))
         }
-        try Support.makeZip(dir + "/routes.zip", entries)
-        let source = try openExportSource(path: dir + "/routes.zip")
+        let source: ExportSource
+        if unzipped {
+            for (name, text) in entries + [("apple_health_export/export.xml", Support.exportXML(""))] {
+                try FileManager.default.createDirectory(atPath: dir + "/" + (name as NSString).deletingLastPathComponent,
+                                                        withIntermediateDirectories: true)
+                try text.write(toFile: dir + "/" + name, atomically: false, encoding: .utf8)
+            }
+            source = try openExportSource(path: dir + "/apple_health_export")
+        } else {
+            try Support.makeZip(dir + "/routes.zip", entries)
+            source = try openExportSource(path: dir + "/routes.zip")
+        }
         let files = Self.routeEntries(source)
-        let spills = [dir + "/a.spill", dir + "/b.spill"]
+        #expect(files.count == 9)
+        let spills = [dir + "/a.spill", dir + "/b.spill", dir + "/c.spill"]
         let routes = PredecodedRoutes(entries: files, source: source, spillPaths: spills,
                                       faults: FaultLog(file: source.displayName, strict: false),
                                       progress: ProgressLine(totalBytes: 1, enabled: false))

@@ -119,9 +119,10 @@ public enum ExportRun {
                                         enabled: options.showProgress && ProgressLine.stderrIsTerminal)
             defer { progress.finish() }
 
-            // Route files are decoded meanwhile, on what the export.xml threads leave of the cores.
+            // Route files are decoded meanwhile, on what the export.xml threads leave of the cores
+            // (two background threads), and by this thread once export.xml is read.
             let predecoded = PredecodedRoutes(entries: layout.routeFiles, source: source,
-                                              spillPaths: try (0..<2).map { try staging.path(".route-points-\($0).spill") },
+                                              spillPaths: try (0..<3).map { try staging.path(".route-points-\($0).spill") },
                                               faults: faults, progress: progress)
             routeFiles = predecoded
             defer { predecoded.remove() }   // spill files must not be committed

@@ -25,7 +25,7 @@ public final class ProgressLine {
     var label = ""
     let started: Double
     var lastDraw = 0.0
-    /// Bytes read by other threads (route files, decoded on two `SCHED_IDLE` threads). No lock is
+    /// Bytes read by other threads (route files, decoded on two low-priority threads). No lock is
     /// shared with them: one of them preempted while holding it would stall the parsing thread.
     #if os(Linux)
     private let backgroundDone = Atomic<UInt64>(0)

@@ -8,11 +8,16 @@ import Glibc
 /// Routes cannot be written before export.xml is read: their points need the heart rate and the
 /// workout that owns them. Decoding them can start at once, and it is most of their cost (about
 /// 200 MB of GPX to inflate and parse in a two-year export). The parse of export.xml keeps one
-/// core busy and its inflate thread a fifth of the other, so two threads at the lowest scheduling
-/// priority (`SCHED_IDLE`: they run only on a core nothing else wants, and share no lock with the
-/// parse; their progress goes through an atomic) take the files in turn. Each point goes to the
-/// thread's spill file in the staging folder as a `RoutePointRecord`: its numbers, and its
-/// `route_points.csv` columns copied from the file's text.
+/// core busy and its inflate thread a fifth of the other, so background threads at the lowest
+/// nice level (19: they yield to the parse whenever both want one core, and share no lock with
+/// it; their progress goes through an atomic) take the files in turn. Once export.xml is read,
+/// the thread that calls `wait()` decodes the files left, at its own priority: on a machine
+/// busy with other work the background threads get little CPU, and the run must then slow
+/// down by its fair share, not stall. A background thread part-way through a file read in
+/// chunks hands it back to the waiting thread at its next chunk.
+///
+/// Each point goes to the thread's spill file in the staging folder as a `RoutePointRecord`:
+/// its numbers, and its `route_points.csv` columns copied from the file's text.
 /// `RouteLinker` replays every file's points in order once the join is built.
 ///
 /// A file that fails keeps its error, thrown when its turn comes (as if it were decoded then);
@@ -43,6 +48,16 @@ final class PredecodedRoutes: @unchecked Sendable {
     private var files: [File]
     private let lock = NSLock()
     private var next = 0
+    /// Files a background thread gave back part-way (see the type's description).
+    private var handedBack: [Int] = []
+    /// Set when `wait()` is called: background threads hand back files read in chunks.
+    private var waiterArrived = false
+    /// Background threads part-way through a file: the waiting thread stays until they are
+    /// done, since each may still hand its file back.
+    private var backgroundBusy = 0
+    /// Signalled when a background thread ends a file or hands one back.
+    private let backgroundTurnEnded = DispatchSemaphore(value: 0)
+    private let progress: ProgressLine
     /// Index of the first file that failed: later ones are skipped.
     private var firstFailure = Int.max
     private var cancelled = false
@@ -55,7 +70,8 @@ final class PredecodedRoutes: @unchecked Sendable {
 
     /// Starts decoding `entries` (the export's route files) at once.
     /// - Parameters:
-    ///   - spillPaths: one scratch file per decoding thread (two), in the staging folder.
+    ///   - spillPaths: one scratch file per decoding thread, in the staging folder: the last is
+    ///     for the thread that calls `wait()`, the others each get a background thread.
     ///   - faults: the run's log, whose file name and `--strict` setting each file's log copies.
     init(entries: [ArchiveEntry], source: ExportSource, spillPaths: [String], faults: FaultLog, progress: ProgressLine) {
         self.entries = entries
@@ -65,13 +81,15 @@ final class PredecodedRoutes: @unchecked Sendable {
         self.spillPaths = spillPaths
         files = entries.map { _ in File(faults: FaultLog(file: faults.file, strict: faults.strict)) }
         readers = spillPaths.map { _ in nil }
+        self.progress = progress
+        precondition(!spillPaths.isEmpty, "PredecodedRoutes needs a spill file for the waiting thread")
         guard !entries.isEmpty else { return }
-        for k in spillPaths.indices {
+        for k in spillPaths.indices.dropLast() {
             finished.enter()
             let thread = Thread { [self] in
                 defer { finished.leave() }
                 Self.yieldToEveryOtherThread()
-                decodeFiles(spill: k, progress: progress)
+                decodeFiles(spill: k, onWaitingThread: false)
             }
             thread.stackSize = 1 << 20
             thread.start()
@@ -80,8 +98,13 @@ final class PredecodedRoutes: @unchecked Sendable {
 
     deinit { remove() }
 
-    /// Waits until every file is decoded; throws if a spill file could not be written.
+    /// Decodes the files no background thread has taken, then waits until every file is
+    /// decoded; throws if a spill file could not be written. Call it once.
     func wait() throws {
+        if !entries.isEmpty {
+            lock.withLock { waiterArrived = true }
+            decodeFiles(spill: spillPaths.count - 1, onWaitingThread: true)
+        }
         finished.wait()
         if let spillFailure { throw spillFailure }
     }
@@ -137,19 +160,46 @@ final class PredecodedRoutes: @unchecked Sendable {
 
     // MARK: Decoding threads
 
-    /// `SCHED_IDLE` for the calling thread (Linux): it runs only on a core no other thread wants.
-    /// Lowering one's own priority needs no privilege; where it fails the thread runs at normal
-    /// priority, which is slower for the parse but gives the same outputs.
+    /// The lowest priority, nice 19, for the calling thread (Linux, where the nice level is a
+    /// thread's own): it gives way to the parse of export.xml whenever both want one core.
+    /// Not `SCHED_IDLE`, which runs a thread only on a core no other process wants: on a busy
+    /// host that is never. Raising one's nice level needs no privilege; where it fails the
+    /// thread runs at normal priority, which is slower for the parse but gives the same outputs.
     static func yieldToEveryOtherThread() {
         #if os(Linux)
-        var parameters = sched_param()
-        parameters.sched_priority = 0
-        let schedIdle: Int32 = 5   // SCHED_IDLE, which Glibc's Swift overlay does not export
-        _ = sched_setscheduler(0, schedIdle, &parameters)
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
         #endif
     }
 
-    private func decodeFiles(spill k: Int, progress: ProgressLine) {
+    /// The next file for a thread to decode; nil when it is done. Only the waiting thread takes
+    /// the files handed back, and it stays while a background thread may still hand one back.
+    private func nextFile(onWaitingThread: Bool) -> Int? {
+        while true {
+            enum Turn { case file(Int), wait, done }
+            let turn: Turn = lock.withLock {
+                guard !cancelled, spillFailure == nil else { return .done }
+                if onWaitingThread {
+                    while let back = handedBack.popLast() {
+                        if back < firstFailure { return .file(back) }
+                    }
+                }
+                if next < min(entries.count, firstFailure) {
+                    next += 1
+                    if !onWaitingThread { backgroundBusy += 1 }
+                    return .file(next - 1)
+                }
+                return onWaitingThread && backgroundBusy > 0 ? .wait : .done
+            }
+            switch turn {
+            case .file(let index): return index
+            case .done: return nil
+            case .wait: backgroundTurnEnded.wait()
+            }
+        }
+    }
+
+    /// Takes files in turn until none is left, writing their points to spill file `k`.
+    private func decodeFiles(spill k: Int, onWaitingThread: Bool) {
         let path = spillPaths[k]
         let writer: CSVWriter
         do {
@@ -165,12 +215,14 @@ final class PredecodedRoutes: @unchecked Sendable {
         defer { scratch.deallocate() }
         let wholeFiles = WholeEntryScratch()   // this thread's, freed when it is done
         while true {
-            let index: Int? = lock.withLock {
-                guard !cancelled, spillFailure == nil, next < min(entries.count, firstFailure) else { return nil }
-                next += 1
-                return next - 1
+            guard let index = nextFile(onWaitingThread: onWaitingThread) else { break }
+            // A background thread's turn ends however this iteration does.
+            defer {
+                if !onWaitingThread {
+                    lock.withLock { backgroundBusy -= 1 }
+                    backgroundTurnEnded.signal()
+                }
             }
-            guard let index else { break }
             var file = File(spill: k, offset: written.value, faults: FaultLog(file: faultFile, strict: strict))
             let decoder = GPXDecoder(faults: file.faults, fileName: displayName, entryName: entries[index].path) { point, raw in
                 let n = RoutePointRecord.encode(point, raw: raw, into: scratch)
@@ -186,7 +238,9 @@ final class PredecodedRoutes: @unchecked Sendable {
                 }
                 if !whole {
                     try source.read(entries[index]) { chunk in
-                        if lock.withLock({ cancelled }) { throw CancellationError() }
+                        let (stop, handBack) = lock.withLock { (cancelled, waiterArrived && !onWaitingThread) }
+                        if stop { throw CancellationError() }
+                        if handBack { throw HandedBack() }
                         progress.advanceInBackground(chunk.count)
                         try decoder.feed(chunk)
                     }
@@ -194,6 +248,11 @@ final class PredecodedRoutes: @unchecked Sendable {
                 }
             } catch is CancellationError {
                 break
+            } catch is HandedBack {
+                // The waiting thread decodes it again from the start; the points already
+                // spilled stay unreferenced in this thread's file.
+                lock.withLock { handedBack.append(index) }
+                continue
             } catch {
                 file.error = error
             }
@@ -214,3 +273,6 @@ final class PredecodedRoutes: @unchecked Sendable {
         }
     }
 }
+
+/// Thrown inside a background thread's decode of a file it gives back to the waiting thread.
+private struct HandedBack: Error {}
