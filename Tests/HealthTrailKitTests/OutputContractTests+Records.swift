@@ -116,7 +116,7 @@ extension OutputContractTests {
     enum RecordChecks {
         /// The type a record file holds, by the name HealthTrail gives its file.
         static func recordType(of table: Table, in f: Fixture) -> String? {
-            f.summary.recordsByType.keys.first { "records/\(RecordType.fileName(for: $0)).csv" == table.name }
+            f.summary.recordsByType.keys.first { "records/\(RecordType.fileName(for: $0) ?? "").csv" == table.name }
         }
 
         /// Sum of the Watch's values per local date at the export offset.

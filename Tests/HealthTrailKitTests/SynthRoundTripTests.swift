@@ -40,7 +40,7 @@ import Testing
         #expect(try rows(out, "hrv_beats.csv").count == s.hrvBeats)
         #expect(try rows(out, "activity_summaries.csv").count == s.activitySummaries)
         for (type, count) in s.recordsByType where type != "HKQuantityTypeIdentifierHeartRate" {
-            let file = "records/\(RecordType.fileName(for: type)).csv"
+            let file = "records/\(RecordType.fileName(for: type) ?? "").csv"
             #expect(try rows(out, file).count == count, "\(file)")
         }
         // Every route point belongs to a workout of workouts.csv (all linked by FileReference).

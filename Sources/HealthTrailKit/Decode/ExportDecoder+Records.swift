@@ -5,9 +5,14 @@ extension ExportDecoder {
         recordOpen = false
         guard let typeSpan = attributes[.type] else { return fault("missing_type", "Record without a type") }
         guard let type = type(typeSpan) else {
-            return typeSpan.count > Self.maxTypeLength
-                ? fault("bad_type", "Record type is longer than \(Self.maxTypeLength) bytes")
-                : fault("too_many_types", "Record of a type past the first \(Self.maxRecordTypes) distinct types")
+            // The messages never quote the type: it is text from the data.
+            if typeSpan.count > Self.maxTypeLength {
+                return fault("bad_type", "Record type is longer than \(Self.maxTypeLength) bytes")
+            }
+            if RecordType.fileName(for: typeSpan.string) == nil {
+                return fault("bad_type", "Record type has no letter or digit to name its file")
+            }
+            return fault("too_many_types", "Record of a type past the first \(Self.maxRecordTypes) distinct types")
         }
         type._withUnsafeGuaranteedRef { startRecord(of: $0) }
     }

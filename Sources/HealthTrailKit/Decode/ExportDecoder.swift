@@ -287,11 +287,13 @@ public final class ExportDecoder: SAXDocumentDecoder {
     /// defines about 200, and each type costs an open CSV file and its 64 KiB buffer, so a
     /// hostile file naming a new type per record must not get one each.
     static let maxRecordTypes = 1000
-    /// Longest type identifier accepted (HealthKit's are under 70 bytes; the name becomes a file name).
+    /// Longest type identifier accepted (HealthKit's are under 70 bytes; the name becomes a file
+    /// name, shortened past `DataFileName.maxBytes`).
     static let maxTypeLength = 200
 
     /// The record type named by `span`, unretained (`recordTypes` keeps it); nil past
-    /// `maxRecordTypes` or `maxTypeLength`.
+    /// `maxRecordTypes` or `maxTypeLength`, or for a name that cannot name a file
+    /// (`RecordType.fileName(for:)`).
     @inline(__always)
     func type(_ span: ByteSpan) -> Unmanaged<RecordType>? {
         if let last = lastType, span.equals(last._withUnsafeGuaranteedRef({ $0.identifierBytes })) { return last }
@@ -301,8 +303,10 @@ public final class ExportDecoder: SAXDocumentDecoder {
         if let known = typesByBytes[bytes] {
             t = known
         } else {
+            let identifier = span.string
+            guard let fileName = RecordType.fileName(for: identifier) else { return nil }
             guard recordTypes.count < Self.maxRecordTypes else { return nil }
-            t = RecordType(identifier: span.string)
+            t = RecordType(identifier: identifier, fileName: fileName)
             typesByBytes[bytes] = t
             recordTypes.append(t)
         }

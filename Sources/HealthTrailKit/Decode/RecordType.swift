@@ -32,7 +32,8 @@ public final class RecordType {
     var lastUnit: [UInt8] = []
     var lastConversion: UnitConversion?
 
-    init(identifier: String) {
+    /// - Parameter fileName: `RecordType.fileName(for: identifier)`, checked by the caller.
+    init(identifier: String, fileName: String) {
         self.identifier = identifier
         bytes = Array(identifier.utf8)
         let storage = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, bytes.count))
@@ -41,7 +42,7 @@ public final class RecordType {
         isQuantity = identifier.hasPrefix("HKQuantityTypeIdentifier")
         isHeartRate = identifier == "HKQuantityTypeIdentifierHeartRate"
         isHeartRateVariability = identifier == "HKQuantityTypeIdentifierHeartRateVariabilitySDNN"
-        fileName = RecordType.fileName(for: identifier)
+        self.fileName = fileName
         role = RecordRole(identifier: identifier)
         keepsItsUnits = identifier.hasPrefix("HKQuantityTypeIdentifierDietary")
     }
@@ -67,8 +68,14 @@ public final class RecordType {
         return lastConversion
     }
 
-    /// `HKQuantityTypeIdentifierHeartRateVariabilitySDNN` → `heart_rate_variability_sdnn`.
-    static func fileName(for identifier: String) -> String {
+    /// `HKQuantityTypeIdentifierHeartRateVariabilitySDNN` → `heart_rate_variability_sdnn`; nil
+    /// for a name with no ASCII letter or digit after its prefix, which cannot name a file (the
+    /// record is a `bad_type` fault).
+    ///
+    /// Only ASCII letters, digits and `_` are kept (anything else becomes `_`), and a name
+    /// longer than `DataFileName.maxBytes` is shortened with a hash of the identifier: the name
+    /// comes from the data and must never fail the run as a file name.
+    static func fileName(for identifier: String) -> String? {
         var name = Substring(identifier)
         for prefix in ["HKQuantityTypeIdentifier", "HKCategoryTypeIdentifier", "HKCorrelationTypeIdentifier", "HKDataType"]
         where name.hasPrefix(prefix) {
@@ -76,21 +83,23 @@ public final class RecordType {
             break
         }
         var out = ""
-        var previousLowerOrDigit = false
+        var previousLowerOrDigit = false, usable = false
         for scalar in name.unicodeScalars {
-            let isUpper = scalar.properties.isUppercase
-            if isUpper {
+            switch scalar.value {
+            case 0x41...0x5A:   // A-Z
                 if previousLowerOrDigit { out.append("_") }
-                out.append(Character(String(scalar).lowercased()))
+                out.unicodeScalars.append(Unicode.Scalar(scalar.value + 0x20)!)
                 previousLowerOrDigit = false
-            } else if scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) {
-                out.append(Character(scalar))
+                usable = true
+            case 0x61...0x7A, 0x30...0x39:   // a-z, 0-9
+                out.unicodeScalars.append(scalar)
                 previousLowerOrDigit = true
-            } else {
+                usable = true
+            default:
                 out.append("_")
                 previousLowerOrDigit = false
             }
         }
-        return out.isEmpty ? "unknown" : out
+        return usable ? DataFileName.bounded(out, original: identifier) : nil
     }
 }

@@ -47,7 +47,8 @@ public enum ActivityCatalog {
     ///
     /// Accepts the exported constant, the bare case name (`Running`, `running`) or an already
     /// normalised name (`high_intensity_interval_training`). Anything else passes through as
-    /// lower-cased snake_case with `isKnown` false; an empty type becomes `unknown`.
+    /// lower-cased snake_case (at most `maxNameBytes`) with `isKnown` false; an empty type
+    /// becomes `unknown`.
     public static func name(for rawType: String) -> (name: String, isKnown: Bool) {
         var bare = Substring(rawType)
         if bare.hasPrefix(prefix) { bare = bare.dropFirst(prefix.utf8.count) }
@@ -56,8 +57,13 @@ public enum ActivityCatalog {
         if let name = names[caseName] { return (name, true) }
         if snakeNames.contains(String(bare)) { return (String(bare), true) }
         let name = snakeCase(bare)
-        return (name.isEmpty ? "unknown" : name, false)
+        return (name.isEmpty ? "unknown" : DataFileName.bounded(name, original: rawType, maxBytes: maxNameBytes), false)
     }
+
+    /// The longest name an unknown type gets (HealthKit's longest is 32 bytes): the name is part
+    /// of a workout id and so of a file name (`svg/workouts/<id>.svg`), and an export's type can
+    /// be of any length. A longer one is shortened and ends in a hash of the type.
+    static let maxNameBytes = 64
 
     /// `HighIntensityIntervalTraining` → `high_intensity_interval_training`; a run of capitals
     /// stays one word (`HIITWorkout` → `hiit_workout`); anything but ASCII letters and digits
