@@ -40,4 +40,36 @@ import Testing
             #expect(leaked.isEmpty, "log lines carry data values: \(leaked.sorted().prefix(5))")
         }
     }
+
+    // MARK: Text libxml2 and the manifest would copy
+
+    /// A record line with a chosen unit and source name.
+    static func record(unit: String = "count", source: String = "Watch") -> String {
+        " <Record type=\"HKQuantityTypeIdentifierStepCount\" sourceName=\"\(source)\" unit=\"\(unit)\" startDate=\"2024-01-01 10:00:00 +0000\" endDate=\"2024-01-01 10:01:00 +0000\" value=\"12\"/>\n"
+    }
+
+    /// Runs `body` as export.xml, logging everything; returns the run and its output folder.
+    static func run(_ body: String, in dir: String, _ extra: [String] = []) throws -> (status: Int32, stderr: String, out: String) {
+        try Support.makeZip(dir + "/export.zip", [("apple_health_export/export.xml", Support.exportXML(body))])
+        let run = try Support.runCLI(["run", dir + "/export.zip", "--out", dir + "/out", "--log-level", "trace"] + extra)
+        return (run.status, run.stderr, dir + "/out")
+    }
+
+    /// libxml2's messages quote the document: an undefined entity inside a source name, a
+    /// stray element's name. The error names the file, entry, line and kind of error only.
+    @Test func xmlErrorsQuoteNothingFromTheDocument() throws {
+        let cases = [
+            (Self.record(source: "Alice&Bob_SECRET;s iPhone"), "line 12: malformed XML: undefined entity"),
+            (Self.record() + " <SECRETTAG>\n", "line 15: malformed XML: mismatched end tag (element opened on line 13)"),
+            (Self.record() + " <Record SECRETATTR=\"1\" SECRETATTR=\"2\"/>\n", "line 13: malformed XML: attribute given twice"),
+        ]
+        for (body, message) in cases {
+            for format in ["text", "json"] {
+                let run = try Self.run(body, in: Support.temporaryDirectory(), ["--log-format", format])
+                #expect(run.status == 1)
+                #expect(run.stderr.contains("entry apple_health_export/export.xml: \(message)"), "\(run.stderr)")
+                #expect(!run.stderr.contains("SECRET"), "\(run.stderr)")
+            }
+        }
+    }
 }

@@ -10,7 +10,9 @@ import CLibXML2
 /// predefined entities and character references are substituted (XML_PARSE_NOENT), because
 /// without that libxml2 hands `&amp;` in attributes back as `&#38;`. libxml2's push parser does
 /// not apply its nesting limit, so the decoders apply `maxDepth` themselves.
-/// The first error libxml2 reports is kept with its line so it can be given in one line.
+/// The first error libxml2 reports is kept with its line so it can be given in one line, as a
+/// fixed phrase for its code: libxml2's own messages quote the document (entity and tag names,
+/// bytes), which is health data.
 public final class SAXPushParser {
     public let fileName: String
     public let entryName: String?
@@ -40,8 +42,7 @@ public final class SAXPushParser {
             guard let owner = ctxt?.pointee._private else { return }
             let parser = Unmanaged<SAXPushParser>.fromOpaque(owner).takeUnretainedValue()
             if parser.firstError == nil, error.pointee.level.rawValue >= XML_ERR_ERROR.rawValue {
-                let text = error.pointee.message.map { String(cString: $0) } ?? "XML error"
-                parser.firstError = (Int(error.pointee.line), SAXPushParser.oneLine(text))
+                parser.firstError = (Int(error.pointee.line), SAXPushParser.phrase(for: error.pointee))
             }
         }
         self.handler = sax
@@ -141,13 +142,13 @@ public final class SAXPushParser {
         }()
         let atNUL = rest.first == 0
         if status != 0 || firstError != nil || pull.pointee.wellFormed == 0 {
-            if atNUL, let first = firstError, first.message.hasPrefix("Premature end of data") {
-                firstError = (line, "Char 0x0 out of allowed range")
+            if atNUL, let first = firstError, first.message.hasPrefix(Self.prematureEnd) {
+                firstError = (line, Self.disallowedCharacter)
             }
             throw error(status)
         }
         if !rest.isEmpty || unread.pointee.count > 0 {
-            throw InputError(file: fileName, entry: entryName, line: line, "malformed XML: Extra content at the end of the document")
+            throw InputError(file: fileName, entry: entryName, line: line, "malformed XML: \(Self.extraContent)")
         }
     }
 
@@ -166,16 +167,61 @@ public final class SAXPushParser {
         if let context { xmlStopParser(context) }
     }
 
-    /// libxml2's message as one short line without document bytes. Some messages go on to a
-    /// second line quoting the input (`Input is not proper UTF-8 … \nBytes: 0xE9 0x22 …`): those
-    /// bytes are health data, so only the first line is kept. Names quoted by a message are cut
-    /// so that a hostile 50,000-byte element name cannot make a 50 KB error line.
-    static func oneLine(_ text: String, limit: Int = 160) -> String {
-        let first = text.split(whereSeparator: { $0.isNewline }).first.map(String.init) ?? ""
-        var line = String(first.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : Character($0) })
-        line = String(line.reversed().drop { $0.isWhitespace || $0 == "," }.reversed())
-        if line.count > limit { line = String(line.prefix(limit)) + "…" }
-        return line.isEmpty ? "XML error" : line
+    // Phrases that push and pull mode must word alike (`parseWhole` makes some of its own).
+    static let prematureEnd = "premature end of data"
+    static let disallowedCharacter = "character not allowed in XML"
+    static let extraContent = "extra content at the end of the document"
+
+    /// A fixed phrase for libxml2's error, never its message: the message quotes names and bytes
+    /// of the document (`Entity 'Bob_SECRET' not defined`, `tag mismatch: SECRETTAG`, `Bytes:
+    /// 0xE9 …`), which are health data and must not reach a log. Numbers libxml2 gives apart
+    /// (the line an unclosed element opened on) are kept; they are places, not data.
+    static func phrase(for error: xmlError) -> String {
+        let openedOn = error.int1 > 0 ? " (element opened on line \(error.int1))" : ""
+        if error.domain == Int32(XML_FROM_NAMESPACE.rawValue) { return "namespace error" }
+        if error.domain == Int32(XML_FROM_IO.rawValue) { return "input error" }
+        switch xmlParserErrors(rawValue: UInt32(bitPattern: error.code)) {
+        case XML_ERR_UNDECLARED_ENTITY, XML_WAR_UNDECLARED_ENTITY: return "undefined entity"
+        case XML_ERR_ENTITY_LOOP: return "entity reference loop"
+        case XML_ERR_ENTITYREF_NO_NAME, XML_ERR_ENTITYREF_SEMICOL_MISSING, XML_ERR_ENTITYREF_AT_EOF,
+             XML_ERR_ENTITYREF_IN_PROLOG, XML_ERR_ENTITYREF_IN_EPILOG, XML_ERR_ENTITYREF_IN_DTD,
+             XML_ERR_PEREF_NO_NAME, XML_ERR_PEREF_SEMICOL_MISSING, XML_ERR_UNPARSED_ENTITY,
+             XML_ERR_ENTITY_IS_EXTERNAL, XML_ERR_ENTITY_IS_PARAMETER, XML_ERR_ENTITY_NOT_STARTED,
+             XML_ERR_ENTITY_NOT_FINISHED, XML_ERR_ENTITY_BOUNDARY, XML_ERR_ENTITY_PROCESSING,
+             XML_ERR_ENTITY_CHAR_ERROR, XML_ERR_ENTITY_PE_INTERNAL:
+            return "malformed entity reference"
+        case XML_ERR_INVALID_HEX_CHARREF, XML_ERR_INVALID_DEC_CHARREF, XML_ERR_INVALID_CHARREF,
+             XML_ERR_CHARREF_AT_EOF, XML_ERR_CHARREF_IN_PROLOG, XML_ERR_CHARREF_IN_EPILOG, XML_ERR_CHARREF_IN_DTD:
+            return "malformed character reference"
+        case XML_ERR_TAG_NAME_MISMATCH: return "mismatched end tag" + openedOn
+        case XML_ERR_TAG_NOT_FINISHED: return prematureEnd + openedOn
+        case XML_ERR_DOCUMENT_END, XML_ERR_EXTRA_CONTENT: return extraContent
+        case XML_ERR_NOT_WELL_BALANCED: return "unbalanced elements"
+        case XML_ERR_DOCUMENT_EMPTY, XML_ERR_DOCUMENT_START: return "no document"
+        case XML_ERR_INVALID_CHAR:
+            // One code for both: bytes that are not UTF-8, and a character XML forbids.
+            let message = error.message.map { String(cString: $0) } ?? ""
+            return message.hasPrefix("Input is not proper UTF-8") ? "invalid UTF-8" : disallowedCharacter
+        case XML_ERR_INVALID_ENCODING: return "invalid UTF-8"
+        case XML_ERR_UNKNOWN_ENCODING, XML_ERR_UNSUPPORTED_ENCODING, XML_ERR_ENCODING_NAME: return "unsupported encoding"
+        case XML_ERR_ATTRIBUTE_REDEFINED: return "attribute given twice"
+        case XML_ERR_LT_IN_ATTRIBUTE, XML_ERR_ATTRIBUTE_NOT_STARTED, XML_ERR_ATTRIBUTE_NOT_FINISHED,
+             XML_ERR_ATTRIBUTE_WITHOUT_VALUE:
+            return "malformed attribute"
+        case XML_ERR_NAME_TOO_LONG: return "name too long"
+        case XML_ERR_NAME_REQUIRED, XML_ERR_GT_REQUIRED, XML_ERR_LTSLASH_REQUIRED, XML_ERR_EQUAL_REQUIRED,
+             XML_ERR_SPACE_REQUIRED, XML_ERR_LT_REQUIRED:
+            return "malformed tag"
+        case XML_ERR_COMMENT_NOT_FINISHED, XML_ERR_HYPHEN_IN_COMMENT: return "malformed comment"
+        case XML_ERR_CDATA_NOT_FINISHED, XML_ERR_MISPLACED_CDATA_END: return "malformed CDATA section"
+        case XML_ERR_PI_NOT_STARTED, XML_ERR_PI_NOT_FINISHED, XML_ERR_RESERVED_XML_NAME: return "malformed processing instruction"
+        case XML_ERR_XMLDECL_NOT_STARTED, XML_ERR_XMLDECL_NOT_FINISHED, XML_ERR_VERSION_MISSING,
+             XML_ERR_UNKNOWN_VERSION, XML_ERR_STANDALONE_VALUE:
+            return "malformed XML declaration"
+        case XML_ERR_DOCTYPE_NOT_FINISHED, XML_ERR_EXT_SUBSET_NOT_FINISHED: return "malformed DOCTYPE"
+        case XML_ERR_NO_MEMORY: return "out of memory"
+        default: return "libxml2 error \(error.code)"
+        }
     }
 
     private func error(_ status: Int32) -> InputError {
