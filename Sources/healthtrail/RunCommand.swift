@@ -71,6 +71,9 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .shortAndLong, help: "No progress line, no summary, only warnings and errors logged (cron). The progress line is also off when stderr is not a terminal.")
     var quiet = false
 
+    @Flag(help: "Write unknown units, unknown activity types and missing route files into manifest.json as the export names them, not as keyed hashes (for diagnosing an export; not passed to a cohort's persons).")
+    var debugManifest = false
+
     @OptionGroup(title: "Run settings") var settings: RunSettings
 
     @OptionGroup(title: "Logging") var logging: LogOptions
@@ -134,6 +137,7 @@ struct RunCommand: ParsableCommand {
     func runPerson(_ options: inout RunOptions) throws {
         options.force = force
         options.showProgress = !quiet
+        options.debugManifest = debugManifest
         settings.apply(to: &options)
         let manifest = try ExportRun.run(options)
         guard !quiet else { return }

@@ -300,7 +300,9 @@ import Testing
 
         let source = try openExportSource(path: folder)
         #expect(source.entries.map(\.path) == ["export.xml"])
-        let manifest = try ExportRun.run(RunOptions(inputPath: folder, outputDirectory: dir + "/out"))
+        var options = RunOptions(inputPath: folder, outputDirectory: dir + "/out")
+        options.debugManifest = true   // the references as written, not as keyed tags
+        let manifest = try ExportRun.run(options)
         #expect(manifest.counts.routePoints == 0 && manifest.counts.routeFiles == 0)
         #expect(manifest.routes.missingFiles == references)
 

@@ -72,4 +72,59 @@ import Testing
             }
         }
     }
+
+    /// Unknown units, unknown activity types and missing route files' paths are text from the
+    /// data: the manifest counts them under keyed tags, the same in every run into one folder,
+    /// and names them only with --debug-manifest. No log line names them either.
+    @Test func theManifestTagsTextFromTheData() throws {
+        let dir = Support.temporaryDirectory()
+        let body = Self.record(unit: "SECRETUNIT") + Self.record(unit: "SECRETUNIT") + """
+         <Workout workoutActivityType="HKWorkoutActivityTypeSECRETACTIVITY" sourceName="Watch" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:10:00 +0100">
+          <WorkoutRoute sourceName="Watch" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:10:00 +0100">
+           <FileReference path="/workout-routes/SECRETPATH.gpx"/>
+          </WorkoutRoute>
+         </Workout>
+
+        """
+        struct Names { var unknownUnits: [String: Int], unknownActivityTypes: [String: Int], missingFiles: [String] }
+        func manifest(_ out: String) throws -> (text: String, manifest: Names) {
+            let data = try Data(contentsOf: URL(fileURLWithPath: out + "/manifest.json"))
+            let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            let normalisation = try #require(json["normalisation"] as? [String: Any])
+            let routes = try #require(json["routes"] as? [String: Any])
+            let names = Names(unknownUnits: try #require(normalisation["unknown_units"] as? [String: Int]),
+                              unknownActivityTypes: try #require(normalisation["unknown_activity_types"] as? [String: Int]),
+                              missingFiles: try #require(routes["missing_files"] as? [String]))
+            return (String(decoding: data, as: UTF8.self), names)
+        }
+        let first = try Self.run(body, in: dir)
+        #expect(first.status == 0)
+        let (text, m) = try manifest(first.out)
+        #expect(!text.contains("SECRET") && !first.stderr.contains("SECRET"), "\(text)")
+        let tag = try #require(m.unknownUnits.keys.first)
+        #expect(m.unknownUnits.count == 1 && m.unknownUnits[tag] == 2)
+        #expect(tag.hasPrefix("h_") && tag.count == 18)
+        #expect(m.unknownActivityTypes.count == 1 && m.unknownActivityTypes.values.first == 1)
+        #expect(m.missingFiles.count == 1 && m.missingFiles[0].hasPrefix("h_"))
+        // The folder's key, owner-only; the tags are the same in the next run.
+        var info = stat()
+        #expect(stat(first.out + "/" + ManifestNames.keyFileName, &info) == 0 && info.st_mode & 0o777 == 0o600)
+        let again = try Self.run(body, in: dir, ["--force"])
+        #expect(again.status == 0)
+        let (_, m2) = try manifest(again.out)
+        #expect(m2.unknownUnits == m.unknownUnits && m2.missingFiles == m.missingFiles)
+        #expect(m2.unknownActivityTypes == m.unknownActivityTypes)
+
+        // Another folder, another key: a tag cannot be matched across folders.
+        let other = try Self.run(body, in: Support.temporaryDirectory())
+        #expect(try manifest(other.out).manifest.unknownUnits.keys.first != tag)
+
+        let debug = try Self.run(body, in: dir, ["--debug-manifest"])
+        #expect(debug.status == 0)   // not "nothing new": the manifest changes
+        let (_, verbatim) = try manifest(debug.out)
+        #expect(verbatim.unknownUnits == ["SECRETUNIT": 2])
+        #expect(verbatim.unknownActivityTypes == ["HKWorkoutActivityTypeSECRETACTIVITY": 1])
+        #expect(verbatim.missingFiles == ["/workout-routes/SECRETPATH.gpx"])
+        #expect(!debug.stderr.contains("SECRET"))
+    }
 }

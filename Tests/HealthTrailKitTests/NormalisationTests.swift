@@ -4,11 +4,14 @@ import Testing
 
 /// Hand-built exports with known answers for units, de-duplication, days, time zones and sleep.
 @Suite struct NormalisationTests {
-    func run(_ body: String, priority: SourcePriority = .default) throws -> (String, Manifest) {
+    /// `debugManifest`: the manifest names unknown units and activities as written (the
+    /// default tags them, see LogPrivacyTests).
+    func run(_ body: String, priority: SourcePriority = .default, debugManifest: Bool = true) throws -> (String, Manifest) {
         let dir = Support.temporaryDirectory()
         try Support.makeZip(dir + "/export.zip", [("apple_health_export/export.xml", Support.exportXML(body))])
         var options = RunOptions(inputPath: dir + "/export.zip", outputDirectory: dir + "/out")
         options.sourcePriority = priority
+        options.debugManifest = debugManifest
         return (dir + "/out", try ExportRun.run(options))
     }
 

@@ -29,8 +29,11 @@ public struct PseudonymKey: Sendable {
     ///
     /// - Throws: `InputError` naming the file: missing, not a regular file, accessible by group
     ///   or others, or shorter than 32 bytes of key material. The key itself is never printed.
-    public init(path: String) throws {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+    ///
+    /// - Parameter followingLinks: false refuses a symbolic link (an output folder's own key,
+    ///   where a planted link would choose the key).
+    public init(path: String, followingLinks: Bool = true) throws {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | (followingLinks ? 0 : O_NOFOLLOW))
         guard fd >= 0 else {
             if errno == ENOENT { throw InputError(file: path, "no such key file (make one with `healthtrail keygen FILE`)") }
             throw InputError(file: path, "cannot read the key file: \(String(cString: strerror(errno)))")
@@ -63,9 +66,12 @@ public struct PseudonymKey: Sendable {
 
     /// `p_` + the first 16 hex digits of HMAC-SHA256(key, UTF-8 of `name`): the same name and
     /// key always give the same pseudonym.
-    public func pseudonym(for name: String) -> String {
-        let code = HMAC<SHA256>.authenticationCode(for: Array(name.utf8), using: key)
-        return "p_" + code.prefix(8).map { String(format: "%02x", $0) }.joined()
+    public func pseudonym(for name: String) -> String { tag(for: name, prefix: "p_") }
+
+    /// `prefix` + the first 16 hex digits of HMAC-SHA256(key, UTF-8 of `text`).
+    public func tag(for text: String, prefix: String) -> String {
+        let code = HMAC<SHA256>.authenticationCode(for: Array(text.utf8), using: key)
+        return prefix + code.prefix(8).map { String(format: "%02x", $0) }.joined()
     }
 
     /// Writes a new key: 32 bytes from the system's secure random source, as 64 hex digits and a

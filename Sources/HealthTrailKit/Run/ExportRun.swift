@@ -34,6 +34,9 @@ public struct RunOptions: Sendable {
     /// folder (cumulative series, sleep samples, the heart rate of workout windows). Memory, not
     /// outputs, depends on it; tests make it small to send every run through the disk.
     var spillRunLength = 1 << 16
+    /// Write unknown units, unknown activity types and missing route files' paths into
+    /// manifest.json as the export has them, instead of as keyed hashes (`ManifestNames`).
+    public var debugManifest = false
     /// Empty export.xml's `device` values before libxml2 reads them (`DeviceValueElision`).
     /// Outputs do not depend on it; tests turn it off to show that.
     var elideDeviceValues = true
@@ -45,6 +48,7 @@ public struct RunOptions: Sendable {
             + "\(String(describing: $0.options.densityBoundingBox)) \($0.options.minimumPoints)" } ?? "none"
         return "strict=\(strict) priority=\(sourcePriority.patterns) tolerance=\(joinTolerance) zones=\(zones) "
             + "geojsonTimes=\(geojsonTimes) maps=\(m)" + (geojson ? "" : " geojson=false")
+            + (debugManifest ? " debugManifest=true" : "")
     }
 
     public init(inputPath: String, outputDirectory: String) {
@@ -220,6 +224,11 @@ public enum ExportRun {
             timings["sha256_s"] = hashSeconds
             timings["total_s"] = Date().timeIntervalSince(started)
 
+            // Text from the data in the manifest is tagged, under the folder's key: made only
+            // when there is such text, so most folders never get one.
+            let names = options.debugManifest || (decoder.unknownUnits.isEmpty && unknownActivities.isEmpty
+                                                  && routes.missingFiles.isEmpty)
+                ? ManifestNames.verbatim : try ManifestNames.keyed(outputDirectory: options.outputDirectory)
             let manifest = Manifest(
                 startedUTC: iso(started), finishedUTC: iso(Date()),
                 input: .init(path: options.inputLabel ?? options.inputPath,
@@ -235,12 +244,12 @@ public enum ExportRun {
                               ecgFiles: layout.ecgFiles.count, sources: decoder.sources.count),
                 outputs: Dictionary(uniqueKeysWithValues: written.map { ($0.name, $0.rows) }),
                 routes: .init(linkedByReference: routes.linkedByReference, linkedByTime: routes.linkedByTime,
-                              orphans: routes.orphans, missingFiles: routes.missingFiles,
+                              orphans: routes.orphans, missingFiles: routes.missingFiles.map(names.name),
                               joinToleranceSeconds: options.joinTolerance, heartRateSamplesForJoin: join.sampleCount,
                               zones: zones.zones.map(\.name), geojsonFeatures: geojson?.features ?? 0,
                               svgRoutesOutsideArea: drawnOverview?.outsideArea),
                 faults: .init(total: faults.total, byKind: faults.countsByKind, first: faults.first),
-                normalisation: .init(unknownUnits: decoder.unknownUnits, unknownActivityTypes: unknownActivities,
+                normalisation: .init(unknownUnits: names.names(decoder.unknownUnits), unknownActivityTypes: names.names(unknownActivities),
                                      sourcePriority: options.sourcePriority.patterns, sleepNights: sleep.nights, naps: sleep.naps,
                                      regroupedSeries: daily.reopened.map { "\($0)" }.sorted()),
                 timings: timings.mapValues { ($0 * 1000).rounded() / 1000 }, runOptionsSHA256: optionsSHA,

@@ -1,6 +1,7 @@
 /// `manifest.json`: what was read, what was written, what was skipped, how long it took.
 ///
-/// Names, counts, sizes, lines and hashes only: no health value appears in it.
+/// Names, counts, sizes, lines and hashes only: no health value appears in it, and text read
+/// from the data (unknown units and activity types, missing files' paths) only as keyed tags.
 public struct Manifest: Codable, Sendable {
     public struct Input: Codable, Sendable {
         public var path: String
@@ -33,7 +34,8 @@ public struct Manifest: Codable, Sendable {
         public var linkedByTime: Int
         /// Route files no workout names, exported under `route-<start>` ids.
         public var orphans: [String]
-        /// Files a workout references that the archive does not hold.
+        /// Files a workout references that the archive does not hold: their `FileReference`
+        /// paths as keyed tags (`ManifestNames`), as written with `--debug-manifest`.
         public var missingFiles: [String]
         public var joinToleranceSeconds: Int64
         /// Heart-rate samples inside the routes' time windows, used by the join.
@@ -54,9 +56,11 @@ public struct Manifest: Codable, Sendable {
     }
 
     public struct Normalisation: Codable, Sendable {
-        /// Units no conversion knows (values kept as written, left out of sums), with record counts.
+        /// Units no conversion knows (values kept as written, left out of sums), with record
+        /// counts: each unit as a keyed tag (`ManifestNames`), as written with `--debug-manifest`.
         public var unknownUnits: [String: Int]
-        /// `workoutActivityType`s not in HealthKit's list (passed through lower-cased), with counts.
+        /// `workoutActivityType`s not in HealthKit's list (passed through lower-cased), with
+        /// counts: each type as a keyed tag, as written with `--debug-manifest`.
         public var unknownActivityTypes: [String: Int]
         /// Source name patterns in priority order (unmatched sources come last).
         public var sourcePriority: [String]
