@@ -120,6 +120,14 @@ import Testing
         var compared = 0
         for testCase in try Self.cases() {
             let dir = Support.temporaryDirectory("build-agreement")
+            // One key for both folders: the manifest tags text from the data under its folder's
+            // key (ManifestNames), which is random where the run makes it.
+            let key = String(repeating: "5a", count: 32) + "\n"
+            for out in [dir + "/release", dir + "/debug"] {
+                try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+                #expect(FileManager.default.createFile(atPath: out + "/" + ManifestNames.keyFileName, contents: Data(key.utf8),
+                                                       attributes: [.posixPermissions: 0o600]))
+            }
             let (releaseStatus, releaseMessage) = try Self.run(release, testCase.arguments, out: dir + "/release")
             let (debugStatus, debugMessage) = try Self.run(debug, testCase.arguments, out: dir + "/debug")
             #expect(releaseStatus == debugStatus, "\(testCase): exit \(releaseStatus) (release) against \(debugStatus) (debug)")
