@@ -45,7 +45,7 @@ import Testing
     /// "A" or "B" when the folder is wholly that run's, else a description of the mix.
     static func state(_ out: String) -> String {
         let f = fixture, now = outputs(out)
-        let hidden = ((try? FileManager.default.contentsOfDirectory(atPath: out)) ?? []).filter { $0.hasPrefix(".") && $0 != ".healthtrail.lock" }
+        let hidden = ((try? FileManager.default.contentsOfDirectory(atPath: out)) ?? []).filter { $0.hasPrefix(".") && $0 != ".healthtrail.lock" && $0 != ".healthtrail-key" }
         guard hidden.isEmpty else { return "left behind: \(hidden.sorted())" }
         if now.files == f.aOutputs && now.sha == f.aSHA { return "A" }
         if now.files == f.bOutputs && now.sha == f.bSHA { return "B" }

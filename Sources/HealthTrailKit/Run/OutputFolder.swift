@@ -33,7 +33,8 @@ enum OutputFolder {
 
     /// Files HealthTrail keeps in an output folder besides its outputs.
     static func isOwnBookkeeping(_ name: String) -> Bool {
-        name == OutputLock.fileName || name.hasPrefix(".staging-") || name.hasPrefix(".commit-") || name.hasPrefix(".old-")
+        name == OutputLock.fileName || name == ManifestNames.keyFileName
+            || name.hasPrefix(".staging-") || name.hasPrefix(".commit-") || name.hasPrefix(".old-")
     }
 
     /// Why the folder's files could be read or changed by someone else, for a warning; nil if
