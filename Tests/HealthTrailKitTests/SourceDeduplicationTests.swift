@@ -5,6 +5,11 @@ import Testing
 @Suite struct SourceDeduplicationTests {
     static let sources = ["Alex’s iPhone", "Mi Fit", "Alex’s Apple Watch"]   // indices 0, 1, 2
     let order = SourcePriority.default.order(sources)
+    let ranking: SourceRanking = {
+        var ranking = SourceRanking(priority: .default)
+        ranking.update(Self.sources)
+        return ranking
+    }()
 
     /// 2024-01-02 00:00 local at +01:00, in UTC seconds.
     let midnight = Timestamp.daysFromCivil(year: 2024, month: 1, day: 2) * 86_400 - 3600
@@ -17,7 +22,7 @@ import Testing
         let series = CumulativeSeries(kind: .steps)
         for s in samples { series.append(s) }
         var out: [String: Double] = [:]
-        try! series.deduplicate(sourceOrder: order) { day, value in
+        try! series.deduplicate(ranking: ranking) { day, value in
             out[Timestamp(utcSeconds: day * 86_400).localDateString, default: 0] += value
         }
         return out.mapValues { ($0 * 1e6).rounded() / 1e6 }
@@ -151,7 +156,7 @@ import Testing
         for s in samples { series.append(s) }
         #expect(series.samples.spilledRuns == 3000 / 64)
         var spilled: [String: Double] = [:]
-        try series.deduplicate(sourceOrder: order) { day, value in
+        try series.deduplicate(ranking: ranking) { day, value in
             spilled[Timestamp(utcSeconds: day * 86_400).localDateString, default: 0] += value
         }
         let memory = totals(samples)

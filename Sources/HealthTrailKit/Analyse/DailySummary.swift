@@ -43,6 +43,9 @@ final class DailySummary {
     /// not against the other (reported in the manifest; Apple's exports group each type once).
     private(set) var reopened: Set<CumulativeKind> = []
     let priority: SourcePriority
+    /// The sources' priority order, extended as sources appear: series close once per group of
+    /// records, so ordering every source again at each close would cost the square of the sources.
+    private var ranking: SourceRanking
     /// Folder for the sorted runs of cumulative samples (the staging folder); nil keeps them in
     /// memory, which tests and small exports can afford.
     var spillDirectory: String?
@@ -52,7 +55,10 @@ final class DailySummary {
     /// (`throwSpillFailure()`) rather than write totals missing samples.
     private(set) var spillFailure: InputError?
 
-    init(priority: SourcePriority) { self.priority = priority }
+    init(priority: SourcePriority) {
+        self.priority = priority
+        ranking = SourceRanking(priority: priority)
+    }
 
     static let earliestDay = Timestamp.daysFromCivil(year: 1900, month: 1, day: 1)
     static let latestDay = Timestamp.daysFromCivil(year: 2200, month: 1, day: 1)
@@ -152,12 +158,12 @@ final class DailySummary {
         let kinds = open.keys.filter { $0 != keep }
         guard !kinds.isEmpty else { return }
         lastOpen = nil
-        let order = priority.order(sources)
+        ranking.update(sources)
         for kind in kinds.sorted(by: { $0.rawValue < $1.rawValue }) {
             guard let series = open.removeValue(forKey: kind) else { continue }
             closed.insert(kind)
             do {
-                try series.deduplicate(sourceOrder: order) { day, value in
+                try series.deduplicate(ranking: ranking) { day, value in
                     self.update(day) { DailySummary.add(value, to: &$0, kind: kind) }
                 }
             } catch {

@@ -56,9 +56,9 @@ struct CumulativeSeries {
     func append(_ sample: CumulativeSample) { samples.append(sample) }
 
     /// Adds each sample's surviving value to the local days it covers, and forgets the samples.
-    /// - Parameter sourceOrder: position of each source index in the priority order (0 best).
+    /// - Parameter ranking: the priority order of the sources, knowing every source of the samples.
     /// - Throws: when the spilled samples cannot be read back (or could not be written).
-    func deduplicate(sourceOrder: [Int], into add: (_ localDay: Int64, _ value: Double) -> Void) throws {
+    func deduplicate(ranking: SourceRanking, into add: (_ localDay: Int64, _ value: Double) -> Void) throws {
         var cluster: [CumulativeSample] = []
         var clusterEnd = Int64.min
         var work = ClusterWork()
@@ -66,21 +66,21 @@ struct CumulativeSeries {
             // An instant sample occupies its second here, so a span starting then still joins it.
             let end = max(s.end, s.start + 1)
             if s.start >= clusterEnd && !cluster.isEmpty {
-                work.deduplicate(&cluster, sourceOrder: sourceOrder, into: add)
+                work.deduplicate(&cluster, ranking: ranking, into: add)
                 cluster.removeAll(keepingCapacity: true)
             }
             if cluster.isEmpty { clusterEnd = end } else { clusterEnd = max(clusterEnd, end) }
             cluster.append(s)
         }
-        if !cluster.isEmpty { work.deduplicate(&cluster, sourceOrder: sourceOrder, into: add) }
+        if !cluster.isEmpty { work.deduplicate(&cluster, ranking: ranking, into: add) }
     }
 
     /// The buffers of one cluster's de-duplication, reused from cluster to cluster.
     private struct ClusterWork {
         var covered = IntervalSet()       // spans of every better-ranked source
-        var pending: [(Int64, Int64)] = [] // spans of the rank being processed
+        var pending: [(Int64, Int64)] = [] // spans of the source being processed
 
-        mutating func deduplicate(_ cluster: inout [CumulativeSample], sourceOrder: [Int],
+        mutating func deduplicate(_ cluster: inout [CumulativeSample], ranking: SourceRanking,
                                   into add: (_ localDay: Int64, _ value: Double) -> Void) {
             if cluster.count == 1 {
                 // Nothing to overlap: the common case of one source at a time.
@@ -89,20 +89,18 @@ struct CumulativeSeries {
                 else { CumulativeSeries.spread(s.value, over: s.start, s.end, offsetMinutes: s.offsetMinutes, into: add) }
                 return
             }
-            // Best source first; within a source, by time.
+            // Best source first; within a source, by time. (No two sources rank equal.)
             cluster.sort {
-                let a = sourceOrder[Int($0.source)], b = sourceOrder[Int($1.source)]
-                return a != b ? a < b : $0.start < $1.start
+                $0.source != $1.source ? ranking.precedes(Int($0.source), Int($1.source)) : $0.start < $1.start
             }
             covered.removeAll()
             pending.removeAll(keepingCapacity: true)
-            var currentRank = -1
+            var currentSource: Int32 = -1
             for s in cluster {
-                let rank = sourceOrder[Int(s.source)]
-                if rank != currentRank {
+                if s.source != currentSource {
                     covered.insert(contentsOf: pending)
                     pending.removeAll(keepingCapacity: true)
-                    currentRank = rank
+                    currentSource = s.source
                 }
                 if s.end <= s.start {
                     // An instant sample survives unless a better source covers that moment.
