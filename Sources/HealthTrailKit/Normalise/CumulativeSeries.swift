@@ -77,7 +77,7 @@ struct CumulativeSeries {
 
     /// The buffers of one cluster's de-duplication, reused from cluster to cluster.
     private struct ClusterWork {
-        var covered = IntervalSet()       // spans of every better-ranked source
+        var covered = SpanTree()          // spans of every better-ranked source
         var pending: [(Int64, Int64)] = [] // spans of the source being processed
 
         mutating func deduplicate(_ cluster: inout [CumulativeSample], ranking: SourceRanking,
@@ -138,7 +138,9 @@ struct CumulativeSeries {
     }
 }
 
-/// A set of disjoint half-open time spans, kept sorted and merged.
+/// A set of disjoint half-open time spans, kept sorted and merged: for a set made in one go and
+/// then queried (the heart-rate join's windows). Each `insert` rebuilds the arrays, so a set that
+/// grows a little at a time, as de-duplication's does, is a `SpanTree`.
 struct IntervalSet {
     private(set) var starts: [Int64] = []
     private(set) var ends: [Int64] = []
