@@ -46,6 +46,15 @@ final class DailySummary {
     /// The sources' priority order, extended as sources appear: series close once per group of
     /// records, so ordering every source again at each close would cost the square of the sources.
     private var ranking: SourceRanking
+    /// Sources ranked so far: each once, however many times series close.
+    var rankedSources: Int { ranking.names.count }
+
+    /// The priority order of `sources` (every source the decoder has met), for the other
+    /// outputs that choose between sources: each source is ranked once per run.
+    func sourceRanking(_ sources: [String]) -> SourceRanking {
+        ranking.update(sources)
+        return ranking
+    }
     /// Folder for the sorted runs of cumulative samples (the staging folder); nil keeps them in
     /// memory, which tests and small exports can afford.
     var spillDirectory: String?

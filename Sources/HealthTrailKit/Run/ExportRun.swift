@@ -154,8 +154,10 @@ public enum ExportRun {
 
             clock = Date()
             let plan = try RouteLinker.plan(layout: layout, routes: predecoded, workouts: decoder.workouts)
+            // Every source is known now (export.xml is read): ranked once for all outputs.
+            let sourceRanking = decoder.daily!.sourceRanking(decoder.sources)
             let join = try HeartRateJoin(spill: spill, windows: plan.windows, tolerance: options.joinTolerance,
-                                         sourceOrder: options.sourcePriority.order(decoder.sources),
+                                         sourceOrder: sourceRanking.order,
                                          sortSpillPath: staging.path(".heart-rate-join.spill"),
                                          runLength: options.spillRunLength)
             spill.remove()
@@ -203,7 +205,7 @@ public enum ExportRun {
                               minutes: w.durationSeconds / 60)
                 if !ActivityCatalog.name(for: w.activityType).isKnown { unknownActivities[w.activityType, default: 0] += 1 }
             }
-            let sleep = try SleepOutputs.write(decoder.sleepSamples, sources: decoder.sources, priority: options.sourcePriority,
+            let sleep = try SleepOutputs.write(decoder.sleepSamples, sources: decoder.sources, ranks: sourceRanking.patternRanks,
                                                outputs: outputs, daily: daily)
             daily.write(to: try outputs.addWriter(OutputSchema.daily.name, header: OutputSchema.daily.names))
             timings["analyse_s"] = Date().timeIntervalSince(clock)

@@ -13,9 +13,9 @@ enum SleepOutputs {
 
     /// Streams the collected samples (in `spanOrder`) into `sleep_samples.csv` and the nights
     /// into `sleep_nights.csv`: only the samples of one span and of one open session are held.
-    static func write(_ collected: SortedRunFile<CollectedSleepSample>, sources: [String], priority: SourcePriority,
+    /// - Parameter ranks: `SourcePriority.rank(of:)` of each source, by index.
+    static func write(_ collected: SortedRunFile<CollectedSleepSample>, sources: [String], ranks: [Int],
                       outputs: ExportOutputs, daily: DailySummary) throws -> (nights: Int, naps: Int) {
-        let ranks = sources.map { priority.rank(of: $0) }
         let sampleWriter = try outputs.addWriter(OutputSchema.sleepSamples.name, header: OutputSchema.sleepSamples.names)
         var builder = SleepNightBuilder()
         var group: [SleepSample] = []
