@@ -14,6 +14,8 @@ BENCH_RUNS   ?= 5
 # The cohort benchmark: this many synthesized persons of this many days each.
 COHORT_PERSONS ?= 20
 COHORT_DAYS  ?= 30
+# The distinct-sources benchmark: records per archive, one source vs. a distinct source each.
+SOURCES_RECORDS ?= 100000
 # The cached archive is named after the generator's sources: a changed generator makes a new one.
 SYNTH_HASH   := $(shell cat Sources/HealthTrailKit/Synth/*.swift | sha1sum | cut -c1-10)
 BENCH_ZIP    := .bench/bench-export-$(BENCH_DAYS)d-$(SYNTH_HASH).zip
@@ -106,6 +108,8 @@ bench: deps
 		--report Benchmarks/results/cohort.md
 	.build/release/healthtrail-bench busy --healthtrail $(BIN) --days 300 --runs 3 --out-dir .bench/busy \
 		--report Benchmarks/results/busy.md
+	.build/release/healthtrail-bench sources --healthtrail $(BIN) --records $(SOURCES_RECORDS) --runs 3 \
+		--max-ratio 2 --out-dir .bench/sources --report Benchmarks/results/sources.md
 	$(MAKE) --no-print-directory bench-double
 	python3 Benchmarks/doubling_summary.py Benchmarks/results/latest.json Benchmarks/results/double.json \
 		Benchmarks/results/doubling.md

@@ -95,12 +95,19 @@ do {
         try cohortBench(CohortBenchOptions.parse(Array(arguments.dropFirst())))
     } else if arguments.first == "busy" {
         try busyHostBench(BusyHostBenchOptions.parse(Array(arguments.dropFirst())))
+    } else if arguments.first == "sources" {
+        try sourcesBench(SourcesBenchOptions.parse(Array(arguments.dropFirst())))
     } else {
         try main(Options.parse(arguments))
     }
 } catch let error as UsageError {
     if let message = error.message { fputs("healthtrail-bench: \(message)\n", stderr) }
     let usage = ["cohort": CohortBenchOptions.usage, "busy": BusyHostBenchOptions.usage][arguments.first ?? ""] ?? Options.usage
+    let usage = switch arguments.first {
+    case "cohort": CohortBenchOptions.usage
+    case "sources": SourcesBenchOptions.usage
+    default: Options.usage
+    }
     fputs(usage + "\n", stderr)
     exit(error.message == nil ? 0 : 2)
 } catch {
