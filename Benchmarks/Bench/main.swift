@@ -102,9 +102,9 @@ do {
     }
 } catch let error as UsageError {
     if let message = error.message { fputs("healthtrail-bench: \(message)\n", stderr) }
-    let usage = ["cohort": CohortBenchOptions.usage, "busy": BusyHostBenchOptions.usage][arguments.first ?? ""] ?? Options.usage
     let usage = switch arguments.first {
     case "cohort": CohortBenchOptions.usage
+    case "busy": BusyHostBenchOptions.usage
     case "sources": SourcesBenchOptions.usage
     default: Options.usage
     }
