@@ -204,6 +204,7 @@ import Testing
         for number in 0..<Self.caseCount {
             let (archive, kind) = try Self.writeCase(base, number: number, in: dir)
             let out = dir + "/out-\(number)"
+            try BuildAgreementTests.shareOneManifestKey([out + "-release", out + "-debug"])
             let (releaseStatus, releaseMessage) = try BuildAgreementTests.run(release, [archive], out: out + "-release")
             let (debugStatus, debugMessage) = try BuildAgreementTests.run(debug, [archive], out: out + "-debug")
             let label = "case \(number) (\(kind))"

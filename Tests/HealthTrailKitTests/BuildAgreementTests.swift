@@ -86,6 +86,18 @@ import Testing
     }
 
     /// Runs `binary run <arguments> --out out --quiet`: exit code and standard error.
+    /// Gives the folders one manifest key: the manifest tags text from the data under its
+    /// folder's key (`ManifestNames`), which is random where the run makes it, so two builds'
+    /// folders would otherwise differ by their keys alone.
+    static func shareOneManifestKey(_ folders: [String]) throws {
+        let key = String(repeating: "5a", count: 32) + "\n"
+        for out in folders {
+            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            #expect(FileManager.default.createFile(atPath: out + "/" + ManifestNames.keyFileName, contents: Data(key.utf8),
+                                                   attributes: [.posixPermissions: 0o600]))
+        }
+    }
+
     static func run(_ binary: String, _ arguments: [String], out: String) throws -> (Int32, String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
@@ -120,14 +132,7 @@ import Testing
         var compared = 0
         for testCase in try Self.cases() {
             let dir = Support.temporaryDirectory("build-agreement")
-            // One key for both folders: the manifest tags text from the data under its folder's
-            // key (ManifestNames), which is random where the run makes it.
-            let key = String(repeating: "5a", count: 32) + "\n"
-            for out in [dir + "/release", dir + "/debug"] {
-                try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-                #expect(FileManager.default.createFile(atPath: out + "/" + ManifestNames.keyFileName, contents: Data(key.utf8),
-                                                       attributes: [.posixPermissions: 0o600]))
-            }
+            try Self.shareOneManifestKey([dir + "/release", dir + "/debug"])
             let (releaseStatus, releaseMessage) = try Self.run(release, testCase.arguments, out: dir + "/release")
             let (debugStatus, debugMessage) = try Self.run(debug, testCase.arguments, out: dir + "/debug")
             #expect(releaseStatus == debugStatus, "\(testCase): exit \(releaseStatus) (release) against \(debugStatus) (debug)")

@@ -118,7 +118,8 @@ import Testing
     @Test func aFIFOIsRefusedNotWaitedFor() throws {
         let dir = Support.temporaryDirectory()
         try FileManager.default.createDirectory(atPath: dir + "/exports", withIntermediateDirectories: true)
-        _ = try Self.archive(dir + "/exports", "old.zip", Self.heartRate)
+        let old = try Self.archive(dir + "/exports", "old.zip", Self.heartRate)
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-3600)], ofItemAtPath: old)
         #expect(mkfifo(dir + "/exports/newest.zip", 0o600) == 0)
         // The FIFO is the newest *.zip of the nightly folder.
         try """
