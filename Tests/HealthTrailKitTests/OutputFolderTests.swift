@@ -146,12 +146,16 @@ import Testing
         try "<gpx/>".write(toFile: export + "/workout-routes/route_2024-01-02_8.00am.gpx", atomically: false, encoding: .utf8)
         #expect(chmod(export + "/workout-routes", 0o000) == 0)
         defer { chmod(export + "/workout-routes", 0o700) }
-        for path in [dir, export, export + "/export.xml"] { chmod(path, 0o755) }
+        for path in [(dir as NSString).deletingLastPathComponent, dir, export, export + "/export.xml"] { chmod(path, 0o755) }
         let out = dir + "/out"
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         chmod(out, 0o777)
-        // Root reads any folder: run as nobody then, as a user would be.
-        let asUser = geteuid() == 0 ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", Support.binary] : [Support.binary]
+        // Root reads any folder: run as nobody then, as a user would be, from a copy of the
+        // binary nobody can reach (the checkout may sit in a folder only root can enter).
+        let binary = dir + "/healthtrail"
+        try FileManager.default.copyItem(atPath: Support.binary, toPath: binary)
+        chmod(binary, 0o755)
+        let asUser = geteuid() == 0 ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", binary] : [binary]
         let run = try Support.runProgram(asUser[0], Array(asUser.dropFirst()) + ["run", export, "--out", out, "--quiet"])
         #expect(run.status == 1, "\(run.stderr)")
         #expect(run.stderr.contains("entry workout-routes: cannot list the folder: Permission denied"), "\(run.stderr)")
