@@ -24,6 +24,8 @@ public enum RouteLinker {
         public var orphans: [String] = []
         public var missingFiles: [String] = []
         public var points = 0
+        /// Points left out of the drawn lines of routes and maps over the cap (`DrawnPoints`).
+        public var thinnedPoints = 0
         /// Figures from the points, per workout id (all its routes).
         public var statsByWorkout: [String: RouteStats] = [:]
         /// Every route's shape, for the overview and density maps.
@@ -183,6 +185,7 @@ public enum RouteLinker {
                 result.statsByWorkout[id, default: RouteStats(zoneCount: zones.zones.count)].merge(stats)
             }
             result.tracks.absorb(processor.tracks)
+            result.thinnedPoints += processor.thinnedPoints
         }
         // Workouts with several route files: drawn now that every part is read.
         if let maps, maps.drawWorkouts {

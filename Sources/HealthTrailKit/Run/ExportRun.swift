@@ -249,7 +249,7 @@ public enum ExportRun {
                               orphans: routes.orphans, missingFiles: routes.missingFiles.map(names.name),
                               joinToleranceSeconds: options.joinTolerance, heartRateSamplesForJoin: join.sampleCount,
                               zones: zones.zones.map(\.name), geojsonFeatures: geojson?.features ?? 0,
-                              svgRoutesOutsideArea: drawnOverview?.outsideArea),
+                              svgRoutesOutsideArea: drawnOverview?.outsideArea, thinnedPoints: routes.thinnedPoints),
                 faults: .init(total: faults.total, byKind: faults.countsByKind, first: faults.first),
                 normalisation: .init(unknownUnits: names.names(decoder.unknownUnits), unknownActivityTypes: names.names(unknownActivities),
                                      sourcePriority: options.sourcePriority.patterns, sleepNights: sleep.nights, naps: sleep.naps,

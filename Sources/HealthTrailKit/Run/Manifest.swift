@@ -47,6 +47,11 @@ public struct Manifest: Codable, Sendable {
         /// from where most points lie; their workouts keep their own maps). Absent when no
         /// overview was drawn.
         public var svgRoutesOutsideArea: Int? = nil
+        /// Route points left out of drawn lines (`routes.geojson` features and the maps)
+        /// because their route, or a workout map's pieces, had more than 100,000 points: the
+        /// line is drawn from evenly spaced points, ends kept. `route_points.csv` and every
+        /// figure keep all points. Absent in manifests of older versions.
+        public var thinnedPoints: Int? = nil
     }
     public struct Faults: Codable, Sendable {
         public var total: Int

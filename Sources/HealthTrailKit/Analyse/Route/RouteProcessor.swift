@@ -2,7 +2,10 @@
 ///
 /// For each route (a GPX file, or a workout's inline locations): every point gets its heart
 /// rate from the join, its zone and its distance along the route; the row is written at once;
-/// the points are kept until the route ends, to cut it into coloured segments for the map.
+/// the points to draw are kept until the route ends, to cut it into coloured segments for the
+/// map. A route longer than the cap is drawn from evenly thinned points (`DrawnPoints`), and the
+/// pieces of multi-file workouts waiting for their other files share one cap, so memory stays
+/// bounded whatever the tracks' length; the thinned points are counted.
 final class RouteProcessor {
     let join: HeartRateJoin?
     let zones: HeartRateZones
@@ -14,24 +17,33 @@ final class RouteProcessor {
     let tracks: MapTracks
     /// Where workout maps go (nil: no SVG), and what they need to know.
     let maps: MapContext?
-    /// Pieces of workouts with several route files, drawn once all are read.
+    /// Pieces of workouts with several route files whose other files this processor has not
+    /// read (they may be on the other thread): drawn once all are read.
     private(set) var pendingMaps: [String: [MapRoute]] = [:]
+    /// Points in `pendingMaps`; kept at most about `drawnPointCap` by halving every piece.
+    private var pendingPoints = 0
+    /// Points left out of drawn lines (GeoJSON features, maps), kept in the CSV and the figures.
+    private(set) var thinnedPoints = 0
+    let drawnPointCap: Int
 
     private var cursor: HeartRateJoin.Cursor?
-    /// The route's points and figures so far, updated once per point: boxed, so that an update
-    /// costs no run-time exclusivity check (one thread per processor, no nested access).
-    private let pointBox = UncheckedBox<[RoutePoint]>([])
+    /// The route's points to draw and its figures so far, updated once per point: boxed, so
+    /// that an update costs no run-time exclusivity check (one thread per processor, no nested
+    /// access).
+    private let pointBox: UncheckedBox<DrawnPoints>
     private let statsBox: UncheckedBox<RouteStats>
-    private var points: [RoutePoint] { pointBox.value }
     private var stats: RouteStats { statsBox.value }
     private var workoutID: [UInt8] = []
     private var current: (id: String, activity: String, file: String?)?
 
     /// - Parameter tracksSpillPath: where the tracks' coordinates go until the maps are drawn
     ///   (nil: in memory).
+    /// - Parameter drawnPointCap: points drawn per route and per pending workout map at most.
     init(join: HeartRateJoin?, zones: HeartRateZones, csv: CSVWriter?, geojson: GeoJSONWriter?, maps: MapContext? = nil,
-         tracksSpillPath: String? = nil) {
+         tracksSpillPath: String? = nil, drawnPointCap: Int = DrawnPoints.defaultCap) {
         self.maps = maps
+        self.drawnPointCap = drawnPointCap
+        pointBox = UncheckedBox(DrawnPoints(cap: drawnPointCap))
         tracks = MapTracks(spillPath: tracksSpillPath)
         self.join = join
         self.zones = zones
@@ -44,7 +56,7 @@ final class RouteProcessor {
         current = (id, activity, routeFile)
         workoutID = Array(id.utf8)
         cursor = join.map { HeartRateJoin.Cursor($0) }
-        pointBox.value.removeAll(keepingCapacity: true)
+        pointBox.value.reset()
         statsBox.value = RouteStats(zoneCount: zones.zones.count)
     }
 
@@ -95,6 +107,8 @@ final class RouteProcessor {
         guard let (id, activity, file) = current else { return }
         current = nil
         statsByWorkout[id, default: RouteStats(zoneCount: zones.zones.count)].merge(stats)
+        thinnedPoints += pointBox.value.thinned
+        let points = pointBox.value.finish()
         guard let first = points.first, let last = points.last else { return }
         let meanBPM = stats.meanBPM
         let segments = RouteGeometry.segments(points, zones: zones)
@@ -108,11 +122,38 @@ final class RouteProcessor {
         let route = MapRoute(workoutID: id, activity: activity, start: first.time, end: last.time,
                              utcOffsetMinutes: maps.offsets[id] ?? 0, distanceMeters: stats.distance, meanBPM: meanBPM,
                              timeInZone: stats.timeInZone, points: points, segments: segments)
-        if (maps.filesPerWorkout[id] ?? 1) > 1 {
-            pendingMaps[id, default: []].append(route)
-        } else {
+        let files = maps.filesPerWorkout[id] ?? 1
+        guard files > 1 else {
             try MapOutputs.writeWorkout(route, zones: zones, options: maps.options, staging: maps.staging)
+            return
         }
+        pendingMaps[id, default: []].append(route)
+        pendingPoints += route.points.count
+        if let pieces = pendingMaps[id], pieces.count == files {
+            pendingMaps[id] = nil
+            pendingPoints -= pieces.reduce(0) { $0 + $1.points.count }
+            try MapOutputs.writeWorkout(.joined(pieces, zones: zones), zones: zones, options: maps.options, staging: maps.staging)
+        }
+        while pendingPoints > drawnPointCap && halvePendingMaps() {}
+    }
+
+    /// Halves every pending piece's points (ends kept, segments cut anew); false when no piece
+    /// has more than 2 points left to drop.
+    private func halvePendingMaps() -> Bool {
+        var dropped = 0
+        for id in pendingMaps.keys {
+            for k in pendingMaps[id]!.indices {
+                let piece = pendingMaps[id]![k]
+                let halved = DrawnPoints.halvedKeepingEnds(piece.points)
+                guard halved.count < piece.points.count else { continue }
+                dropped += piece.points.count - halved.count
+                pendingMaps[id]![k].points = halved
+                pendingMaps[id]![k].segments = RouteGeometry.segments(halved, zones: zones)
+            }
+        }
+        pendingPoints -= dropped
+        thinnedPoints += dropped
+        return dropped > 0
     }
 }
 
