@@ -60,7 +60,7 @@ public final class ExportDecoder: SAXDocumentDecoder {
     /// The previous record's type (most records follow one of their type). Unretained, so that
     /// checking it costs no reference counting per record: `recordTypes` keeps every type.
     var lastType: Unmanaged<RecordType>?
-    var sourceIndexByBytes: [[UInt8]: Int] = [:]
+    var sourceIndexByBytes = SourceNameTable()
     /// The last few sources seen, checked before the table, without reference counting: their
     /// names (from `sourceNames`) and indices, newest last.
     let recentSourceNames = UnsafeMutablePointer<ByteSpan>.allocate(capacity: ExportDecoder.recentSourceCapacity)
@@ -248,9 +248,9 @@ public final class ExportDecoder: SAXDocumentDecoder {
                 return recentSourceIndices[k]
             }
         }
-        let bytes = span.bytes
+        let hash = SourceNameTable.hash(span)
         let index: Int
-        if let known = sourceIndexByBytes[bytes] {
+        if let known = sourceIndexByBytes.index(of: span, hash: hash, names: sourceNames) {
             index = known
         } else {
             index = sources.count
@@ -259,7 +259,7 @@ public final class ExportDecoder: SAXDocumentDecoder {
             copy.initialize(from: span.start, count: span.count)
             sourceNames.append(ByteSpan(start: copy, count: span.count))
             sourceCounts.append(0)
-            sourceIndexByBytes[bytes] = index
+            sourceIndexByBytes.insert(index, hash: hash)
         }
         sourceCounts[index] += 1
         rememberRecentSource(index)
