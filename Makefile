@@ -127,7 +127,7 @@ spark-bench: deps spark-venv
 	$(SWIFT) build -c release --product healthtrail
 	Benchmarks/spark/bench.sh $(BIN) $(SPARK_VENV) .bench/spark $(SPARK_BENCH_N) 10 3
 
-# Issue 9: the same bench on an archive twice as long (1440 days, ≈ 1.4 GB of export.xml), to see
+# The same bench on an archive twice as long (1440 days, ≈ 1.4 GB of export.xml), to see
 # whether HealthTrail's ratio to the floor and its peak RSS stay flat when the export doubles.
 # Its archive is cached beside the 720-day one (neither deletes the other); see Benchmarks/README.md.
 DOUBLE_DAYS  := 1440
@@ -145,7 +145,7 @@ bench-double: deps
 		--floor .build/release/healthtrail-floor --runs $(DOUBLE_RUNS) --out-dir .bench/runs-double \
 		--label "$(DOUBLE_DAYS) days" --report Benchmarks/results/double.md
 
-# Issue 9: HealthTrail beside other tools that read the same export (a venv under .bench/peers-venv).
+# HealthTrail beside other tools that read the same export (a venv under .bench/peers-venv).
 # The peer is slow on the 720-day archive (many minutes): it runs once, HealthTrail 3 times.
 bench-peers: deps
 	$(SWIFT) build -c release --product healthtrail
