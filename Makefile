@@ -24,7 +24,7 @@ SPARK_VENV   := .build/spark-venv
 SPARK_WORK   := .build/spark-test
 SPARK_BENCH_N ?= 20
 
-.PHONY: all deps test-deps browser-deps apt-install build run test bench sample clean help spark-venv spark-test spark-bench readme
+.PHONY: all deps test-deps browser-deps apt-install build run test bench sample clean help spark-venv spark-test spark-bench docs
 
 all: build
 
@@ -33,9 +33,13 @@ help:
 	@echo "make test   run the test suite"
 	@echo "make bench  healthtrail vs. the bare floor on a ~700 MB synthesized export, then on one twice as long"
 	@echo "make sample regenerate $(SAMPLE) with the project's generator"
-	@echo "make readme rewrite README.md's Outputs table from Sources/HealthTrailKit/Write/OutputSchema.swift"
+	@echo "make docs   rewrite the table of files and columns in docs/outputs.md from OutputSchema.swift"
 	@echo "make spark-test  the Spark driver (pipelines/spark) in local mode against the one-machine cohort"
 	@echo "make spark-bench Spark local[2] vs. run --pipeline --jobs 2 on $(SPARK_BENCH_N) synthesized archives"
+	@echo "make bench-double  the bench on a 1440-day archive only (make bench runs it too)"
+	@echo "make bench-peers   healthtrail beside other tools that read the same export"
+	@echo "make fuzz   libFuzzer on each input reader, FUZZ_SECONDS ($(FUZZ_SECONDS)) each, then more release/debug cases"
+	@echo "make clean  remove .build, out and .bench"
 
 # System libraries (libxml2, zlib) from Debian, installed only when missing.
 deps:
@@ -85,9 +89,10 @@ test: test-deps browser-deps
 	HEALTHTRAIL_BINARY=$(CURDIR)/$(BIN) HEALTHTRAIL_DEBUG_BINARY=$(CURDIR)/$(DEBUG_BIN) HEALTHTRAIL_MUTATIONS=$(MUTATIONS) \
 		$(SWIFT) test -c release --scratch-path $(TEST_SCRATCH)
 
-# The README's Outputs table is generated from OutputSchema; `make test` fails when they differ.
-readme:
-	HEALTHTRAIL_WRITE_README=1 $(SWIFT) test -c release --scratch-path $(TEST_SCRATCH) --filter OutputSchemaReadmeTests
+# docs/outputs.md's table of files and columns is generated from OutputSchema (Sources/HealthTrailKit/
+# Write/OutputSchema.swift); `make test` fails when they differ.
+docs:
+	HEALTHTRAIL_WRITE_DOCS=1 $(SWIFT) test -c release --scratch-path $(TEST_SCRATCH) --filter OutputSchemaReadmeTests
 
 sample: build
 	$(BIN) synth $(SAMPLE) --days 7 --seed 2024 >/dev/null
@@ -127,7 +132,7 @@ spark-bench: deps spark-venv
 	$(SWIFT) build -c release --product healthtrail
 	Benchmarks/spark/bench.sh $(BIN) $(SPARK_VENV) .bench/spark $(SPARK_BENCH_N) 10 3
 
-# Issue 9: the same bench on an archive twice as long (1440 days, ≈ 1.4 GB of export.xml), to see
+# The same bench on an archive twice as long (1440 days, ≈ 1.4 GB of export.xml), to see
 # whether HealthTrail's ratio to the floor and its peak RSS stay flat when the export doubles.
 # Its archive is cached beside the 720-day one (neither deletes the other); see Benchmarks/README.md.
 DOUBLE_DAYS  := 1440
@@ -145,7 +150,7 @@ bench-double: deps
 		--floor .build/release/healthtrail-floor --runs $(DOUBLE_RUNS) --out-dir .bench/runs-double \
 		--label "$(DOUBLE_DAYS) days" --report Benchmarks/results/double.md
 
-# Issue 9: HealthTrail beside other tools that read the same export (a venv under .bench/peers-venv).
+# HealthTrail beside other tools that read the same export (a venv under .bench/peers-venv).
 # The peer is slow on the 720-day archive (many minutes): it runs once, HealthTrail 3 times.
 bench-peers: deps
 	$(SWIFT) build -c release --product healthtrail

@@ -2,7 +2,7 @@
 import PackageDescription
 
 // HealthTrail: Apple Health export archives → CSV / GeoJSON / SVG / DP releases.
-// The folders of HealthTrailKit follow the boxes of docs/DESIGN.md:
+// The folders of HealthTrailKit follow the boxes of docs/ARCHITECTURE.md:
 // Archive → XML → Decode → (Normalise → Analyse) → Write, orchestrated by Run.
 let package = Package(
     name: "HealthTrail",

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Compares the 720-day bench (latest.json) with the 1440-day one (double.json): issue 9 asks that
-the ratio to the floor and the peak RSS stay flat (RSS within 10 %) when the archive doubles.
+"""Compares the 720-day bench (latest.json) with the 1440-day one (double.json): the
+ratio to the floor and the peak RSS should stay flat (RSS within 10 %) when the archive doubles.
 
 Usage: doubling_summary.py LATEST.json DOUBLE.json OUT.md
 Prints one line and writes it, with the figures, to OUT.md (a report: it exits 0 either way).

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Renders a result as Markdown whose tables are padded into columns, so that the same text reads
-/// well on a terminal and pastes into the README unchanged.
+/// well on a terminal and pastes into docs/performance.md unchanged.
 func markdown(_ result: BenchResult) -> String {
     let x = result.export
     var lines: [String] = []

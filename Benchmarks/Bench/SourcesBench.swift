@@ -1,5 +1,5 @@
 // `healthtrail-bench sources`: the same records written by one source and by a distinct source
-// each (issue 19, item 9). Per-record work must not grow with the number of sources, so each
+// each. Per-record work must not grow with the number of sources, so each
 // case's distinct-source archive must run within `--max-ratio` of its one-source twin.
 
 import Foundation
@@ -52,7 +52,7 @@ struct SourcesBenchOptions {
 
 /// The shapes of export the bench writes, each once with one source and once with many.
 enum SourcesBenchCase: String, CaseIterable {
-    /// The issue's reproduction: every record changes type, so every record closes a series.
+    /// The worst case for per-source work: every record changes type, so every record closes a series.
     case alternating = "alternating"
     /// Every record in one de-duplication cluster, each source excluding the ones ranked after it.
     case oneCluster = "one-cluster"

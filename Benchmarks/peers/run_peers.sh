@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# HealthTrail beside other tools that read an Apple Health export (issue 9), on the same archive.
+# HealthTrail beside other tools that read an Apple Health export, on the same archive.
 #
 #   Benchmarks/peers/run_peers.sh ARCHIVE.zip [HEALTHTRAIL_BIN] [REPORT.md]
 #

@@ -22,7 +22,7 @@ private let allocationGuardSkipReason: Comment = "the allocation counter interpo
 #endif
 
 /// The hot path (decoding records, writing CSV rows, reading route points) must not allocate per
-/// record: issue 9's allocation guard.
+/// record, item or route point: the allocation guard.
 ///
 /// The CLI runs under an LD_PRELOAD counter of malloc, calloc, realloc, posix_memalign and
 /// aligned_alloc (malloc_counter.c, compiled here) on two archives of the project's generator, 3

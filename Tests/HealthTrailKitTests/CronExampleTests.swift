@@ -2,18 +2,18 @@ import Foundation
 import Testing
 @testable import HealthTrailKit
 
-/// The README's crontab line, run as cron would run it: by /bin/sh, with its own $HOME.
+/// The crontab line of docs/pipelines.md, run as cron would run it: by /bin/sh, with its own $HOME.
 @Suite(.serialized) struct CronExampleTests {
-    /// The command of the crontab line in the README's cron example (the fields after the five
-    /// time fields), read from the README itself so the documented line is the tested one.
-    static func readmeCronCommand() throws -> String {
-        let readme = try String(contentsOfFile: Support.packageRoot.path + "/README.md", encoding: .utf8)
-        guard let marker = readme.range(of: "<!-- cron-example"),
-              let block = readme[marker.upperBound...].range(of: "```crontab\n"),
-              let end = readme[block.upperBound...].range(of: "```") else {
+    /// The command of the crontab line in the cron example of docs/pipelines.md (the fields after
+    /// the five time fields), read from the page itself so the documented line is the tested one.
+    static func documentedCronCommand() throws -> String {
+        let page = try String(contentsOfFile: Support.packageRoot.path + "/docs/pipelines.md", encoding: .utf8)
+        guard let marker = page.range(of: "<!-- cron-example"),
+              let block = page[marker.upperBound...].range(of: "```crontab\n"),
+              let end = page[block.upperBound...].range(of: "```") else {
             throw CronExampleMissing()
         }
-        let lines = readme[block.upperBound..<end.lowerBound].split(separator: "\n").filter { !$0.hasPrefix("#") }
+        let lines = page[block.upperBound..<end.lowerBound].split(separator: "\n").filter { !$0.hasPrefix("#") }
         guard let line = lines.first else { throw CronExampleMissing() }
         var rest = Substring(line)
         for _ in 0..<5 {   // minute hour day month weekday
@@ -35,12 +35,12 @@ import Testing
         return process.terminationStatus
     }
 
-    @Test func theReadmeCronLineRunsTheNightlyPipeline() throws {
-        let command = try Self.readmeCronCommand()
+    @Test func theDocumentedCronLineRunsTheNightlyPipeline() throws {
+        let command = try Self.documentedCronCommand()
         #expect(command.contains("--pipeline $HOME/pipelines/nightly.yaml"))
         let home = Support.temporaryDirectory("cronhome")
         let fm = FileManager.default
-        // As the README says: pipelines/ copied to ~/pipelines, the binary in ~/bin.
+        // As docs/pipelines.md says: pipelines/ copied to ~/pipelines, the binary in ~/bin.
         try fm.createDirectory(atPath: home + "/bin", withIntermediateDirectories: true)
         try fm.createSymbolicLink(atPath: home + "/bin/healthtrail", withDestinationPath: Support.binary)
         try fm.copyItem(atPath: Support.packageRoot.path + "/pipelines", toPath: home + "/pipelines")

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import HealthTrailKit
 
-/// Exports with thousands of distinct sources (issue 19, item 9): the structures de-duplication
+/// Exports with thousands of distinct sources: the structures de-duplication
 /// keeps per source and per cluster must do work in proportion to the records, and give what a
 /// straightforward computation gives.
 @Suite struct ManySourcesTests {

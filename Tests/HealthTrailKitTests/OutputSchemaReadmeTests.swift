@@ -2,33 +2,41 @@ import Foundation
 import Testing
 @testable import HealthTrailKit
 
-/// The README's "Outputs" table is `OutputSchema.markdownTable`, character for character: the
-/// columns users read about are the columns the writers' header rows and the contract test
-/// (`OutputContractTests`) take from the schema.
+/// The table of files and columns in docs/outputs.md is `OutputSchema.markdownTable`, character
+/// for character: the columns users read about are the columns the writers' header rows and the
+/// contract test (`OutputContractTests`) take from the schema.
 @Suite struct OutputSchemaReadmeTests {
-    static let marker = "<!-- generated from OutputSchema.swift: `make readme` rewrites it -->\n"
-    static let readmePath = Support.packageRoot.appendingPathComponent("README.md").path
+    static let marker = "<!-- generated from OutputSchema.swift: `make docs` rewrites it -->\n"
+    static let pagePath = Support.packageRoot.appendingPathComponent("docs/outputs.md").path
 
-    /// The README with its table replaced by the schema's (what `make readme` writes).
-    static func regenerated(_ readme: String) throws -> String {
-        let start = try #require(readme.range(of: marker), "README.md lost the marker line above the Outputs table")
+    /// The page with its table replaced by the schema's (what `make docs` writes).
+    static func regenerated(_ page: String) throws -> String {
+        let start = try #require(page.range(of: marker), "docs/outputs.md lost the marker line above its table")
         let tableStart = start.upperBound
         // The table ends at the first line that is not a table row.
         var end = tableStart
-        while end < readme.endIndex, readme[end] == "|" || readme[end...].hasPrefix("TABLE") {
-            end = readme[end...].firstIndex(of: "\n").map { readme.index(after: $0) } ?? readme.endIndex
+        while end < page.endIndex, page[end] == "|" || page[end...].hasPrefix("TABLE") {
+            end = page[end...].firstIndex(of: "\n").map { page.index(after: $0) } ?? page.endIndex
         }
-        return String(readme[..<tableStart]) + OutputSchema.markdownTable + String(readme[end...])
+        return String(page[..<tableStart]) + OutputSchema.markdownTable + String(page[end...])
     }
 
-    @Test func theReadmeTableIsTheSchema() throws {
-        let readme = try String(contentsOfFile: Self.readmePath, encoding: .utf8)
-        let expected = try Self.regenerated(readme)
-        if ProcessInfo.processInfo.environment["HEALTHTRAIL_WRITE_README"] == "1", expected != readme {
-            try expected.write(toFile: Self.readmePath, atomically: true, encoding: .utf8)
+    @Test func theOutputsPageTableIsTheSchema() throws {
+        let page = try String(contentsOfFile: Self.pagePath, encoding: .utf8)
+        let expected = try Self.regenerated(page)
+        if ProcessInfo.processInfo.environment["HEALTHTRAIL_WRITE_DOCS"] == "1", expected != page {
+            try expected.write(toFile: Self.pagePath, atomically: true, encoding: .utf8)
             return
         }
-        #expect(readme == expected, "README.md's Outputs table differs from OutputSchema: run `make readme`")
+        #expect(page == expected, "docs/outputs.md's table differs from OutputSchema: run `make docs`")
+    }
+
+    /// The README links to the outputs page instead of keeping a second copy of the table.
+    @Test func theReadmeHasNoCopyOfTheTable() throws {
+        let readme = try String(contentsOfFile: Support.packageRoot.appendingPathComponent("README.md").path,
+                                encoding: .utf8)
+        #expect(!readme.contains("| file | one row per | columns |"))
+        #expect(readme.contains("docs/outputs.md"))
     }
 
     /// Every CSV file of the schema is in the table, each column once, in header order.

@@ -44,7 +44,7 @@ public struct LogLineHandler: LogHandler {
         switch format {
         case .text:
             // `healthtrail: run finished [run.finished] (records=120345 seconds=3.7)`, with the
-            // level named from warnings up (`healthtrail: error: …`, the shape the README
+            // level named from warnings up (`healthtrail: error: …`, the shape docs/bad-input.md
             // documents). No time: a terminal does not need it, and cron's mail and journald add
             // their own; `json` carries it.
             let event = metadata["event"].map { "\($0)" }

@@ -2,7 +2,7 @@ import Foundation
 
 /// The CSV files one run writes while export.xml and the route files stream through.
 ///
-/// Header rows come from `OutputSchema`, which the README's table is generated from.
+/// Header rows come from `OutputSchema`, which the table of docs/outputs.md is generated from.
 public final class ExportOutputs {
     let staging: OutputStaging
     public let heartRate: CSVWriter

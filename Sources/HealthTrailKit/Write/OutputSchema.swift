@@ -1,5 +1,5 @@
 /// The files a run writes and the columns of each CSV: the one list the writers take their
-/// header rows from, the README's "Outputs" table is generated from (`markdownTable`), and the
+/// header rows from, the table of docs/outputs.md is generated from (`markdownTable`), and the
 /// output contract test checks column by column. A column added here and never filled, or
 /// filled and not documented, fails that test.
 public enum OutputSchema {
@@ -117,11 +117,11 @@ public enum OutputSchema {
         Column("original_unit", "the export's, where normalisation changed either"),
     ])
 
-    /// Every CSV file, in the README's order.
+    /// Every CSV file, in the order docs/outputs.md lists them.
     public static let csvFiles = [daily, sleepNights, sleepSamples, heartRate, workouts, routePoints, hrvBeats,
                                   activitySummaries, records]
 
-    /// The other files, after the CSV files in the README's table.
+    /// The other files, after the CSV files in the table of docs/outputs.md.
     public static let otherFiles = [
         OtherFile(name: "`svg/workouts/<workout_id>.svg`, `svg/routes.svg`, `svg/density.svg`, `svg/calendar-<metric>.svg`",
                   rowIs: "map or calendar",
@@ -132,7 +132,7 @@ public enum OutputSchema {
         OtherFile(name: "`manifest.json`", rowIs: "run", description: "see below"),
     ]
 
-    /// The README's "Outputs" table, row for row.
+    /// The table of docs/outputs.md, row for row (`make docs` writes it there).
     public static var markdownTable: String {
         var lines = ["| file | one row per | columns |", "|---|---|---|"]
         for file in csvFiles {
