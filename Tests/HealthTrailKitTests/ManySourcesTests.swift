@@ -169,4 +169,21 @@ import Testing
             #expect(daily.days.reduce(0) { $0 + (DailySummary.total($1.figures, kind) ?? 0) } == 4000)
         }
     }
+
+    /// Sources past the 65,536th keep their own identity in de-duplication: four Apple Watches
+    /// met after 65,536 phones all write the same minute; the best Watch's 100 steps count and
+    /// every other sample is covered. (A 16-bit source index once merged them with the 65,536th
+    /// phone, which then ranked as a phone.)
+    @Test func sourcesBeyondSixteenBitsKeepTheirRank() {
+        let daily = DailySummary(priority: .default)
+        let phones = (0..<65_536).map { String(format: "Phone %05d", $0) }
+        let sources = phones + (0..<4).map { "Apple Watch \($0)" }
+        let t = Timestamp.daysFromCivil(year: 2024, month: 1, day: 2) * 86_400 + 36_000
+        for (index, name) in sources.enumerated() {
+            daily.cumulative(.steps, start: Timestamp(utcSeconds: t), end: Timestamp(utcSeconds: t + 60),
+                             value: name.hasPrefix("Apple") ? 100 : 1, source: index)
+        }
+        daily.closeSeries(except: nil, sources: sources)
+        #expect(daily.days.map { DailySummary.total($0.figures, .steps) } == [100])
+    }
 }

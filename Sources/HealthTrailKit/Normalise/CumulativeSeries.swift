@@ -3,22 +3,23 @@ public enum CumulativeKind: Int, CaseIterable, Sendable {
     case steps, distance, activeEnergy, basalEnergy, flights, exerciseTime
 }
 
-/// One sample of a cumulative quantity in 16 bytes: a type's samples are held until its group
+/// One sample of a cumulative quantity in 20 bytes: a type's samples are held until its group
 /// of records ends, and one type can have millions (active energy, once a minute for years).
 /// Seconds fit 32 bits unsigned until 2106; one sample's value needs no more than a `Float`'s
-/// 7 digits (sums are kept in `Double`).
+/// 7 digits (sums are kept in `Double`). The source index takes 32 bits: an export can name
+/// more than 65,536 sources, and merging two would let one's samples escape the other's rank.
 struct CumulativeSample {
     private var startSeconds: UInt32
     private var durationSeconds: UInt32
     private var storedValue: Float
-    private var sourceIndex: UInt16
+    private var sourceIndex: UInt32
     var offsetMinutes: Int16
 
     init(start: Int64, end: Int64, value: Double, source: Int32, offsetMinutes: Int16) {
         startSeconds = UInt32(clamping: start)
         durationSeconds = UInt32(clamping: max(0, end - start))
         storedValue = Float(value)
-        sourceIndex = UInt16(clamping: source)
+        sourceIndex = UInt32(clamping: source)
         self.offsetMinutes = offsetMinutes
     }
 
@@ -26,7 +27,7 @@ struct CumulativeSample {
     var end: Int64 { Int64(startSeconds) + Int64(durationSeconds) }
     /// In the kind's canonical unit (count, m, kcal, s).
     var value: Double { Double(storedValue) }
-    var source: Int32 { Int32(sourceIndex) }
+    var source: Int32 { Int32(bitPattern: sourceIndex) }
 }
 
 /// The samples of one cumulative record type, de-duplicated across sources by priority.
