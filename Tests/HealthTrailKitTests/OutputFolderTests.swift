@@ -14,6 +14,17 @@ import Testing
         return zip
     }
 
+    /// A link planted where HealthTrail writes a file of its own (a journal, a temporary) is
+    /// refused, and the file it points at is left as it was.
+    @Test func aWholeFileWriteNeverFollowsALink() throws {
+        let dir = Support.temporaryDirectory()
+        let victim = dir + "/victim.txt", planted = dir + "/.commit-1"
+        try "mine\n".write(toFile: victim, atomically: false, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: planted, withDestinationPath: victim)
+        #expect(throws: InputError.self) { try OutputFile.write(Array("journal\n".utf8), to: planted) }
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "mine\n")
+    }
+
     @Test func aFolderItDidNotFillIsRefusedAndLeftAlone() throws {
         let dir = Support.temporaryDirectory()
         let zip = try Self.archive(dir, "export.zip", Self.heartRate)
