@@ -75,6 +75,8 @@ public final class ExportDecoder: SAXDocumentDecoder {
     /// Each source's name, by index, in memory of its own (freed with the decoder): one copy
     /// per distinct source, however often it drops out of the recent ones and comes back.
     var sourceNames: [ByteSpan] = []
+    /// The memory `sourceNames` view, freed with the decoder.
+    private var sourceNameStorage: [OwnedBytes] = []
     /// The top-level record being decoded (for its children).
     var recordOpen = false
     var recordStart = Timestamp(utcSeconds: 0)
@@ -148,7 +150,6 @@ public final class ExportDecoder: SAXDocumentDecoder {
         recentSourceNames.deallocate()
         recentSourceIndices.deallocate()
         recentSourceHits.deallocate()
-        for name in sourceNames { UnsafeMutablePointer(mutating: name.start).deallocate() }
     }
 
     // MARK: Element dispatch
@@ -255,9 +256,9 @@ public final class ExportDecoder: SAXDocumentDecoder {
         } else {
             index = sources.count
             sources.append(span.string)
-            let copy = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, span.count))
-            copy.initialize(from: span.start, count: span.count)
-            sourceNames.append(ByteSpan(start: copy, count: span.count))
+            let copy = OwnedBytes(copying: span)
+            sourceNameStorage.append(copy)
+            sourceNames.append(copy.span)
             sourceCounts.append(0)
             sourceIndexByBytes.insert(index, hash: hash)
         }

@@ -4,8 +4,9 @@ public final class RecordType {
     public let identifier: String
     let bytes: [UInt8]
     /// The same bytes in memory of its own, compared once per record without the retain and
-    /// release an array's would cost.
+    /// release an array's would cost: a view of `identifierStorage`, which lives as long as the type.
     let identifierBytes: ByteSpan
+    private let identifierStorage: OwnedBytes
     /// `step_count`: the name of its `records/<name>.csv`.
     public let fileName: String
     /// Quantity records must carry a numeric value; category records carry a name.
@@ -36,9 +37,8 @@ public final class RecordType {
     init(identifier: String, fileName: String) {
         self.identifier = identifier
         bytes = Array(identifier.utf8)
-        let storage = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, bytes.count))
-        storage.initialize(from: bytes, count: bytes.count)
-        identifierBytes = ByteSpan(start: storage, count: bytes.count)
+        identifierStorage = OwnedBytes(copying: bytes)
+        identifierBytes = identifierStorage.span
         isQuantity = identifier.hasPrefix("HKQuantityTypeIdentifier")
         isHeartRate = identifier == "HKQuantityTypeIdentifierHeartRate"
         isHeartRateVariability = identifier == "HKQuantityTypeIdentifierHeartRateVariabilitySDNN"
@@ -46,8 +46,6 @@ public final class RecordType {
         role = RecordRole(identifier: identifier)
         keepsItsUnits = identifier.hasPrefix("HKQuantityTypeIdentifierDietary")
     }
-
-    deinit { UnsafeMutablePointer(mutating: identifierBytes.start).deallocate() }
 
     var cumulativeKind: CumulativeKind? {
         if case .cumulative(let kind) = role { return kind }

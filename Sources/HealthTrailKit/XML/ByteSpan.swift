@@ -1,4 +1,5 @@
-/// A view of bytes owned by libxml2 (an attribute value, a name) valid only inside a callback.
+/// A view of bytes owned elsewhere: by libxml2 (an attribute value, a name), valid only inside
+/// the callback that delivered it, or by an `OwnedBytes`, valid while that object lives.
 ///
 /// Decoders read attributes in place through spans instead of making a `String` per attribute:
 /// at millions of records, that allocation would cost more than parsing.
