@@ -1,5 +1,5 @@
 import FuzzSupport
-import HealthTrailKit
+@testable import HealthTrailKit
 
 /// The date parser on arbitrary bytes. A date it accepts must survive being written back:
 /// its UTC text parses to the same instant, and its local date text is a valid date.

@@ -27,7 +27,7 @@ extension ExportDecoder {
     }
 
     /// Parses one chunk of export.xml.
-    public func feed(_ chunk: UnsafeRawBufferPointer) throws {
+    func feed(_ chunk: UnsafeRawBufferPointer) throws {
         guard let capture else { return try parseDirectly(chunk) }
         do { try parser.feed(chunk) } catch { throw waitForDecoding() ?? error }
         if capture.stopRequested, let error = waitForDecoding() { throw error }

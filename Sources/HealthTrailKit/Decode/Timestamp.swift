@@ -34,7 +34,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, BitwiseCopyable {
         return copy.withUTF8 { parse($0.baseAddress!, $0.count) }
     }
 
-    public static func parse(_ p: UnsafePointer<UInt8>, _ n: Int) -> Timestamp? {
+    static func parse(_ p: UnsafePointer<UInt8>, _ n: Int) -> Timestamp? {
         guard n >= 19 else { return nil }
         guard let year = digits(p, 0, 4), p[4] == 0x2D, let month = digits(p, 5, 2), p[7] == 0x2D,
               let day = digits(p, 8, 2), p[10] == 0x20 || p[10] == 0x54,
@@ -126,7 +126,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, BitwiseCopyable {
 
     /// Writes `2024-01-02T15:31:22Z` (20 bytes) at `out`.
     @inline(__always)
-    public static func writeUTC(_ seconds: Int64, to out: UnsafeMutablePointer<UInt8>) {
+    static func writeUTC(_ seconds: Int64, to out: UnsafeMutablePointer<UInt8>) {
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let rest = Int(seconds - days * 86_400)
         let (y, m, d) = civilFromDays(days)
@@ -138,7 +138,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, BitwiseCopyable {
 
     /// Writes `+01:00` / `-08:00` (6 bytes) at `out`.
     @inline(__always)
-    public static func writeOffset(_ minutes: Int32, to out: UnsafeMutablePointer<UInt8>) {
+    static func writeOffset(_ minutes: Int32, to out: UnsafeMutablePointer<UInt8>) {
         let a = Int(abs(minutes))
         out[0] = minutes < 0 ? 0x2D : 0x2B
         put2(a / 60, out + 1); out[3] = 0x3A; put2(a % 60, out + 4)
@@ -146,7 +146,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, BitwiseCopyable {
 
     /// Writes the local calendar date `2024-01-02` (10 bytes) of `localSeconds`.
     @inline(__always)
-    public static func writeDate(localSeconds: Int64, to out: UnsafeMutablePointer<UInt8>) {
+    static func writeDate(localSeconds: Int64, to out: UnsafeMutablePointer<UInt8>) {
         let days = localSeconds >= 0 ? localSeconds / 86_400 : (localSeconds - 86_399) / 86_400
         let (y, m, d) = civilFromDays(days)
         put4(y, out); out[4] = 0x2D; put2(m, out + 5); out[7] = 0x2D; put2(d, out + 8)

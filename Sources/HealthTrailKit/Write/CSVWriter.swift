@@ -87,7 +87,7 @@ public final class CSVWriter {
 
     /// Appends bytes known not to need quoting (numbers, identifiers).
     @inline(__always)
-    public func raw(_ p: UnsafePointer<UInt8>, _ n: Int) {
+    func raw(_ p: UnsafePointer<UInt8>, _ n: Int) {
         if used + n > capacity { flushBuffer() }
         if n > capacity {
             waitForWriteBehind()   // the bytes before these must land first

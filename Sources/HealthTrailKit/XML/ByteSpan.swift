@@ -4,22 +4,22 @@
 /// Decoders read attributes in place through spans instead of making a `String` per attribute:
 /// at millions of records, that allocation would cost more than parsing.
 public struct ByteSpan {
-    public let start: UnsafePointer<UInt8>
+    let start: UnsafePointer<UInt8>
     public let count: Int
 
-    @inline(__always) public init(start: UnsafePointer<UInt8>, count: Int) {
+    @inline(__always) init(start: UnsafePointer<UInt8>, count: Int) {
         self.start = start
         self.count = count
     }
 
     /// A span over a NUL-terminated C string.
-    @inline(__always) public init(cString: UnsafePointer<UInt8>) {
+    @inline(__always) init(cString: UnsafePointer<UInt8>) {
         self.init(start: cString, count: strlen(UnsafeRawPointer(cString).assumingMemoryBound(to: CChar.self)))
     }
 
     @inline(__always) public subscript(i: Int) -> UInt8 { start[i] }
 
-    public var buffer: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: start, count: count) }
+    var buffer: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: start, count: count) }
 
     /// True when the bytes equal `literal` (ASCII).
     @inline(__always) public func equals(_ literal: StaticString) -> Bool {

@@ -29,7 +29,7 @@ public final class SAXPushParser {
     /// - Parameters:
     ///   - handler: the SAX2 callbacks (its `initialized` is set to `XML_SAX2_MAGIC` and `serror` to ours).
     ///   - userData: passed to every callback as `ctx`.
-    public init(handler: xmlSAXHandler, userData: UnsafeMutableRawPointer, fileName: String, entryName: String?) {
+    init(handler: xmlSAXHandler, userData: UnsafeMutableRawPointer, fileName: String, entryName: String?) {
         self.fileName = fileName
         self.entryName = entryName
         var sax = handler
@@ -78,7 +78,7 @@ public final class SAXPushParser {
     }
 
     /// Parses one chunk; throws the first XML error with its line.
-    public func feed(_ chunk: UnsafeRawBufferPointer) throws {
+    func feed(_ chunk: UnsafeRawBufferPointer) throws {
         guard let context, !parsedWhole else { throw InputError(file: fileName, entry: entryName, "libxml2 could not start a parser") }
         guard chunk.count > 0 else { return }
         let status = xmlParseChunk(context, chunk.baseAddress!.assumingMemoryBound(to: CChar.self), Int32(chunk.count), 0)
@@ -101,7 +101,7 @@ public final class SAXPushParser {
     /// which reads a route file in about 80 % of the time push mode takes (0.69 s against
     /// 0.83 s for the benchmark's 212 MB of GPX). Push mode has to look ahead for the end of
     /// every text node before it parses it; a route file is mostly short text nodes.
-    public func parseWhole(_ document: UnsafeRawBufferPointer) throws {
+    func parseWhole(_ document: UnsafeRawBufferPointer) throws {
         guard !parsedWhole, document.count > 0 else {
             throw InputError(file: fileName, entry: entryName, "libxml2 could not start a parser")
         }
