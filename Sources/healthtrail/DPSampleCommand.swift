@@ -25,6 +25,8 @@ struct DPSampleCommand: ParsableCommand {
     @Option(help: "How many samples.")
     var count: Int = 10
 
+    @OptionGroup var versionOption: VersionOption
+
     func run() throws {
         let noise: NoiseMechanism
         switch mechanism {

@@ -13,6 +13,11 @@ struct Main {
         // as one line naming the file ("File too large"); the default action of SIGXFSZ would
         // kill the process without a word and leave its staging folder behind.
         signal(SIGXFSZ, SIG_IGN)
+        // `-V`/`--version` anywhere, answered before parsing as `--help` is (VersionOption).
+        if VersionOption.isRequested(in: Array(CommandLine.arguments.dropFirst())) {
+            print(HealthTrailVersion.current)
+            exit(ExitStatus.ok)
+        }
         do {
             var command = try HealthTrailCommand.parseAsRoot()
             try command.run()

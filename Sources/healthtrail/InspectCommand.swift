@@ -18,6 +18,8 @@ struct InspectCommand: ParsableCommand {
     @Flag(name: .shortAndLong, help: "No progress line.")
     var quiet = false
 
+    @OptionGroup var versionOption: VersionOption
+
     func run() throws {
         let report = try ExportInspection.inspect(path: archive, showProgress: !quiet)
         print("export:   \(report.source)")

@@ -21,6 +21,8 @@ struct KeygenCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The key file to create.", valueName: "file"))
     var file: String
 
+    @OptionGroup var versionOption: VersionOption
+
     func run() throws {
         try PseudonymKey.generate(at: file)
     }

@@ -37,6 +37,8 @@ struct MergeCommand: ParsableCommand {
     @Flag(name: .shortAndLong, help: "No summary.")
     var quiet = false
 
+    @OptionGroup var versionOption: VersionOption
+
     func run() throws {
         umask(0o077)
         var paths = partials

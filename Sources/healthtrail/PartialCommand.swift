@@ -63,6 +63,8 @@ struct PartialCommand: ParsableCommand {
 
     @OptionGroup(title: "Logging") var logging: LogOptions
 
+    @OptionGroup var versionOption: VersionOption
+
     func run() throws {
         logging.bootstrap(quiet: quiet)
         Interruption.install()

@@ -78,6 +78,8 @@ struct RunCommand: ParsableCommand {
 
     @OptionGroup(title: "Logging") var logging: LogOptions
 
+    @OptionGroup var versionOption: VersionOption
+
     func validate() throws {
         if pipeline == nil {
             guard archive != nil else { throw ValidationError("give the archive to process (or --pipeline FILE)") }

@@ -31,6 +31,8 @@ struct SynthCommand: ParsableCommand {
     @Option(help: "Name of the main XML entry (real exports: export.xml, Export.xml, 导出.xml).")
     var xmlName: String = "export.xml"
 
+    @OptionGroup var versionOption: VersionOption
+
     func validate() throws {
         guard days > 0 else { throw ValidationError("--days must be at least 1") }
     }

@@ -36,6 +36,8 @@ struct ValidateCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("Pipeline files (YAML).", valueName: "file"))
     var files: [String]
 
+    @OptionGroup var versionOption: VersionOption
+
     func run() throws {
         var failed = false
         for file in files {

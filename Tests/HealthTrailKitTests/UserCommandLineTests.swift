@@ -1,0 +1,35 @@
+import Foundation
+import Testing
+@testable import HealthTrailKit
+
+/// The conventions a user expects of a command line: the version everywhere, developer tools
+/// out of sight, the same logging options on every unattended command.
+@Suite struct UserCommandLineTests {
+    static let subcommands = ["run", "validate", "partial", "merge", "release", "keygen", "inspect", "synth", "dp-sample"]
+
+    @Test func everyCommandPrintsTheVersion() throws {
+        for flag in ["-V", "--version"] {
+            for command in [[]] + Self.subcommands.map({ [$0] }) {
+                // A subcommand missing its required arguments still answers, as with --help.
+                let result = try Support.runCLI(command + [flag])
+                #expect(result.status == 0, "\(command) \(flag): \(result.stderr)")
+                #expect(result.stdout == HealthTrailVersion.current + "\n", "\(command) \(flag)")
+                #expect(result.stderr.isEmpty, "\(command) \(flag)")
+            }
+        }
+        // Bundled with another short flag, and after other options.
+        let bundled = try Support.runCLI(["inspect", "/nonexistent.zip", "-qV"])
+        #expect(bundled.status == 0 && bundled.stdout == HealthTrailVersion.current + "\n", "\(bundled.stderr)")
+        // Help wins over the version, as in ArgumentParser; after `--` it is an argument.
+        let help = try Support.runCLI(["inspect", "-V", "--help"])
+        #expect(help.status == 0 && help.stdout.contains("USAGE"))
+        let terminated = try Support.runCLI(["inspect", "--", "-V"])
+        #expect(terminated.status == 1 && terminated.stdout.isEmpty)
+        // Listed in every command's help.
+        for command in [[]] + Self.subcommands.map({ [$0] }) {
+            let text = try Support.runCLI(command + ["--help"]).stdout
+            #expect(text.contains("-V, --version"), "\(command)")
+        }
+    }
+
+}
