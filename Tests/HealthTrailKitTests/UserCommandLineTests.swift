@@ -32,4 +32,16 @@ import Testing
         }
     }
 
+    @Test func developerToolsAreHiddenButRunnable() throws {
+        let help = try Support.runCLI(["--help"])
+        #expect(help.status == 0)
+        #expect(!help.stdout.contains("dp-sample"))
+        for command in ["run", "validate", "partial", "merge", "release", "keygen", "inspect", "synth"] {
+            #expect(help.stdout.contains("  \(command) "), "\(command)")
+        }
+        let sample = try Support.runCLI(["dp-sample", "--mechanism", "laplace", "--scale", "3", "--count", "5"])
+        #expect(sample.status == 0, "\(sample.stderr)")
+        #expect(sample.stdout.split(separator: "\n").compactMap { Int($0) }.count == 5)
+    }
+
 }
