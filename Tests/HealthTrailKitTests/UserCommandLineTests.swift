@@ -44,4 +44,40 @@ import Testing
         #expect(sample.stdout.split(separator: "\n").compactMap { Int($0) }.count == 5)
     }
 
+    @Test func validateExitsByTheReadmesTable() throws {
+        let dir = Support.temporaryDirectory()
+        let bad = dir + "/bad.yaml"
+        try "version: 1\nkind: person\n".write(toFile: bad, atomically: true, encoding: .utf8)
+        let invalid = try Support.runCLI(["validate", bad])
+        #expect(invalid.status == 2, "\(invalid.stderr)")
+        #expect(invalid.stderr.hasPrefix(bad + ":"))
+        // The README's table: 2 for an invalid pipeline file, as `run --pipeline` exits on it.
+        let readme = try String(contentsOf: Support.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(readme.contains("| 2 | usage error (unknown option, missing argument) or an invalid pipeline file"))
+        let viaRun = try Support.runCLI(["run", "--pipeline", bad])
+        #expect(viaRun.status == invalid.status)
+        let unreadable = try Support.runCLI(["validate", dir + "/missing.yaml"])
+        #expect(unreadable.status == 1)
+        let both = try Support.runCLI(["validate", dir + "/missing.yaml", bad])
+        #expect(both.status == 2)
+    }
+
+    @Test func mergeTakesTheLoggingOptions() throws {
+        let dir = Support.temporaryDirectory()
+        try "not a partial".write(toFile: dir + "/a.partial", atomically: true, encoding: .utf8)
+        let text = try Support.runCLI(["merge", dir + "/a.partial", "--out", dir + "/m.partial"])
+        #expect(text.status == 1)
+        #expect(text.stderr.hasPrefix("healthtrail: error: "))
+        let json = try Support.runCLI(["merge", dir + "/a.partial", "--out", dir + "/m.partial",
+                                       "--log-format", "json", "--log-level", "debug"])
+        #expect(json.status == 1)
+        let lines = json.stderr.split(separator: "\n")
+        #expect(lines.count == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data((lines.first ?? "").utf8)) as? [String: Any])
+        #expect(object["level"] as? String == "error" && object["event"] as? String == "failed")
+        #expect(try Support.runCLI(["merge", dir + "/a.partial", "--out", dir + "/m.partial", "--log-level", "loud"]).status == 2)
+        let help = try Support.runCLI(["merge", "--help"]).stdout
+        #expect(help.contains("--log-format") && help.contains("--log-level"))
+    }
+
 }
