@@ -90,7 +90,7 @@ readme:
 	HEALTHTRAIL_WRITE_README=1 $(SWIFT) test -c release --scratch-path $(TEST_SCRATCH) --filter OutputSchemaReadmeTests
 
 sample: build
-	$(BIN) synth $(SAMPLE) --days 7 --seed 2024 >/dev/null
+	$(BIN) synth $(SAMPLE) --days 7 --seed 2024
 	@ls -l $(SAMPLE)
 
 bench: deps
@@ -99,7 +99,7 @@ bench: deps
 	$(SWIFT) build -c release --product healthtrail-bench
 	@mkdir -p .bench
 	@[ -f $(BENCH_ZIP) ] || { echo "synthesizing $(BENCH_ZIP) (once; cached)"; rm -f .bench/bench-export-*.zip; \
-		$(BIN) synth $(BENCH_ZIP).tmp --days $(BENCH_DAYS) --seed 42 > .bench/synth-summary.json && mv $(BENCH_ZIP).tmp $(BENCH_ZIP); }
+		$(BIN) synth $(BENCH_ZIP).tmp --days $(BENCH_DAYS) --seed 42 --summary > .bench/synth-summary.json && mv $(BENCH_ZIP).tmp $(BENCH_ZIP); }
 	.build/release/healthtrail-bench --archive $(BENCH_ZIP) --healthtrail $(BIN) \
 		--floor .build/release/healthtrail-floor --runs $(BENCH_RUNS) --out-dir .bench/runs \
 		--report Benchmarks/results/latest.md
@@ -140,7 +140,7 @@ bench-double: deps
 	$(SWIFT) build -c release --product healthtrail-bench
 	@mkdir -p .bench
 	@[ -f $(DOUBLE_ZIP) ] || { echo "synthesizing $(DOUBLE_ZIP) (once; cached)"; rm -f .bench/bench-export-$(DOUBLE_DAYS)d-*.zip; \
-		$(BIN) synth $(DOUBLE_ZIP).tmp --days $(DOUBLE_DAYS) --seed 42 > .bench/synth-summary-$(DOUBLE_DAYS)d.json && mv $(DOUBLE_ZIP).tmp $(DOUBLE_ZIP); }
+		$(BIN) synth $(DOUBLE_ZIP).tmp --days $(DOUBLE_DAYS) --seed 42 --summary > .bench/synth-summary-$(DOUBLE_DAYS)d.json && mv $(DOUBLE_ZIP).tmp $(DOUBLE_ZIP); }
 	.build/release/healthtrail-bench --archive $(DOUBLE_ZIP) --healthtrail $(BIN) \
 		--floor .build/release/healthtrail-floor --runs $(DOUBLE_RUNS) --out-dir .bench/runs-double \
 		--label "$(DOUBLE_DAYS) days" --report Benchmarks/results/double.md
@@ -151,7 +151,7 @@ bench-peers: deps
 	$(SWIFT) build -c release --product healthtrail
 	@mkdir -p .bench
 	@[ -f $(BENCH_ZIP) ] || { echo "synthesizing $(BENCH_ZIP) (once; cached)"; rm -f .bench/bench-export-$(BENCH_DAYS)d-*.zip; \
-		$(BIN) synth $(BENCH_ZIP).tmp --days $(BENCH_DAYS) --seed 42 > .bench/synth-summary.json && mv $(BENCH_ZIP).tmp $(BENCH_ZIP); }
+		$(BIN) synth $(BENCH_ZIP).tmp --days $(BENCH_DAYS) --seed 42 --summary > .bench/synth-summary.json && mv $(BENCH_ZIP).tmp $(BENCH_ZIP); }
 	Benchmarks/peers/run_peers.sh $(BENCH_ZIP) $(BIN) Benchmarks/results/peers.md
 
 .PHONY: bench-double bench-peers
@@ -170,7 +170,7 @@ fuzz: deps
 	$(SWIFT) build -c release --product healthtrail
 	cd Fuzz && $(SWIFT) build -c debug --scratch-path ../.fuzz/build \
 		-Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -O -Xswiftc -disable-cmo
-	@[ -f .fuzz/seed-export.zip ] || $(BIN) synth .fuzz/seed-export.zip --days 2 --seed 7 >/dev/null
+	@[ -f .fuzz/seed-export.zip ] || $(BIN) synth .fuzz/seed-export.zip --days 2 --seed 7
 	@rm -rf .fuzz/seeds && python3 Fuzz/make_corpus.py .fuzz/seeds .fuzz/seed-export.zip ../shared/fixtures/real
 	@failed=""; for t in $(FUZZ_TARGETS); do \
 		mkdir -p .fuzz/corpus/$$t .fuzz/findings/$$t; \

@@ -80,4 +80,19 @@ import Testing
         #expect(help.contains("--log-format") && help.contains("--log-level"))
     }
 
+    @Test func synthIsQuietUnlessAskedForItsSummary() throws {
+        let dir = Support.temporaryDirectory()
+        let quiet = try Support.runCLI(["synth", dir + "/a.zip", "--days", "2", "--seed", "5"])
+        #expect(quiet.status == 0, "\(quiet.stderr)")
+        #expect(quiet.stdout.isEmpty && quiet.stderr.isEmpty)
+        let loud = try Support.runCLI(["synth", dir + "/b.zip", "--days", "2", "--seed", "5", "--summary"])
+        #expect(loud.status == 0, "\(loud.stderr)")
+        let summary = try JSONDecoder().decode(SynthSummary.self, from: Data(loud.stdout.utf8))
+        #expect(summary == (try ExportSynthesizer.write(to: dir + "/c.zip", options: SynthOptions(days: 2, seed: 5))))
+        #expect(summary.workouts > 0 && summary.exportXMLBytes > 0)
+        // The flag changes what is printed, not what is written.
+        #expect(FileManager.default.contents(atPath: dir + "/a.zip") == FileManager.default.contents(atPath: dir + "/b.zip"))
+        #expect(try Support.runCLI(["synth", "--help"]).stdout.contains("--summary"))
+    }
+
 }
