@@ -95,4 +95,50 @@ import Testing
         #expect(try Support.runCLI(["synth", "--help"]).stdout.contains("--summary"))
     }
 
+    /// A small export with two sources, three heart-rate records, a step count and a route file.
+    static func smallExport(_ zip: String) throws {
+        let steps = """
+         <Record type="HKQuantityTypeIdentifierStepCount" sourceName="Alex’s iPhone" unit="count" startDate="2024-01-03 08:00:00 +0100" endDate="2024-01-03 08:10:00 +0100" value="4321"/>
+
+        """
+        try Support.makeZip(zip, [("apple_health_export/export.xml", Support.exportXML(ExportDecoderTests.heartRate + steps)),
+                                  ("apple_health_export/workout-routes/route_2024-01-03_8.00am.gpx", "<gpx></gpx>")])
+    }
+
+    @Test func inspectPrintsJSONForScripts() throws {
+        let dir = Support.temporaryDirectory()
+        let zip = dir + "/export.zip"
+        try Self.smallExport(zip)
+        let result = try Support.runCLI(["inspect", zip, "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.isEmpty)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(object["format_version"] as? Int == 1)
+        #expect(object["tool_version"] as? String == HealthTrailVersion.current)
+        let input = try #require(object["input"] as? [String: Any])
+        #expect(input["path"] as? String == zip && input["kind"] as? String == "zip")
+        #expect(input["main_entry"] as? String == "apple_health_export/export.xml")
+        #expect(input["export_version"] as? String == "13" && input["locale"] as? String == "en_US")
+        #expect(input["export_date"] as? String == "2024-03-01T08:00:00Z")
+        #expect(object["data_first_utc"] as? String == "2024-01-02T15:31:22Z")
+        #expect(object["data_last_utc"] as? String == "2024-01-03T07:00:00Z")
+        let entries = try #require(object["entries"] as? [String: Int])
+        #expect(entries == ["total": 2, "route_files": 1, "ecg_files": 0])
+        let counts = try #require(object["counts"] as? [String: Any])
+        #expect(counts["records_by_type"] as? [String: Int]
+                == ["HKQuantityTypeIdentifierHeartRate": 3, "HKQuantityTypeIdentifierStepCount": 1])
+        #expect(counts["heart_rate"] as? Int == 3 && counts["workouts"] as? Int == 0)
+        #expect(counts["sources"] as? Int == 3 && counts["malformed_records"] as? Int == 0)
+        // The same figures as the text, and none of the data's own text or values.
+        let text = try Support.runCLI(["inspect", zip]).stdout
+        #expect(text.contains("heart-rate samples: 3") && text.contains("Polar"))
+        for secret in ["Polar", "Alex", "iPhone", "Apple Watch", "131.5", "4321", "route_2024"] {
+            #expect(!result.stdout.contains(secret), "\(secret)")
+        }
+        // Stable: the same archive gives the same bytes.
+        #expect(try Support.runCLI(["inspect", zip, "--json"]).stdout == result.stdout)
+        // An error is still one line on stderr, and nothing on stdout.
+        let bad = try Support.runCLI(["inspect", dir + "/missing.zip", "--json"])
+        #expect(bad.status == 1 && bad.stdout.isEmpty && bad.stderr.split(separator: "\n").count == 1)
+    }
 }
