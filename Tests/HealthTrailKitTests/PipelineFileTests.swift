@@ -268,7 +268,8 @@ import Testing
         let folder = (path as NSString).deletingLastPathComponent
         // Missing: reported in the pipeline, at the line naming it.
         let missing = #expect(throws: PipelineInvalid.self) { try PipelineFile.load(path: path, home: "/home/tester") }
-        #expect(missing?.lines == ["\(path):8:13: privacy.releases: release file not found: \(folder)/specs/releases.yaml"])
+        #expect(missing?.lines == ["\(path):8:13: privacy.releases: release file not found: \(folder)/specs/releases.yaml "
+                                   + "(specs/releases.yaml beside the pipeline file)"])
         try FileManager.default.createDirectory(atPath: folder + "/specs", withIntermediateDirectories: true)
         try releasesFile.write(toFile: folder + "/specs/releases.yaml", atomically: true, encoding: .utf8)
         let error = #expect(throws: PipelineInvalid.self) { try PipelineFile.load(path: path, home: "/home/tester") }
