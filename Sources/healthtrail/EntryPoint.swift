@@ -40,7 +40,10 @@ struct Main {
             HealthTrailLog.fatal("\(error)", event: "failed")
             exit(ExitStatus.failed)
         } catch let error as LedgerError {
-            HealthTrailLog.fatal("\(error)", event: "failed")
+            // The ledger refused the releases (over budget, tampered, locked…): nothing was
+            // spent or published. One line, as every failure, with its own event.
+            let reason = error.kind == .overBudget ? "over_budget" : error.kind.rawValue
+            HealthTrailLog.fatal("\(error)", event: "release.refused", metadata: ["reason": .string(reason)])
             exit(ExitStatus.failed)
         } catch let skipped as NothingNew {
             HealthTrailLog.logger.info("\(skipped)", metadata: ["event": "run.nothing_new"])
