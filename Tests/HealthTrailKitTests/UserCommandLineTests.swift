@@ -141,4 +141,26 @@ import Testing
         let bad = try Support.runCLI(["inspect", dir + "/missing.zip", "--json"])
         #expect(bad.status == 1 && bad.stdout.isEmpty && bad.stderr.split(separator: "\n").count == 1)
     }
+
+    @Test func calendarsUseTheMapWidthAndReadAsTitles() throws {
+        let dir = Support.temporaryDirectory()
+        _ = try ExportSynthesizer.write(to: dir + "/export.zip", options: SynthOptions(days: 3, seed: 1))
+        for size in [800, 1200] {
+            let run = try Support.runCLI(["run", dir + "/export.zip", "--out", dir + "/out\(size)", "--quiet",
+                                          "--maps", "calendars", "--svg-size", String(size)])
+            #expect(run.status == 0, "\(run.stderr)")
+            let titles = ["steps": "Steps per day", "resting-hr": "Resting heart rate (bpm)",
+                          "sleep": "Time asleep per night (min)", "workout-minutes": "Workout time per day (min)"]
+            for (metric, title) in titles {
+                let svg = try String(contentsOfFile: dir + "/out\(size)/svg/calendar-\(metric).svg", encoding: .utf8)
+                #expect(svg.contains("<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"\(size)\" "), "\(metric) \(size)")
+                #expect(svg.contains("<title>\(title) · 2023-01-0"), "\(metric)")
+            }
+        }
+        // Wider: larger days (the 2023 calendar has 53 week columns beside 44 px of weekday labels).
+        let narrow = try String(contentsOfFile: dir + "/out800/svg/calendar-steps.svg", encoding: .utf8)
+        let wide = try String(contentsOfFile: dir + "/out1200/svg/calendar-steps.svg", encoding: .utf8)
+        #expect(narrow.contains("class=\"day\" x=\"") && narrow.contains(" width=\"11\" height=\"11\""))
+        #expect(wide.contains(" width=\"19\" height=\"19\""))
+    }
 }
