@@ -20,7 +20,7 @@ struct InspectCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: ArgumentHelp("The export: export.zip, an apple_health_export/ folder, or export.xml.", valueName: "archive"))
+    @Argument(help: ArgumentHelp("The export: export.zip, an apple_health_export/ folder, or export.xml; - reads it from standard input.", valueName: "archive"))
     var archive: String
 
     @Flag(name: .shortAndLong, help: "No progress line.")
@@ -32,12 +32,17 @@ struct InspectCommand: ParsableCommand {
     @OptionGroup var versionOption: VersionOption
 
     func run() throws {
-        let report = try ExportInspection.inspect(path: archive, showProgress: !quiet)
+        // `-`: standard input, spooled (a zip is read from its end).
+        let spool = StandardInputArchive.isRequested(archive) ? try StandardInputArchive.forInspection() : nil
+        if let spool { StandardInputAlias.path = spool.path }
+        let report = try withExtendedLifetime(spool) {
+            try ExportInspection.inspect(path: spool?.path ?? archive, showProgress: !quiet)
+        }
         if json {
             print(try InspectionReport(report, path: archive).json(), terminator: "")
             return
         }
-        print("export:   \(report.source)")
+        print("export:   \(spool == nil ? report.source : StandardInputArchive.label)")
         print("main xml: \(report.layout.mainXML.path) (\(report.layout.mainXML.uncompressedSize) bytes)")
         print("version:  \(report.exportVersion ?? "unknown")   exported: \(report.exportDate?.utcString ?? "unknown")   locale: \(report.locale ?? "unknown")")
         if let (first, last) = report.dateRange {

@@ -24,6 +24,7 @@ struct KeygenCommand: ParsableCommand {
     @OptionGroup var versionOption: VersionOption
 
     func run() throws {
+        if file == "-" { throw StandardStreamRefused("the key is a file kept secret, never printed: give its path, not - (standard output)") }
         try PseudonymKey.generate(at: file)
     }
 }

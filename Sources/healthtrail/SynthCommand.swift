@@ -45,6 +45,9 @@ struct SynthCommand: ParsableCommand {
     }
 
     func run() throws {
+        if output == "-" {
+            throw StandardStreamRefused("synth writes a zip file, whose directory goes at its end: give a file name, not - (standard output)")
+        }
         var options = SynthOptions(days: days, seed: seed)
         options.brokenDTD = brokenDtd
         options.xmlName = xmlName

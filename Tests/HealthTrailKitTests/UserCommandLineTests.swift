@@ -163,4 +163,79 @@ import Testing
         #expect(narrow.contains("class=\"day\" x=\"") && narrow.contains(" width=\"11\" height=\"11\""))
         #expect(wide.contains(" width=\"19\" height=\"19\""))
     }
+
+    /// Runs `command` in sh with the release binary as "$B"; for pipes into it.
+    static func shell(_ command: String) throws -> (status: Int32, stdout: String, stderr: String) {
+        try Support.runProgram("/bin/sh", ["-c", command, "sh"], environment: ["B": Support.binary, "PATH": "/usr/bin:/bin"])
+    }
+
+    @Test func inspectAndRunReadAnArchiveFromStandardInput() throws {
+        let dir = Support.temporaryDirectory()
+        let zip = dir + "/export.zip"
+        _ = try ExportSynthesizer.write(to: zip, options: SynthOptions(days: 2, seed: 3))
+        let byName = try Support.runCLI(["inspect", zip])
+        #expect(byName.status == 0)
+        for (how, command) in [("pipe", "cat '\(zip)' | \"$B\" inspect -"), ("redirect", "\"$B\" inspect - < '\(zip)'")] {
+            let piped = try Self.shell(command)
+            #expect(piped.status == 0, "\(how): \(piped.stderr)")
+            #expect(piped.stdout.hasPrefix("export:   stdin\n"), "\(how)")
+            #expect(piped.stdout.split(separator: "\n").dropFirst() == byName.stdout.split(separator: "\n").dropFirst(), "\(how)")
+        }
+        let json = try Self.shell("cat '\(zip)' | \"$B\" inspect - --json")
+        #expect(json.stdout.contains("\"path\" : \"-\""), "\(json.stdout.prefix(300))")
+
+        // run: the same outputs as from the file, the manifest naming stdin, nothing left behind.
+        #expect(try Support.runCLI(["run", zip, "--out", dir + "/file", "--quiet"]).status == 0)
+        let run = try Self.shell("cat '\(zip)' | \"$B\" run - --out '\(dir)/piped' --quiet")
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.isEmpty && run.stderr.isEmpty)
+        let manifest = try CohortRunTests.json(dir + "/piped/manifest.json")
+        let input = try #require(manifest["input"] as? [String: Any])
+        #expect(input["path"] as? String == "stdin" && input["name"] as? String == "stdin")
+        let fromFile = try CohortRunTests.json(dir + "/file/manifest.json")["input"] as? [String: Any]
+        #expect(input["sha256"] as? String == fromFile?["sha256"] as? String)
+        for csv in ["daily.csv", "heart_rate.csv", "workouts.csv", "route_points.csv"] {
+            #expect(FileManager.default.contents(atPath: dir + "/piped/" + csv) == FileManager.default.contents(atPath: dir + "/file/" + csv), "\(csv)")
+        }
+        let listed = try FileManager.default.contentsOfDirectory(atPath: dir + "/piped").sorted()
+        #expect(listed == (try FileManager.default.contentsOfDirectory(atPath: dir + "/file")).sorted())
+        #expect(!listed.contains { $0.contains("stdin") || $0.hasPrefix(".healthtrail-stdin") })
+        // Again: nothing new, said of stdin, not of the spool.
+        let again = try Self.shell("cat '\(zip)' | \"$B\" run - --out '\(dir)/piped'")
+        #expect(again.status == 3, "\(again.stderr)")
+        #expect(again.stderr.contains("stdin") && !again.stderr.contains("/proc/"))
+        // A broken archive on stdin: one line naming stdin; the folder as it was.
+        let before = try Support.snapshot(dir + "/piped")
+        let broken = try Self.shell("head -c 3000 '\(zip)' | \"$B\" run - --out '\(dir)/piped' --force")
+        #expect(broken.status == 1)
+        #expect(broken.stderr.hasPrefix("healthtrail: error: stdin: ") && broken.stderr.split(separator: "\n").count == 1, "\(broken.stderr)")
+        #expect(try Support.snapshot(dir + "/piped") == before)
+    }
+
+    @Test func standardInputIsRefusedWhereItCannotWork() throws {
+        let dir = Support.temporaryDirectory()
+        let empty = try Self.shell("\"$B\" inspect - < /dev/null")
+        #expect(empty.status == 1 && empty.stderr == "healthtrail: error: stdin: standard input is empty: expected an export archive\n")
+        let synth = try Support.runCLI(["synth", "-"])
+        #expect(synth.status == 2 && synth.stderr.contains("synth writes a zip file") && synth.stderr.split(separator: "\n").count == 1,
+                "\(synth.stderr)")
+        let partial = try Support.runCLI(["partial", "-", "--pipeline", dir + "/p.yaml", "--out", dir + "/x.partial"])
+        #expect(partial.status == 2 && partial.stderr.contains("standard input"), "\(partial.stderr)")
+        let keygen = try Support.runCLI(["keygen", "-"])
+        #expect(keygen.status == 2 && keygen.stderr.contains("not - (standard output)"), "\(keygen.stderr)")
+        let (_, pipeline) = try CohortRunTests.study(persons: 1, days: 2, broken: false)
+        let cohort = try Self.shell("\"$B\" run - --pipeline '\(pipeline)' < /dev/null")
+        #expect(cohort.status == 2 && cohort.stderr.contains("cohort"), "\(cohort.stderr)")
+    }
+
+    @Test func theSpoolIsOwnerOnlyAndNameless() throws {
+        let dir = Support.temporaryDirectory()
+        let fd = try StandardInputArchive.unnamedFile(in: dir)
+        defer { close(fd) }
+        var info = stat()
+        #expect(fstat(fd, &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o600)
+        #expect(info.st_nlink == 0)   // no name: gone with the process
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
+    }
 }
