@@ -24,7 +24,8 @@ SPARK_VENV   := .build/spark-venv
 SPARK_WORK   := .build/spark-test
 SPARK_BENCH_N ?= 20
 
-.PHONY: all deps test-deps browser-deps apt-install build run test bench sample clean help spark-venv spark-test spark-bench readme
+.PHONY: all deps test-deps browser-deps apt-install build run test bench sample clean help spark-venv spark-test spark-bench readme \
+	man completions install install-files uninstall
 
 all: build
 
@@ -33,6 +34,7 @@ help:
 	@echo "make test   run the test suite"
 	@echo "make bench  healthtrail vs. the bare floor on a ~700 MB synthesized export, then on one twice as long"
 	@echo "make sample regenerate $(SAMPLE) with the project's generator"
+	@echo "make install  build (release) and install the binary, man page and shell completions under PREFIX ($(PREFIX))"
 	@echo "make readme rewrite README.md's Outputs table from Sources/HealthTrailKit/Write/OutputSchema.swift"
 	@echo "make spark-test  the Spark driver (pipelines/spark) in local mode against the one-machine cohort"
 	@echo "make spark-bench Spark local[2] vs. run --pipeline --jobs 2 on $(SPARK_BENCH_N) synthesized archives"
@@ -69,6 +71,52 @@ run: build
 	@rm -rf $(SAMPLE_OUT).tmp
 	$(BIN) run $(SAMPLE) --out $(SAMPLE_OUT)
 	@echo "outputs: $(CURDIR)/$(SAMPLE_OUT)/"
+
+# `make install`: the release binary, healthtrail(1) and completions for bash, zsh and fish, all
+# made from the argument parser (the man page by Tools/manpage.py from the binary's own
+# description of its commands; the completions by the binary). PREFIX and DESTDIR as usual:
+#   make install PREFIX=~/.local      sudo make install      make install DESTDIR=pkg PREFIX=/usr
+PREFIX       ?= /usr/local
+DESTDIR      ?=
+BINDIR       := $(PREFIX)/bin
+MAN1DIR      := $(PREFIX)/share/man/man1
+BASHCOMPDIR  := $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR   := $(PREFIX)/share/zsh/site-functions
+FISHCOMPDIR  := $(PREFIX)/share/fish/vendor_completions.d
+GEN          := .build/generated
+
+man: build
+	@$(MAKE) --no-print-directory $(GEN)/healthtrail.1
+
+completions: build
+	@$(MAKE) --no-print-directory $(GEN)/completions
+
+$(GEN)/healthtrail.1: $(BIN) Tools/manpage.py
+	@mkdir -p $(GEN)
+	python3 Tools/manpage.py $(BIN) > $@.tmp && mv $@.tmp $@
+
+$(GEN)/completions: $(BIN)
+	@mkdir -p $@
+	$(BIN) --generate-completion-script bash > $@/healthtrail.bash
+	$(BIN) --generate-completion-script zsh > $@/_healthtrail
+	$(BIN) --generate-completion-script fish > $@/healthtrail.fish
+	@touch $@
+
+install: build
+	@$(MAKE) --no-print-directory install-files
+
+# Installs what $(BIN) is (no build): the binary, the man page and the completions.
+install-files: $(GEN)/healthtrail.1 $(GEN)/completions
+	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MAN1DIR)" "$(DESTDIR)$(BASHCOMPDIR)" "$(DESTDIR)$(ZSHCOMPDIR)" "$(DESTDIR)$(FISHCOMPDIR)"
+	install -m 0755 $(BIN) "$(DESTDIR)$(BINDIR)/healthtrail"
+	install -m 0644 $(GEN)/healthtrail.1 "$(DESTDIR)$(MAN1DIR)/healthtrail.1"
+	install -m 0644 $(GEN)/completions/healthtrail.bash "$(DESTDIR)$(BASHCOMPDIR)/healthtrail"
+	install -m 0644 $(GEN)/completions/_healthtrail "$(DESTDIR)$(ZSHCOMPDIR)/_healthtrail"
+	install -m 0644 $(GEN)/completions/healthtrail.fish "$(DESTDIR)$(FISHCOMPDIR)/healthtrail.fish"
+
+uninstall:
+	rm -f "$(DESTDIR)$(BINDIR)/healthtrail" "$(DESTDIR)$(MAN1DIR)/healthtrail.1" "$(DESTDIR)$(BASHCOMPDIR)/healthtrail" \
+		"$(DESTDIR)$(ZSHCOMPDIR)/_healthtrail" "$(DESTDIR)$(FISHCOMPDIR)/healthtrail.fish"
 
 # The tests check the binary users run: $(BIN), built exactly as `make build` builds it, is
 # what every command-line test drives. The unit tests are compiled in the release configuration

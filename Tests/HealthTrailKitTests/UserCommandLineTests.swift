@@ -238,4 +238,46 @@ import Testing
         #expect(info.st_nlink == 0)   // no name: gone with the process
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
     }
+
+    @Test func makeInstallPutsTheBinaryManPageAndCompletionsUnderThePrefix() throws {
+        let dir = Support.temporaryDirectory()
+        let make = try Support.runProgram("/usr/bin/make", ["-s", "-C", Support.packageRoot.path, "install-files", "DESTDIR=\(dir)/root",
+                                                           "PREFIX=/opt/ht", "BIN=\(Support.binary)", "GEN=\(dir)/gen"])
+        #expect(make.status == 0, "\(make.stderr)")
+        let prefix = dir + "/root/opt/ht"
+        let files = ["bin/healthtrail": 0o755, "share/man/man1/healthtrail.1": 0o644,
+                     "share/bash-completion/completions/healthtrail": 0o644, "share/zsh/site-functions/_healthtrail": 0o644,
+                     "share/fish/vendor_completions.d/healthtrail.fish": 0o644]
+        for (file, mode) in files {
+            let attributes = try FileManager.default.attributesOfItem(atPath: prefix + "/" + file)
+            #expect(attributes[.posixPermissions] as? Int == mode, "\(file)")
+        }
+        #expect(try Support.runProgram(prefix + "/bin/healthtrail", ["-V"]).stdout == HealthTrailVersion.current + "\n")
+
+        // The man page: every command users see, with its options; not the developer tools.
+        let page = try String(contentsOfFile: prefix + "/share/man/man1/healthtrail.1", encoding: .utf8)
+        #expect(page.hasPrefix(".TH \"HEALTHTRAIL\" \"1\" \"\" \"healthtrail \(HealthTrailVersion.current)\""))
+        for command in ["run", "validate", "partial", "merge", "release", "keygen", "inspect", "synth"] {
+            #expect(page.contains("\n.SS \(command)\n"), "\(command)")
+        }
+        #expect(!page.contains("dp\\-sample"))
+        for option in ["\\fB\\-\\-json\\fR", "\\fB\\-V\\fR, \\fB\\-\\-version\\fR", "\\fB\\-\\-summary\\fR", "\\fB\\-\\-log\\-format\\fR"] {
+            #expect(page.contains(option), "\(option)")
+        }
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/man") {
+            let rendered = try Support.runProgram("/usr/bin/man", ["--warnings", "-l", prefix + "/share/man/man1/healthtrail.1"],
+                                                  environment: ["LC_ALL": "C.UTF-8", "MANWIDTH": "100", "PATH": "/usr/bin:/bin",
+                                                                "MANPAGER": "cat", "PAGER": "cat"])
+            #expect(rendered.status == 0 && rendered.stderr.isEmpty, "\(rendered.stderr)")
+            #expect(rendered.stdout.contains("--max-expansion-ratio") && rendered.stdout.contains("healthtrail run"))
+        }
+        // The completions: each shell's script from the parser, with the commands and their options.
+        let bash = try String(contentsOfFile: prefix + "/share/bash-completion/completions/healthtrail", encoding: .utf8)
+        #expect(try Support.runProgram("/bin/bash", ["-n", prefix + "/share/bash-completion/completions/healthtrail"]).status == 0)
+        for script in [bash, try String(contentsOfFile: prefix + "/share/zsh/site-functions/_healthtrail", encoding: .utf8),
+                       try String(contentsOfFile: prefix + "/share/fish/vendor_completions.d/healthtrail.fish", encoding: .utf8)] {
+            #expect(script.contains("inspect") && script.contains("json") && script.contains("summary"))
+            #expect(!script.contains("dp-sample"))
+        }
+    }
 }
