@@ -24,7 +24,8 @@ SPARK_VENV   := .build/spark-venv
 SPARK_WORK   := .build/spark-test
 SPARK_BENCH_N ?= 20
 
-.PHONY: all deps test-deps browser-deps apt-install build run test bench sample clean help spark-venv spark-test spark-bench docs
+.PHONY: all deps test-deps browser-deps apt-install build run test bench sample clean help spark-venv spark-test spark-bench docs \
+	man completions install install-files uninstall
 
 all: build
 
@@ -33,6 +34,7 @@ help:
 	@echo "make test   run the test suite"
 	@echo "make bench  healthtrail vs. the bare floor on a ~700 MB synthesized export, then on one twice as long"
 	@echo "make sample regenerate $(SAMPLE) with the project's generator"
+	@echo "make install  build (release) and install the binary, man page and shell completions under PREFIX ($(PREFIX))"
 	@echo "make docs   rewrite the table of files and columns in docs/outputs.md from OutputSchema.swift"
 	@echo "make spark-test  the Spark driver (pipelines/spark) in local mode against the one-machine cohort"
 	@echo "make spark-bench Spark local[2] vs. run --pipeline --jobs 2 on $(SPARK_BENCH_N) synthesized archives"
@@ -74,6 +76,52 @@ run: build
 	$(BIN) run $(SAMPLE) --out $(SAMPLE_OUT)
 	@echo "outputs: $(CURDIR)/$(SAMPLE_OUT)/"
 
+# `make install`: the release binary, healthtrail(1) and completions for bash, zsh and fish, all
+# made from the argument parser (the man page by Tools/manpage.py from the binary's own
+# description of its commands; the completions by the binary). PREFIX and DESTDIR as usual:
+#   make install PREFIX=~/.local      sudo make install      make install DESTDIR=pkg PREFIX=/usr
+PREFIX       ?= /usr/local
+DESTDIR      ?=
+BINDIR       := $(PREFIX)/bin
+MAN1DIR      := $(PREFIX)/share/man/man1
+BASHCOMPDIR  := $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR   := $(PREFIX)/share/zsh/site-functions
+FISHCOMPDIR  := $(PREFIX)/share/fish/vendor_completions.d
+GEN          := .build/generated
+
+man: build
+	@$(MAKE) --no-print-directory $(GEN)/healthtrail.1
+
+completions: build
+	@$(MAKE) --no-print-directory $(GEN)/completions
+
+$(GEN)/healthtrail.1: $(BIN) Tools/manpage.py
+	@mkdir -p $(GEN)
+	python3 Tools/manpage.py $(BIN) > $@.tmp && mv $@.tmp $@
+
+$(GEN)/completions: $(BIN)
+	@mkdir -p $@
+	$(BIN) --generate-completion-script bash > $@/healthtrail.bash
+	$(BIN) --generate-completion-script zsh > $@/_healthtrail
+	$(BIN) --generate-completion-script fish > $@/healthtrail.fish
+	@touch $@
+
+install: build
+	@$(MAKE) --no-print-directory install-files
+
+# Installs what $(BIN) is (no build): the binary, the man page and the completions.
+install-files: $(GEN)/healthtrail.1 $(GEN)/completions
+	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MAN1DIR)" "$(DESTDIR)$(BASHCOMPDIR)" "$(DESTDIR)$(ZSHCOMPDIR)" "$(DESTDIR)$(FISHCOMPDIR)"
+	install -m 0755 $(BIN) "$(DESTDIR)$(BINDIR)/healthtrail"
+	install -m 0644 $(GEN)/healthtrail.1 "$(DESTDIR)$(MAN1DIR)/healthtrail.1"
+	install -m 0644 $(GEN)/completions/healthtrail.bash "$(DESTDIR)$(BASHCOMPDIR)/healthtrail"
+	install -m 0644 $(GEN)/completions/_healthtrail "$(DESTDIR)$(ZSHCOMPDIR)/_healthtrail"
+	install -m 0644 $(GEN)/completions/healthtrail.fish "$(DESTDIR)$(FISHCOMPDIR)/healthtrail.fish"
+
+uninstall:
+	rm -f "$(DESTDIR)$(BINDIR)/healthtrail" "$(DESTDIR)$(MAN1DIR)/healthtrail.1" "$(DESTDIR)$(BASHCOMPDIR)/healthtrail" \
+		"$(DESTDIR)$(ZSHCOMPDIR)/_healthtrail" "$(DESTDIR)$(FISHCOMPDIR)/healthtrail.fish"
+
 # The tests check the binary users run: $(BIN), built exactly as `make build` builds it, is
 # what every command-line test drives. The unit tests are compiled in the release configuration
 # too (with testable imports, in .build-test/ so that they do not rebuild $(BIN)), and the debug
@@ -95,7 +143,7 @@ docs:
 	HEALTHTRAIL_WRITE_DOCS=1 $(SWIFT) test -c release --scratch-path $(TEST_SCRATCH) --filter OutputSchemaReadmeTests
 
 sample: build
-	$(BIN) synth $(SAMPLE) --days 7 --seed 2024 >/dev/null
+	$(BIN) synth $(SAMPLE) --days 7 --seed 2024
 	@ls -l $(SAMPLE)
 
 bench: deps
@@ -104,7 +152,7 @@ bench: deps
 	$(SWIFT) build -c release --product healthtrail-bench
 	@mkdir -p .bench
 	@[ -f $(BENCH_ZIP) ] || { echo "synthesizing $(BENCH_ZIP) (once; cached)"; rm -f .bench/bench-export-*.zip; \
-		$(BIN) synth $(BENCH_ZIP).tmp --days $(BENCH_DAYS) --seed 42 > .bench/synth-summary.json && mv $(BENCH_ZIP).tmp $(BENCH_ZIP); }
+		$(BIN) synth $(BENCH_ZIP).tmp --days $(BENCH_DAYS) --seed 42 --summary > .bench/synth-summary.json && mv $(BENCH_ZIP).tmp $(BENCH_ZIP); }
 	.build/release/healthtrail-bench --archive $(BENCH_ZIP) --healthtrail $(BIN) \
 		--floor .build/release/healthtrail-floor --runs $(BENCH_RUNS) --out-dir .bench/runs \
 		--report Benchmarks/results/latest.md
@@ -145,7 +193,7 @@ bench-double: deps
 	$(SWIFT) build -c release --product healthtrail-bench
 	@mkdir -p .bench
 	@[ -f $(DOUBLE_ZIP) ] || { echo "synthesizing $(DOUBLE_ZIP) (once; cached)"; rm -f .bench/bench-export-$(DOUBLE_DAYS)d-*.zip; \
-		$(BIN) synth $(DOUBLE_ZIP).tmp --days $(DOUBLE_DAYS) --seed 42 > .bench/synth-summary-$(DOUBLE_DAYS)d.json && mv $(DOUBLE_ZIP).tmp $(DOUBLE_ZIP); }
+		$(BIN) synth $(DOUBLE_ZIP).tmp --days $(DOUBLE_DAYS) --seed 42 --summary > .bench/synth-summary-$(DOUBLE_DAYS)d.json && mv $(DOUBLE_ZIP).tmp $(DOUBLE_ZIP); }
 	.build/release/healthtrail-bench --archive $(DOUBLE_ZIP) --healthtrail $(BIN) \
 		--floor .build/release/healthtrail-floor --runs $(DOUBLE_RUNS) --out-dir .bench/runs-double \
 		--label "$(DOUBLE_DAYS) days" --report Benchmarks/results/double.md
@@ -156,7 +204,7 @@ bench-peers: deps
 	$(SWIFT) build -c release --product healthtrail
 	@mkdir -p .bench
 	@[ -f $(BENCH_ZIP) ] || { echo "synthesizing $(BENCH_ZIP) (once; cached)"; rm -f .bench/bench-export-$(BENCH_DAYS)d-*.zip; \
-		$(BIN) synth $(BENCH_ZIP).tmp --days $(BENCH_DAYS) --seed 42 > .bench/synth-summary.json && mv $(BENCH_ZIP).tmp $(BENCH_ZIP); }
+		$(BIN) synth $(BENCH_ZIP).tmp --days $(BENCH_DAYS) --seed 42 --summary > .bench/synth-summary.json && mv $(BENCH_ZIP).tmp $(BENCH_ZIP); }
 	Benchmarks/peers/run_peers.sh $(BENCH_ZIP) $(BIN) Benchmarks/results/peers.md
 
 .PHONY: bench-double bench-peers
@@ -175,7 +223,7 @@ fuzz: deps
 	$(SWIFT) build -c release --product healthtrail
 	cd Fuzz && $(SWIFT) build -c debug --scratch-path ../.fuzz/build \
 		-Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -O -Xswiftc -disable-cmo
-	@[ -f .fuzz/seed-export.zip ] || $(BIN) synth .fuzz/seed-export.zip --days 2 --seed 7 >/dev/null
+	@[ -f .fuzz/seed-export.zip ] || $(BIN) synth .fuzz/seed-export.zip --days 2 --seed 7
 	@rm -rf .fuzz/seeds && python3 Fuzz/make_corpus.py .fuzz/seeds .fuzz/seed-export.zip ../shared/fixtures/real
 	@failed=""; for t in $(FUZZ_TARGETS); do \
 		mkdir -p .fuzz/corpus/$$t .fuzz/findings/$$t; \

@@ -22,7 +22,7 @@ work=$(cd "$work" && pwd)
 stamp="$n-$days-$(sha1sum "$bin" | cut -c1-10)"
 if [ "$(cat "$work/archives/.stamp" 2>/dev/null)" != "$stamp" ]; then
     rm -f "$work/archives"/*.zip
-    for seed in $(seq 1 "$n"); do "$bin" synth "$work/archives/p$seed.zip" --days "$days" --seed "$seed" >/dev/null; done
+    for seed in $(seq 1 "$n"); do "$bin" synth "$work/archives/p$seed.zip" --days "$days" --seed "$seed"; done
     echo "$stamp" > "$work/archives/.stamp"
 fi
 [ -f "$work/pseudonym.key" ] || "$bin" keygen "$work/pseudonym.key"

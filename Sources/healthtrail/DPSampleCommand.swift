@@ -1,7 +1,8 @@
 import ArgumentParser
 import HealthTrailKit
 
-/// `healthtrail dp-sample`: raw noise draws, for comparing the samplers with other libraries.
+/// `healthtrail dp-sample`: raw noise draws, for comparing the samplers with other libraries
+/// (a developer's tool, hidden from user help).
 struct DPSampleCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dp-sample",
@@ -10,7 +11,10 @@ struct DPSampleCommand: ParsableCommand {
         Draws from the same exact samplers and secure random source releases use. Used by \
         Benchmarks/opendp/compare_laplace.py to compare HealthTrail's discrete Laplace with OpenDP's:
           healthtrail dp-sample --mechanism laplace --scale 3/1 --count 100000
-        """
+        """,
+        // A developer's tool: left out of `healthtrail --help`, the man page's command list and
+        // the completions, but still runnable by name.
+        shouldDisplay: false
     )
 
     @Option(help: "laplace or gaussian.")
@@ -24,6 +28,8 @@ struct DPSampleCommand: ParsableCommand {
 
     @Option(help: "How many samples.")
     var count: Int = 10
+
+    @OptionGroup var versionOption: VersionOption
 
     func run() throws {
         let noise: NoiseMechanism

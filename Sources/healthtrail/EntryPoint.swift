@@ -13,6 +13,11 @@ struct Main {
         // as one line naming the file ("File too large"); the default action of SIGXFSZ would
         // kill the process without a word and leave its staging folder behind.
         signal(SIGXFSZ, SIG_IGN)
+        // `-V`/`--version` anywhere, answered before parsing as `--help` is (VersionOption).
+        if VersionOption.isRequested(in: Array(CommandLine.arguments.dropFirst())) {
+            print(HealthTrailVersion.current)
+            exit(ExitStatus.ok)
+        }
         do {
             var command = try HealthTrailCommand.parseAsRoot()
             try command.run()
@@ -31,15 +36,24 @@ struct Main {
             // Every mistake, one line each, pointing at its line of the file.
             for line in invalid.lines { HealthTrailLog.fatal(line, event: "pipeline.invalid") }
             exit(ExitStatus.usage)
-        } catch let error as InputError {
+        } catch var error as InputError {
+            // An archive read from standard input is `stdin`, not its spool's path.
+            if error.file == StandardInputAlias.path { error.file = StandardInputArchive.label }
             HealthTrailLog.fatal("\(error)", event: "failed")
             exit(ExitStatus.failed)
         } catch let error as LedgerError {
-            HealthTrailLog.fatal("\(error)", event: "failed")
+            // The ledger refused the releases (over budget, tampered, locked…): nothing was
+            // spent or published. One line, as every failure, with its own event.
+            let reason = error.kind == .overBudget ? "over_budget" : error.kind.rawValue
+            HealthTrailLog.fatal("\(error)", event: "release.refused", metadata: ["reason": .string(reason)])
             exit(ExitStatus.failed)
-        } catch let skipped as NothingNew {
+        } catch var skipped as NothingNew {
+            if skipped.input == StandardInputAlias.path { skipped.input = StandardInputArchive.label }
             HealthTrailLog.logger.info("\(skipped)", metadata: ["event": "run.nothing_new"])
             exit(ExitStatus.nothingNew)
+        } catch let refused as StandardStreamRefused {
+            HealthTrailLog.fatal(refused.message, event: "usage")
+            exit(ExitStatus.usage)
         } catch let busy as OutputBusy {
             HealthTrailLog.fatal("\(busy)", event: "run.busy")
             exit(ExitStatus.busy)
@@ -57,6 +71,19 @@ struct Main {
             HealthTrailCommand.exit(withError: error)
         }
     }
+}
+
+/// The path the archive read from standard input was opened by (`/proc/self/fd/N`), so that
+/// messages name it `stdin`.
+enum StandardInputAlias {
+    nonisolated(unsafe) static var path: String?
+}
+
+/// `-` given where a stream cannot stand in for a file: a usage error, said in one line.
+struct StandardStreamRefused: Error, CustomStringConvertible {
+    var message: String
+    init(_ message: String) { self.message = message }
+    var description: String { message }
 }
 
 /// Process exit codes, documented in the README.

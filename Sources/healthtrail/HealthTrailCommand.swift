@@ -20,9 +20,10 @@ struct HealthTrailCommand: ParsableCommand {
           healthtrail inspect ~/Downloads/export.zip
           healthtrail synth /tmp/fake-export.zip --days 30 --seed 7
         """,
-        version: HealthTrailVersion.current,
         subcommands: [RunCommand.self, ValidateCommand.self, PartialCommand.self, MergeCommand.self, ReleaseCommand.self,
                       KeygenCommand.self, InspectCommand.self,
                       SynthCommand.self, DPSampleCommand.self]
     )
+
+    @OptionGroup var versionOption: VersionOption
 }

@@ -21,7 +21,10 @@ struct KeygenCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The key file to create.", valueName: "file"))
     var file: String
 
+    @OptionGroup var versionOption: VersionOption
+
     func run() throws {
+        if file == "-" { throw StandardStreamRefused("the key is a file kept secret, never printed: give its path, not - (standard output)") }
         try PseudonymKey.generate(at: file)
     }
 }

@@ -34,10 +34,15 @@ struct MergeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The merged partial aggregate to write (replaced atomically).", valueName: "file"))
     var out: String
 
-    @Flag(name: .shortAndLong, help: "No summary.")
+    @Flag(name: .shortAndLong, help: "No summary; only warnings and errors logged.")
     var quiet = false
 
+    @OptionGroup(title: "Logging") var logging: LogOptions
+
+    @OptionGroup var versionOption: VersionOption
+
     func run() throws {
+        logging.bootstrap(quiet: quiet)
         umask(0o077)
         var paths = partials
         if let list {

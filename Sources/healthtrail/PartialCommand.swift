@@ -63,7 +63,12 @@ struct PartialCommand: ParsableCommand {
 
     @OptionGroup(title: "Logging") var logging: LogOptions
 
+    @OptionGroup var versionOption: VersionOption
+
     func run() throws {
+        if StandardInputArchive.isRequested(archive) {
+            throw StandardStreamRefused("a partial names its person after the archive's file: give the archive's path, not - (standard input)")
+        }
         logging.bootstrap(quiet: quiet)
         Interruption.install()
         umask(0o077)

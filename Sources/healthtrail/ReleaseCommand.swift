@@ -57,6 +57,8 @@ struct ReleaseCommand: ParsableCommand {
 
     @OptionGroup(title: "Logging") var logging: LogOptions
 
+    @OptionGroup var versionOption: VersionOption
+
     func validate() throws {
         guard (spec == nil) != (pipeline == nil) else { throw ValidationError("give exactly one of --spec and --pipeline") }
         guard (data == nil) != (partial == nil) else { throw ValidationError("give exactly one of --data and --partial") }

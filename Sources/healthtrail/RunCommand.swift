@@ -53,7 +53,7 @@ struct RunCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: ArgumentHelp("The export: export.zip, an apple_health_export/ folder, or export.xml (with --pipeline: overrides its input).", valueName: "archive"))
+    @Argument(help: ArgumentHelp("The export: export.zip, an apple_health_export/ folder, or export.xml; - reads it from standard input (with --pipeline: overrides its input).", valueName: "archive"))
     var archive: String?
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Output folder (created if missing; with --pipeline: overrides its output).", valueName: "dir"))
@@ -77,6 +77,8 @@ struct RunCommand: ParsableCommand {
     @OptionGroup(title: "Run settings") var settings: RunSettings
 
     @OptionGroup(title: "Logging") var logging: LogOptions
+
+    @OptionGroup var versionOption: VersionOption
 
     func validate() throws {
         if pipeline == nil {
@@ -113,6 +115,9 @@ struct RunCommand: ParsableCommand {
             }
             if let nothingNew { throw nothingNew }
         case .cohort:
+            if let archive, StandardInputArchive.isRequested(archive) {
+                throw StandardStreamRefused("- (standard input) is one archive without a name: a cohort reads its archives by name")
+            }
             var cohort = CohortOptions(spec: spec, executable: Self.executablePath)
             cohort.outputDirectory = out ?? spec.output
             cohort.archives = try archive.map { [$0] } ?? PipelineInputs.archives(for: spec)
@@ -135,6 +140,17 @@ struct RunCommand: ParsableCommand {
 
     /// One export into one folder (a person pipeline's, or plain `run ARCHIVE --out DIR`).
     func runPerson(_ options: inout RunOptions) throws {
+        // `-`: standard input, spooled to a nameless file in the output folder (a zip is read
+        // from its end); the manifest and the messages call it stdin.
+        var spool: StandardInputArchive?
+        if StandardInputArchive.isRequested(options.inputPath) {
+            let opened = try StandardInputArchive.forRun(outputDirectory: options.outputDirectory)
+            StandardInputAlias.path = opened.path
+            options.inputPath = opened.path
+            options.inputLabel = StandardInputArchive.label
+            spool = opened
+        }
+        defer { withExtendedLifetime(spool) {} }
         options.force = force
         options.showProgress = !quiet
         options.debugManifest = debugManifest

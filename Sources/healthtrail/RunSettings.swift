@@ -29,7 +29,7 @@ struct RunSettings: ParsableArguments {
     @Flag(help: "Skip the SVG maps and calendars (svg/).")
     var noSvg = false
 
-    @Option(help: ArgumentHelp("Width of the SVG maps in pixels. (default: 800)", valueName: "px"))
+    @Option(help: ArgumentHelp("Width of the SVG maps and calendars in pixels. (default: 800)", valueName: "px"))
     var svgSize: Int?
 
     @Option(help: ArgumentHelp("Colour scale of the density map: viridis or inferno. (default: viridis)", valueName: "scale"))

@@ -29,27 +29,32 @@ struct ValidateCommand: ParsableCommand {
         Commented examples: pipelines/nightly.yaml (a person, every night) and \
         pipelines/cohort.yaml (a study, with pseudonyms and person-level privacy).
 
-        Exit codes: 0 every file is valid, 1 a file has problems, 2 usage.
+        Exit codes: 0 every file is valid, 1 a file could not be read, 2 a file has mistakes \
+        (or a usage error); with several files, the worst of them.
         """
     )
 
     @Argument(help: ArgumentHelp("Pipeline files (YAML).", valueName: "file"))
     var files: [String]
 
+    @OptionGroup var versionOption: VersionOption
+
+    /// Exits as `run --pipeline` would on the worst file: 2 (an invalid pipeline, as the
+    /// README's exit codes say) over 1 (a file that cannot be read) over 0.
     func run() throws {
-        var failed = false
+        var status = ExitStatus.ok
         for file in files {
             do {
                 let spec = try PipelineFile.load(path: file)
                 print("\(file): ok — \(spec.summary)")
             } catch let invalid as PipelineInvalid {
                 for line in invalid.lines { fputs(line + "\n", stderr) }
-                failed = true
+                status = max(status, ExitStatus.usage)
             } catch {
                 fputs("\(error)\n", stderr)
-                failed = true
+                status = max(status, ExitStatus.failed)
             }
         }
-        if failed { throw ExitCode(ExitStatus.failed) }
+        if status != ExitStatus.ok { throw ExitCode(status) }
     }
 }

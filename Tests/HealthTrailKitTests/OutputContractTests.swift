@@ -58,7 +58,7 @@ import Testing
             zip = dir + "/export.zip"
             out = dir + "/out"
             let synth = try Support.runCLI(["synth", zip, "--days", String(OutputContractTests.days),
-                                            "--seed", String(OutputContractTests.seed)])
+                                            "--seed", String(OutputContractTests.seed), "--summary"])
             guard synth.status == 0 else { throw InputError(file: zip, "synth failed: \(synth.stderr)") }
             summary = try JSONDecoder().decode(SynthSummary.self, from: Data(synth.stdout.utf8))
             let run = try Support.runCLI(["run", zip, "--out", out])

@@ -268,7 +268,8 @@ import Testing
         let folder = (path as NSString).deletingLastPathComponent
         // Missing: reported in the pipeline, at the line naming it.
         let missing = #expect(throws: PipelineInvalid.self) { try PipelineFile.load(path: path, home: "/home/tester") }
-        #expect(missing?.lines == ["\(path):8:13: privacy.releases: release file not found: \(folder)/specs/releases.yaml"])
+        #expect(missing?.lines == ["\(path):8:13: privacy.releases: release file not found: \(folder)/specs/releases.yaml "
+                                   + "(specs/releases.yaml beside the pipeline file)"])
         try FileManager.default.createDirectory(atPath: folder + "/specs", withIntermediateDirectories: true)
         try releasesFile.write(toFile: folder + "/specs/releases.yaml", atomically: true, encoding: .utf8)
         let error = #expect(throws: PipelineInvalid.self) { try PipelineFile.load(path: path, home: "/home/tester") }
@@ -396,7 +397,7 @@ import Testing
         #expect(ok.stdout == "\(good): ok — person pipeline: newest archive of \(ProcessInfo.processInfo.environment["HOME"] ?? "")/exports → "
             + "\((good as NSString).deletingLastPathComponent)/out; outputs csv, geojson\n")
         let both = try Support.runCLI(["validate", good, bad])
-        #expect(both.status == 1)
+        #expect(both.status == 2)   // an invalid pipeline file, as in the README's exit codes
         #expect(both.stdout.hasPrefix("\(good): ok"))
         #expect(both.stderr == "\(bad):7:19: join_tolerance_s: must be 0…3600 seconds, got 5000\n"
             + "\(bad):8:1: jobs: jobs is for cohort pipelines (a person pipeline reads one archive)\n")

@@ -485,10 +485,24 @@ import Testing
         let monday = try #require(rect("2024-01-01")), next = try #require(rect("2024-01-08"))
         let tuesday = try #require(rect("2024-01-02"))
         #expect(monday["y"] == next["y"])
-        #expect(Double(next["x"]!)! - Double(monday["x"]!)! == 14)
-        #expect(Double(tuesday["y"]!)! - Double(monday["y"]!)! == 14)
+        // 53 week columns beside 44 px of labels in the default 800 px: 13 px apart, days of 11 px.
+        #expect(Double(next["x"]!)! - Double(monday["x"]!)! == 13)
+        #expect(Double(tuesday["y"]!)! - Double(monday["y"]!)! == 13)
+        #expect(monday["width"] == "11")
+        #expect(svg["width"] == "800")
         #expect(CalendarHeatmapSVG.weekday(Timestamp.daysFromCivil(year: 2024, month: 1, day: 1)) == 0)
         #expect(CalendarHeatmapSVG.weeks(inYear: 2024) == 53)
+        // As wide as the maps: larger days in a wider picture; a given title heads it.
+        let wide = try Self.parse(CalendarHeatmapSVG.render(metric: "steps", unit: "steps", values: values,
+                                                            options: SVGOptions(size: 1200), title: "Steps per day"))
+        #expect(wide["width"] == "1200")
+        #expect(wide.elements("title").first?.text == "Steps per day · 2023-12-20 – 2024-02-10")
+        let wideDays = wide.all.filter { $0.name == "rect" && $0["class"] == "day" }
+        #expect(wideDays.first?["width"] == "19")
+        // Too narrow for 4 px days: as wide as they need.
+        let narrow = try Self.parse(CalendarHeatmapSVG.render(metric: "steps", unit: "steps", values: values, options: SVGOptions(size: 100)))
+        #expect((Int(narrow["width"] ?? "") ?? 0) > 100)
+        #expect(narrow.all.first { $0.name == "rect" && $0["class"] == "day" }?["width"] == "4")
         // Deterministic, whatever the order of the values.
         #expect(CalendarHeatmapSVG.render(metric: "steps", unit: "count", values: values.reversed()) == bytes)
         // No data: still a valid file.

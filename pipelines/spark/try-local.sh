@@ -17,7 +17,7 @@ export SPARK_LOCAL_IP=127.0.0.1   # loopback only
 rm -rf "$work"
 mkdir -p "$work/study/archives"
 for seed in 1 2 3 4; do
-    "$bin" synth "$work/study/archives/p$seed.zip" --days 10 --seed "$seed" >/dev/null
+    "$bin" synth "$work/study/archives/p$seed.zip" --days 10 --seed "$seed"
 done
 head -c 4096 "$work/study/archives/p1.zip" > "$work/study/archives/broken.zip"
 "$bin" keygen "$work/study/pseudonym.key"

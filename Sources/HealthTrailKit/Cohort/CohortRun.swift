@@ -85,9 +85,20 @@ public enum CohortRun {
             // last cohort that was released, and the next run finds the merge changed and
             // tries the release again.
             if options.spec.outputs.contains(.dp), let spec = options.spec.releases {
-                let outcomes = try ReleaseRunner.run(spec: spec, partial: merged, outputDirectory: out + "/dp",
-                                                     ledgerPath: out + "/privacy-ledger.jsonl")
-                releases = outcomes.map { .init(id: $0.id, charged: $0.charged, path: $0.path) }
+                do {
+                    let outcomes = try ReleaseRunner.run(spec: spec, partial: merged, outputDirectory: out + "/dp",
+                                                         ledgerPath: out + "/privacy-ledger.jsonl")
+                    releases = outcomes.map { .init(id: $0.id, charged: $0.charged, path: $0.path) }
+                } catch {
+                    // The cohort ends here too: its end is logged before the error is reported.
+                    log.warning("cohort finished: its releases were refused", metadata: [
+                        "event": "cohort.finished", "persons": .stringConvertible(persons.count),
+                        "failed": .stringConvertible(persons.filter { $0.status == "failed" }.count),
+                        "merged": .stringConvertible(good.count), "releases": .stringConvertible(0),
+                        "releases_refused": .stringConvertible(true),
+                        "seconds": .stringConvertible((Date().timeIntervalSince(started) * 100).rounded() / 100)])
+                    throw error
+                }
             }
             let bytes = merged.encode()
             if FileManager.default.contents(atPath: mergedPath).map({ [UInt8]($0) }) != bytes {
@@ -105,7 +116,8 @@ public enum CohortRun {
         }
         log.info("cohort finished", metadata: [
             "event": "cohort.finished", "persons": .stringConvertible(persons.count), "failed": .stringConvertible(report.failed),
-            "merged": .stringConvertible(good.count), "seconds": .stringConvertible(report.seconds)])
+            "merged": .stringConvertible(good.count), "releases": .stringConvertible(releases.count),
+            "seconds": .stringConvertible(report.seconds)])
         return Result(report: report, failedArchives: failedArchives)
     }
 

@@ -83,13 +83,16 @@ extension PipelineSpecReader {
         let shownFolder = (shownFile as NSString).deletingLastPathComponent
         let shown = written.hasPrefix("/") || written.hasPrefix("~") ? absolute
             : shownFolder.isEmpty ? written : shownFolder + "/" + written
+        // A missing file is named by the path looked at, and how a relative one was resolved.
+        let resolved = written.hasPrefix("/") || written.hasPrefix("~") ? absolute
+            : "\(absolute) (\(written) beside the pipeline file)"
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: absolute, isDirectory: &isFolder), !isFolder.boolValue else {
-            walker.report(node, path: "privacy.releases", "release file not found: \(shown)")
+            walker.report(node, path: "privacy.releases", "release file not found: \(resolved)")
             return nil
         }
         guard let text = try? String(contentsOfFile: absolute, encoding: .utf8) else {
-            walker.report(node, path: "privacy.releases", "cannot read the release file \(shown)")
+            walker.report(node, path: "privacy.releases", "cannot read the release file \(resolved)")
             return nil
         }
         var fileWalker = YAMLSchemaWalker(file: shown)

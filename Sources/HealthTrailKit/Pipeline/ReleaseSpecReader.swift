@@ -43,14 +43,23 @@ enum ReleaseSpecReader {
             var scratch = YAMLSchemaWalker()
             scratch.check(node, schema, path: "")
             let badKeys = Set(scratch.problems.map { String($0.keyPath.prefix { $0 != "." && $0 != "[" }) })
-            guard let release = release(node, defaultUnit: defaultUnit) else { continue }
             let itemPath = "\(path)[\(i)]"
-            let mistakes = release.mistakes().filter { !badKeys.contains($0.key) }
+            // A release missing a required key (or with one unreadable) is still checked on
+            // every other key, so that one mistake does not hide the next: the missing keys
+            // get stand-ins that pass their own checks, and nothing is said about them here
+            // (the schema walk has said it).
+            let (release, filled) = lenientRelease(node, defaultUnit: defaultUnit, placeholderID: itemPath)
+            var skipped = badKeys.union(filled)
+            // Without a mechanism, which of epsilon and rho it needs is unknown.
+            if filled.contains("mechanism") { skipped.formUnion(["epsilon", "rho"]) }
+            let mistakes = release.mistakes().filter { !skipped.contains($0.key) }
             for (key, message) in mistakes {
                 walker.report(node[key] ?? node, path: itemPath + "." + key, "release \(release.id): \(message)")
             }
-            var valid = mistakes.isEmpty && badKeys.isEmpty
-            if valid && release.aggregate != .density {
+            var valid = mistakes.isEmpty && skipped.isEmpty
+            // The noise is checked whenever the keys it is made of are sound, whatever else is wrong.
+            let noiseSound = skipped.union(mistakes.map(\.key)).isDisjoint(with: Self.noiseKeys)
+            if noiseSound && release.aggregate != .density {
                 do {
                     _ = try NoisePlan(release)
                 } catch {
@@ -59,6 +68,7 @@ enum ReleaseSpecReader {
                     walker.report(node["mechanism"] ?? node, path: itemPath + ".mechanism", message)
                 }
             }
+            guard filled.isEmpty else { continue }
             let idNode = node["id"] ?? node
             if let first = firstLine[release.id] {
                 walker.report(idNode, path: itemPath + ".id", "release ids must be unique: \(release.id) is also at line \(first)")
@@ -74,6 +84,46 @@ enum ReleaseSpecReader {
     static func budget(_ node: Node?) -> ReleaseSpec.Budget? {
         guard let node, case .mapping = node else { return nil }
         return ReleaseSpec.Budget(epsilon: node["epsilon"].flatMap(YAMLValue.number), rho: node["rho"].flatMap(YAMLValue.number))
+    }
+
+    /// The keys the noise of a release is computed from (`NoisePlan`).
+    static let noiseKeys: Set<String> = ["aggregate", "lower", "upper", "resolution", "max_partitions", "max_contributions",
+                                         "mechanism", "epsilon", "rho"]
+
+    /// A release from any mapping: required keys that are missing or unreadable get stand-ins
+    /// that pass their own checks, and are returned in `filled` (empty: the mapping conforms
+    /// to `PipelineSchema.release`, and the release is `release(_:defaultUnit:)`'s).
+    static func lenientRelease(_ node: Node, defaultUnit: ReleaseSpec.PrivacyUnit?, placeholderID: String)
+        -> (release: ReleaseSpec.Release, filled: Set<String>) {
+        if let release = release(node, defaultUnit: defaultUnit) { return (release, []) }
+        var filled: Set<String> = []
+        func value(_ key: String) -> Node? { node[key].flatMap { YAMLValue.isNull($0) ? nil : $0 } }
+        func required<T>(_ key: String, _ read: T?, _ standIn: T) -> T {
+            if let read { return read }
+            filled.insert(key)
+            return standIn
+        }
+        let aggregate = required("aggregate", value("aggregate").flatMap(YAMLValue.text).flatMap(ReleaseSpec.Aggregate.init(rawValue:)), .count)
+        let epsilon = value("epsilon").flatMap(YAMLValue.number), rho = value("rho").flatMap(YAMLValue.number)
+        let mechanism = required("mechanism", value("mechanism").flatMap(YAMLValue.text).flatMap(ReleaseSpec.MechanismKind.init(rawValue:)),
+                                 rho != nil && epsilon == nil ? .gaussian : .laplace)
+        let release = ReleaseSpec.Release(
+            id: required("id", value("id").flatMap(YAMLValue.text), placeholderID),
+            metric: required("metric", value("metric").flatMap(YAMLValue.text), aggregate == .density ? "routes" : "workouts.count"),
+            aggregate: aggregate,
+            partition: required("partition", value("partition").flatMap(YAMLValue.text).flatMap(ReleaseSpec.PartitionKind.init(rawValue:)), .week),
+            from: required("from", value("from").flatMap(YAMLValue.text), "1970-01-01"),
+            to: required("to", value("to").flatMap(YAMLValue.text), "2999-12-31"),
+            activities: value("activities").map { $0.array().compactMap(YAMLValue.text) },
+            privacyUnit: required("privacy_unit", value("privacy_unit").flatMap(YAMLValue.text).flatMap(ReleaseSpec.PrivacyUnit.init(rawValue:))
+                                  ?? defaultUnit, .person),
+            lower: value("lower").flatMap(YAMLValue.number), upper: value("upper").flatMap(YAMLValue.number),
+            resolution: value("resolution").flatMap(YAMLValue.number),
+            maxPartitions: required("max_partitions", value("max_partitions").flatMap(YAMLValue.integer), 1),
+            maxContributions: required("max_contributions", value("max_contributions").flatMap(YAMLValue.integer), 1),
+            mechanism: mechanism, epsilon: epsilon, rho: rho,
+            area: value("area").map { $0.array().compactMap(YAMLValue.number) }, cells: value("cells").flatMap(YAMLValue.integer))
+        return (release, filled)
     }
 
     /// A release from a mapping that conforms to `PipelineSchema.release`.

@@ -3,6 +3,8 @@ public struct ExportInspection {
     public let source: String
     public let entries: [ArchiveEntry]
     public let layout: ExportLayout
+    /// `zip`, `folder` or `xml`.
+    public let kind: String
     public let exportVersion: String?
     public let exportDate: Timestamp?
     public let locale: String?
@@ -21,7 +23,8 @@ public struct ExportInspection {
         defer { progress.finish() }
         let version = try ExportRun.stream(layout.mainXML, of: source, into: decoder, progress: progress)
         return ExportInspection(
-            source: source.displayName, entries: source.entries, layout: layout, exportVersion: version,
+            source: source.displayName, entries: source.entries, layout: layout, kind: ExportRun.kind(of: source),
+            exportVersion: version,
             exportDate: decoder.exportDate, locale: decoder.locale,
             recordTypes: decoder.recordTypes.map { ($0.identifier, $0.count, $0.firstUTC, $0.lastUTC) }
                 .sorted { $0.count > $1.count },

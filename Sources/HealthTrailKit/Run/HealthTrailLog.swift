@@ -28,9 +28,11 @@ public enum HealthTrailLog {
     }
 
     /// The tool's last words before a non-zero exit: one `error` event in the chosen format
-    /// (`healthtrail: error: …` as text, before any bootstrap too).
-    public static func fatal(_ message: String, event: String) {
+    /// (`healthtrail: error: …` as text, before any bootstrap too), with `metadata` beside the event.
+    public static func fatal(_ message: String, event: String, metadata: Logger.Metadata = [:]) {
+        var all = metadata
+        all["event"] = .string(event)
         LogLineHandler.writeLine(LogLineHandler.line(time: Date(), level: .error, message: message,
-                                                     metadata: ["event": .string(event)], format: format ?? .text))
+                                                     metadata: all, format: format ?? .text))
     }
 }

@@ -10,10 +10,14 @@ public struct MapOutputs: Sendable {
     public enum Kind: String, CaseIterable, Sendable {
         case workouts, routes, density, calendars
     }
-    /// Daily metrics drawn as calendars: `daily.csv` column → (file name part, unit).
-    static let calendars: [(column: String, metric: String, unit: String)] = [
-        ("steps", "steps", "steps"), ("sleep_asleep_min", "sleep", "min asleep"),
-        ("resting_hr", "resting-hr", "bpm"), ("workout_min", "workout-minutes", "min"),
+    /// Daily metrics drawn as calendars: `daily.csv` column → (file name part, title, unit of
+    /// the tooltips and legend). Titles name the quantity, "per day" when it is a day's total,
+    /// and the unit in parentheses unless it is a count.
+    static let calendars: [(column: String, metric: String, title: String, unit: String)] = [
+        ("steps", "steps", "Steps per day", "steps"),
+        ("sleep_asleep_min", "sleep", "Time asleep per night (min)", "min asleep"),
+        ("resting_hr", "resting-hr", "Resting heart rate (bpm)", "bpm"),
+        ("workout_min", "workout-minutes", "Workout time per day (min)", "min"),
     ]
 
     public init() {}
@@ -188,13 +192,13 @@ public struct MapOutputs: Sendable {
     /// Writes `svg/calendar-<metric>.svg` for each daily metric that has values.
     static func writeCalendars(_ daily: DailySummary, options: SVGOptions, staging: OutputStaging) throws {
         let days = daily.days
-        for (column, metric, unit) in calendars {
+        for (column, metric, title, unit) in calendars {
             let values: [(date: String, value: Double)] = days.compactMap { day, f in
                 guard let v = DailySummary.value(of: column, in: f) else { return nil }
                 return (Timestamp(utcSeconds: day * 86_400).localDateString, v)
             }
             guard !values.isEmpty else { continue }
-            try staging.writeFile(CalendarHeatmapSVG.render(metric: metric, unit: unit, values: values, options: options),
+            try staging.writeFile(CalendarHeatmapSVG.render(metric: metric, unit: unit, values: values, options: options, title: title),
                                   to: staging.path("svg/calendar-\(metric).svg"))
         }
     }

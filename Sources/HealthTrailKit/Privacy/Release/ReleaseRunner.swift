@@ -42,6 +42,27 @@ public enum ReleaseRunner {
     ///   published. `LedgerError` (over budget, …).
     public static func run(spec: ReleaseSpec, partial: PartialAggregate, outputDirectory: String,
                            ledgerPath: String) throws -> [Outcome] {
+        let outcomes = try spendAndPublish(spec: spec, partial: partial, outputDirectory: outputDirectory, ledgerPath: ledgerPath)
+        logPublished(outcomes, spec: spec)
+        return outcomes
+    }
+
+    /// `release.published`, one event per release: its id, partitions, file, and whether it
+    /// spent budget (false: a replay answered from the ledger). Never a released value. (A spec
+    /// the ledger refuses throws `LedgerError`; the tool reports it as `release.refused`.)
+    static func logPublished(_ outcomes: [Outcome], spec: ReleaseSpec) {
+        let log = HealthTrailLog.logger
+        for (outcome, release) in zip(outcomes, spec.releases) {
+            log.info("release \(outcome.id) published\(outcome.charged ? "" : " (already released on this data: nothing spent)")", metadata: [
+                "event": "release.published", "release": .string(outcome.id), "partitions": .stringConvertible(outcome.partitions),
+                "charged": .stringConvertible(outcome.charged), "file": .string(outcome.path),
+                "mechanism": .string(release.mechanism.rawValue), "privacy_unit": .string(release.privacyUnit.rawValue)])
+        }
+    }
+
+    /// Checks, spends and publishes (`run(spec:partial:outputDirectory:ledgerPath:)`).
+    static func spendAndPublish(spec: ReleaseSpec, partial: PartialAggregate, outputDirectory: String,
+                                ledgerPath: String) throws -> [Outcome] {
         guard partial.specSHA256 == (try PartialAggregate.specFingerprint(of: spec)) else {
             throw InputError(file: partial.displayName, "computed for other release definitions than this spec: "
                              + "build the partials again with this spec")

@@ -10,7 +10,9 @@
 /// the range touches are labelled above their first week, weekdays at the left; the legend shows
 /// the scale from min to max with the unit, and the outline of a missing day.
 ///
-/// Sized by its weeks: a day is `options.calendarCellSize` px (12) with 2 px between days.
+/// As wide as the maps (`options.size`, 800 px by default): days are as large as the widest
+/// year's weeks allow in that width (4…40 px, 2 px between days; at the default width, 11 px).
+/// A width too narrow for 4 px days grows to fit them.
 public enum CalendarHeatmapSVG {
     static let left: Double = 44
     static let titleBand: Double = 44
@@ -22,22 +24,23 @@ public enum CalendarHeatmapSVG {
 
     /// `values` are (`yyyy-MM-dd` local date, value) pairs in any order. Dates that do not parse
     /// and non-finite values are ignored; a date given twice takes its last value.
+    ///
+    /// `title` heads the calendar ("Steps per day"), followed by the span of the dates; nil
+    /// makes one from the metric and unit ("steps per day (count)").
     public static func render(metric: String, unit: String, values: [(date: String, value: Double)],
-                              options: SVGOptions = SVGOptions()) -> [UInt8] {
+                              options: SVGOptions = SVGOptions(), title: String? = nil) -> [UInt8] {
         var byDay: [Int64: Double] = [:]
         for (date, value) in values {
             guard value.isFinite, let day = parseDay(date) else { continue }
             byDay[day] = value
         }
-        let cell = Double(min(40, max(4, options.calendarCellSize)))
-        let pitch = cell + 2
+        let heading = title ?? defaultTitle(metric: metric, unit: unit)
         let scale = options.colourScale
 
         guard let first = byDay.keys.min(), let last = byDay.keys.max() else {
-            let width = Int(left + 53 * pitch + 16)
             var out = SVGBytes()
-            out.open(width: width, height: Int(titleBand + 60))
-            let title = titleText(metric: metric, unit: unit, range: nil)
+            out.open(width: max(options.size, 100), height: Int(titleBand + 60))
+            let title = titleText(heading, range: nil)
             out.literal("<title>"); out.text(title); out.literal("</title>\n")
             out.literal("<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n")
             out.textElement(title, x: 16, y: 28, size: 16, weight: "bold", cls: "title")
@@ -52,15 +55,17 @@ public enum CalendarHeatmapSVG {
         let lastYear = Timestamp.civilFromDays(last).year
         var columns = 0
         for y in firstYear...lastYear { columns = max(columns, weeks(inYear: y)) }
+        let pitch = Self.pitch(width: options.size, columns: columns)
+        let cell = pitch - 2
         let blockHeight = monthRow + 7 * pitch + blockGap
         let blocksTop = titleBand
         let legendTop = blocksTop + Double(lastYear - firstYear + 1) * blockHeight
-        let width = Int(left + Double(columns) * pitch + 16)
+        let width = max(options.size, Int(left + Double(columns) * pitch + 16))
         let height = Int(legendTop + legendBand)
 
         var out = SVGBytes(capacity: 8192 + Int(last - first + 1) * 120)
         out.open(width: width, height: height)
-        let title = titleText(metric: metric, unit: unit, range: (first, last))
+        let title = titleText(heading, range: (first, last))
         out.literal("<title>"); out.text(title); out.literal("</title>\n")
         out.literal("<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n")
         out.textElement(title, x: 16, y: 28, size: 16, weight: "bold", cls: "title")
@@ -131,12 +136,22 @@ public enum CalendarHeatmapSVG {
         return out.bytes
     }
 
-    /// `steps per day (count) · 2023-01-01 – 2024-03-05`.
-    static func titleText(metric: String, unit: String, range: (Int64, Int64)?) -> String {
-        var t = metric + " per day"
-        if !unit.isEmpty { t += " (" + unit + ")" }
-        if let (a, b) = range { t += " · " + dateText(a) + " – " + dateText(b) }
-        return t
+    /// Distance between the days' left edges: the widest year's `columns` weeks in `width`
+    /// beside the weekday labels, whole pixels, a day of 4…40 px.
+    static func pitch(width: Int, columns: Int) -> Double {
+        let fitting = ((Double(width) - left - 16) / Double(max(1, columns))).rounded(.down)
+        return min(42, max(6, fitting))
+    }
+
+    /// `steps per day (count)`: the title of a calendar given none.
+    static func defaultTitle(metric: String, unit: String) -> String {
+        metric + " per day" + (unit.isEmpty ? "" : " (" + unit + ")")
+    }
+
+    /// `Steps per day · 2023-01-01 – 2024-03-05`.
+    static func titleText(_ heading: String, range: (Int64, Int64)?) -> String {
+        guard let (a, b) = range else { return heading }
+        return heading + " · " + dateText(a) + " – " + dateText(b)
     }
 
     /// Days since 1970-01-01 of a strict `yyyy-MM-dd` calendar date.

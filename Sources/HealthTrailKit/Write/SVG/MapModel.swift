@@ -89,8 +89,8 @@ public struct GeoBoundingBox: Sendable, Equatable {
 
 /// Options of every SVG output.
 public struct SVGOptions: Sendable {
-    /// Width in pixels of the maps (workout, overview, density). Heights follow the data's
-    /// shape (see each renderer). Calendars are sized by their weeks (`calendarCellSize`).
+    /// Width in pixels of the maps (workout, overview, density) and of the calendars. Heights
+    /// follow the data's shape (see each renderer).
     public var size: Int = 800
     /// Scale of the density map and the calendar heatmap.
     public var colourScale: ColourScale = .viridis
@@ -107,8 +107,6 @@ public struct SVGOptions: Sendable {
     /// Douglas–Peucker tolerance, output pixels. 0.5 px, plus at most 0.07 px of rounding
     /// coordinates to 0.1 px, stays under a pixel: the simplified line covers the same pixels.
     public var simplificationTolerance: Double = 0.5
-    /// Side of a calendar day in pixels (the gap between days is 2 px more).
-    public var calendarCellSize: Int = 12
 
     public init(size: Int = 800, colourScale: ColourScale = .viridis, densityBoundingBox: GeoBoundingBox? = nil,
                 minimumPoints: Int = 2) {

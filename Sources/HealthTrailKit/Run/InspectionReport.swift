@@ -1,0 +1,72 @@
+import Foundation
+
+/// `healthtrail inspect --json`: what `inspect` prints, as one JSON object for scripts.
+///
+/// Like `manifest.json` it holds names, counts, sizes and dates only: no health value, and no
+/// text read from the data beyond the record types' identifiers (which the manifest keys its
+/// counts by too). Source names, which often carry a person's name ("Alex's Apple Watch"), are
+/// counted, not listed; entry paths other than the main XML's are counted, not listed.
+///
+/// The keys are stable: `format_version` changes when one is renamed or removed (adding a key
+/// does not change it).
+public struct InspectionReport: Codable, Sendable, Equatable {
+    public struct Input: Codable, Sendable, Equatable {
+        /// The path as given on the command line (`-` for standard input).
+        public var path: String
+        /// `zip`, `folder` or `xml`, as in the manifest.
+        public var kind: String
+        public var mainEntry: String
+        public var mainEntryBytes: UInt64
+        public var exportVersion: String?
+        public var exportDate: String?
+        public var locale: String?
+    }
+    public struct Entries: Codable, Sendable, Equatable {
+        public var total: Int
+        public var routeFiles: Int
+        public var ecgFiles: Int
+    }
+    public struct Counts: Codable, Sendable, Equatable {
+        public var recordsByType: [String: Int]
+        public var workouts: Int
+        public var heartRate: Int
+        /// Records skipped as malformed (a bad date, a non-numeric value).
+        public var malformedRecords: Int
+        /// Distinct sources (apps and devices) that wrote records.
+        public var sources: Int
+    }
+
+    public static let currentFormatVersion = 1
+
+    public var tool = "healthtrail"
+    public var toolVersion = HealthTrailVersion.current
+    public var formatVersion = InspectionReport.currentFormatVersion
+    public var input: Input
+    /// Earliest and latest record start (UTC), absent when the export has no records.
+    public var dataFirstUTC: String?
+    public var dataLastUTC: String?
+    public var entries: Entries
+    public var counts: Counts
+
+    public init(_ inspection: ExportInspection, path: String) {
+        input = Input(path: path, kind: inspection.kind, mainEntry: inspection.layout.mainXML.path,
+                      mainEntryBytes: inspection.layout.mainXML.uncompressedSize, exportVersion: inspection.exportVersion,
+                      exportDate: inspection.exportDate?.utcString, locale: inspection.locale)
+        let range = inspection.dateRange
+        dataFirstUTC = range?.0.utcString
+        dataLastUTC = range?.1.utcString
+        entries = Entries(total: inspection.entries.count, routeFiles: inspection.layout.routeFiles.count,
+                          ecgFiles: inspection.layout.ecgFiles.count)
+        counts = Counts(recordsByType: Dictionary(inspection.recordTypes.map { ($0.identifier, $0.count) }, uniquingKeysWith: +),
+                        workouts: inspection.workouts, heartRate: inspection.heartRate, malformedRecords: inspection.faults,
+                        sources: inspection.sources.count)
+    }
+
+    /// Pretty-printed JSON with snake_case keys in sorted order, and a final newline.
+    public func json() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(self), as: UTF8.self) + "\n"
+    }
+}
