@@ -167,6 +167,8 @@ bench: deps
 		--report Benchmarks/results/busy.md
 	.build/release/healthtrail-bench sources --healthtrail $(BIN) --records $(SOURCES_RECORDS) --runs 3 \
 		--max-ratio 2 --out-dir .bench/sources --report Benchmarks/results/sources.md
+	python3 Benchmarks/route_memory.py --healthtrail $(BIN) --max-rss-mb 150 --out-dir .bench/route-memory \
+		--report Benchmarks/results/route-memory.md
 
 # The Spark driver's Python environment (pyspark from PyPI, ~900 MB), made once.
 spark-venv:
