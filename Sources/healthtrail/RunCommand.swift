@@ -173,20 +173,28 @@ struct RunCommand: ParsableCommand {
     }
 
     /// The run settings given on this command line, passed on to each person's `partial`.
+    ///
+    /// What is a run setting is `RunSettings`'s to say, not a list kept here: an argument (with
+    /// the value after it, when it needs one) is passed on when `RunSettings` parses it, so an
+    /// option added there is forwarded without a change here (OptionForwardingTests checks
+    /// every one). `--log-level` is passed on too; the log format is the cohort's own.
     static func forwardedArguments(_ arguments: [String]) -> [String] {
-        let withValue: Set<String> = ["--source-priority", "--join-tolerance", "--max-hr", "--svg-size", "--colour-scale",
-                                      "--maps", "--map-area", "--map-min-points", "--log-level",
-                                      "--max-expansion-ratio", "--max-uncompressed"]
-        let flags: Set<String> = ["--strict", "--max-hr-from-birth-date", "--geojson-times", "--no-svg"]
+        func parses(_ candidate: [String]) -> Bool {
+            (try? RunSettings.parse(candidate)) != nil
+                || (candidate.first.map { $0 == "--log-level" || $0.hasPrefix("--log-level=") } == true
+                    && (try? LogOptions.parse(candidate)) != nil)
+        }
         var result: [String] = [], i = 1
         while i < arguments.count {
-            let a = arguments[i]
-            let name = String(a.prefix { $0 != "=" })
-            if flags.contains(a) {
-                result.append(a)
-            } else if withValue.contains(name) {
-                result.append(a)
-                if !a.contains("="), i + 1 < arguments.count { result.append(arguments[i + 1]); i += 1 }
+            let argument = arguments[i]
+            if argument == "--" { break }
+            if argument.hasPrefix("--") {
+                if parses([argument]) {
+                    result.append(argument)
+                } else if i + 1 < arguments.count, parses([argument, arguments[i + 1]]) {
+                    result += [argument, arguments[i + 1]]
+                    i += 1
+                }
             }
             i += 1
         }

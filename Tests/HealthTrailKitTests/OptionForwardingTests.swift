@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+@testable import HealthTrailKit
+
+/// Every run option given to a cohort run reaches each person's `partial` process: the options
+/// `partial` takes are read from the binary's own description of itself, so an option added to
+/// the run settings and not forwarded fails here.
+@Suite struct OptionForwardingTests {
+    /// What the cohort passes to each `partial` itself (`PersonProcess`), and what no run may
+    /// pass on (help, version).
+    static let setByTheCohort: Set<String> = ["--pipeline", "--out", "--outputs", "--person", "--key-file", "--force",
+                                              "--quiet", "--log-format", "--version", "--help"]
+
+    /// A valid value other than the default for each option a run passes on (nil: a flag).
+    static let values: [String: String?] = [
+        "--strict": nil, "--source-priority": "iPhone,Watch", "--join-tolerance": "31", "--max-hr": "191",
+        "--max-hr-from-birth-date": nil, "--geojson-times": nil, "--no-svg": nil, "--svg-size": "901",
+        "--colour-scale": "inferno", "--maps": "routes,density", "--map-area": "48.80,2.25,48.92,2.42",
+        "--map-min-points": "7", "--max-expansion-ratio": "301", "--max-uncompressed": "63G", "--log-level": "notice",
+    ]
+
+    /// The long option names of a command, from `--experimental-dump-help`.
+    static func longOptions(of command: String) throws -> Set<String> {
+        let dump = try Support.runCLI([command, "--experimental-dump-help"])
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(dump.stdout.utf8)) as? [String: Any])
+        let arguments = try #require((json["command"] as? [String: Any])?["arguments"] as? [[String: Any]])
+        return Set(arguments.flatMap { ($0["names"] as? [[String: Any]] ?? []).compactMap { name in
+            name["kind"] as? String == "long" ? "--" + (name["name"] as? String ?? "") : nil
+        } })
+    }
+
+    @Test func everyRunOptionReachesEachPersonsPartial() throws {
+        let forwardable = try Self.longOptions(of: "partial").subtracting(Self.setByTheCohort)
+        #expect(forwardable == Set(Self.values.keys), "options partial takes without a test value here: \(forwardable.subtracting(Self.values.keys))")
+        #expect(forwardable.isSubset(of: try Self.longOptions(of: "run")))
+
+        let (root, pipeline) = try CohortRunTests.study(persons: 2, days: 3, broken: false)
+        // --max-hr and --max-hr-from-birth-date exclude each other: two runs.
+        for group in [Self.values.keys.filter { $0 != "--max-hr-from-birth-date" }, ["--max-hr-from-birth-date"]] {
+            var given: [String] = []
+            for option in group.sorted() {
+                given.append(option)
+                if case .some(.some(let value)) = Self.values[option] { given.append(value) }
+            }
+            // One trace file per process (-ff), so that two children's execve lines never interleave.
+            let traces = root + "/traces-\(given.count)"
+            try FileManager.default.createDirectory(atPath: traces, withIntermediateDirectories: true)
+            let run = try Support.runProgram("/usr/bin/strace", ["-ff", "-v", "-s", "4096", "-e", "trace=execve", "-o", traces + "/t",
+                                                                 Support.binary, "run", "--pipeline", pipeline, "--force"] + given)
+            #expect(run.status == 0, "\(run.stderr)")
+            // execve("/…/healthtrail", ["/…/healthtrail", "partial", …], …) = 0, one per person.
+            let partials = try FileManager.default.contentsOfDirectory(atPath: traces).flatMap { file in
+                try String(contentsOfFile: traces + "/" + file, encoding: .utf8).split(separator: "\n")
+                    .filter { $0.contains("execve(") && $0.contains("\"partial\"") && $0.hasSuffix("= 0") }
+            }
+            #expect(partials.count == 2)
+            for line in partials {
+                let argv = line.split(separator: "[", maxSplits: 1)[1].split(separator: "]", maxSplits: 1)[0]
+                    .split(separator: ", ").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+                for option in group {
+                    let at = try #require(argv.firstIndex(of: option), "\(option) not passed on: \(argv)")
+                    if case .some(.some(let value)) = Self.values[option] { #expect(argv[at + 1] == value, "\(option)") }
+                }
+            }
+        }
+    }
+}
