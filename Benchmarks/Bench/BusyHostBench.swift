@@ -25,16 +25,13 @@ struct BusyHostBenchOptions {
 
     static func parse(_ arguments: [String]) throws -> BusyHostBenchOptions {
         var o = BusyHostBenchOptions()
-        var rest = arguments[...]
-        while let flag = rest.popFirst() {
-            if flag == "-h" || flag == "--help" { throw UsageError(message: nil) }
-            guard let value = rest.popFirst() else { throw UsageError(message: "\(flag) needs a value") }
+        for (flag, value) in try flagValuePairs(arguments) {
             switch flag {
             case "--healthtrail": o.healthtrail = value
             case "--out-dir": o.outDir = value
             case "--report": o.report = value
             case "--days", "--runs":
-                guard let n = Int(value), n >= 1 else { throw UsageError(message: "\(flag) must be a positive integer") }
+                let n = try positiveInteger(value, for: flag)
                 if flag == "--days" { o.days = n } else { o.runs = n }
             case "--limit":
                 guard let x = Double(value), x > 1 else { throw UsageError(message: "--limit must be a number above 1") }

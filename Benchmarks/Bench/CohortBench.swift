@@ -24,17 +24,14 @@ struct CohortBenchOptions {
 
     static func parse(_ arguments: [String]) throws -> CohortBenchOptions {
         var o = CohortBenchOptions()
-        var rest = arguments[...]
-        while let flag = rest.popFirst() {
-            if flag == "-h" || flag == "--help" { throw UsageError(message: nil) }
-            guard let value = rest.popFirst() else { throw UsageError(message: "\(flag) needs a value") }
+        for (flag, value) in try flagValuePairs(arguments) {
             switch flag {
             case "--healthtrail": o.healthtrail = value
             case "--pipeline": o.pipeline = value
             case "--out-dir": o.outDir = value
             case "--report": o.report = value
             case "--persons", "--days", "--runs":
-                guard let n = Int(value), n >= 1 else { throw UsageError(message: "\(flag) must be a positive integer") }
+                let n = try positiveInteger(value, for: flag)
                 if flag == "--persons" { o.persons = n } else if flag == "--days" { o.days = n } else { o.runs = n }
             case "--jobs":
                 o.jobs = value.split(separator: ",").compactMap { Int($0) }

@@ -20,10 +20,7 @@ struct Options {
     /// Parses `arguments` (without the program name); throws a message for the user.
     static func parse(_ arguments: [String]) throws -> Options {
         var options = Options()
-        var rest = arguments[...]
-        while let flag = rest.popFirst() {
-            if flag == "-h" || flag == "--help" { throw UsageError(message: nil) }
-            guard let value = rest.popFirst() else { throw UsageError(message: "\(flag) needs a value") }
+        for (flag, value) in try flagValuePairs(arguments) {
             switch flag {
             case "--archive": options.archive = value
             case "--healthtrail": options.healthtrail = value
@@ -32,8 +29,7 @@ struct Options {
             case "--report": options.report = value
             case "--label": options.label = value
             case "--runs":
-                guard let runs = Int(value), runs >= 1 else { throw UsageError(message: "--runs must be a positive integer") }
-                options.runs = runs
+                options.runs = try positiveInteger(value, for: flag)
             default:
                 throw UsageError(message: "unknown option \(flag)")
             }
@@ -49,4 +45,23 @@ struct Options {
 /// A bad command line; `message` nil means help was asked for.
 struct UsageError: Error {
     var message: String?
+}
+
+/// The `--flag value` pairs of a command line, in order; `-h`/`--help` anywhere asks for help,
+/// and a flag without its value is a usage error. Every subcommand's options take a value.
+func flagValuePairs(_ arguments: [String]) throws -> [(flag: String, value: String)] {
+    var pairs: [(flag: String, value: String)] = []
+    var rest = arguments[...]
+    while let flag = rest.popFirst() {
+        if flag == "-h" || flag == "--help" { throw UsageError(message: nil) }
+        guard let value = rest.popFirst() else { throw UsageError(message: "\(flag) needs a value") }
+        pairs.append((flag, value))
+    }
+    return pairs
+}
+
+/// `value` as an integer of at least 1, or a usage error naming `flag`.
+func positiveInteger(_ value: String, for flag: String) throws -> Int {
+    guard let n = Int(value), n >= 1 else { throw UsageError(message: "\(flag) must be a positive integer") }
+    return n
 }

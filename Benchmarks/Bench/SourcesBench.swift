@@ -28,16 +28,13 @@ struct SourcesBenchOptions {
 
     static func parse(_ arguments: [String]) throws -> SourcesBenchOptions {
         var o = SourcesBenchOptions()
-        var rest = arguments[...]
-        while let flag = rest.popFirst() {
-            if flag == "-h" || flag == "--help" { throw UsageError(message: nil) }
-            guard let value = rest.popFirst() else { throw UsageError(message: "\(flag) needs a value") }
+        for (flag, value) in try flagValuePairs(arguments) {
             switch flag {
             case "--healthtrail": o.healthtrail = value
             case "--out-dir": o.outDir = value
             case "--report": o.report = value
             case "--records", "--runs":
-                guard let n = Int(value), n >= 1 else { throw UsageError(message: "\(flag) must be a positive integer") }
+                let n = try positiveInteger(value, for: flag)
                 if flag == "--records" { o.records = n } else { o.runs = n }
             case "--max-ratio":
                 guard let r = Double(value), r >= 1 else { throw UsageError(message: "--max-ratio must be a number ≥ 1") }
