@@ -14,7 +14,7 @@ struct RunSettings: ParsableArguments {
         valueName: "patterns"))
     var sourcePriority: String?
 
-    @Option(help: ArgumentHelp("How far (seconds) a heart-rate sample may be from a route point to give it a bpm. (default: 15)", valueName: "seconds"))
+    @Option(help: ArgumentHelp("How far (seconds) a heart-rate sample may be from a route point to give it a bpm. (default: \(RunOptions.defaultJoinTolerance))", valueName: "seconds"))
     var joinTolerance: Int?
 
     @Option(help: ArgumentHelp("Five heart-rate zones from this maximum (default: resting <100, moderate 100–139, vigorous 140–179, maximum 180+ bpm).", valueName: "bpm"))
@@ -29,7 +29,7 @@ struct RunSettings: ParsableArguments {
     @Flag(help: "Skip the SVG maps and calendars (svg/).")
     var noSvg = false
 
-    @Option(help: ArgumentHelp("Width of the SVG maps and calendars in pixels. (default: 800)", valueName: "px"))
+    @Option(help: ArgumentHelp("Width of the SVG maps and calendars in pixels. (default: \(SVGOptions().size))", valueName: "px"))
     var svgSize: Int?
 
     @Option(help: ArgumentHelp("Colour scale of the density map: viridis or inferno. (default: viridis)", valueName: "scale"))
@@ -41,7 +41,7 @@ struct RunSettings: ParsableArguments {
     @Option(help: ArgumentHelp("Area of the overview and density maps, as minLat,minLon,maxLat,maxLon (default: where the central 98 % of points lie).", valueName: "box"))
     var mapArea: String?
 
-    @Option(help: ArgumentHelp("Routes with fewer points are not drawn. (default: 2)", valueName: "n"))
+    @Option(help: ArgumentHelp("Routes with fewer points are not drawn. (default: \(SVGOptions().minimumPoints))", valueName: "n"))
     var mapMinPoints: Int?
 
     @Option(help: ArgumentHelp("Refuse a zip entry that inflates more than this many times its compressed size (zip-bomb guard; real exports stay under 50). (default: \(ArchiveLimits.default.maxExpansionRatio))", valueName: "n"))
@@ -55,10 +55,17 @@ struct RunSettings: ParsableArguments {
         if let maxUncompressed, ArchiveLimits.bytes(parsing: maxUncompressed) == nil {
             throw ValidationError("--max-uncompressed takes a size such as 64G, 500MiB or 1000000")
         }
-        if let joinTolerance, !(0...3600).contains(joinTolerance) { throw ValidationError("--join-tolerance must be 0…3600 seconds") }
-        if let maxHr, !(100...250).contains(maxHr) { throw ValidationError("--max-hr must be between 100 and 250 bpm") }
+        let tolerance = RunSettingRanges.joinToleranceSeconds, heartRate = RunSettingRanges.maximumHeartRate
+        if let joinTolerance, !tolerance.contains(joinTolerance) {
+            throw ValidationError("--join-tolerance must be \(tolerance.lowerBound)…\(tolerance.upperBound) seconds")
+        }
+        if let maxHr, !heartRate.contains(maxHr) {
+            throw ValidationError("--max-hr must be between \(Int(heartRate.lowerBound)) and \(Int(heartRate.upperBound)) bpm")
+        }
         if maxHr != nil && maxHrFromBirthDate { throw ValidationError("give --max-hr or --max-hr-from-birth-date, not both") }
-        if let svgSize, !(100...10_000).contains(svgSize) { throw ValidationError("--svg-size must be 100…10000 pixels") }
+        if let svgSize, !RunSettingRanges.svgSize.contains(svgSize) {
+            throw ValidationError("--svg-size must be \(RunSettingRanges.svgSize.lowerBound)…\(RunSettingRanges.svgSize.upperBound) pixels")
+        }
         if let colourScale, ColourScale(rawValue: colourScale) == nil { throw ValidationError("--colour-scale must be viridis or inferno") }
         for name in (maps ?? "").split(separator: ",") where MapOutputs.Kind(rawValue: String(name).trimmingCharacters(in: .whitespaces)) == nil {
             throw ValidationError("--maps: unknown map '\(name)' (workouts, routes, density, calendars)")
@@ -66,7 +73,9 @@ struct RunSettings: ParsableArguments {
         if let mapArea, Self.area(mapArea) == nil {
             throw ValidationError("--map-area must be minLat,minLon,maxLat,maxLon with min < max, e.g. 48.80,2.25,48.92,2.42")
         }
-        if let mapMinPoints, mapMinPoints < 2 { throw ValidationError("--map-min-points must be at least 2") }
+        if let mapMinPoints, !RunSettingRanges.mapMinimumPoints.contains(mapMinPoints) {
+            throw ValidationError("--map-min-points must be at least \(RunSettingRanges.mapMinimumPoints.lowerBound)")
+        }
     }
 
     /// Applies the options given on the command line over `options` (defaults or a pipeline's).

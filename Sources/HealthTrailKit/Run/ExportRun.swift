@@ -13,7 +13,9 @@ public struct RunOptions: Sendable {
     /// Which source counts where several overlap (steps, energy, sleep).
     public var sourcePriority = SourcePriority.default
     /// How far (seconds) a heart-rate sample may lie from a route point to give it a bpm.
-    public var joinTolerance: Int64 = 15
+    public var joinTolerance: Int64 = RunOptions.defaultJoinTolerance
+    /// `joinTolerance` unless a run says otherwise.
+    public static let defaultJoinTolerance: Int64 = 15
     /// Heart-rate zones: the four default ones, five from a maximum, or from the date of birth.
     public var zones = ZoneChoice.standard
     /// Add per-point timestamps to routes.geojson (kepler.gl's trip layer).
