@@ -4,12 +4,8 @@ import Foundation
 /// Twenty people's run folders, each from the project's generator with its own seed and run by
 /// the real `ExportRun`, made once per test process and shared by the cohort tests.
 struct CohortFixture: @unchecked Sendable {
-    /// Five releases, one of each kind: a day-unit sum and mean, a workout-unit count, a
-    /// person-unit sum whose K = 3 truncates (people have workouts on more days), a density.
-    static let specText = """
-    budget:
-      rho: 4.0
-    releases:
+    /// A laplace release of weekly step sums over January 2023 (ρ 0.125), as YAML list lines.
+    static let weeklyStepsRelease = """
       - id: weekly_steps
         metric: daily.steps
         aggregate: sum
@@ -24,6 +20,15 @@ struct CohortFixture: @unchecked Sendable {
         max_contributions: 1
         mechanism: laplace
         epsilon: 0.5
+    """
+
+    /// Five releases, one of each kind: a day-unit sum and mean, a workout-unit count, a
+    /// person-unit sum whose K = 3 truncates (people have workouts on more days), a density.
+    static let specText = """
+    budget:
+      rho: 4.0
+    releases:
+    \(weeklyStepsRelease)
       - id: weekly_resting_hr
         metric: daily.resting_hr
         aggregate: mean

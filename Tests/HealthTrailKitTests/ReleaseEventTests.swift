@@ -8,26 +8,7 @@ import Testing
 /// any of them.
 @Suite struct ReleaseEventTests {
     /// One laplace release of weekly step sums (ρ 0.125 a run) under a budget of ρ 0.2.
-    static let spec = """
-    budget:
-      rho: 0.2
-    releases:
-      - id: weekly_steps
-        metric: daily.steps
-        aggregate: sum
-        partition: week
-        from: 2023-01-02
-        to: 2023-01-29
-        privacy_unit: day
-        lower: 0
-        upper: 40000
-        resolution: 10
-        max_partitions: 1
-        max_contributions: 1
-        mechanism: laplace
-        epsilon: 0.5
-
-    """
+    static let spec = "budget:\n  rho: 0.2\nreleases:\n" + CohortFixture.weeklyStepsRelease + "\n"
 
     /// The JSON log lines of `stderr` whose event is `event`.
     static func events(_ event: String, in stderr: String) throws -> [[String: Any]] {
