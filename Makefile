@@ -17,7 +17,7 @@ COHORT_DAYS  ?= 30
 # The distinct-sources benchmark: records per archive, one source vs. a distinct source each.
 SOURCES_RECORDS ?= 100000
 # The cached archive is named after the generator's sources: a changed generator makes a new one.
-SYNTH_HASH   := $(shell cat Sources/HealthTrailKit/Synth/*.swift | sha1sum | cut -c1-10)
+SYNTH_HASH   := $(shell cat Sources/HealthTrailSynth/*.swift | sha1sum | cut -c1-10)
 BENCH_ZIP    := .bench/bench-export-$(BENCH_DAYS)d-$(SYNTH_HASH).zip
 
 SPARK_VENV   := .build/spark-venv

@@ -2,14 +2,18 @@
 import PackageDescription
 
 // HealthTrail: Apple Health export archives → CSV / GeoJSON / SVG / DP releases.
-// The folders of HealthTrailKit follow the boxes of docs/ARCHITECTURE.md:
-// Archive → XML → Decode → (Normalise → Analyse) → Write, orchestrated by Run.
+// Each target is a layer of docs/ARCHITECTURE.md, and its dependencies are the only arrows the
+// compiler allows: HealthTrailArchive (files, zip, inflate) ← HealthTrailXML (libxml2 SAX) ←
+// HealthTrailKit (decode, normalise, analyse, write, privacy, run); HealthTrailSynth, the
+// generator the tests and benchmarks compare against, sees only the archive writer.
+// Only HealthTrailArchive and HealthTrailXML import zlib, libdeflate and libxml2 among the
+// lower layers (HealthTrailKit's decoders still register libxml2 callbacks of their own).
 let package = Package(
     name: "HealthTrail",
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "healthtrail", targets: ["healthtrail"]),
-        .library(name: "HealthTrailKit", targets: ["HealthTrailKit"]),
+        .library(name: "HealthTrailKit", targets: ["HealthTrailKit", "HealthTrailArchive", "HealthTrailXML", "HealthTrailSynth"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -36,10 +40,27 @@ let package = Package(
             pkgConfig: "libdeflate",
             providers: [.apt(["libdeflate-dev"]), .brew(["libdeflate"])]
         ),
+        // Reading input: files and folders, zip (central directory, inflate, CRC), the archive
+        // writer, and the errors and faults every layer reports input problems with.
+        .target(
+            name: "HealthTrailArchive",
+            dependencies: ["CZlib", "CLibDeflate"]
+        ),
+        // libxml2's SAX parser behind one type, the byte spans its callbacks hand over, and the
+        // rewrite of export.xml's device values.
+        .target(
+            name: "HealthTrailXML",
+            dependencies: ["HealthTrailArchive", "CLibXML2"]
+        ),
+        // The seeded export generator: the tests' and benchmarks' oracle, and `healthtrail synth`.
+        .target(
+            name: "HealthTrailSynth",
+            dependencies: ["HealthTrailArchive"]
+        ),
         .target(
             name: "HealthTrailKit",
             dependencies: [
-                "CLibXML2", "CZlib", "CLibDeflate",
+                "HealthTrailArchive", "HealthTrailXML", "CLibXML2",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
@@ -48,25 +69,25 @@ let package = Package(
         .executableTarget(
             name: "healthtrail",
             dependencies: [
-                "HealthTrailKit",
+                "HealthTrailKit", "HealthTrailArchive", "HealthTrailSynth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // The bare floor the benchmark compares against: zlib inflate + libxml2 SAX, empty callbacks.
         .executableTarget(
             name: "healthtrail-floor",
-            dependencies: ["HealthTrailKit", "CLibXML2", "CZlib"],
+            dependencies: ["HealthTrailArchive", "HealthTrailXML", "CLibXML2", "CZlib"],
             path: "Benchmarks/Floor"
         ),
         // Drives `make bench`: medians of wall time and peak RSS, floor vs. healthtrail, same run.
         .executableTarget(
             name: "healthtrail-bench",
-            dependencies: ["HealthTrailKit"],
+            dependencies: ["HealthTrailKit", "HealthTrailArchive", "HealthTrailSynth"],
             path: "Benchmarks/Bench"
         ),
         .testTarget(
             name: "HealthTrailKitTests",
-            dependencies: ["HealthTrailKit", "CLibXML2", "CZlib"],
+            dependencies: ["HealthTrailKit", "HealthTrailArchive", "HealthTrailXML", "HealthTrailSynth", "CLibXML2", "CZlib"],
             exclude: ["geojson_check.py", "malloc_counter.c"]   // the GeoJSON validator and the allocation counter the tests run
         ),
     ],

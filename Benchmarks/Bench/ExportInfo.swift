@@ -1,3 +1,4 @@
+import HealthTrailArchive
 import HealthTrailKit
 
 /// The sizes the report quotes, read from the archive's central directory.

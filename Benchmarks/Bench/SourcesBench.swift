@@ -3,6 +3,7 @@
 // case's distinct-source archive must run within `--max-ratio` of its one-source twin.
 
 import Foundation
+import HealthTrailArchive
 import HealthTrailKit
 
 struct SourcesBenchOptions {

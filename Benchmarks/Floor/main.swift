@@ -15,13 +15,14 @@
 
 import CLibXML2
 import CZlib
-import HealthTrailKit
 
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import HealthTrailArchive
+import HealthTrailXML
 
 /// Size of the compressed reads and of the inflated chunks fed to the parser; the same as
 /// `ZipArchive.chunkSize`, so the floor and HealthTrail make the same number of syscalls.

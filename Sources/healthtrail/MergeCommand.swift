@@ -1,9 +1,10 @@
 import ArgumentParser
 import Foundation
-import HealthTrailKit
 #if canImport(Glibc)
 import Glibc
 #endif
+import HealthTrailArchive
+import HealthTrailKit
 
 /// `healthtrail merge PARTIAL... [--list FILE] --out MERGED`.
 struct MergeCommand: ParsableCommand {

@@ -1,9 +1,10 @@
 import ArgumentParser
 import Foundation
-import HealthTrailKit
 #if canImport(Glibc)
 import Glibc
 #endif
+import HealthTrailArchive
+import HealthTrailKit
 
 /// `healthtrail partial ARCHIVE --pipeline FILE --out FILE`: one person's share of a cohort.
 struct PartialCommand: ParsableCommand {

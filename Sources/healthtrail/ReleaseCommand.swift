@@ -1,8 +1,9 @@
 import ArgumentParser
-import HealthTrailKit
 #if canImport(Glibc)
 import Glibc
 #endif
+import HealthTrailArchive
+import HealthTrailKit
 
 /// `healthtrail release --spec FILE (--data DIR | --partial FILE --out DIR --ledger FILE)`.
 struct ReleaseCommand: ParsableCommand {

@@ -1,9 +1,10 @@
 import ArgumentParser
 import Foundation
-import HealthTrailKit
 #if canImport(Glibc)
 import Glibc
 #endif
+import HealthTrailArchive
+import HealthTrailKit
 
 /// `healthtrail run ARCHIVE --out DIR`, or `healthtrail run --pipeline FILE`.
 struct RunCommand: ParsableCommand {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import HealthTrailArchive
 import HealthTrailKit
 
 /// The options that shape a run's outputs, shared by `run` and `partial`.

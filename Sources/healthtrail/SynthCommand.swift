@@ -1,6 +1,7 @@
 import ArgumentParser
-import HealthTrailKit
 import Foundation
+import HealthTrailKit
+import HealthTrailSynth
 
 /// `healthtrail synth OUT.zip --days N --seed S [--summary]`.
 struct SynthCommand: ParsableCommand {

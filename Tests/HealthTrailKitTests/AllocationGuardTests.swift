@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailSynth
 
 /// The C compiler the counter is built with: cc, gcc or clang on PATH (nil: none).
 private let cCompiler: String? = {

@@ -2,6 +2,8 @@ import CZlib
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailArchive
+@testable import HealthTrailXML
 
 @Suite struct ArchiveTests {
     func readAll(_ source: ExportSource, _ entry: ArchiveEntry) throws -> [UInt8] {

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailArchive
+@testable import HealthTrailSynth
 
 /// A differential test of the two builds over mutated inputs: hostile numbers, dates, offsets,
 /// units and names, broken nesting, NUL and invalid UTF-8, random byte flips and truncations of

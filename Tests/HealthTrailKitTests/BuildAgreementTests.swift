@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailArchive
+@testable import HealthTrailSynth
 
 /// The release binary (what users run) and the debug binary of the same sources write the same
 /// bytes for the same input: no compiler setting may change what HealthTrail computes. Both

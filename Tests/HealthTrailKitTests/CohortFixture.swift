@@ -1,5 +1,6 @@
 import Foundation
 @testable import HealthTrailKit
+@testable import HealthTrailSynth
 
 /// Twenty people's run folders, each from the project's generator with its own seed and run by
 /// the real `ExportRun`, made once per test process and shared by the cohort tests.

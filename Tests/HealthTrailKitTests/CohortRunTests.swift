@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailSynth
 
 /// `healthtrail run --pipeline cohort.yaml`: many people's archives on one machine, each in its own
 /// process, merged exactly, released once; one bad archive fails that person only.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailSynth
 
 /// The `healthtrail` binary as users and cron see it: exit codes, messages, help.
 @Suite(.serialized) struct CommandLineTests {

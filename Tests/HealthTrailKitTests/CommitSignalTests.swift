@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailSynth
 
 /// A run stopped at any point of moving its outputs into place: once the next run has returned,
 /// the folder holds wholly the previous run's outputs or wholly the stopped run's, that next run

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailSynth
 
 /// The crontab line of docs/pipelines.md, run as cron would run it: by /bin/sh, with its own $HOME.
 @Suite(.serialized) struct CronExampleTests {

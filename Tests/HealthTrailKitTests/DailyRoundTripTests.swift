@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailSynth
 
 /// Synthesized archives whose true daily figures and nights the generator states (computed from
 /// its own plan, independently of HealthTrail): de-duplicated totals, nights and workout days

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailArchive
+@testable import HealthTrailXML
 
 /// `healthtrail run` parses export.xml on one thread and decodes on another
 /// (`ExportDecoder.decodeOnOwnThread`, `CapturedElements`); `inspect` decodes in libxml2's

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailArchive
+@testable import HealthTrailSynth
 
 /// Whole output files (SVG maps) are written at once and fsynced on the thread of
 /// `WriteBehindQueue.fileSyncs`. That must not change what lands in the output folder, nor let

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailArchive
+@testable import HealthTrailSynth
+@testable import HealthTrailXML
 
 /// `DeviceValueElision` empties export.xml's `device` values before libxml2 parses them. It must
 /// empty them wherever they are attributes (whatever the chunking), touch nothing else, never

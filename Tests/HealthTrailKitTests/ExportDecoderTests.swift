@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailArchive
+@testable import HealthTrailXML
 
 /// Decoding hand-built exports whose every expected row is known.
 @Suite struct ExportDecoderTests {

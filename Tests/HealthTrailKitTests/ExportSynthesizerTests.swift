@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailSynth
 
 /// The generator's summary is the truth other tests compare against, so it is checked here
 /// against the archive itself, read with the system's unzip (independent of ZipArchive).

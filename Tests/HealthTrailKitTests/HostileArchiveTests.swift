@@ -2,6 +2,8 @@ import CZlib
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailArchive
+@testable import HealthTrailXML
 
 /// Hostile and broken zip archives: each is refused with one line naming the archive, the entry
 /// and what to do, before anything is inflated where the central directory already tells, and

@@ -2,6 +2,7 @@ import CZlib
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailArchive
 #if canImport(Glibc)
 import Glibc
 #endif

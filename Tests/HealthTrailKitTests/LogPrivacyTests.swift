@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailSynth
 
 /// No value from the data reaches a log line: the logs of runs over a generated archive are
 /// scanned for the values, dates and source names its outputs hold.

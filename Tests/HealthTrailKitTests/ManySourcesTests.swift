@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailSynth
 
 /// Exports with thousands of distinct sources: the structures de-duplication
 /// keeps per source and per cluster must do work in proportion to the records, and give what a

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailSynth
 
 extension OutputContractTests {
     /// daily.csv: per local date, the generator's de-duplicated totals and means.

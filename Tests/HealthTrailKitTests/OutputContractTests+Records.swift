@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailSynth
 
 extension OutputContractTests {
     /// `yyyy-MM-dd` of a UTC instant read at an offset.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailSynth
 
 extension OutputContractTests {
     /// workouts.csv: each row is the generator's workout (`SynthSummary.workoutTruths`, keyed by

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailArchive
+@testable import HealthTrailSynth
 
 /// The output contract: every column `OutputSchema` documents (and so the README's table) is
 /// checked on a generated archive that has the data for it. Each column must be non-empty

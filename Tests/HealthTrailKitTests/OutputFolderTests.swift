@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailArchive
 
 /// A run touches only its own files: it refuses folders it did not fill and roots, replaces or
 /// removes only what its previous manifest lists, and opens nothing through a planted link.

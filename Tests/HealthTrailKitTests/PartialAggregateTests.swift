@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailArchive
+@testable import HealthTrailSynth
 
 /// Partial aggregates: the file format, exact merging in any order, and what merging refuses.
 @Suite struct PartialAggregateTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailArchive
 
 /// Releasing a cohort's merged partial aggregate, from the library and from the command line.
 @Suite struct PartialReleaseTests {

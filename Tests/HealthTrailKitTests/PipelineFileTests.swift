@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailArchive
+@testable import HealthTrailSynth
 
 /// Pipeline files: the schema check (every mistake at its line), the model a good file becomes,
 /// release files named by a pipeline, the shipped examples, `healthtrail validate`, and which

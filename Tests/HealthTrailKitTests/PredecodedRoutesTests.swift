@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailArchive
+@testable import HealthTrailSynth
 
 /// Route files are decoded while export.xml is parsed, into spill files, and replayed once the
 /// join is built. The replay must hand over exactly what decoding the file then would have:

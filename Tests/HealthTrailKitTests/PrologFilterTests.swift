@@ -1,5 +1,6 @@
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailXML
 
 @Suite struct PrologFilterTests {
     /// Feeds `text` to the filter in chunks of `chunk` bytes and returns what the parser would get.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailArchive
 
 /// Pseudonym keys: what key files are accepted, and what `healthtrail keygen` writes.
 @Suite struct PseudonymKeyTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailArchive
 
 /// Real exports from ../shared/fixtures/real (see its README). Expected counts were taken with
 /// grep/unzip, independently of HealthTrail.

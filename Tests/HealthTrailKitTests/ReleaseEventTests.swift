@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailSynth
 
 /// DP releases log their own events: `release.published` for each release of a spec that was
 /// spent (or replayed); a spec the ledger refuses ends the command with one `release.refused`

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailSynth
 
 /// `healthtrail release` end to end on a synthesized person: run, release, replay, new data,
 /// over budget.

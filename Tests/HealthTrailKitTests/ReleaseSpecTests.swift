@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailArchive
 
 @Suite struct ReleaseSpecTests {
     @Test func theShippedSpecLoads() throws {

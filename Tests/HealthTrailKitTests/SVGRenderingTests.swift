@@ -4,6 +4,7 @@ import FoundationXML
 #endif
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailSynth
 
 /// The SVG maps, parsed back with Foundation's `XMLParser` (an independent, strict XML reader).
 @Suite struct SVGRenderingTests {

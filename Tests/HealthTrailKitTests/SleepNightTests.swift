@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailSynth
 
 /// Hand-built nights with answers worked out by hand: sessions, night vs nap, the source
 /// priority merge, local dates across offsets, and stage parsing.

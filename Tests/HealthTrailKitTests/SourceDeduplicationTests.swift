@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailSynth
 
 @Suite struct SourceDeduplicationTests {
     static let sources = ["Alex’s iPhone", "Mi Fit", "Alex’s Apple Watch"]   // indices 0, 1, 2

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailXML
 
 /// The decoder's source table against a dictionary of strings, through many growths.
 @Suite struct SourceNameTableTests {

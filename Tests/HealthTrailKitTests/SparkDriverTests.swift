@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailArchive
+@testable import HealthTrailSynth
 
 /// pipelines/spark/healthtrail_spark.py in Spark's local mode (`local[2,3]`: two threads, three
 /// attempts a task) through the RDD API, the DataFrame API and a local Spark Connect server,

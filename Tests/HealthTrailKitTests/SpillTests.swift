@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailSynth
 
 /// Memory stays flat because long series go to disk as sorted runs (cumulative samples, sleep
 /// samples, the heart rate of workout windows) and route tracks wait for the maps in a file.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailArchive
 
 struct CSVShapeError: Error, CustomStringConvertible {
     var path: String, row: Int, fields: Int, expected: Int

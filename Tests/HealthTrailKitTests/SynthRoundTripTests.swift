@@ -4,6 +4,8 @@ import FoundationXML   // XMLParser on Linux: tests check the SVG maps are well-
 #endif
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailArchive
+@testable import HealthTrailSynth
 
 /// Archives made by the project's generator, run through the pipeline: every count in every
 /// CSV must equal what the generator says it wrote.

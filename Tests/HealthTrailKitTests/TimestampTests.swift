@@ -1,5 +1,6 @@
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailXML
 
 @Suite struct TimestampTests {
     @Test func parsesAppleExportDates() throws {

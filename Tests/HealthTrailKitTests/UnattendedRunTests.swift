@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailSynth
 
 /// What cron relies on: a repeat run changes nothing, a killed run loses nothing, two runs on one
 /// folder never write at once.

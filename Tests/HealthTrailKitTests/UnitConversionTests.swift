@@ -1,5 +1,6 @@
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailXML
 
 @Suite struct UnitConversionTests {
     /// Looks a unit up through the allocation-free byte path, as the decoder does.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailSynth
 
 /// The conventions a user expects of a command line: the version everywhere, developer tools
 /// out of sight, the same logging options on every unattended command.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailArchive
 
 /// Route files small enough to be inflated whole are parsed whole, in libxml2's pull mode
 /// (`SAXPushParser.parseWhole`). A file must decode as it does when its chunks are pushed: a

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailArchive
+@testable import HealthTrailSynth
 
 /// Small deflated entries are inflated by libdeflate in one call (`ZipArchive.readWhole`, which
 /// `read` uses too); these tests hold it to the streaming zlib path: the same bytes, in the same

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import HealthTrailKit
+@testable import HealthTrailArchive
+@testable import HealthTrailSynth
 
 /// Files written during export.xml hand their full buffers to `WriteBehindQueue`'s thread. The
 /// bytes must land exactly as a synchronous writer would put them, in order, and a failed write

@@ -1,5 +1,5 @@
 import FuzzSupport
-@testable import HealthTrailKit
+@testable import HealthTrailXML
 
 /// Differential: export.xml as libxml2 sees it with and without `DeviceValueElision` in front.
 /// The input (its first byte choosing the chunk size, so chunk boundaries land everywhere) goes

@@ -1,5 +1,7 @@
 import FuzzSupport
 @testable import HealthTrailKit
+import HealthTrailArchive
+@testable import HealthTrailXML
 
 /// One staging folder for the whole fuzzing process: each input's outputs are created afresh
 /// in it (truncating the previous input's files), and the folder goes when the process ends.

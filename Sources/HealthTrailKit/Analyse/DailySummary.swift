@@ -1,3 +1,5 @@
+import HealthTrailArchive
+import HealthTrailXML
 /// The figures of one local day, as `daily.csv` writes them. Plain fields, no arrays: a day is
 /// updated once per heart-rate sample, so it must not allocate or copy.
 struct DailyFigures {

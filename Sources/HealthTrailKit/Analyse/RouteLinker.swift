@@ -1,4 +1,6 @@
 import Foundation
+import HealthTrailArchive
+import HealthTrailXML
 
 /// Links route files to workouts, then streams their points through the heart-rate join into
 /// `route_points.csv` and `routes.geojson`.

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import HealthTrailArchive
 
 /// A cohort on one machine: each archive is one person, processed by `healthtrail partial` in a
 /// process of its own (up to `jobs` at once), then the partials are merged exactly and the DP

@@ -1,4 +1,5 @@
 import Foundation
+import HealthTrailArchive
 
 extension PartialAggregate {
     /// Reads the bytes of a partial aggregate file (see the type's documentation for the format).

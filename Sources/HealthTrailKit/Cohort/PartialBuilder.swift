@@ -1,3 +1,4 @@
+import HealthTrailArchive
 extension PartialAggregate {
     /// One person's partial aggregate: the bounded totals of every release of `spec`, read from
     /// the outputs of `healthtrail run` in `runDirectory` (`daily.csv`, `workouts.csv`,

@@ -1,4 +1,5 @@
 import Crypto
+import HealthTrailArchive
 
 extension PartialAggregate {
     /// The partial aggregate of everyone in `parts`: their counts and sums added up.

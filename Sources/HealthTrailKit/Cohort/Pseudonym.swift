@@ -3,6 +3,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import HealthTrailArchive
 
 /// The secret key that turns people's names (or archive ids) into pseudonyms for partial
 /// aggregates: `p_` + the first 16 hex digits of HMAC-SHA256(key, name).

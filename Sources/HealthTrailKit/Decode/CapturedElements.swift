@@ -1,5 +1,6 @@
 import CLibXML2
 import Foundation
+import HealthTrailXML
 
 /// export.xml's elements as the parsing thread saw them, for `ExportDecoder` to decode on a
 /// thread of its own.

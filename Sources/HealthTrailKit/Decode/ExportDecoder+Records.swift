@@ -1,3 +1,4 @@
+import HealthTrailXML
 /// `<Record>`, its `MetadataEntry` and HRV beat children, and `<ActivitySummary>`.
 extension ExportDecoder {
     @inline(__always)

@@ -1,4 +1,5 @@
 import Foundation
+import HealthTrailXML
 
 /// Decoding on a thread of its own: the thread feeding the decoder runs only libxml2 and
 /// `CapturedElements`, whose blocks this thread replays through the same `start(_:)` and

@@ -1,5 +1,7 @@
 import CLibXML2
 import Foundation
+import HealthTrailArchive
+import HealthTrailXML
 
 /// Decodes export.xml from SAX2 events into CSV rows and typed values.
 ///
@@ -32,11 +34,11 @@ public final class ExportDecoder: SAXDocumentDecoder {
 
     // MARK: Configuration
     let outputs: ExportOutputs?
-    let faults: FaultLog
-    let entryName: String
-    private(set) var parser: SAXPushParser!
+    package let faults: FaultLog
+    package let entryName: String
+    package private(set) var parser: SAXPushParser!
     /// A fatal error raised inside a callback (a write failure, a fault under `--strict`).
-    var fatal: InputError?
+    package var fatal: InputError?
     /// Set by `decodeOnOwnThread()`: the parse only captures elements, another thread decodes.
     var capture: CapturedElements? {
         didSet { unretainedCapture = capture.map { Unmanaged.passUnretained($0) } }
@@ -229,10 +231,10 @@ public final class ExportDecoder: SAXDocumentDecoder {
     }
 
     /// The line of the element being decoded.
-    var line: Int { capture == nil ? parser.line : capturedLine }
+    package var line: Int { capture == nil ? parser.line : capturedLine }
 
     /// Stops the parse: from a callback at once, from the decoding thread at its next block.
-    func stopParsing() {
+    package func stopParsing() {
         if let capture { capture.requestStop() } else { parser.stop() }
     }
 

@@ -1,4 +1,5 @@
 import CLibXML2
+import HealthTrailXML
 
 /// The elements of export.xml that HealthTrail decodes; everything else is `.other`.
 enum ExportElement: UInt8 {

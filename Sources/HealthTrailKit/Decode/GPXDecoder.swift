@@ -1,4 +1,6 @@
 import CLibXML2
+import HealthTrailArchive
+import HealthTrailXML
 
 /// Decodes one GPX route file into points, handed one by one to `onPoint`.
 ///
@@ -20,10 +22,10 @@ public final class GPXDecoder: SAXDocumentDecoder {
 
     /// Receives each valid point with its raw fields (valid only during the call).
     let onPoint: ((RoutePoint, GPXRawFields) -> Void)?
-    let faults: FaultLog
-    let entryName: String
-    var parser: SAXPushParser!
-    var fatal: InputError?
+    package let faults: FaultLog
+    package let entryName: String
+    package var parser: SAXPushParser!
+    package var fatal: InputError?
 
     let names = InternedNames<Field> { GPXDecoder.field(named: $0) }
     var trkptName: UnsafePointer<UInt8>?
@@ -66,8 +68,8 @@ public final class GPXDecoder: SAXDocumentDecoder {
         lengths.deallocate()
     }
 
-    var line: Int { parser.line }
-    func stopParsing() { parser.stop() }
+    package var line: Int { parser.line }
+    package func stopParsing() { parser.stop() }
 
     @inline(__always) func span(_ slot: Int) -> ByteSpan {
         ByteSpan(start: text + slot * Self.maxFieldLength, count: lengths[slot])

@@ -1,3 +1,4 @@
+import HealthTrailXML
 /// Source indices by name bytes: an open-addressing table of (hash, index) slots, at most half
 /// full, whose names stay in the decoder's `sourceNames`.
 ///

@@ -1,3 +1,4 @@
+import HealthTrailXML
 /// An instant in UTC seconds plus the UTC offset the record was stamped with.
 ///
 /// Apple writes `2024-01-02 07:31:22 -0800`: local wall time and its offset. HealthTrail keeps the

@@ -3,6 +3,8 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import HealthTrailArchive
+import HealthTrailXML
 
 /// Values collected in any order and read back sorted, holding at most one run in memory: an
 /// external merge sort.

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import HealthTrailXML
 
 /// What a unit measures, which decides the canonical unit HealthTrail writes for it.
 public enum UnitKind: String, Sendable, CaseIterable {

@@ -1,4 +1,5 @@
 import Foundation
+import HealthTrailArchive
 
 /// Reads pipeline files (`pipelines/nightly.yaml`, `pipelines/cohort.yaml`): YAML, version 1.
 ///

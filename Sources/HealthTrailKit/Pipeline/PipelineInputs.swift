@@ -4,6 +4,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import HealthTrailArchive
 
 /// The archives a pipeline's `input.path` names.
 ///

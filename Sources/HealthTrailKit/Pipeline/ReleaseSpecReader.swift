@@ -1,4 +1,5 @@
 import Yams
+import HealthTrailArchive
 
 /// Builds `ReleaseSpec` releases from YAML nodes: a release file, or the inline list of a
 /// pipeline's `privacy.releases`. Every `ReleaseSpec.Release` check failure is reported at the

@@ -1,6 +1,8 @@
 import Crypto
 import Foundation
 import Logging
+import HealthTrailArchive
+import HealthTrailXML
 
 /// What `healthtrail run` was asked to do.
 public struct RunOptions: Sendable {

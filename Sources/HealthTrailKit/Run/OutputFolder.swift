@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import HealthTrailArchive
 
 /// Which folders a run may write its outputs into.
 ///

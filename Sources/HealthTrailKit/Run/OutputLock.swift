@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import HealthTrailArchive
 
 /// One run at a time per output folder: two cron runs must not write the same outputs at once.
 ///

@@ -1,4 +1,6 @@
 import Foundation
+import HealthTrailArchive
+import HealthTrailXML
 
 /// What the stages of one `ExportRun` share: its input, its staging folder and open outputs,
 /// its fault log, progress line and timings, and the work that must end (spill files,

@@ -4,6 +4,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import HealthTrailArchive
 
 /// `-` as the archive: an export read from standard input.
 ///

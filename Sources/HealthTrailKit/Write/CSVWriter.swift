@@ -4,6 +4,8 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import HealthTrailArchive
+import HealthTrailXML
 
 /// A buffered RFC 4180 CSV file: UTF-8, a header row, `\n` line ends, fields quoted only when
 /// they hold a comma, quote or line break.

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import HealthTrailArchive
 
 /// Moves a complete staging folder into the output folder so that the folder holds every
 /// output of the previous run or every output of this one, whatever stops the process.

@@ -1,4 +1,5 @@
 import Foundation
+import HealthTrailArchive
 
 /// Writes a whole small output (an SVG map) owner-only and synced, as the CSV writers do.
 enum OutputFile {

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import HealthTrailArchive
 
 /// The folder a run writes into before its outputs replace the previous ones.
 ///

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import HealthTrailArchive
 
 /// Every route's shape, compact, for the maps drawn after all routes are read.
 ///

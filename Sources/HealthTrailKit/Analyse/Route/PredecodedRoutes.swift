@@ -2,6 +2,8 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import HealthTrailArchive
+import HealthTrailXML
 
 /// Route files decoded while export.xml is still being parsed, on the core that parse leaves idle.
 ///

@@ -3,6 +3,8 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import HealthTrailArchive
+import HealthTrailXML
 
 /// How `PredecodedRoutes` keeps a decoded GPX point in its spill file until the join is built.
 ///

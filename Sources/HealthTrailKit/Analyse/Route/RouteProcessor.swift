@@ -1,3 +1,4 @@
+import HealthTrailXML
 /// Turns one thread's routes into `route_points.csv` rows, GeoJSON features and route figures.
 ///
 /// For each route (a GPX file, or a workout's inline locations): every point gets its heart

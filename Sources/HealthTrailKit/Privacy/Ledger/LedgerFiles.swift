@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import HealthTrailArchive
 
 /// The ledger's file operations: whole reads, appends that are either complete or rolled back,
 /// atomic replaces (temporary name, fsync, rename, fsync of the folder), owner-only modes.

@@ -1,3 +1,4 @@
+import HealthTrailArchive
 /// One value a privacy unit contributes to one partition.
 struct Contribution {
     /// The privacy unit, qualified by the person it belongs to: `<person>|<date>` (`day`),

@@ -1,4 +1,5 @@
 import Foundation
+import HealthTrailArchive
 
 /// The route density map released under differential privacy: `dp/<id>.csv` and `dp/<id>.svg`.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import HealthTrailArchive
 
 /// The contributions a release reads from a run's outputs (`daily.csv`, `workouts.csv`).
 enum ReleaseInputs {

@@ -1,4 +1,5 @@
 import Foundation
+import HealthTrailArchive
 
 /// `healthtrail release`: bounds the contributions of a run's outputs (or takes the bounded
 /// totals of a cohort's merged partial aggregate), adds noise once and writes

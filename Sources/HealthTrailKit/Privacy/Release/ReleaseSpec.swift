@@ -1,4 +1,5 @@
 import Foundation
+import HealthTrailArchive
 
 /// What to release under differential privacy: read from a YAML file in `pipelines/`.
 ///

@@ -1,0 +1,86 @@
+import Foundation
+
+/// An unzipped export folder (`apple_health_export/`), read file by file.
+///
+/// Only regular files inside the folder are entries: symbolic links are skipped (a link named
+/// `workout-routes/x.gpx` could point anywhere), folders behind links are not entered, and
+/// `read` opens nothing but a listed entry, without following a link put there since. Route
+/// references from export.xml (`../../etc/passwd`) are matched against these entries, never
+/// opened as paths, so nothing outside the folder is read.
+public final class DirectorySource: ExportSource {
+    public let root: String
+    public let entries: [ArchiveEntry]
+    public var displayName: String { root }
+    private let listedPaths: Set<String>
+
+    public init(path: String) throws {
+        root = path
+        let base = URL(fileURLWithPath: path, isDirectory: true).standardizedFileURL
+        let prefix = base.path.hasSuffix("/") ? base.path : base.path + "/"
+        // A folder that cannot be listed fails the run, as a file that cannot be read does: its
+        // files (route files, ECGs) would otherwise be missing from the outputs without a word.
+        var unlisted: InputError?
+        guard let walker = FileManager.default.enumerator(
+            at: base, includingPropertiesForKeys: [.isRegularFileKey, .isSymbolicLinkKey, .fileSizeKey], options: [],
+            errorHandler: { url, _ in
+                let full = url.standardizedFileURL.path
+                let relative = full.hasPrefix(prefix) ? String(full.dropFirst(prefix.count)) : url.lastPathComponent
+                let reason = access(full, R_OK | X_OK) == 0 ? "unreadable" : String(cString: strerror(errno))
+                if unlisted == nil { unlisted = InputError(file: path, entry: relative, "cannot list the folder: \(reason)") }
+                return false
+            }) else {
+            throw InputError(file: path, "cannot list the folder")
+        }
+        var found: [ArchiveEntry] = []
+        for case let url as URL in walker {
+            let values = try? url.resourceValues(forKeys: [.isRegularFileKey, .isSymbolicLinkKey, .fileSizeKey])
+            guard values?.isRegularFile == true, values?.isSymbolicLink != true else { continue }
+            let full = url.standardizedFileURL.path
+            let relative = full.hasPrefix(prefix) ? String(full.dropFirst(prefix.count)) : url.lastPathComponent
+            let size = UInt64(values?.fileSize ?? 0)
+            let entry = ArchiveEntry(path: relative, uncompressedSize: size, compressedSize: size, crc32: nil)
+            if !entry.isPlatformJunk { found.append(entry) }
+        }
+        if let unlisted { throw unlisted }
+        entries = found.sorted { $0.path < $1.path }
+        listedPaths = Set(found.map(\.path))
+    }
+
+    public func read(_ entry: ArchiveEntry, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        guard listedPaths.contains(entry.path) else {
+            throw InputError(file: root, entry: entry.path, "not a file of the export folder")
+        }
+        let file = try ReadOnlyFile(path: root + "/" + entry.path, followingSymlinks: false)
+        try streamWholeFile(file, entryName: entry.path, body)
+    }
+}
+
+/// A bare `export.xml` given on its own (no routes).
+public final class SingleFileSource: ExportSource {
+    public let file: ReadOnlyFile
+    public let entries: [ArchiveEntry]
+    public var displayName: String { file.path }
+
+    public init(file: ReadOnlyFile) throws {
+        self.file = file
+        let name = String(file.path.split(separator: "/").last ?? Substring(file.path))
+        entries = [ArchiveEntry(path: name, uncompressedSize: file.size, compressedSize: file.size, crc32: nil)]
+    }
+
+    public func read(_ entry: ArchiveEntry, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        try streamWholeFile(file, entryName: nil, body)
+    }
+}
+
+/// Streams a plain file in fixed-size chunks.
+package func streamWholeFile(_ file: ReadOnlyFile, entryName: String?, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ZipArchive.chunkSize, alignment: 16)
+    defer { buffer.deallocate() }
+    var offset: UInt64 = 0
+    while true {
+        let n = try file.read(into: buffer, at: offset)
+        if n == 0 { break }
+        offset += UInt64(n)
+        try body(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+    }
+}

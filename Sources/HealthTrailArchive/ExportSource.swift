@@ -1,0 +1,65 @@
+/// Where the files of an export come from: a zip archive, an unzipped folder or a bare export.xml.
+///
+/// Every source streams an entry as a sequence of byte chunks; none holds a whole entry in memory
+/// and none writes anything to disk.
+public protocol ExportSource: AnyObject {
+    /// The path the user gave, used in messages.
+    var displayName: String { get }
+    /// The files the source holds, platform junk (`__MACOSX/`, `.DS_Store`) already removed.
+    var entries: [ArchiveEntry] { get }
+    /// Streams `entry`'s content to `body`, chunk by chunk, verifying sizes and checksums.
+    /// The buffer passed to `body` is only valid during the call.
+    func read(_ entry: ArchiveEntry, _ body: (UnsafeRawBufferPointer) throws -> Void) throws
+    /// Calls `body` once with the whole of `entry`, verified, when the source can hold it in
+    /// memory cheaply (a small zip entry: `ZipArchive.wholeEntryLimit`), in `scratch`; returns
+    /// false without calling `body` otherwise, and the caller streams the entry with `read`.
+    func readWhole(_ entry: ArchiveEntry, scratch: WholeEntryScratch,
+                   _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool
+}
+
+extension ExportSource {
+    /// Sources other than zips stream every entry.
+    public func readWhole(_ entry: ArchiveEntry, scratch: WholeEntryScratch,
+                          _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool { false }
+
+    /// The first `limit` bytes of an entry (fewer if it is shorter), for sniffing its content.
+    public func prefix(of entry: ArchiveEntry, limit: Int = 4096) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        do {
+            try read(entry) { chunk in
+                bytes.append(contentsOf: chunk.prefix(limit - bytes.count))
+                if bytes.count >= limit { throw StopReading() }
+            }
+        } catch is StopReading {}
+        return bytes
+    }
+}
+
+/// Thrown by a consumer to stop streaming early; never escapes `prefix(of:)`.
+package struct StopReading: Error {}
+
+/// Opens whichever kind of source `path` is: a zip (by its magic bytes), a folder, or an XML file.
+/// `limits` bound what a zip may expand to (see `ArchiveLimits`); folders and plain files are
+/// read as they are and need none.
+public func openExportSource(path: String, limits: ArchiveLimits = .default) throws -> ExportSource {
+    var st = stat()
+    guard stat(path, &st) == 0 else {
+        throw InputError(file: path, "cannot open: \(String(cString: strerror(errno)))")
+    }
+    if (st.st_mode & S_IFMT) == S_IFDIR {
+        return try DirectorySource(path: path)
+    }
+    let file = try ReadOnlyFile(path: path)
+    var magic = [UInt8](repeating: 0, count: 4)
+    let n = try file.read(into: &magic, at: 0)
+    if n >= 4, magic[0] == 0x50, magic[1] == 0x4B, (magic[2] == 3 || magic[2] == 5) {
+        return try ZipArchive(file: file, limits: limits)
+    }
+    return try SingleFileSource(file: file)
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

@@ -1,0 +1,67 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A file opened for positioned reads (`pread`), closed when released.
+public final class ReadOnlyFile {
+    public let path: String
+    public let size: UInt64
+    package let fd: Int32
+
+    /// - Parameter followingSymlinks: false to refuse a path whose last component is a symbolic link.
+    public init(path: String, followingSymlinks: Bool = true) throws {
+        self.path = path
+        // O_NONBLOCK: opening a FIFO would otherwise wait for a writer, for ever in a cron job.
+        // It changes nothing for the regular files this reads.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followingSymlinks ? 0 : O_NOFOLLOW))
+        guard fd >= 0 else {
+            throw InputError(file: path, "cannot open: \(String(cString: strerror(errno)))")
+        }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else {
+            let message = String(cString: strerror(errno))
+            close(fd)
+            throw InputError(file: path, "cannot stat: \(message)")
+        }
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            throw InputError(file: path, "not a regular file (\(Self.kind(st.st_mode))): only files and folders are read")
+        }
+        self.fd = fd
+        self.size = UInt64(st.st_size)
+    }
+
+    deinit { close(fd) }
+
+    /// What a file that is not a regular file is, for the message.
+    package static func kind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFIFO: return "a FIFO"
+        case S_IFCHR, S_IFBLK: return "a device"
+        case S_IFSOCK: return "a socket"
+        case S_IFDIR: return "a folder"
+        default: return "not a file"
+        }
+    }
+
+    /// Reads up to `buffer.count` bytes at `offset`; returns how many were read (0 at end of file).
+    public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws -> Int {
+        var done = 0
+        while done < buffer.count {
+            let n = pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw InputError(file: path, "read error at byte \(offset): \(String(cString: strerror(errno)))")
+            }
+            if n == 0 { break }
+            done += n
+        }
+        return done
+    }
+
+    public func read(into bytes: inout [UInt8], at offset: UInt64) throws -> Int {
+        try bytes.withUnsafeMutableBytes { try read(into: $0, at: offset) }
+    }
+}

@@ -1,0 +1,55 @@
+/// A view of bytes owned elsewhere: by libxml2 (an attribute value, a name), valid only inside
+/// the callback that delivered it, or by an `OwnedBytes`, valid while that object lives.
+///
+/// Decoders read attributes in place through spans instead of making a `String` per attribute:
+/// at millions of records, that allocation would cost more than parsing.
+///
+/// The functions are inlinable: the decoders in HealthTrailKit call them once per attribute
+/// byte or comparison, and a call across the module boundary for each would cost more than the
+/// comparison.
+public struct ByteSpan {
+    @usableFromInline package let start: UnsafePointer<UInt8>
+    public let count: Int
+
+    @inlinable @inline(__always) package init(start: UnsafePointer<UInt8>, count: Int) {
+        self.start = start
+        self.count = count
+    }
+
+    /// A span over a NUL-terminated C string.
+    @inlinable @inline(__always) package init(cString: UnsafePointer<UInt8>) {
+        self.init(start: cString, count: strlen(UnsafeRawPointer(cString).assumingMemoryBound(to: CChar.self)))
+    }
+
+    @inlinable @inline(__always) public subscript(i: Int) -> UInt8 { start[i] }
+
+    @inlinable package var buffer: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: start, count: count) }
+
+    /// True when the bytes equal `literal` (ASCII).
+    @inlinable @inline(__always) public func equals(_ literal: StaticString) -> Bool {
+        count == literal.utf8CodeUnitCount && memcmp(start, literal.utf8Start, count) == 0
+    }
+
+    @inlinable @inline(__always) public func hasPrefix(_ literal: StaticString) -> Bool {
+        count >= literal.utf8CodeUnitCount && memcmp(start, literal.utf8Start, literal.utf8CodeUnitCount) == 0
+    }
+
+    @inlinable @inline(__always) public func equals(_ other: ByteSpan) -> Bool {
+        count == other.count && memcmp(start, other.start, count) == 0
+    }
+
+    @inlinable @inline(__always) public func equals(_ bytes: [UInt8]) -> Bool {
+        count == bytes.count && bytes.withUnsafeBufferPointer { memcmp(start, $0.baseAddress!, count) == 0 }
+    }
+
+    @inlinable public func dropFirst(_ n: Int) -> ByteSpan { ByteSpan(start: start + min(n, count), count: max(0, count - n)) }
+
+    @inlinable public var string: String { String(decoding: buffer, as: UTF8.self) }
+    @inlinable public var bytes: [UInt8] { Array(buffer) }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

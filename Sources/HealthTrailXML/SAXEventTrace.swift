@@ -1,0 +1,82 @@
+import CLibXML2
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What libxml2 reports for a document: one line per element (its prefixed name, line and
+/// attributes), per comment and per processing instruction, the text between them, and the
+/// error that stopped the parse.
+///
+/// The yardstick for rewriting export.xml before libxml2 reads it (`DeviceValueElision`): the
+/// trace of the rewritten bytes must equal the original's but for the values emptied, which
+/// the trace masks. The tests and the fuzzer (`fuzz-device-elision`) compare the two.
+package final class SAXEventTrace {
+    /// The events, in order; the text between two elements is one line however libxml2 split it.
+    package private(set) var lines: [String] = []
+    /// The error that ended the parse (file, line and libxml2's message), or nil.
+    package private(set) var error: String?
+    private var text: [UInt8] = []
+    private let maskedAttribute: [UInt8]
+    private weak var parser: SAXPushParser?
+
+    /// Parses `chunks` in order; attributes named `masked` show as `name=…` whatever their value.
+    package init<Chunks: Sequence>(chunks: Chunks, masking masked: String = "device") where Chunks.Element == [UInt8] {
+        maskedAttribute = Array(masked.utf8)
+        var handler = xmlSAXHandler()
+        handler.startElementNs = { ctx, name, prefix, _, _, _, count, _, attributes in
+            guard let ctx, let name else { return }
+            let trace = Unmanaged<SAXEventTrace>.fromOpaque(ctx).takeUnretainedValue()
+            trace.flushText()
+            var line = "<" + (prefix.map { String(cString: $0) + ":" } ?? "") + String(cString: name)
+                + " @\(trace.parser?.line ?? 0)"
+            for i in 0..<Int(count) {
+                guard let base = attributes.map({ $0 + i * 5 }), let key = base[0], let start = base[3], let end = base[4] else { continue }
+                let keyBytes = Array(UnsafeBufferPointer(start: key, count: strlen(key)))
+                line += " " + String(decoding: keyBytes, as: UTF8.self) + "="
+                line += keyBytes == trace.maskedAttribute ? "…" : String(decoding: UnsafeBufferPointer(start: start, count: end - start), as: UTF8.self)
+            }
+            trace.lines.append(line)
+        }
+        handler.endElementNs = { ctx, name, _, _ in
+            guard let ctx, let name else { return }
+            let trace = Unmanaged<SAXEventTrace>.fromOpaque(ctx).takeUnretainedValue()
+            trace.flushText()
+            trace.lines.append("</" + String(cString: name))
+        }
+        handler.comment = { ctx, value in
+            guard let ctx else { return }
+            let trace = Unmanaged<SAXEventTrace>.fromOpaque(ctx).takeUnretainedValue()
+            trace.flushText()
+            trace.lines.append("<!--" + (value.map { String(cString: $0) } ?? "") + " @\(trace.parser?.line ?? 0)")
+        }
+        handler.processingInstruction = { ctx, target, data in
+            guard let ctx else { return }
+            let trace = Unmanaged<SAXEventTrace>.fromOpaque(ctx).takeUnretainedValue()
+            trace.flushText()
+            trace.lines.append("<?" + (target.map { String(cString: $0) } ?? "") + " " + (data.map { String(cString: $0) } ?? "")
+                               + " @\(trace.parser?.line ?? 0)")
+        }
+        handler.characters = { ctx, bytes, count in
+            guard let ctx, let bytes else { return }
+            Unmanaged<SAXEventTrace>.fromOpaque(ctx).takeUnretainedValue().text += UnsafeBufferPointer(start: bytes, count: Int(count))
+        }
+        let parser = SAXPushParser(handler: handler, userData: Unmanaged.passUnretained(self).toOpaque(),
+                                   fileName: "trace.xml", entryName: nil)
+        self.parser = parser
+        do {
+            for chunk in chunks { try parser.feed(chunk) }
+            try parser.finish()
+        } catch {
+            self.error = "\(error)"
+        }
+        flushText()
+    }
+
+    private func flushText() {
+        guard !text.isEmpty else { return }
+        lines.append("text " + String(decoding: text, as: UTF8.self))
+        text = []
+    }
+}
