@@ -71,6 +71,7 @@ let package = Package(
             dependencies: [
                 "HealthTrailKit", "HealthTrailArchive", "HealthTrailSynth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The bare floor the benchmark compares against: zlib inflate + libxml2 SAX, empty callbacks.

@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+
+/// The dependency graph docs/ARCHITECTURE.md draws is the one Package.swift declares, and no
+/// source file imports a module its target does not declare.
+///
+/// SwiftPM lets a target import the modules of its dependencies' dependencies (HealthTrailKit
+/// could `import CZlib` through HealthTrailArchive), so the compiler alone does not keep a layer
+/// from reaching past the one below it: the import check does.
+@Suite struct ArchitectureGraphTests {
+    /// A target of the package as `swift package dump-package` describes it.
+    struct Target {
+        var name: String
+        var kind: String
+        var folder: String
+        var dependencies: Set<String>
+    }
+
+    /// Modules every target may import: the platform's own.
+    static let platformModules: Set<String> = ["Foundation", "FoundationXML", "Glibc", "Darwin", "Musl", "Dispatch", "Synchronization"]
+
+    /// The words docs/ARCHITECTURE.md uses for modules that are not targets of this package.
+    static let moduleForWord = [
+        "zlib": "CZlib", "libdeflate": "CLibDeflate", "libxml2": "CLibXML2", "swift-crypto": "Crypto",
+        "Yams": "Yams", "swift-log": "Logging", "swift-argument-parser": "ArgumentParser",
+    ]
+
+    static func targets() throws -> [Target] {
+        let root = Support.packageRoot.path
+        let result = try Support.runProgram("/usr/bin/env", ["swift", "package", "--package-path", root, "dump-package"])
+        #expect(result.status == 0, "swift package dump-package: \(result.stderr)")
+        let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: Any]
+        return (json["targets"] as! [[String: Any]]).map { target in
+            let name = target["name"] as! String
+            let kind = target["type"] as! String
+            let folder = target["path"] as? String ?? (kind == "test" ? "Tests/\(name)" : "Sources/\(name)")
+            // Each dependency is {"byName"|"target"|"product": [name, …]}: its first element names the module.
+            let dependencies = (target["dependencies"] as! [[String: Any]]).compactMap { ($0.values.first as? [Any])?.first as? String }
+            return Target(name: name, kind: kind, folder: folder, dependencies: Set(dependencies))
+        }
+    }
+
+    @Test func theDocumentedGraphIsTheDeclaredOne() throws {
+        let text = try String(contentsOf: Support.packageRoot.appendingPathComponent("docs/ARCHITECTURE.md"), encoding: .utf8)
+        let lines = text.components(separatedBy: "\n")
+        let start = try #require(lines.firstIndex(of: "| target | depends on |"))
+        var documented: [String: Set<String>] = [:]
+        for line in lines[(start + 2)...] {
+            guard line.hasPrefix("|") else { break }
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            let target = cells[0].trimmingCharacters(in: CharacterSet(charactersIn: "`"))
+            documented[target] = Set(cells[1].components(separatedBy: ", ").map { Self.moduleForWord[$0] ?? $0 })
+        }
+        let declared = try Self.targets()
+        #expect(!documented.isEmpty)
+        for (name, dependencies) in documented {
+            let target = declared.first { $0.name == name }
+            #expect(target?.dependencies == dependencies, "docs/ARCHITECTURE.md: \(name) depends on \(dependencies.sorted()); Package.swift: \(target?.dependencies.sorted() ?? [])")
+        }
+        // Every library target is in the table.
+        for target in declared where target.kind == "regular" {
+            #expect(documented[target.name] != nil, "docs/ARCHITECTURE.md has no row for \(target.name)")
+        }
+    }
+
+    @Test func noFileImportsAModuleItsTargetDoesNotDeclare() throws {
+        let declared = try Self.targets()
+        let ownModules = Set(declared.map(\.name).map { $0.replacingOccurrences(of: "-", with: "_") })
+        // A Swift import at the start of a line, of one module (or a declaration in it), with at most
+        // a comment after it: Python's `import json, sys` inside the tests' scripts is not one.
+        let importLine = try NSRegularExpression(
+            pattern: #"^(?:@testable\s+|@_implementationOnly\s+)?import\s+(?:(?:struct|class|enum|func|var|let|protocol|typealias)\s+)?([A-Za-z_][A-Za-z0-9_]*)(?:\.[A-Za-z0-9_.]+)?[ \t]*(?://.*)?$"#,
+            options: .anchorsMatchLines)
+        var checked = 0
+        for target in declared where target.kind != "system" {
+            let folder = Support.packageRoot.appendingPathComponent(target.folder)
+            let files = FileManager.default.enumerator(atPath: folder.path)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") } ?? []
+            #expect(!files.isEmpty, "no Swift files under \(target.folder)")
+            for file in files {
+                let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+                let range = NSRange(text.startIndex..., in: text)
+                for match in importLine.matches(in: text, range: range) {
+                    let module = String(text[Range(match.range(at: 1), in: text)!])
+                    guard !Self.platformModules.contains(module), module != "Testing" else { continue }
+                    checked += 1
+                    let allowed = target.dependencies.contains(module) || (target.kind == "test" && ownModules.contains(module))
+                    #expect(allowed, "\(target.folder)/\(file) imports \(module), which \(target.name) does not declare")
+                }
+            }
+        }
+        #expect(checked > 50)
+    }
+}
