@@ -46,7 +46,7 @@ public final class DirectorySource: ExportSource {
         listedPaths = Set(found.map(\.path))
     }
 
-    public func read(_ entry: ArchiveEntry, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    package func read(_ entry: ArchiveEntry, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         guard listedPaths.contains(entry.path) else {
             throw InputError(file: root, entry: entry.path, "not a file of the export folder")
         }
@@ -67,7 +67,7 @@ public final class SingleFileSource: ExportSource {
         entries = [ArchiveEntry(path: name, uncompressedSize: file.size, compressedSize: file.size, crc32: nil)]
     }
 
-    public func read(_ entry: ArchiveEntry, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    package func read(_ entry: ArchiveEntry, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         try streamWholeFile(file, entryName: nil, body)
     }
 }

@@ -2,7 +2,7 @@
 ///
 /// Every source streams an entry as a sequence of byte chunks; none holds a whole entry in memory
 /// and none writes anything to disk.
-public protocol ExportSource: AnyObject {
+package protocol ExportSource: AnyObject {
     /// The path the user gave, used in messages.
     var displayName: String { get }
     /// The files the source holds, platform junk (`__MACOSX/`, `.DS_Store`) already removed.
@@ -19,11 +19,11 @@ public protocol ExportSource: AnyObject {
 
 extension ExportSource {
     /// Sources other than zips stream every entry.
-    public func readWhole(_ entry: ArchiveEntry, scratch: WholeEntryScratch,
+    package func readWhole(_ entry: ArchiveEntry, scratch: WholeEntryScratch,
                           _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool { false }
 
     /// The first `limit` bytes of an entry (fewer if it is shorter), for sniffing its content.
-    public func prefix(of entry: ArchiveEntry, limit: Int = 4096) throws -> [UInt8] {
+    package func prefix(of entry: ArchiveEntry, limit: Int = 4096) throws -> [UInt8] {
         var bytes: [UInt8] = []
         do {
             try read(entry) { chunk in
@@ -41,7 +41,7 @@ package struct StopReading: Error {}
 /// Opens whichever kind of source `path` is: a zip (by its magic bytes), a folder, or an XML file.
 /// `limits` bound what a zip may expand to (see `ArchiveLimits`); folders and plain files are
 /// read as they are and need none.
-public func openExportSource(path: String, limits: ArchiveLimits = .default) throws -> ExportSource {
+package func openExportSource(path: String, limits: ArchiveLimits = .default) throws -> ExportSource {
     var st = stat()
     guard stat(path, &st) == 0 else {
         throw InputError(file: path, "cannot open: \(String(cString: strerror(errno)))")

@@ -8,7 +8,7 @@ import Darwin
 extension ZipArchive {
     /// The whole of a small deflated entry, inflated in one call (route files are decoded
     /// from it in libxml2's faster pull mode); false for any other entry, which `read` streams.
-    public func readWhole(_ entry: ArchiveEntry, scratch: WholeEntryScratch,
+    package func readWhole(_ entry: ArchiveEntry, scratch: WholeEntryScratch,
                           _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool {
         guard entry.method == 8, entry.flags & 1 == 0 else { return false }
         return try inflateWhole(entry, at: dataOffset(of: entry), scratch: scratch, body)

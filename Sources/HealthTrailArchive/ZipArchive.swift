@@ -118,7 +118,7 @@ public final class ZipArchive: ExportSource {
         return start
     }
 
-    public func read(_ entry: ArchiveEntry, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    package func read(_ entry: ArchiveEntry, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         let fail = { (message: String) in InputError(file: self.file.path, entry: entry.path, message) }
         if entry.flags & 1 != 0 {
             throw fail("encrypted entries are not supported; export the archive again without a password")

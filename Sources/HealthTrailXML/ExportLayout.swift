@@ -12,7 +12,7 @@ public struct ExportLayout {
     /// `electrocardiograms/*.csv`.
     public let ecgFiles: [ArchiveEntry]
 
-    public init(source: ExportSource) throws {
+    package init(source: ExportSource) throws {
         let xmlEntries = source.entries.filter { $0.path.lowercased().hasSuffix(".xml") }
         let candidates = source is SingleFileSource ? source.entries : xmlEntries
         var main: ArchiveEntry?

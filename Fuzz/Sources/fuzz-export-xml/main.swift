@@ -1,6 +1,6 @@
 import FuzzSupport
 @testable import HealthTrailKit
-import HealthTrailArchive
+@testable import HealthTrailArchive
 @testable import HealthTrailXML
 
 /// One staging folder for the whole fuzzing process: each input's outputs are created afresh

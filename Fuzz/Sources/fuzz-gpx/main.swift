@@ -1,6 +1,6 @@
 import FuzzSupport
 @testable import HealthTrailKit
-import HealthTrailArchive
+@testable import HealthTrailArchive
 
 /// The GPX decoder (libxml2 SAX and the fixed-slot point fields) on arbitrary bytes, fed in
 /// chunks of a size the input chooses. Every point handed out must carry finite coordinates

@@ -1,6 +1,6 @@
 import FuzzSupport
-import HealthTrailArchive
-import HealthTrailXML
+@testable import HealthTrailArchive
+@testable import HealthTrailXML
 
 /// The zip reader on arbitrary bytes: the end records, the central directory, the limits and
 /// overlap checks, then every entry streamed (local header, inflate, size and CRC checks) and
