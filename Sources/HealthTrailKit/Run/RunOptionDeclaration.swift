@@ -3,8 +3,9 @@
 ///
 /// Everything else is made from the declaration: the options of `healthtrail run` and
 /// `healthtrail partial` with their help, the keys and ranges of pipeline files
-/// (`PipelineSchema`) and the range checks of the command line. The declarations are listed in
-/// `runSettings`.
+/// (`PipelineSchema`), the range checks of the command line, and the arguments a cohort passes
+/// on to each person's `partial` (`forwardedArguments(_:alsoWithValue:)`). The declarations are
+/// listed in `runSettings`.
 public struct RunOptionDeclaration: Sendable, Equatable {
     /// The values an option accepts, beyond its type.
     public enum Accepted: Sendable, Equatable {
@@ -139,5 +140,34 @@ public struct RunOptionDeclaration: Sendable, Equatable {
         case .word(let words)?: return .word(words)
         case .words(let words)?: return .list(of: .word(words), count: 1...Int.max)
         }
+    }
+}
+
+extension RunOptionDeclaration {
+    /// The run settings given on a command line (`arguments`, the program first), each with its
+    /// value (`--svg-size 900` or `--svg-size=900`), in their order: what a cohort passes on to
+    /// each person's `partial`. `valued` names options that are not run settings but are passed
+    /// on too, with their value (`--log-level`). Nothing after `--` is an option.
+    public static func forwardedArguments(_ arguments: [String], alsoWithValue valued: [String] = []) -> [String] {
+        var takesValue: [String: Bool] = [:]
+        for setting in runSettings { takesValue[setting.option] = !setting.isFlag }
+        for option in valued { takesValue[option] = true }
+        var result: [String] = [], i = 1
+        while i < arguments.count {
+            let argument = arguments[i]
+            if argument == "--" { break }
+            if let valueFollows = takesValue[argument] {
+                if !valueFollows {
+                    result.append(argument)
+                } else if i + 1 < arguments.count {
+                    result += [argument, arguments[i + 1]]
+                    i += 1
+                }
+            } else if let equals = argument.firstIndex(of: "="), takesValue[String(argument[..<equals])] == true {
+                result.append(argument)
+            }
+            i += 1
+        }
+        return result
     }
 }
