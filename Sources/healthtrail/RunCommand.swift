@@ -175,31 +175,12 @@ struct RunCommand: ParsableCommand {
 
     /// The run settings given on this command line, passed on to each person's `partial`.
     ///
-    /// What is a run setting is `RunSettings`'s to say, not a list kept here: an argument (with
-    /// the value after it, when it needs one) is passed on when `RunSettings` parses it, so an
-    /// option added there is forwarded without a change here (OptionForwardingTests checks
-    /// every one). `--log-level` is passed on too; the log format is the cohort's own.
+    /// What is a run setting is `RunOptionDeclaration.runSettings`'s to say, and `RunSettings`
+    /// declares its options from it, so every option of the run settings is forwarded
+    /// (OptionForwardingTests checks every one). `--log-level` is passed on too; the log format
+    /// is the cohort's own.
     static func forwardedArguments(_ arguments: [String]) -> [String] {
-        func parses(_ candidate: [String]) -> Bool {
-            (try? RunSettings.parse(candidate)) != nil
-                || (candidate.first.map { $0 == "--log-level" || $0.hasPrefix("--log-level=") } == true
-                    && (try? LogOptions.parse(candidate)) != nil)
-        }
-        var result: [String] = [], i = 1
-        while i < arguments.count {
-            let argument = arguments[i]
-            if argument == "--" { break }
-            if argument.hasPrefix("--") {
-                if parses([argument]) {
-                    result.append(argument)
-                } else if i + 1 < arguments.count, parses([argument, arguments[i + 1]]) {
-                    result += [argument, arguments[i + 1]]
-                    i += 1
-                }
-            }
-            i += 1
-        }
-        return result
+        RunOptionDeclaration.forwardedArguments(arguments, alsoWithValue: ["--log-level"])
     }
 
     func megabytes(_ bytes: UInt64) -> String { String(Int((Double(bytes) / 1e6).rounded())) }

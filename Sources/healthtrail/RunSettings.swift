@@ -7,76 +7,68 @@ import HealthTrailKit
 /// Each is optional: given on the command line it wins over the pipeline file (`--pipeline`),
 /// left out the file's value (or the default shown) applies.
 struct RunSettings: ParsableArguments {
-    @Flag(help: "Fail on the first malformed record instead of skipping it.")
+    private typealias Declared = RunOptionDeclaration
+
+    @Flag(name: Declared.strict.longName, help: Declared.strict.argumentHelp)
     var strict = false
 
-    @Option(help: ArgumentHelp(
-        "Which source counts where several wrote the same steps, energy or sleep: comma-separated parts of source names, best first. Sources matching none come last. (default: \(SourcePriority.default.patterns.joined(separator: ",")))",
-        valueName: "patterns"))
+    @Option(name: Declared.sourcePriority.longName, help: Declared.sourcePriority.argumentHelp)
     var sourcePriority: String?
 
-    @Option(help: ArgumentHelp("How far (seconds) a heart-rate sample may be from a route point to give it a bpm. (default: \(RunOptions.defaultJoinTolerance))", valueName: "seconds"))
+    @Option(name: Declared.joinTolerance.longName, help: Declared.joinTolerance.argumentHelp)
     var joinTolerance: Int?
 
-    @Option(help: ArgumentHelp("Five heart-rate zones from this maximum (default: resting <100, moderate 100–139, vigorous 140–179, maximum 180+ bpm).", valueName: "bpm"))
+    @Option(name: Declared.maxHR.longName, help: Declared.maxHR.argumentHelp)
     var maxHr: Double?
 
-    @Flag(help: "Five heart-rate zones from 220 − age, age from the export's date of birth.")
+    @Flag(name: Declared.maxHRFromBirthDate.longName, help: Declared.maxHRFromBirthDate.argumentHelp)
     var maxHrFromBirthDate = false
 
-    @Flag(help: "Add a timestamp to every position of routes.geojson ([lon, lat, ele, unix time]: kepler.gl's trip layer).")
+    @Flag(name: Declared.geojsonTimes.longName, help: Declared.geojsonTimes.argumentHelp)
     var geojsonTimes = false
 
-    @Flag(help: "Skip the SVG maps and calendars (svg/).")
+    @Flag(name: Declared.noSVG.longName, help: Declared.noSVG.argumentHelp)
     var noSvg = false
 
-    @Option(help: ArgumentHelp("Width of the SVG maps and calendars in pixels. (default: \(SVGOptions().size))", valueName: "px"))
+    @Option(name: Declared.svgSize.longName, help: Declared.svgSize.argumentHelp)
     var svgSize: Int?
 
-    @Option(help: ArgumentHelp("Colour scale of the density map: viridis or inferno. (default: viridis)", valueName: "scale"))
+    @Option(name: Declared.colourScale.longName, help: Declared.colourScale.argumentHelp)
     var colourScale: String?
 
-    @Option(help: ArgumentHelp("Which SVG maps to draw: any of workouts, routes, density, calendars (comma-separated; default: all).", valueName: "list"))
+    @Option(name: Declared.maps.longName, help: Declared.maps.argumentHelp)
     var maps: String?
 
-    @Option(help: ArgumentHelp("Area of the overview and density maps, as minLat,minLon,maxLat,maxLon (default: where the central 98 % of points lie).", valueName: "box"))
+    @Option(name: Declared.mapArea.longName, help: Declared.mapArea.argumentHelp)
     var mapArea: String?
 
-    @Option(help: ArgumentHelp("Routes with fewer points are not drawn. (default: \(SVGOptions().minimumPoints))", valueName: "n"))
+    @Option(name: Declared.mapMinPoints.longName, help: Declared.mapMinPoints.argumentHelp)
     var mapMinPoints: Int?
 
-    @Option(help: ArgumentHelp("Refuse a zip entry that inflates more than this many times its compressed size (zip-bomb guard; real exports stay under 50). (default: \(ArchiveLimits.default.maxExpansionRatio))", valueName: "n"))
+    @Option(name: Declared.maxExpansionRatio.longName, help: Declared.maxExpansionRatio.argumentHelp)
     var maxExpansionRatio: UInt64?
 
-    @Option(help: ArgumentHelp("Refuse an archive whose entries inflate to more than this in all, e.g. 64G, 500MiB. (default: \(ArchiveLimits.text(bytes: ArchiveLimits.default.maxUncompressedBytes)))", valueName: "size"))
+    @Option(name: Declared.maxUncompressed.longName, help: Declared.maxUncompressed.argumentHelp)
     var maxUncompressed: String?
 
     func validate() throws {
-        if let maxExpansionRatio, maxExpansionRatio < 2 { throw ValidationError("--max-expansion-ratio must be at least 2") }
+        if let maxExpansionRatio { try Declared.maxExpansionRatio.check(Int(clamping: maxExpansionRatio)) }
         if let maxUncompressed, ArchiveLimits.bytes(parsing: maxUncompressed) == nil {
             throw ValidationError("--max-uncompressed takes a size such as 64G, 500MiB or 1000000")
         }
-        let tolerance = RunSettingRanges.joinToleranceSeconds, heartRate = RunSettingRanges.maximumHeartRate
-        if let joinTolerance, !tolerance.contains(joinTolerance) {
-            throw ValidationError("--join-tolerance must be \(tolerance.lowerBound)…\(tolerance.upperBound) seconds")
-        }
-        if let maxHr, !heartRate.contains(maxHr) {
-            throw ValidationError("--max-hr must be between \(Int(heartRate.lowerBound)) and \(Int(heartRate.upperBound)) bpm")
-        }
+        if let joinTolerance { try Declared.joinTolerance.check(joinTolerance) }
+        if let maxHr { try Declared.maxHR.check(maxHr) }
         if maxHr != nil && maxHrFromBirthDate { throw ValidationError("give --max-hr or --max-hr-from-birth-date, not both") }
-        if let svgSize, !RunSettingRanges.svgSize.contains(svgSize) {
-            throw ValidationError("--svg-size must be \(RunSettingRanges.svgSize.lowerBound)…\(RunSettingRanges.svgSize.upperBound) pixels")
-        }
-        if let colourScale, ColourScale(rawValue: colourScale) == nil { throw ValidationError("--colour-scale must be viridis or inferno") }
-        for name in (maps ?? "").split(separator: ",") where MapOutputs.Kind(rawValue: String(name).trimmingCharacters(in: .whitespaces)) == nil {
-            throw ValidationError("--maps: unknown map '\(name)' (workouts, routes, density, calendars)")
+        if let svgSize { try Declared.svgSize.check(svgSize) }
+        if let colourScale { try Declared.colourScale.check(word: colourScale) }
+        let kinds = Declared.maps.words ?? []
+        for name in (maps ?? "").split(separator: ",") where !kinds.contains(String(name).trimmingCharacters(in: .whitespaces)) {
+            throw ValidationError("--maps: unknown map '\(name)' (\(kinds.joined(separator: ", ")))")
         }
         if let mapArea, Self.area(mapArea) == nil {
             throw ValidationError("--map-area must be minLat,minLon,maxLat,maxLon with min < max, e.g. 48.80,2.25,48.92,2.42")
         }
-        if let mapMinPoints, !RunSettingRanges.mapMinimumPoints.contains(mapMinPoints) {
-            throw ValidationError("--map-min-points must be at least \(RunSettingRanges.mapMinimumPoints.lowerBound)")
-        }
+        if let mapMinPoints { try Declared.mapMinPoints.check(mapMinPoints) }
     }
 
     /// Applies the options given on the command line over `options` (defaults or a pipeline's).
@@ -106,5 +98,35 @@ struct RunSettings: ParsableArguments {
         let v = text.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
         guard v.count == 4 else { return nil }
         return GeoBoundingBox(checked: v)
+    }
+}
+
+extension RunOptionDeclaration {
+    /// `--join-tolerance`, as the argument parser names an option.
+    var longName: NameSpecification { .customLong(name) }
+
+    /// The help of the option, its value's name included.
+    var argumentHelp: ArgumentHelp { ArgumentHelp(help, valueName: valueName) }
+
+    /// Refuses a whole number the option does not accept: `--join-tolerance must be 0…3600
+    /// seconds`, `--map-min-points must be at least 2`.
+    func check(_ value: Int) throws {
+        guard let range = integers, !range.contains(value) else { return }
+        if range.upperBound == Int.max { throw ValidationError("\(option) must be at least \(range.lowerBound)") }
+        throw ValidationError("\(option) must be \(range.lowerBound)…\(range.upperBound)\(unit.isEmpty ? "" : " " + unit)")
+    }
+
+    /// Refuses a number the option does not accept: `--max-hr must be between 100 and 250 bpm`.
+    func check(_ value: Double) throws {
+        guard let range = numbers, !range.contains(value) else { return }
+        func text(_ bound: Double) -> String { bound == bound.rounded() ? "\(Int(bound))" : "\(bound)" }
+        throw ValidationError("\(option) must be between \(text(range.lowerBound)) and \(text(range.upperBound))\(unit.isEmpty ? "" : " " + unit)")
+    }
+
+    /// Refuses a word the option does not accept: `--colour-scale must be viridis or inferno`.
+    func check(word: String) throws {
+        guard let words, !words.contains(word) else { return }
+        let choices = words.count < 2 ? words.joined() : words.dropLast().joined(separator: ", ") + " or " + words.last!
+        throw ValidationError("\(option) must be \(choices)")
     }
 }

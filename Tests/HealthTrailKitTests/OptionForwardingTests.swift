@@ -4,7 +4,9 @@ import Testing
 
 /// Every run option given to a cohort run reaches each person's `partial` process: the options
 /// `partial` takes are read from the binary's own description of itself, so an option added to
-/// the run settings and not forwarded fails here.
+/// the run settings and not forwarded fails here. A cohort forwards the run settings
+/// `RunOptionDeclaration.runSettings` declares: an option `partial` takes that is not declared
+/// there fails too.
 @Suite struct OptionForwardingTests {
     /// What the cohort passes to each `partial` itself (`PersonProcess`), and what no run may
     /// pass on (help, version).
@@ -27,6 +29,34 @@ import Testing
         return Set(arguments.flatMap { ($0["names"] as? [[String: Any]] ?? []).compactMap { name in
             name["kind"] as? String == "long" ? "--" + (name["name"] as? String ?? "") : nil
         } })
+    }
+
+    /// The options a cohort forwards: the declared run settings, and `--log-level`.
+    static let forwarded = Set(RunOptionDeclaration.runSettings.map(\.option)).union(["--log-level"])
+
+    @Test func everyOptionPartialTakesIsDeclaredAndSoForwarded() throws {
+        let forwardable = try Self.longOptions(of: "partial").subtracting(Self.setByTheCohort)
+        #expect(forwardable.subtracting(Self.forwarded).isEmpty,
+                "options partial takes that RunOptionDeclaration.runSettings does not declare, so a cohort would not pass them on: \(forwardable.subtracting(Self.forwarded))")
+        #expect(Self.forwarded.isSubset(of: forwardable), "declared but not taken by partial: \(Self.forwarded.subtracting(forwardable))")
+        #expect(Set(Self.values.keys) == Self.forwarded, "forwarded options without a test value here: \(Self.forwarded.subtracting(Self.values.keys))")
+        #expect(Set(RunOptionDeclaration.runSettings.map(\.name)).count == RunOptionDeclaration.runSettings.count, "a name declared twice")
+    }
+
+    @Test func theCohortPassesOnEveryDeclaredOptionWithItsValueInOrder() throws {
+        // Every declared run setting with a value, between options the cohort sets itself.
+        var given: [String] = [], expected: [String] = []
+        for (index, setting) in RunOptionDeclaration.runSettings.enumerated() {
+            let value = try #require(Self.values[setting.option])
+            let arguments = [setting.option] + (value.map { [$0] } ?? [])
+            #expect(setting.isFlag == (value == nil), "\(setting.option): a flag is declared without a value name")
+            // Every other option with a value is given as --name=value.
+            let written = value != nil && index % 2 == 1 ? [setting.option + "=" + value!] : arguments
+            given += written + (index % 3 == 0 ? ["--force"] : ["--out", "/tmp/o"])
+            expected += written
+        }
+        let line = ["healthtrail", "run", "--pipeline", "p.yaml", "--jobs", "2"] + given + ["--log-level", "notice", "--quiet", "--", "--strict"]
+        #expect(RunOptionDeclaration.forwardedArguments(line, alsoWithValue: ["--log-level"]) == expected + ["--log-level", "notice"])
     }
 
     @Test func everyRunOptionReachesEachPersonsPartial() throws {

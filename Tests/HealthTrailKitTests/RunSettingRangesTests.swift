@@ -3,31 +3,44 @@ import Testing
 @testable import HealthTrailKit
 
 /// The command line and pipeline files accept the same numbers for each run setting: both
-/// edges of `RunSettingRanges` pass both, and one step past an edge fails both.
+/// edges of every range a `RunOptionDeclaration` gives pass both, and one step past an edge
+/// fails both (the command line alone for a setting pipeline files do not have).
 @Suite struct RunSettingRangesTests {
-    /// (command-line option, pipeline lines with the value as `X`, lowest, highest).
-    static let settings: [(option: String, yaml: [String], lowest: Int, highest: Int?)] = [
-        ("--join-tolerance", ["join_tolerance_s: X"], RunSettingRanges.joinToleranceSeconds.lowerBound,
-         RunSettingRanges.joinToleranceSeconds.upperBound),
-        ("--max-hr", ["zones:", "  max_hr: X"], Int(RunSettingRanges.maximumHeartRate.lowerBound),
-         Int(RunSettingRanges.maximumHeartRate.upperBound)),
-        ("--svg-size", ["maps:", "  size: X"], RunSettingRanges.svgSize.lowerBound, RunSettingRanges.svgSize.upperBound),
-        ("--map-min-points", ["maps:", "  min_points: X"], RunSettingRanges.mapMinimumPoints.lowerBound, nil),
-    ]
+    /// Every run setting that takes numbers in a range: (setting, lowest, highest; nil when
+    /// unbounded above).
+    static var settings: [(setting: RunOptionDeclaration, lowest: Int, highest: Int?)] {
+        RunOptionDeclaration.runSettings.compactMap { setting in
+            if let range = setting.integers {
+                return (setting, range.lowerBound, range.upperBound == Int.max ? nil : range.upperBound)
+            }
+            if let range = setting.numbers { return (setting, Int(range.lowerBound), Int(range.upperBound)) }
+            return nil
+        }
+    }
+
+    /// The lines of a pipeline file that give `key` (`maps.size`) `value`.
+    static func yaml(_ key: [String], _ value: Int) -> [String] {
+        key.enumerated().map { depth, name in
+            String(repeating: "  ", count: depth) + name + ":" + (depth == key.count - 1 ? " \(value)" : "")
+        }
+    }
 
     @Test func theCommandLineAndPipelinesAgreeOnEveryRange() throws {
+        #expect(Set(Self.settings.map(\.setting.name)) == ["join-tolerance", "max-hr", "svg-size", "map-min-points",
+                                                            "max-expansion-ratio"])
         let dir = Support.temporaryDirectory()
-        for setting in Self.settings {
-            let accepted = [setting.lowest] + (setting.highest.map { [$0] } ?? [])
-            let refused = [setting.lowest - 1] + (setting.highest.map { [$0 + 1] } ?? [])
+        for (setting, lowest, highest) in Self.settings {
+            let accepted = [lowest] + (highest.map { [$0] } ?? [])
+            let refused = [lowest - 1] + (highest.map { [$0 + 1] } ?? [])
             for (value, valid) in accepted.map({ ($0, true) }) + refused.map({ ($0, false) }) {
                 // The command line: a valid value gets past the options to the missing archive (1).
                 let cli = try Support.runCLI(["run", dir + "/missing.zip", "--out", dir + "/out", setting.option, "\(value)"])
                 #expect(cli.status == (valid ? 1 : 2), "\(setting.option) \(value): \(cli.stderr)")
-                let lines = PipelineFileTests.base + setting.yaml.map { $0.replacingOccurrences(of: "X", with: "\(value)") }
-                let pipeline = try PipelineFileTests.write(lines, name: "ranges-\(setting.option)-\(value)")
+                guard case .key(let key)? = setting.pipeline else { continue }
+                let lines = PipelineFileTests.base + Self.yaml(key, value)
+                let pipeline = try PipelineFileTests.write(lines, name: "ranges-\(setting.name)-\(value)")
                 let check = try Support.runCLI(["validate", pipeline])
-                #expect(check.status == (valid ? 0 : 2), "\(setting.yaml) \(value): \(check.stdout) \(check.stderr)")
+                #expect(check.status == (valid ? 0 : 2), "\(key) \(value): \(check.stdout) \(check.stderr)")
             }
         }
     }

@@ -18,23 +18,21 @@ enum PipelineSchema {
             ]), required: true),
             Field(name: "output", schema: .text(nonEmpty: true), required: true),
             Field(name: "outputs", schema: .list(of: .word(PipelineSpec.Output.allCases.map(\.rawValue)), count: 1...Int.max)),
-            Field(name: "strict", schema: .bool),
-            Field(name: "join_tolerance_s", schema: .integer(RunSettingRanges.joinToleranceSeconds, unit: "seconds")),
+            field(.strict),
+            field(.joinTolerance),
             Field(name: "zones", schema: .oneOf([
-                .word(["standard", "from_birth_date"]),
-                .mapping([Field(name: "max_hr", schema: .number(.init(lower: RunSettingRanges.maximumHeartRate.lowerBound,
-                                                                      upper: RunSettingRanges.maximumHeartRate.upperBound,
-                                                                      unit: "bpm")), required: true)]),
+                .word(["standard", birthDate]),
+                .mapping([field(.maxHR, required: true)]),
             ])),
-            Field(name: "source_priority", schema: .list(of: .text(nonEmpty: true), count: 1...Int.max)),
+            field(.sourcePriority, .list(of: .text(nonEmpty: true), count: 1...Int.max)),
             Field(name: "maps", schema: .mapping([
-                Field(name: "kinds", schema: .list(of: .word(MapOutputs.Kind.allCases.map(\.rawValue)), count: 1...Int.max)),
-                Field(name: "size", schema: .integer(RunSettingRanges.svgSize, unit: "pixels")),
-                Field(name: "colour_scale", schema: .word(ColourScale.allCases.map(\.rawValue))),
-                Field(name: "area", schema: .list(of: .number(.finite), count: 4...4)),
-                Field(name: "min_points", schema: .integer(RunSettingRanges.mapMinimumPoints, unit: "points")),
+                field(.maps),
+                field(.svgSize),
+                field(.colourScale),
+                field(.mapArea, .list(of: .number(.finite), count: 4...4)),
+                field(.mapMinPoints),
             ])),
-            Field(name: "geojson_times", schema: .bool),
+            field(.geojsonTimes),
             Field(name: "jobs", schema: .integer(1...256, unit: "archives at once")),
             Field(name: "privacy", schema: .mapping([
                 Field(name: "unit", schema: .word(["day", "workout", "person"])),
@@ -43,6 +41,23 @@ enum PipelineSchema {
                 Field(name: "releases", schema: .oneOf([.text(nonEmpty: true), releaseList(unitRequired: !unitGiven)])),
             ])),
         ])
+    }
+
+    /// The key of a run setting (`RunOptionDeclaration`): its name, and its value's schema from
+    /// what the declaration accepts unless `schema` spells it out.
+    static func field(_ setting: RunOptionDeclaration, _ schema: YAMLSchema? = nil, required: Bool = false) -> Field {
+        guard let name = setting.pipelineName, let schema = schema ?? setting.pipelineSchema else {
+            preconditionFailure("\(setting.option) has no pipeline key of its own, or no schema for its value")
+        }
+        return Field(name: name, schema: schema, required: required)
+    }
+
+    /// `zones: from_birth_date`, `--max-hr-from-birth-date`.
+    static var birthDate: String {
+        guard case .word(let word, _)? = RunOptionDeclaration.maxHRFromBirthDate.pipeline else {
+            preconditionFailure("--max-hr-from-birth-date is a word of zones")
+        }
+        return word
     }
 
     /// A release file (`pipelines/releases.yaml`): a budget and the releases.

@@ -39,7 +39,7 @@ public struct PipelineSpec: Sendable, Equatable {
         case standard
         /// From 220 − age, age from the export's date of birth.
         case fromBirthDate
-        /// From this maximum heart rate (100…250 bpm).
+        /// From this maximum heart rate, in the range of `RunOptionDeclaration.maxHR`.
         case maximum(Double)
     }
 
@@ -48,13 +48,13 @@ public struct PipelineSpec: Sendable, Equatable {
     public struct Maps: Sendable, Equatable {
         /// Any of `workouts`, `routes`, `density`, `calendars`.
         public var kinds: [String]?
-        /// Width in pixels, 100…10000.
+        /// Width in pixels, in the range of `RunOptionDeclaration.svgSize`.
         public var size: Int?
         /// `viridis` or `inferno`.
         public var colourScale: String?
         /// `[minLat, minLon, maxLat, maxLon]` of the overview and density maps.
         public var area: [Double]?
-        /// Routes with fewer points are not drawn (≥ 2).
+        /// Routes with fewer points are not drawn; in the range of `RunOptionDeclaration.mapMinPoints`.
         public var minPoints: Int?
 
         /// Map settings; every one left nil keeps the run's default.
@@ -82,7 +82,8 @@ public struct PipelineSpec: Sendable, Equatable {
     public var outputs: Set<Output>
     /// Fail on the first malformed record instead of skipping it (default false).
     public var strict: Bool
-    /// Seconds a heart-rate sample may be from a route point (0…3600).
+    /// Seconds a heart-rate sample may be from a route point, in the range of
+    /// `RunOptionDeclaration.joinTolerance`.
     public var joinToleranceSeconds: Int?
     /// How heart-rate zones are chosen.
     public var zones: Zones?

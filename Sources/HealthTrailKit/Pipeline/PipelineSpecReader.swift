@@ -74,10 +74,10 @@ struct PipelineSpecReader {
 
         var spec = PipelineSpec(
             file: file, kind: kind ?? .person, inputPath: inputPath ?? "", pick: pick, output: output ?? "",
-            outputs: outputs, strict: bool(root, "strict") ?? false,
-            joinToleranceSeconds: integer(root, "join_tolerance_s"), zones: zones(entry(root, "zones")?.value),
-            sourcePriority: entry(root, "source_priority").map { $0.value.array().compactMap(YAMLValue.text) },
-            maps: entry(root, "maps").map { maps($0.value) }, geojsonTimes: bool(root, "geojson_times"),
+            outputs: outputs, strict: bool(root, .strict) ?? false,
+            joinToleranceSeconds: integer(root, .joinTolerance), zones: zones(entry(root, "zones")?.value),
+            sourcePriority: entry(root, .sourcePriority).map { $0.value.array().compactMap(YAMLValue.text) },
+            maps: entry(root, "maps").map { maps($0.value) }, geojsonTimes: bool(root, .geojsonTimes),
             jobs: kind == .cohort ? integer(root, "jobs") : nil)
         readPrivacy(root, kind: kind, outputsEntry: outputsEntry, into: &spec)
         guard kind != nil, inputPath != nil, output != nil else { return nil }
@@ -90,28 +90,29 @@ struct PipelineSpecReader {
         guard let node else { return nil }
         switch YAMLValue.text(node) {
         case "standard": return .standard
-        case "from_birth_date": return .fromBirthDate
-        default: return node["max_hr"].flatMap(YAMLValue.number).map { .maximum($0) }
+        case PipelineSchema.birthDate: return .fromBirthDate
+        default: return entry(node, .maxHR).flatMap { YAMLValue.number($0.value) }.map { .maximum($0) }
         }
     }
 
     /// `maps`; the area's latitudes and longitudes are checked here (the schema only knows numbers).
     private mutating func maps(_ node: Node) -> PipelineSpec.Maps {
         var maps = PipelineSpec.Maps(
-            kinds: entry(node, "kinds").map { $0.value.array().compactMap(YAMLValue.text) },
-            size: integer(node, "size"), colourScale: entry(node, "colour_scale").flatMap { YAMLValue.text($0.value) },
-            minPoints: integer(node, "min_points"))
-        if let area = entry(node, "area")?.value, case .sequence(let items) = area {
+            kinds: entry(node, .maps).map { $0.value.array().compactMap(YAMLValue.text) },
+            size: integer(node, .svgSize), colourScale: entry(node, .colourScale).flatMap { YAMLValue.text($0.value) },
+            minPoints: integer(node, .mapMinPoints))
+        let areaKey = RunOptionDeclaration.mapArea.pipelineKey ?? ""
+        if let area = entry(node, .mapArea)?.value, case .sequence(let items) = area {
             let values = items.compactMap(YAMLValue.number)
             if values.count == 4 && items.count == 4 {
                 for (i, name) in ["minLat", "minLon", "maxLat", "maxLon"].enumerated() {
                     let limit = i % 2 == 0 ? 90.0 : 180.0
                     if abs(values[i]) > limit {
-                        walker.report(items[i], path: "maps.area[\(i)]", "\(name) must be within ±\(Int(limit))")
+                        walker.report(items[i], path: "\(areaKey)[\(i)]", "\(name) must be within ±\(Int(limit))")
                     }
                 }
-                if values[0] >= values[2] { walker.report(area, path: "maps.area", "minLat must be below maxLat") }
-                if values[1] >= values[3] { walker.report(area, path: "maps.area", "minLon must be below maxLon") }
+                if values[0] >= values[2] { walker.report(area, path: areaKey, "minLat must be below maxLat") }
+                if values[1] >= values[3] { walker.report(area, path: areaKey, "minLon must be below maxLon") }
             }
             maps.area = values
         }
@@ -127,9 +128,20 @@ struct PipelineSpecReader {
         return (pair.key, pair.value)
     }
 
-    private func bool(_ mapping: Node, _ key: String) -> Bool? { entry(mapping, key).flatMap { YAMLValue.bool($0.value) } }
+    /// The key and value of a run setting's key in a mapping (`RunOptionDeclaration.pipeline`).
+    func entry(_ mapping: Node?, _ setting: RunOptionDeclaration) -> (key: Node, value: Node)? {
+        setting.pipelineName.flatMap { entry(mapping, $0) }
+    }
+
+    private func bool(_ mapping: Node, _ setting: RunOptionDeclaration) -> Bool? {
+        entry(mapping, setting).flatMap { YAMLValue.bool($0.value) }
+    }
 
     private func integer(_ mapping: Node, _ key: String) -> Int? { entry(mapping, key).flatMap { YAMLValue.integer($0.value) } }
+
+    private func integer(_ mapping: Node, _ setting: RunOptionDeclaration) -> Int? {
+        entry(mapping, setting).flatMap { YAMLValue.integer($0.value) }
+    }
 
     /// A path setting made absolute; reports the `~user/…` form.
     mutating func path(_ node: Node, at keyPath: String) -> String? {
