@@ -25,13 +25,14 @@ SPARK_WORK   := .build/spark-test
 SPARK_BENCH_N ?= 20
 
 .PHONY: all deps test-deps browser-deps apt-install build run test bench sample clean help spark-venv spark-test spark-bench docs \
-	man completions install install-files uninstall
+	man completions install install-files uninstall format format-check
 
 all: build
 
 help:
 	@echo "make run    build (release) and process $(SAMPLE) into $(SAMPLE_OUT)/"
-	@echo "make test   run the test suite"
+	@echo "make test   run the test suite (after make format-check)"
+	@echo "make format format every Swift file as .swift-format says (make format-check: fail if one is not)"
 	@echo "make bench  healthtrail vs. the bare floor on a ~700 MB synthesized export, then on one twice as long"
 	@echo "make sample regenerate $(SAMPLE) with the project's generator"
 	@echo "make install  build (release) and install the binary, man page and shell completions under PREFIX ($(PREFIX))"
@@ -131,7 +132,18 @@ DEBUG_BIN    := .build/debug/healthtrail
 # Cases of the release/debug differential test over mutated inputs (more in `make fuzz`).
 MUTATIONS    ?= 300
 
-test: test-deps browser-deps
+# Swift files formatted by the toolchain's swift-format with .swift-format (Tools/format.sh):
+# `make format` rewrites them, `make format-check` (run first by `make test`) fails naming any
+# file it would change. SWIFT_FORMAT=/path/to/swift-format uses another binary.
+SWIFT_FORMAT ?= $(SWIFT) format
+
+format:
+	@SWIFT_FORMAT="$(SWIFT_FORMAT)" Tools/format.sh apply
+
+format-check:
+	@SWIFT_FORMAT="$(SWIFT_FORMAT)" Tools/format.sh check
+
+test: format-check test-deps browser-deps
 	$(SWIFT) build -c release --product healthtrail
 	$(SWIFT) build -c debug --product healthtrail
 	HEALTHTRAIL_BINARY=$(CURDIR)/$(BIN) HEALTHTRAIL_DEBUG_BINARY=$(CURDIR)/$(DEBUG_BIN) HEALTHTRAIL_MUTATIONS=$(MUTATIONS) \

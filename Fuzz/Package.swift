@@ -13,7 +13,7 @@ let package = Package(
     name: "HealthTrailFuzz",
     platforms: [.macOS("13.0")],
     dependencies: [
-        .package(name: "HealthTrail", path: ".."),
+        .package(name: "HealthTrail", path: "..")
     ],
     targets: [
         .target(

@@ -74,8 +74,9 @@ func busyHostBench(_ o: BusyHostBenchOptions) throws {
     try FileManager.default.createDirectory(atPath: o.outDir, withIntermediateDirectories: true)
     let archive = o.outDir + "/busy-\(o.days)d.zip"
     if !FileManager.default.fileExists(atPath: archive) {
-        _ = try measure([o.healthtrail, "synth", archive + ".tmp", "--days", "\(o.days)", "--seed", "42"],
-                        stdoutPath: "/dev/null", stderrPath: "/dev/null")
+        _ = try measure(
+            [o.healthtrail, "synth", archive + ".tmp", "--days", "\(o.days)", "--seed", "42"],
+            stdoutPath: "/dev/null", stderrPath: "/dev/null")
         try FileManager.default.moveItem(atPath: archive + ".tmp", toPath: archive)
     }
     let cores = ProcessInfo.processInfo.activeProcessorCount
@@ -85,12 +86,14 @@ func busyHostBench(_ o: BusyHostBenchOptions) throws {
             let out = o.outDir + "/out"
             try? FileManager.default.removeItem(atPath: out)
             let hogs = beside ? try CPUHogs(count: cores) : nil
-            let m = try measure([o.healthtrail, "run", archive, "--out", out, "--quiet"],
-                                stdoutPath: o.outDir + "/run.stdout", stderrPath: o.outDir + "/run.stderr")
+            let m = try measure(
+                [o.healthtrail, "run", archive, "--out", out, "--quiet"],
+                stdoutPath: o.outDir + "/run.stdout", stderrPath: o.outDir + "/run.stderr")
             withExtendedLifetime(hogs) {}
             let wait = RunManifest(outputDirectory: out)?.timings["routes_wait_s"] ?? 0
-            print("\(round == 0 ? "warm-up" : "round \(round)/\(o.runs)"): \(beside ? "beside \(cores) hogs" : "quiet")"
-                  + ": \(fixed(m.seconds, 2)) s (routes_wait_s \(fixed(wait, 2)))")
+            print(
+                "\(round == 0 ? "warm-up" : "round \(round)/\(o.runs)"): \(beside ? "beside \(cores) hogs" : "quiet")"
+                    + ": \(fixed(m.seconds, 2)) s (routes_wait_s \(fixed(wait, 2)))")
             fflush(stdout)
             guard round > 0 else { continue }
             if beside { busy.append(m.seconds); routesWait.append(wait) } else { quiet.append(m.seconds) }
@@ -99,14 +102,17 @@ func busyHostBench(_ o: BusyHostBenchOptions) throws {
     let q = median(quiet) ?? 0, b = median(busy) ?? 0
     let ratio = b / max(q, 1e-9)
     let verdict = ratio <= o.limit ? "PASS" : "FAIL"
-    let text = ["# Busy-host benchmark", "",
-                "`healthtrail run` on a \(o.days)-day synthesized archive (seed 42), quiet and beside \(cores) CPU hogs "
+    let text =
+        [
+            "# Busy-host benchmark", "",
+            "`healthtrail run` on a \(o.days)-day synthesized archive (seed 42), quiet and beside \(cores) CPU hogs "
                 + "(`yes > /dev/null`, one per core), rounds alternating; median of \(o.runs) after a warm-up; \(hostDescription()).", "",
-                "| machine | median wall time | rounds |", "|---|---|---|",
-                "| quiet | \(fixed(q, 2)) s | \(quiet.map { fixed($0, 2) }.joined(separator: ", ")) |",
-                "| beside \(cores) hogs | \(fixed(b, 2)) s | \(busy.map { fixed($0, 2) }.joined(separator: ", ")) |", "",
-                "Beside the hogs / quiet: **\(fixed(ratio, 2))×** (limit \(fixed(o.limit, 1))×): \(verdict). "
-                + "Median `routes_wait_s` beside the hogs: \(fixed(median(routesWait) ?? 0, 2)) s."].joined(separator: "\n") + "\n"
+            "| machine | median wall time | rounds |", "|---|---|---|",
+            "| quiet | \(fixed(q, 2)) s | \(quiet.map { fixed($0, 2) }.joined(separator: ", ")) |",
+            "| beside \(cores) hogs | \(fixed(b, 2)) s | \(busy.map { fixed($0, 2) }.joined(separator: ", ")) |", "",
+            "Beside the hogs / quiet: **\(fixed(ratio, 2))×** (limit \(fixed(o.limit, 1))×): \(verdict). "
+                + "Median `routes_wait_s` beside the hogs: \(fixed(median(routesWait) ?? 0, 2)) s.",
+        ].joined(separator: "\n") + "\n"
     print("\n" + text, terminator: "")
     if let report = o.report { try text.write(toFile: report, atomically: true, encoding: .utf8) }
     if ratio > o.limit { throw BenchError("a run beside CPU hogs took \(fixed(ratio, 2))× its quiet time (limit \(fixed(o.limit, 1))×)") }

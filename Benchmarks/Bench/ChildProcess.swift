@@ -66,8 +66,9 @@ func measure(_ command: [String], stdoutPath: String, stderrPath: String) throws
         throw ChildFailure(command: command, status: how, stderrTail: tail(ofFile: stderrPath))
     }
     func cpu(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
-    return Measurement(seconds: seconds, peakRSSKiB: kibibytes(maxRSS: usage.ru_maxrss),
-                       cpuSeconds: cpu(usage.ru_utime) + cpu(usage.ru_stime))
+    return Measurement(
+        seconds: seconds, peakRSSKiB: kibibytes(maxRSS: usage.ru_maxrss),
+        cpuSeconds: cpu(usage.ru_utime) + cpu(usage.ru_stime))
 }
 
 /// Lowers the driver's own peak-RSS mark to its current RSS (Linux only).
@@ -77,12 +78,12 @@ func measure(_ command: [String], stdoutPath: String, stderrPath: String) throws
 /// child would never read below the driver's peak; with it, never below the driver's current RSS,
 /// which `rssResolution()` measures.
 func resetPeakRSS() {
-#if os(Linux)
+    #if os(Linux)
     let fd = open("/proc/self/clear_refs", O_WRONLY)
     guard fd >= 0 else { return }
-    _ = write(fd, "5", 1)  // 5: reset the peak RSS to the current RSS (proc(5)).
+    _ = write(fd, "5", 1)   // 5: reset the peak RSS to the current RSS (proc(5)).
     close(fd)
-#endif
+    #endif
 }
 
 /// The smallest peak RSS this method can report: that of `/bin/true`, whose own need is ~1 MiB.
@@ -95,11 +96,11 @@ func rssResolution(scratchDir: String) -> Int? {
 
 /// `ru_maxrss` in KiB: Linux reports KiB, macOS bytes.
 func kibibytes(maxRSS: Int) -> Int {
-#if os(Linux)
+    #if os(Linux)
     return maxRSS
-#else
+    #else
     return maxRSS / 1024
-#endif
+    #endif
 }
 
 /// Seconds on the monotonic clock (immune to wall-clock adjustments).

@@ -53,8 +53,9 @@ func prepareStudy(_ o: CohortBenchOptions) throws -> (pipeline: String, megabyte
     for seed in 1...o.persons {
         let path = archives + "/p\(seed).zip"
         if !FileManager.default.fileExists(atPath: path) {
-            _ = try measure([o.healthtrail, "synth", path + ".tmp", "--days", "\(o.days)", "--seed", "\(seed)"],
-                            stdoutPath: "/dev/null", stderrPath: "/dev/null")
+            _ = try measure(
+                [o.healthtrail, "synth", path + ".tmp", "--days", "\(o.days)", "--seed", "\(seed)"],
+                stdoutPath: "/dev/null", stderrPath: "/dev/null")
             try FileManager.default.moveItem(atPath: path + ".tmp", toPath: path)
         }
         bytes += (try FileManager.default.attributesOfItem(atPath: path)[.size] as? UInt64) ?? 0
@@ -76,23 +77,27 @@ func cohortBench(_ o: CohortBenchOptions) throws {
         for jobs in o.jobs {
             let out = o.outDir + "/out-j\(jobs)"
             try? FileManager.default.removeItem(atPath: out)
-            let m = try measure([o.healthtrail, "run", "--pipeline", pipeline, "--jobs", "\(jobs)", "--out", out, "--quiet"],
-                                stdoutPath: o.outDir + "/cohort.stdout", stderrPath: o.outDir + "/cohort.stderr")
+            let m = try measure(
+                [o.healthtrail, "run", "--pipeline", pipeline, "--jobs", "\(jobs)", "--out", out, "--quiet"],
+                stdoutPath: o.outDir + "/cohort.stdout", stderrPath: o.outDir + "/cohort.stderr")
             print("\(round == 0 ? "warm-up" : "round \(round)/\(o.runs)"): --jobs \(jobs): \(fixed(m.seconds, 2)) s")
             fflush(stdout)
             if round > 0 { seconds[jobs, default: []].append(m.seconds) }
         }
     }
-    var lines = ["# Cohort benchmark", "",
-                 "\(o.persons) synthesized persons × \(o.days) days (\(fixed(megabytes, 1)) MB of zip archives), "
-                 + "`healthtrail run --pipeline cohort.yaml` from an empty output folder: every person's run, partial, "
-                 + "the merge and the four DP releases. Median of \(o.runs) rounds after a warm-up; \(hostDescription()).", "",
-                 "| --jobs | median wall time | per person | rounds |", "|---|---|---|---|"]
+    var lines = [
+        "# Cohort benchmark", "",
+        "\(o.persons) synthesized persons × \(o.days) days (\(fixed(megabytes, 1)) MB of zip archives), "
+            + "`healthtrail run --pipeline cohort.yaml` from an empty output folder: every person's run, partial, "
+            + "the merge and the four DP releases. Median of \(o.runs) rounds after a warm-up; \(hostDescription()).", "",
+        "| --jobs | median wall time | per person | rounds |", "|---|---|---|---|",
+    ]
     let base = median(seconds[o.jobs[0]] ?? []) ?? 0
     for jobs in o.jobs {
         let m = median(seconds[jobs] ?? []) ?? 0
-        lines.append("| \(jobs) | \(fixed(m, 2)) s\(jobs == o.jobs[0] ? "" : " (\(fixed(base / max(m, 1e-9), 2))× faster)") | "
-                     + "\(fixed(m / Double(o.persons), 3)) s | \((seconds[jobs] ?? []).map { fixed($0, 2) }.joined(separator: ", ")) |")
+        lines.append(
+            "| \(jobs) | \(fixed(m, 2)) s\(jobs == o.jobs[0] ? "" : " (\(fixed(base / max(m, 1e-9), 2))× faster)") | "
+                + "\(fixed(m / Double(o.persons), 3)) s | \((seconds[jobs] ?? []).map { fixed($0, 2) }.joined(separator: ", ")) |")
     }
     let text = lines.joined(separator: "\n") + "\n"
     print("\n" + text, terminator: "")

@@ -7,64 +7,76 @@ func markdown(_ result: BenchResult) -> String {
     var lines: [String] = []
     lines.append("### HealthTrail vs. floor" + (result.label.map { " — \($0)" } ?? ""))
     lines.append("")
-    lines.append("- Archive: `\(x.archivePath)`, \(megabytes(x.archiveBytes)) MB; "
-        + "`\(x.xmlEntry)`: \(megabytes(x.xmlBytes)) MB inflated (MB = 10^6 bytes)")
-    lines.append("- \(result.rounds.count) rounds after \(result.warmUpRounds) warm-up round; "
-        + "each round runs the floor, the floor on elided device values, then `healthtrail run`")
+    lines.append(
+        "- Archive: `\(x.archivePath)`, \(megabytes(x.archiveBytes)) MB; "
+            + "`\(x.xmlEntry)`: \(megabytes(x.xmlBytes)) MB inflated (MB = 10^6 bytes)")
+    lines.append(
+        "- \(result.rounds.count) rounds after \(result.warmUpRounds) warm-up round; "
+            + "each round runs the floor, the floor on elided device values, then `healthtrail run`")
     lines.append("- \(result.host), \(result.date)")
     lines.append("")
-    lines.append(table(
-        header: ["round", "floor s", "elided floor s", "healthtrail s", "ratio", "floor RSS MiB", "healthtrail RSS MiB"],
-        rows: result.rounds.map { r in
-            ["\(r.index)", fixed(r.floor.seconds, 3), r.elidedFloor.map { fixed($0.seconds, 3) } ?? "–",
-             fixed(r.healthtrail.seconds, 3), fixed(r.ratio, 2) + "×",
-             mebibytes(r.floor.peakRSSKiB), mebibytes(r.healthtrail.peakRSSKiB)]
-        }))
+    lines.append(
+        table(
+            header: ["round", "floor s", "elided floor s", "healthtrail s", "ratio", "floor RSS MiB", "healthtrail RSS MiB"],
+            rows: result.rounds.map { r in
+                [
+                    "\(r.index)", fixed(r.floor.seconds, 3), r.elidedFloor.map { fixed($0.seconds, 3) } ?? "–",
+                    fixed(r.healthtrail.seconds, 3), fixed(r.ratio, 2) + "×",
+                    mebibytes(r.floor.peakRSSKiB), mebibytes(r.healthtrail.peakRSSKiB),
+                ]
+            }))
     lines.append("")
     let f = result.floor, h = result.healthtrail
-    lines.append(table(
-        header: ["", "floor", "healthtrail"],
-        rows: [
-            ["median wall time (s)", fixed(f.medianSeconds, 3), fixed(h.medianSeconds, 3)],
-            ["export.xml throughput (MB/s)", fixed(f.megabytesPerSecond, 1), fixed(h.megabytesPerSecond, 1)],
-            ["median peak RSS (MiB)", mebibytes(f.medianPeakRSSKiB), mebibytes(h.medianPeakRSSKiB)],
-            ["max peak RSS (MiB)", mebibytes(f.maxPeakRSSKiB), mebibytes(h.maxPeakRSSKiB)],
-            ["median CPU time, user + sys (s)", fixed(f.medianCPUSeconds, 3), fixed(h.medianCPUSeconds, 3)],
-        ]))
+    lines.append(
+        table(
+            header: ["", "floor", "healthtrail"],
+            rows: [
+                ["median wall time (s)", fixed(f.medianSeconds, 3), fixed(h.medianSeconds, 3)],
+                ["export.xml throughput (MB/s)", fixed(f.megabytesPerSecond, 1), fixed(h.megabytesPerSecond, 1)],
+                ["median peak RSS (MiB)", mebibytes(f.medianPeakRSSKiB), mebibytes(h.medianPeakRSSKiB)],
+                ["max peak RSS (MiB)", mebibytes(f.maxPeakRSSKiB), mebibytes(h.maxPeakRSSKiB)],
+                ["median CPU time, user + sys (s)", fixed(f.medianCPUSeconds, 3), fixed(h.medianCPUSeconds, 3)],
+            ]))
     lines.append("")
-    lines.append("**healthtrail / floor = \(fixed(result.ratioOfMedians, 2))×** (ratio of median wall times, the headline); "
-        + "median of per-round ratios: \(fixed(result.medianOfRoundRatios, 2))×.")
+    lines.append(
+        "**healthtrail / floor = \(fixed(result.ratioOfMedians, 2))×** (ratio of median wall times, the headline); "
+            + "median of per-round ratios: \(fixed(result.medianOfRoundRatios, 2))×.")
     if let e = result.elidedFloor, let ratio = result.ratioToElidedFloor {
         lines.append("")
-        lines.append("Stricter: the floor fed export.xml with its `device` values emptied (what HealthTrail's libxml2 parses; "
-            + "`healthtrail-floor --elide-device-values`, one thread) takes \(fixed(e.medianSeconds, 3)) s "
-            + "(CPU \(fixed(e.medianCPUSeconds, 3)) s): **healthtrail / elided floor = \(fixed(ratio, 2))×**.")
+        lines.append(
+            "Stricter: the floor fed export.xml with its `device` values emptied (what HealthTrail's libxml2 parses; "
+                + "`healthtrail-floor --elide-device-values`, one thread) takes \(fixed(e.medianSeconds, 3)) s "
+                + "(CPU \(fixed(e.medianCPUSeconds, 3)) s): **healthtrail / elided floor = \(fixed(ratio, 2))×**.")
     }
     lines.append("")
-    lines.append("CPU: HealthTrail spends \(fixed(h.medianCPUSeconds / f.medianCPUSeconds, 2))× the floor's CPU time. "
-        + "Spread perfectly over this machine's \(result.cores) cores it would take "
-        + "\(fixed(result.perfectSpreadRatio, 2))× the floor's wall time: no scheduling can go below that.")
+    lines.append(
+        "CPU: HealthTrail spends \(fixed(h.medianCPUSeconds / f.medianCPUSeconds, 2))× the floor's CPU time. "
+            + "Spread perfectly over this machine's \(result.cores) cores it would take "
+            + "\(fixed(result.perfectSpreadRatio, 2))× the floor's wall time: no scheduling can go below that.")
     let manifests = result.rounds.compactMap(\.manifest)
     if let m = manifests.first {
         lines.append("")
-        lines.append("The export holds \(m.heartRateSamples) heart-rate samples, \(m.heartRateSamplesForJoin) of them inside "
-            + "workout windows (joined to \(m.routePoints) route points of \(m.routeFiles) route files). "
-            + "HealthTrail's stages, median seconds from its manifests (the join is `join_s`: reading back the "
-            + "spilled heart rate and sorting the windows' samples; the per-point join runs inside `routes_s`):")
+        lines.append(
+            "The export holds \(m.heartRateSamples) heart-rate samples, \(m.heartRateSamplesForJoin) of them inside "
+                + "workout windows (joined to \(m.routePoints) route points of \(m.routeFiles) route files). "
+                + "HealthTrail's stages, median seconds from its manifests (the join is `join_s`: reading back the "
+                + "spilled heart rate and sorting the windows' samples; the per-point join runs inside `routes_s`):")
         lines.append("")
         let stages = medianStages(manifests)
         lines.append(table(header: stages.map(\.stage), rows: [stages.map { fixed($0.seconds, 3) }]))
         if let all = m.svgBytes["all"] {
             lines.append("")
             func kB(_ bytes: Int?) -> String { fixed(Double(bytes ?? 0) / 1e3, 1) }
-            lines.append("SVG maps (`svg_s` above): `density.svg` \(kB(m.svgBytes["density.svg"])) kB, "
-                + "`routes.svg` \(kB(m.svgBytes["routes.svg"])) kB, all of `svg/` \(kB(all)) kB.")
+            lines.append(
+                "SVG maps (`svg_s` above): `density.svg` \(kB(m.svgBytes["density.svg"])) kB, "
+                    + "`routes.svg` \(kB(m.svgBytes["routes.svg"])) kB, all of `svg/` \(kB(all)) kB.")
         }
     }
     if let resolution = result.rssResolutionKiB {
         lines.append("")
-        lines.append("Peak RSS cannot read below \(mebibytes(resolution)) MiB here "
-            + "(what `/bin/true` reads as; the driver's own pages leak into `ru_maxrss` through `posix_spawn`).")
+        lines.append(
+            "Peak RSS cannot read below \(mebibytes(resolution)) MiB here "
+                + "(what `/bin/true` reads as; the driver's own pages leak into `ru_maxrss` through `posix_spawn`).")
     }
     return lines.joined(separator: "\n") + "\n"
 }
@@ -81,10 +93,12 @@ func table(header: [String], rows: [[String]]) -> String {
     func line(_ cells: [String]) -> String {
         "| " + cells.indices.map { pad(cells[$0], $0) }.joined(separator: " | ") + " |"
     }
-    let rule = "|" + widths.indices.map { column in
-        let dashes = String(repeating: "-", count: widths[column])
-        return column > 0 ? "-" + dashes + ":|" : " " + dashes + " |"
-    }.joined()
+    let rule =
+        "|"
+        + widths.indices.map { column in
+            let dashes = String(repeating: "-", count: widths[column])
+            return column > 0 ? "-" + dashes + ":|" : " " + dashes + " |"
+        }.joined()
     return ([line(header), rule] + rows.map(line)).joined(separator: "\n")
 }
 

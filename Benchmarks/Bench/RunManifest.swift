@@ -15,10 +15,11 @@ struct RunManifest: Codable {
     /// Reads `<outDir>/manifest.json`; nil if it is missing or not as expected.
     init?(outputDirectory: String) {
         guard let data = FileManager.default.contents(atPath: outputDirectory + "/manifest.json"),
-              let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let timings = json["timings"] as? [String: Double],
-              let counts = json["counts"] as? [String: Any],
-              let routes = json["routes"] as? [String: Any] else { return nil }
+            let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let timings = json["timings"] as? [String: Double],
+            let counts = json["counts"] as? [String: Any],
+            let routes = json["routes"] as? [String: Any]
+        else { return nil }
         self.timings = timings
         heartRateSamples = counts["heart_rate"] as? Int ?? 0
         heartRateSamplesForJoin = routes["heart_rate_samples_for_join"] as? Int ?? 0

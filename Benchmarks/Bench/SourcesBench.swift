@@ -71,8 +71,10 @@ enum SourcesBenchCase: String, CaseIterable {
         case .alternating:
             for i in 0..<count {
                 let from = Int64(i / 2) * 60
-                try emit(i % 2 == 0 ? record("StepCount", "count", "12", source(i), from, from + 30)
-                                    : record("DistanceWalkingRunning", "km", "0.01", source(i), from, from + 30))
+                try emit(
+                    i % 2 == 0
+                        ? record("StepCount", "count", "12", source(i), from, from + 30)
+                        : record("DistanceWalkingRunning", "km", "0.01", source(i), from, from + 30))
             }
         case .oneCluster:
             // Record 0 spans all the others; the rest are a second long, two seconds apart.
@@ -94,8 +96,9 @@ func sourcesBenchArchive(_ benchCase: SourcesBenchCase, distinct: Bool, options 
             var text = text
             try text.withUTF8 { try emit(UnsafeRawBufferPointer($0)) }
         }
-        try write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<HealthData locale=\"en_US\">\n"
-                  + " <ExportDate value=\"2024-02-01 00:00:00 +0000\"/>\n")
+        try write(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<HealthData locale=\"en_US\">\n"
+                + " <ExportDate value=\"2024-02-01 00:00:00 +0000\"/>\n")
         var chunk = ""
         try benchCase.records(o.records, source: { distinct ? "Source \($0)" : "Source" }) { line in
             chunk += line
@@ -124,10 +127,12 @@ func sourcesBench(_ o: SourcesBenchOptions) throws {
                 let key = "\(benchCase.rawValue)/\(distinct)"
                 let out = o.outDir + "/out"
                 try? FileManager.default.removeItem(atPath: out)
-                let m = try measure([o.healthtrail, "run", archives[key]!, "--out", out, "--quiet"],
-                                    stdoutPath: o.outDir + "/run.stdout", stderrPath: o.outDir + "/run.stderr")
-                print("\(round == 0 ? "warm-up" : "round \(round)/\(o.runs)"): \(benchCase.rawValue), "
-                      + "\(distinct ? "distinct sources" : "one source"): \(fixed(m.seconds, 3)) s")
+                let m = try measure(
+                    [o.healthtrail, "run", archives[key]!, "--out", out, "--quiet"],
+                    stdoutPath: o.outDir + "/run.stdout", stderrPath: o.outDir + "/run.stderr")
+                print(
+                    "\(round == 0 ? "warm-up" : "round \(round)/\(o.runs)"): \(benchCase.rawValue), "
+                        + "\(distinct ? "distinct sources" : "one source"): \(fixed(m.seconds, 3)) s")
                 fflush(stdout)
                 if round > 0 { wall[key, default: []].append(m.seconds); cpu[key, default: []].append(m.cpuSeconds) }
             }
@@ -135,12 +140,14 @@ func sourcesBench(_ o: SourcesBenchOptions) throws {
     }
     try? FileManager.default.removeItem(atPath: o.outDir + "/out")
 
-    var lines = ["# Distinct sources benchmark", "",
-                 "\(o.records) records per archive, written once with one `sourceName` and once with a distinct one per "
-                 + "record; `healthtrail run` on each, median of \(o.runs) rounds after a warm-up; \(hostDescription()). "
-                 + "A case fails when distinct / one (median wall times) is above \(fixed(o.maxRatio, 1))×.", "",
-                 "| case | one source | distinct sources | distinct / one | CPU distinct / one | verdict |",
-                 "|---|---|---|---|---|---|"]
+    var lines = [
+        "# Distinct sources benchmark", "",
+        "\(o.records) records per archive, written once with one `sourceName` and once with a distinct one per "
+            + "record; `healthtrail run` on each, median of \(o.runs) rounds after a warm-up; \(hostDescription()). "
+            + "A case fails when distinct / one (median wall times) is above \(fixed(o.maxRatio, 1))×.", "",
+        "| case | one source | distinct sources | distinct / one | CPU distinct / one | verdict |",
+        "|---|---|---|---|---|---|",
+    ]
     var failures: [String] = []
     for benchCase in SourcesBenchCase.allCases {
         let one = "\(benchCase.rawValue)/false", many = "\(benchCase.rawValue)/true"
@@ -149,8 +156,9 @@ func sourcesBench(_ o: SourcesBenchOptions) throws {
         let cpuRatio = (median(cpu[many] ?? []) ?? 0) / max(median(cpu[one] ?? []) ?? 0, 1e-9)
         let passed = ratio <= o.maxRatio
         if !passed { failures.append("\(benchCase.rawValue) \(fixed(ratio, 2))×") }
-        lines.append("| \(benchCase.rawValue) | \(fixed(oneWall, 3)) s | \(fixed(manyWall, 3)) s | \(fixed(ratio, 2))× "
-                     + "| \(fixed(cpuRatio, 2))× | \(passed ? "ok" : "FAIL") |")
+        lines.append(
+            "| \(benchCase.rawValue) | \(fixed(oneWall, 3)) s | \(fixed(manyWall, 3)) s | \(fixed(ratio, 2))× "
+                + "| \(fixed(cpuRatio, 2))× | \(passed ? "ok" : "FAIL") |")
     }
     let text = lines.joined(separator: "\n") + "\n"
     print("\n" + text, terminator: "")

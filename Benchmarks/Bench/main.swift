@@ -11,18 +11,21 @@ import Foundation
 func runRound(_ index: Int, options: Options, export: ExportInfo) throws -> Round {
     let logs = options.outDir + "/logs"
     let floorOut = logs + "/floor.stdout"
-    let floor = try measure([options.floor, options.archive],
-                            stdoutPath: floorOut, stderrPath: logs + "/floor.stderr")
+    let floor = try measure(
+        [options.floor, options.archive],
+        stdoutPath: floorOut, stderrPath: logs + "/floor.stderr")
     try checkFloorRead(export, output: floorOut)
     let elidedOut = logs + "/elided-floor.stdout"
-    let elidedFloor = try measure([options.floor, "--elide-device-values", options.archive],
-                                  stdoutPath: elidedOut, stderrPath: logs + "/elided-floor.stderr")
+    let elidedFloor = try measure(
+        [options.floor, "--elide-device-values", options.archive],
+        stdoutPath: elidedOut, stderrPath: logs + "/elided-floor.stderr")
     try checkFloorRead(export, output: elidedOut)
 
     let runDir = options.outDir + "/run-\(index)"
-    try? FileManager.default.removeItem(atPath: runDir)  // A stale folder from an interrupted bench.
-    let healthtrail = try measure([options.healthtrail, "run", options.archive, "--out", runDir, "--quiet"],
-                                  stdoutPath: logs + "/healthtrail.stdout", stderrPath: logs + "/healthtrail.stderr")
+    try? FileManager.default.removeItem(atPath: runDir)   // A stale folder from an interrupted bench.
+    let healthtrail = try measure(
+        [options.healthtrail, "run", options.archive, "--out", runDir, "--quiet"],
+        stdoutPath: logs + "/healthtrail.stdout", stderrPath: logs + "/healthtrail.stderr")
     let manifest = RunManifest(outputDirectory: runDir)
     // Outputs of a ~1 GB export are large: keep only one round's on disk at a time.
     try FileManager.default.removeItem(atPath: runDir)
@@ -37,15 +40,17 @@ func runRound(_ index: Int, options: Options, export: ExportInfo) throws -> Roun
 func checkFloorRead(_ export: ExportInfo, output path: String) throws {
     let text = readTextFile(path) ?? ""
     guard inflatedBytes(inFloorOutput: text) == export.xmlBytes else {
-        throw BenchError("the floor did not report inflating \(export.xmlBytes) bytes of \(export.xmlEntry); it printed: \(text.isEmpty ? "nothing" : text)")
+        throw BenchError(
+            "the floor did not report inflating \(export.xmlBytes) bytes of \(export.xmlEntry); it printed: \(text.isEmpty ? "nothing" : text)")
     }
 }
 
 /// Prints one line per round as it finishes, so a long bench shows progress.
 func progress(_ round: Round, of total: Int) {
     let label = round.index == 0 ? "warm-up" : "round \(round.index)/\(total)"
-    print("\(label): floor \(fixed(round.floor.seconds, 3)) s, elided floor \(fixed(round.elidedFloor?.seconds ?? 0, 3)) s, "
-          + "healthtrail \(fixed(round.healthtrail.seconds, 3)) s")
+    print(
+        "\(label): floor \(fixed(round.floor.seconds, 3)) s, elided floor \(fixed(round.elidedFloor?.seconds ?? 0, 3)) s, "
+            + "healthtrail \(fixed(round.healthtrail.seconds, 3)) s")
     fflush(stdout)
 }
 
@@ -79,8 +84,9 @@ func main(_ options: Options) throws {
         if index > 0 { rounds.append(round) }
     }
     let date = ISO8601DateFormatter().string(from: Date())
-    let result = BenchResult(label: options.label, date: date, host: hostDescription(), export: export,
-                             rounds: rounds, rssResolutionKiB: resolution)
+    let result = BenchResult(
+        label: options.label, date: date, host: hostDescription(), export: export,
+        rounds: rounds, rssResolutionKiB: resolution)
     print("")
     print(markdown(result), terminator: "")
     if let report = options.report {
@@ -102,12 +108,13 @@ do {
     }
 } catch let error as UsageError {
     if let message = error.message { fputs("healthtrail-bench: \(message)\n", stderr) }
-    let usage = switch arguments.first {
-    case "cohort": CohortBenchOptions.usage
-    case "busy": BusyHostBenchOptions.usage
-    case "sources": SourcesBenchOptions.usage
-    default: Options.usage
-    }
+    let usage =
+        switch arguments.first {
+        case "cohort": CohortBenchOptions.usage
+        case "busy": BusyHostBenchOptions.usage
+        case "sources": SourcesBenchOptions.usage
+        default: Options.usage
+        }
     fputs(usage + "\n", stderr)
     exit(error.message == nil ? 0 : 2)
 } catch {

@@ -15,14 +15,14 @@
 
 import CLibXML2
 import CZlib
+import HealthTrailArchive
+import HealthTrailXML
 
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import HealthTrailArchive
-import HealthTrailXML
 
 /// Size of the compressed reads and of the inflated chunks fed to the parser; the same as
 /// `ZipArchive.chunkSize`, so the floor and HealthTrail make the same number of syscalls.
@@ -78,7 +78,8 @@ final class PushParser {
 
     init(elidingDeviceValues: Bool) throws {
         elision = elidingDeviceValues ? DeviceValueElision() : nil
-        elided = elidingDeviceValues
+        elided =
+            elidingDeviceValues
             ? .allocate(byteCount: DeviceValueElision.outputCapacity(forInput: chunkSize), alignment: 16) : nil
         guard let context = xmlCreatePushParserCtxt(&handler, nil, nil, 0, nil) else {
             throw FloorError(status: 1, message: "libxml2 could not create a push parser")
@@ -136,7 +137,7 @@ func parse(_ entry: ArchiveEntry, at start: UInt64, of file: ReadOnlyFile, into 
     }
 
     switch entry.method {
-    case 0:  // Stored: the bytes are the XML. Real exports are deflated; synthetic ones may not be.
+    case 0:   // Stored: the bytes are the XML. Real exports are deflated; synthetic ones may not be.
         var parsed: UInt64 = 0
         while remaining > 0 {
             let n = try refill()

@@ -15,8 +15,10 @@ public struct ArchiveEntry: Sendable, Hashable {
     /// Offset of the zip local header, or 0 outside zips.
     public let localHeaderOffset: UInt64
 
-    public init(path: String, uncompressedSize: UInt64, compressedSize: UInt64, crc32: UInt32?,
-                method: UInt16 = 0, flags: UInt16 = 0, localHeaderOffset: UInt64 = 0) {
+    public init(
+        path: String, uncompressedSize: UInt64, compressedSize: UInt64, crc32: UInt32?,
+        method: UInt16 = 0, flags: UInt16 = 0, localHeaderOffset: UInt64 = 0
+    ) {
         self.path = path
         self.uncompressedSize = uncompressedSize
         self.compressedSize = compressedSize

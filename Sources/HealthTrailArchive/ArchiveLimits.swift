@@ -1,3 +1,5 @@
+import Foundation
+
 /// How far a zip archive may expand before HealthTrail refuses it as a possible zip bomb.
 ///
 /// Both limits are checked up front from the central directory (declared sizes) and again while
@@ -87,5 +89,3 @@ public struct ArchiveLimits: Sendable, Equatable {
         return number << shift
     }
 }
-
-import Foundation

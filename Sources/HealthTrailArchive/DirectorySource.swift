@@ -20,15 +20,17 @@ public final class DirectorySource: ExportSource {
         // A folder that cannot be listed fails the run, as a file that cannot be read does: its
         // files (route files, ECGs) would otherwise be missing from the outputs without a word.
         var unlisted: InputError?
-        guard let walker = FileManager.default.enumerator(
-            at: base, includingPropertiesForKeys: [.isRegularFileKey, .isSymbolicLinkKey, .fileSizeKey], options: [],
-            errorHandler: { url, _ in
-                let full = url.standardizedFileURL.path
-                let relative = full.hasPrefix(prefix) ? String(full.dropFirst(prefix.count)) : url.lastPathComponent
-                let reason = access(full, R_OK | X_OK) == 0 ? "unreadable" : String(cString: strerror(errno))
-                if unlisted == nil { unlisted = InputError(file: path, entry: relative, "cannot list the folder: \(reason)") }
-                return false
-            }) else {
+        guard
+            let walker = FileManager.default.enumerator(
+                at: base, includingPropertiesForKeys: [.isRegularFileKey, .isSymbolicLinkKey, .fileSizeKey], options: [],
+                errorHandler: { url, _ in
+                    let full = url.standardizedFileURL.path
+                    let relative = full.hasPrefix(prefix) ? String(full.dropFirst(prefix.count)) : url.lastPathComponent
+                    let reason = access(full, R_OK | X_OK) == 0 ? "unreadable" : String(cString: strerror(errno))
+                    if unlisted == nil { unlisted = InputError(file: path, entry: relative, "cannot list the folder: \(reason)") }
+                    return false
+                })
+        else {
             throw InputError(file: path, "cannot list the folder")
         }
         var found: [ArchiveEntry] = []

@@ -13,14 +13,18 @@ package protocol ExportSource: AnyObject {
     /// Calls `body` once with the whole of `entry`, verified, when the source can hold it in
     /// memory cheaply (a small zip entry: `ZipArchive.wholeEntryLimit`), in `scratch`; returns
     /// false without calling `body` otherwise, and the caller streams the entry with `read`.
-    func readWhole(_ entry: ArchiveEntry, scratch: WholeEntryScratch,
-                   _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool
+    func readWhole(
+        _ entry: ArchiveEntry, scratch: WholeEntryScratch,
+        _ body: (UnsafeRawBufferPointer) throws -> Void
+    ) throws -> Bool
 }
 
 extension ExportSource {
     /// Sources other than zips stream every entry.
-    package func readWhole(_ entry: ArchiveEntry, scratch: WholeEntryScratch,
-                          _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool { false }
+    package func readWhole(
+        _ entry: ArchiveEntry, scratch: WholeEntryScratch,
+        _ body: (UnsafeRawBufferPointer) throws -> Void
+    ) throws -> Bool { false }
 
     /// The first `limit` bytes of an entry (fewer if it is shorter), for sniffing its content.
     package func prefix(of entry: ArchiveEntry, limit: Int = 4096) throws -> [UInt8] {
@@ -52,7 +56,7 @@ package func openExportSource(path: String, limits: ArchiveLimits = .default) th
     let file = try ReadOnlyFile(path: path)
     var magic = [UInt8](repeating: 0, count: 4)
     let n = try file.read(into: &magic, at: 0)
-    if n >= 4, magic[0] == 0x50, magic[1] == 0x4B, (magic[2] == 3 || magic[2] == 5) {
+    if n >= 4, magic[0] == 0x50, magic[1] == 0x4B, magic[2] == 3 || magic[2] == 5 {
         return try ZipArchive(file: file, limits: limits)
     }
     return try SingleFileSource(file: file)

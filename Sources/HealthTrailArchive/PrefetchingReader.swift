@@ -13,9 +13,11 @@ package enum PrefetchingReader {
     ///     (export.xml's `device` values: HealthTrailXML's `DeviceValueElision`).
     ///   - body: called on the caller's thread with each chunk and the number of the entry's
     ///     bytes it stands for (more than its count when the elision shortened it).
-    package static func read(_ entry: ArchiveEntry, of source: ExportSource, bufferCount: Int = 4,
-                     elision: ChunkRewriter? = nil,
-                     _ body: (UnsafeRawBufferPointer, _ entryBytes: Int) throws -> Void) throws {
+    package static func read(
+        _ entry: ArchiveEntry, of source: ExportSource, bufferCount: Int = 4,
+        elision: ChunkRewriter? = nil,
+        _ body: (UnsafeRawBufferPointer, _ entryBytes: Int) throws -> Void
+    ) throws {
         let capacity = elision?.rewrittenCapacity(forInput: ZipArchive.chunkSize) ?? ZipArchive.chunkSize
         let queue = ChunkQueue(bufferCount: bufferCount, bufferSize: capacity)
         let reader = Thread {

@@ -1,4 +1,5 @@
 import CLibDeflate
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -8,8 +9,10 @@ import Darwin
 extension ZipArchive {
     /// The whole of a small deflated entry, inflated in one call (route files are decoded
     /// from it in libxml2's faster pull mode); false for any other entry, which `read` streams.
-    package func readWhole(_ entry: ArchiveEntry, scratch: WholeEntryScratch,
-                          _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool {
+    package func readWhole(
+        _ entry: ArchiveEntry, scratch: WholeEntryScratch,
+        _ body: (UnsafeRawBufferPointer) throws -> Void
+    ) throws -> Bool {
         guard entry.method == 8, entry.flags & 1 == 0 else { return false }
         return try inflateWhole(entry, at: dataOffset(of: entry), scratch: scratch, body)
     }
@@ -43,23 +46,29 @@ extension ZipArchive {
     /// not after every chunk as it streams. That early check is there to stop a bomb before it
     /// has inflated much; here the output cannot pass the entry's declared size, at most
     /// `wholeEntryLimit`, so there is nothing to stop.
-    package func inflateWhole(_ entry: ArchiveEntry, at offset: UInt64, scratch: WholeEntryScratch,
-                      _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool {
+    package func inflateWhole(
+        _ entry: ArchiveEntry, at offset: UInt64, scratch: WholeEntryScratch,
+        _ body: (UnsafeRawBufferPointer) throws -> Void
+    ) throws -> Bool {
         guard entry.uncompressedSize <= Self.wholeEntryLimit, entry.compressedSize <= Self.wholeEntryLimit,
-              entry.uncompressedSize > 0, let expectedCRC = entry.crc32 else { return false }
+            entry.uncompressedSize > 0, let expectedCRC = entry.crc32
+        else { return false }
         let buffer = scratch.bytes(atLeast: Int(entry.compressedSize + entry.uncompressedSize))
         let input = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<Int(entry.compressedSize)])
         let output = UnsafeMutableRawBufferPointer(rebasing: buffer[input.count..<(input.count + Int(entry.uncompressedSize))])
         guard (try? file.read(into: input, at: offset)) == input.count,
-              let decompressor = libdeflate_alloc_decompressor() else { return false }
+            let decompressor = libdeflate_alloc_decompressor()
+        else { return false }
         defer { libdeflate_free_decompressor(decompressor) }
         var consumed = 0
         var produced = 0
-        let status = libdeflate_deflate_decompress_ex(decompressor, input.baseAddress, input.count,
-                                                      output.baseAddress, output.count, &consumed, &produced)
+        let status = libdeflate_deflate_decompress_ex(
+            decompressor, input.baseAddress, input.count,
+            output.baseAddress, output.count, &consumed, &produced)
         guard status == LIBDEFLATE_SUCCESS, produced == output.count,
-              limits.allowsExpansion(UInt64(produced), from: UInt64(consumed)),
-              libdeflate_crc32(0, output.baseAddress, produced) == expectedCRC else { return false }
+            limits.allowsExpansion(UInt64(produced), from: UInt64(consumed)),
+            libdeflate_crc32(0, output.baseAddress, produced) == expectedCRC
+        else { return false }
         try body(UnsafeRawBufferPointer(output))
         return true
     }

@@ -48,8 +48,9 @@ public final class ZipArchive: ExportSource {
         var total: UInt64 = 0
         for entry in entries {
             guard limits.allowsExpansion(entry.uncompressedSize, from: entry.compressedSize) else {
-                throw InputError(file: file.path, entry: entry.path,
-                                 limits.ratioRefusal(entry.uncompressedSize, from: entry.compressedSize, declared: true))
+                throw InputError(
+                    file: file.path, entry: entry.path,
+                    limits.ratioRefusal(entry.uncompressedSize, from: entry.compressedSize, declared: true))
             }
             let (sum, overflow) = total.addingReportingOverflow(entry.uncompressedSize)
             guard !overflow, sum <= limits.maxUncompressedBytes else {
@@ -70,7 +71,8 @@ public final class ZipArchive: ExportSource {
         }
         var header = [UInt8](repeating: 0, count: 30)
         guard try file.read(into: &header, at: entry.localHeaderOffset) == 30,
-              header.le32(0) == ZipCentralDirectory.localHeaderSignature else {
+            header.le32(0) == ZipCentralDirectory.localHeaderSignature
+        else {
             throw fail("local header missing (corrupt archive)")
         }
         let flags = header.le16(6), method = header.le16(8)
@@ -86,7 +88,9 @@ public final class ZipArchive: ExportSource {
             throw fail("encrypted entries are not supported; export the archive again without a password")
         }
         guard method == entry.method else {
-            throw fail("the local header's compression method (\(method)) differs from the central directory's (\(entry.method)) (corrupt or tampered archive)")
+            throw fail(
+                "the local header's compression method (\(method)) differs from the central directory's (\(entry.method)) (corrupt or tampered archive)"
+            )
         }
         if flags & 0x08 == 0 {
             // No data descriptor: the local header's CRC and sizes are final and must agree.
@@ -106,14 +110,17 @@ public final class ZipArchive: ExportSource {
                 }
             }
             guard compressed == entry.compressedSize, uncompressed == entry.uncompressedSize,
-                  entry.crc32 == nil || header.le32(14) == entry.crc32 else {
+                entry.crc32 == nil || header.le32(14) == entry.crc32
+            else {
                 throw fail("the local header's sizes or CRC differ from the central directory's (corrupt or tampered archive)")
             }
         }
         let start = entry.localHeaderOffset + 30 + UInt64(nameLength) + UInt64(extraLength)
         guard start <= known.dataBound, entry.compressedSize <= known.dataBound - start else {
-            throw fail(known.isLast ? "its data runs into the central directory (corrupt archive)"
-                                    : "its data overlaps the next entry (overlapping entries: refused as a possible zip bomb)")
+            throw fail(
+                known.isLast
+                    ? "its data runs into the central directory (corrupt archive)"
+                    : "its data overlaps the next entry (overlapping entries: refused as a possible zip bomb)")
         }
         return start
     }

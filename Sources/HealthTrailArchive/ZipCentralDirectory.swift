@@ -122,11 +122,14 @@ package enum ZipCentralDirectory {
             // The smallest local header is 30 bytes plus the name: data cannot start sooner.
             let headerBytes = 30 + UInt64(nameLength)
             guard localOffset < cdOffset, headerBytes <= cdOffset - localOffset,
-                  compressed <= cdOffset - localOffset - headerBytes else {
+                compressed <= cdOffset - localOffset - headerBytes
+            else {
                 throw InputError(file: file.path, entry: name, "entry data lies outside the archive (truncated or corrupt)")
             }
-            listing.entries.append(ArchiveEntry(path: name, uncompressedSize: uncompressed, compressedSize: compressed,
-                                                crc32: crc, method: method, flags: flags, localHeaderOffset: localOffset))
+            listing.entries.append(
+                ArchiveEntry(
+                    path: name, uncompressedSize: uncompressed, compressedSize: compressed,
+                    crc32: crc, method: method, flags: flags, localHeaderOffset: localOffset))
             listing.rawNames.append(Array(cd[nameStart..<extraStart]))
             p = next
         }
@@ -147,8 +150,9 @@ package enum ZipCentralDirectory {
             // Sums cannot overflow: `read` bounded each term by the central directory's offset.
             let minimalEnd = entry.localHeaderOffset + 30 + UInt64(listing.rawNames[i].count) + entry.compressedSize
             guard minimalEnd <= next.localHeaderOffset else {
-                throw InputError(file: file, entry: entry.path,
-                                 "its data overlaps entry \(next.path) (overlapping entries: refused as a possible zip bomb)")
+                throw InputError(
+                    file: file, entry: entry.path,
+                    "its data overlaps entry \(next.path) (overlapping entries: refused as a possible zip bomb)")
             }
             bounds[i] = next.localHeaderOffset
         }

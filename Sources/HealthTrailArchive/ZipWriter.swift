@@ -1,4 +1,5 @@
 import CZlib
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -41,8 +42,10 @@ public final class ZipWriter {
 
     /// Adds an entry whose content `produce` writes through the `emit` function it is given.
     /// `level` is zlib's (0 stores the entry uncompressed).
-    public func addEntry(_ name: String, level: Int32 = Z_DEFAULT_COMPRESSION,
-                         _ produce: (_ emit: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
+    public func addEntry(
+        _ name: String, level: Int32 = Z_DEFAULT_COMPRESSION,
+        _ produce: (_ emit: (UnsafeRawBufferPointer) throws -> Void) throws -> Void
+    ) throws {
         let nameBytes = Array(name.utf8)
         let method: UInt16 = level == 0 ? 0 : 8
         let headerOffset = position
@@ -86,10 +89,13 @@ public final class ZipWriter {
             try pump(Z_FINISH)
         }
         let compressed = position - dataStart
-        try patchLocalHeader(at: headerOffset, nameLength: nameBytes.count, crc: UInt32(truncatingIfNeeded: crc),
-                             compressed: compressed, uncompressed: total)
-        written.append(Written(name: nameBytes, method: method, crc: UInt32(truncatingIfNeeded: crc),
-                               compressed: compressed, uncompressed: total, offset: headerOffset))
+        try patchLocalHeader(
+            at: headerOffset, nameLength: nameBytes.count, crc: UInt32(truncatingIfNeeded: crc),
+            compressed: compressed, uncompressed: total)
+        written.append(
+            Written(
+                name: nameBytes, method: method, crc: UInt32(truncatingIfNeeded: crc),
+                compressed: compressed, uncompressed: total, offset: headerOffset))
     }
 
     /// Adds an entry from bytes in memory.
@@ -99,14 +105,18 @@ public final class ZipWriter {
 
     /// Adds an entry whose compressed bytes the caller supplies with their declared CRC and sizes,
     /// which need not be true: tests use it to build archives that lie or that are enormous.
-    public func addRawEntry(_ name: String, method: UInt16, crc: UInt32, uncompressedSize: UInt64,
-                            compressedSize: UInt64, _ produce: (_ emit: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
+    public func addRawEntry(
+        _ name: String, method: UInt16, crc: UInt32, uncompressedSize: UInt64,
+        compressedSize: UInt64, _ produce: (_ emit: (UnsafeRawBufferPointer) throws -> Void) throws -> Void
+    ) throws {
         let nameBytes = Array(name.utf8)
         let headerOffset = position
         try writeLocalHeader(name: nameBytes, method: method, crc: crc, compressed: compressedSize, uncompressed: uncompressedSize)
         try produce { try self.write($0) }
-        written.append(Written(name: nameBytes, method: method, crc: crc, compressed: compressedSize,
-                               uncompressed: uncompressedSize, offset: headerOffset))
+        written.append(
+            Written(
+                name: nameBytes, method: method, crc: crc, compressed: compressedSize,
+                uncompressed: uncompressedSize, offset: headerOffset))
     }
 
     /// Writes the central directory and end records, then closes the file.
@@ -126,9 +136,9 @@ public final class ZipWriter {
             }
             var h = Bytes()
             h.u32(ZipCentralDirectory.centralHeaderSignature)
-            h.u16(0x031E)                       // made by: Unix, spec 3.0
-            h.u16(extra.bytes.isEmpty ? 20 : 45) // version needed
-            h.u16(0x0800)                       // UTF-8 names
+            h.u16(0x031E)   // made by: Unix, spec 3.0
+            h.u16(extra.bytes.isEmpty ? 20 : 45)   // version needed
+            h.u16(0x0800)   // UTF-8 names
             h.u16(w.method); h.u16(dosTime); h.u16(dosDate); h.u32(w.crc)
             h.u32(bigC ? 0xFFFF_FFFF : UInt32(w.compressed))
             h.u32(bigU ? 0xFFFF_FFFF : UInt32(w.uncompressed))
@@ -209,4 +219,3 @@ package struct Bytes {
     package mutating func u32(_ v: UInt32) { u16(UInt16(v & 0xFFFF)); u16(UInt16(v >> 16)) }
     package mutating func u64(_ v: UInt64) { u32(UInt32(v & 0xFFFF_FFFF)); u32(UInt32(v >> 32)) }
 }
-

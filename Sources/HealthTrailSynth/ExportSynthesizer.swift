@@ -1,4 +1,5 @@
 import HealthTrailArchive
+
 /// Generates realistic Apple Health export archives from a seed, for tests and benchmarks.
 ///
 /// The archive mimics what iOS writes, traps included: an internal DTD (optionally with the
@@ -70,8 +71,8 @@ public enum ExportSynthesizer {
                 let local = w.start + w.zone.offset(utc: w.start)
                 buf.count = 0
                 buf.isoUTC(w.start)
-                summary.workoutLocalDates[String(decoding: UnsafeBufferPointer(start: buf.base, count: buf.count), as: UTF8.self)]
-                    = SynthCalendar.isoDay(SynthCalendar.floorDiv(local, 86_400))
+                summary.workoutLocalDates[String(decoding: UnsafeBufferPointer(start: buf.base, count: buf.count), as: UTF8.self)] =
+                    SynthCalendar.isoDay(SynthCalendar.floorDiv(local, 86_400))
                 let day = SynthCalendar.isoDay(SynthCalendar.floorDiv(local, 86_400))
                 summary.workoutsByLocalDay[day, default: 0] += 1
                 summary.workoutMinutesByLocalDay[day, default: 0] += SynthBuffer.asWritten(Double(w.seconds) / 60, 6)
@@ -79,9 +80,10 @@ public enum ExportSynthesizer {
         }
         buf.count = 0
 
-        try zip.addEntry(top + "export_cda.xml",
-                         bytes: SynthSidecars.clinicalDocument(schedule: schedule, offsetMinutes: options.exportOffsetMinutes),
-                         level: options.compressionLevel)
+        try zip.addEntry(
+            top + "export_cda.xml",
+            bytes: SynthSidecars.clinicalDocument(schedule: schedule, offsetMinutes: options.exportOffsetMinutes),
+            level: options.compressionLevel)
 
         // Routes, in time order; the orphan (if any) goes where its time falls.
         var routes = schedule.days.flatMap { $0.workouts.filter { $0.hasRoute && !$0.routeMissing } }
@@ -96,8 +98,10 @@ public enum ExportSynthesizer {
                     buf.sink = sink
                     defer { buf.sink = nil }
                     buf.resetTotal()
-                    summary.routePoints += try SynthRouteGPX(workout: route, seed: options.seed,
-                                                             exportInstant: schedule.exportInstant).write(into: buf)
+                    summary.routePoints += try SynthRouteGPX(
+                        workout: route, seed: options.seed,
+                        exportInstant: schedule.exportInstant
+                    ).write(into: buf)
                     try buf.flush()
                 }
             }
@@ -107,8 +111,9 @@ public enum ExportSynthesizer {
         for plan in SynthSidecars.ecgDays(schedule) {
             let c = SynthCalendar.civil(plan.dayNumber)
             let m = c.month < 10 ? "0\(c.month)" : "\(c.month)", d = c.day < 10 ? "0\(c.day)" : "\(c.day)"
-            try zip.addEntry(top + "electrocardiograms/ecg_\(c.year)-\(m)-\(d).csv",
-                             bytes: SynthSidecars.ecg(plan, seed: options.seed), level: options.compressionLevel)
+            try zip.addEntry(
+                top + "electrocardiograms/ecg_\(c.year)-\(m)-\(d).csv",
+                bytes: SynthSidecars.ecg(plan, seed: options.seed), level: options.compressionLevel)
         }
         try zip.finish()
         return summary

@@ -56,7 +56,10 @@ extension SynthHealthXML {
             if e - t < 20 || plan.bouts.contains(where: { $0.start < e && $0.end > t })
                 || plan.workouts.contains(where: { $0.start < e && $0.end > t })
                 || plan.hasNap && plan.napStart < e && plan.napEnd > t
-                || potter.contains(where: { $0.0 < e && $0.1 > t }) { continue }
+                || potter.contains(where: { $0.0 < e && $0.1 > t })
+            {
+                continue
+            }
             potter.append((t, e))
             watch.append(.init(start: t, end: e, steps: steps, running: false))
         }
@@ -115,14 +118,16 @@ extension SynthHealthXML {
                 if distance {
                     // Whole centimetres (5 decimals of km), so the day's metres are exact.
                     let cm = (Double(steps) * (sample.running ? 108 : 74)).rounded()
-                    quantity(.distanceWalkingRunning, source, day: plan.index, device: true, unit: "km",
-                             creation: creation, start: start, end: end, cm / 100_000, 5, &r)
+                    quantity(
+                        .distanceWalkingRunning, source, day: plan.index, device: true, unit: "km",
+                        creation: creation, start: start, end: end, cm / 100_000, 5, &r)
                     if !phone {
                         exportDayDistanceCm[SynthCalendar.floorDiv(start + offset, 86_400), default: 0] += Int(cm)
                     }
                 } else {
-                    quantity(.stepCount, source, day: plan.index, device: true, unit: "count",
-                             creation: creation, start: start, end: end, Double(steps), 0, &r)
+                    quantity(
+                        .stepCount, source, day: plan.index, device: true, unit: "count",
+                        creation: creation, start: start, end: end, Double(steps), 0, &r)
                     if !phone {
                         let local = start + plan.zone.offset(utc: start)
                         watchSteps[SynthCalendar.floorDiv(local, 86_400), default: 0] += steps
@@ -141,9 +146,10 @@ extension SynthHealthXML {
         while t < plan.end {
             try buf.flushIfFull()
             let dt = r.int(240, 720)
-            quantity(.basalEnergyBurned, .watch, day: plan.index, device: true, unit: "kcal",
-                     creation: t + dt + r.int(10, 600), start: t, end: t + dt,
-                     Double(dt) / 60 * r.double(0.95, 1.15), 3, &r)
+            quantity(
+                .basalEnergyBurned, .watch, day: plan.index, device: true, unit: "kcal",
+                creation: t + dt + r.int(10, 600), start: t, end: t + dt,
+                Double(dt) / 60 * r.double(0.95, 1.15), 3, &r)
             t += dt
         }
     }
@@ -160,8 +166,9 @@ extension SynthHealthXML {
             try buf.flushIfFull()
             let asleep = t >= plan.sleepStart && t < plan.sleepEnd
             let awake = t >= plan.wake && t < plan.bed
-            let dt = Swift.min(asleep ? r.int(300, 720) : (awake ? r.int(40, 70) : r.int(120, 300)),
-                               plan.end - t, nextExportMidnight(t) - t)
+            let dt = Swift.min(
+                asleep ? r.int(300, 720) : (awake ? r.int(40, 70) : r.int(120, 300)),
+                plan.end - t, nextExportMidnight(t) - t)
             let rate: Double
             if let w = plan.workout(at: t) {
                 rate = w.activity.kcalPerMinute * r.double(0.8, 1.2)
@@ -174,18 +181,21 @@ extension SynthHealthXML {
             let kcal = milli / 1_000
             total += kcal
             exportDayActiveMilli[SynthCalendar.floorDiv(t + offset, 86_400), default: 0] += Int(milli)
-            quantity(.activeEnergyBurned, .watch, day: plan.index, device: true, unit: "kcal",
-                     creation: t + dt + r.int(5, 600), start: t, end: t + dt, kcal, 3, &r)
+            quantity(
+                .activeEnergyBurned, .watch, day: plan.index, device: true, unit: "kcal",
+                creation: t + dt + r.int(5, 600), start: t, end: t + dt, kcal, 3, &r)
             t += dt
         }
         dayActiveKcal[plan.index] = total
         for (k, w) in plan.workouts.enumerated() {
             if w.activity == .cycling && r.chance(0.7) {
-                quantity(.activeEnergyBurned, .zwift, day: plan.index, device: false, unit: "kJ",
-                         creation: w.end + r.int(60, 900), start: w.start, end: w.end, w.energyKcal * 4.184, 1, &r)
+                quantity(
+                    .activeEnergyBurned, .zwift, day: plan.index, device: false, unit: "kJ",
+                    creation: w.end + r.int(60, 900), start: w.start, end: w.end, w.energyKcal * 4.184, 1, &r)
             } else if w.activity == .running && (r.chance(0.5) || plan.index == 0 && k == 0) {
-                quantity(.activeEnergyBurned, .strava, day: plan.index, device: false, unit: "Cal",
-                         creation: w.end + r.int(60, 900), start: w.start, end: w.end, w.energyKcal, 0, &r)
+                quantity(
+                    .activeEnergyBurned, .strava, day: plan.index, device: false, unit: "Cal",
+                    creation: w.end + r.int(60, 900), start: w.start, end: w.end, w.energyKcal, 0, &r)
             }
         }
     }
@@ -201,15 +211,17 @@ extension SynthHealthXML {
             let n = r.int(1, 3)
             if e - t < 10 || climbs.contains(where: { $0.start < e && $0.end > t }) { continue }
             climbs.append((t, e, n))
-            quantity(.flightsClimbed, .watch, day: plan.index, device: true, unit: "count",
-                     creation: e + r.int(30, 900), start: t, end: e, Double(n), 0, &r)
+            quantity(
+                .flightsClimbed, .watch, day: plan.index, device: true, unit: "count",
+                creation: e + r.int(30, 900), start: t, end: e, Double(n), 0, &r)
             exportDayFlights[SynthCalendar.floorDiv(t + offset, 86_400), default: 0] += n
         }
         for c in climbs where r.chance(0.6) {
             let trim = (c.end - c.start) / 4
             let s = c.start + r.int(0, trim), e = c.end - r.int(0, trim)
-            quantity(.flightsClimbed, .iPhone, day: plan.index, device: true, unit: "count",
-                     creation: e + r.int(30, 900), start: s, end: e, Double(Swift.max(1, c.count + r.int(-1, 1))), 0, &r)
+            quantity(
+                .flightsClimbed, .iPhone, day: plan.index, device: true, unit: "count",
+                creation: e + r.int(30, 900), start: s, end: e, Double(Swift.max(1, c.count + r.int(-1, 1))), 0, &r)
         }
     }
 
@@ -221,8 +233,9 @@ extension SynthHealthXML {
             var t = a
             while t + 60 <= b {
                 try buf.flushIfFull()
-                quantity(.appleExerciseTime, .watch, day: plan.index, device: true, unit: "min",
-                         creation: t + 60 + r.int(5, 300), start: t, end: t + 60, 1, 0, &r)
+                quantity(
+                    .appleExerciseTime, .watch, day: plan.index, device: true, unit: "min",
+                    creation: t + 60 + r.int(5, 300), start: t, end: t + 60, 1, 0, &r)
                 minutes += 1
                 t += 60
             }
@@ -238,8 +251,9 @@ extension SynthHealthXML {
         var t = plan.wake + r.int(0, 1_800)
         while t < plan.bed {
             let len = r.int(1, 4) * 60
-            quantity(.appleStandTime, .watch, day: plan.index, device: true, unit: "min",
-                     creation: t + len + r.int(30, 900), start: t, end: t + len, Double(len / 60), 0, &r)
+            quantity(
+                .appleStandTime, .watch, day: plan.index, device: true, unit: "min",
+                creation: t + len + r.int(30, 900), start: t, end: t + len, Double(len / 60), 0, &r)
             t += len + r.int(900, 3_600)
         }
     }

@@ -76,8 +76,9 @@ extension SynthHealthXML {
         if plan.sleepApp {
             // Sleep Cycle on the phone tracked the same night, in the legacy style: its own in-bed
             // span and a few long `Asleep` spans. The Watch outranks it, so the truth ignores them.
-            var a = SynthRandom(seed: options.seed, stream: SynthSchedule.Stream.sleepApp.rawValue,
-                                index: UInt64(plan.index))
+            var a = SynthRandom(
+                seed: options.seed, stream: SynthSchedule.Stream.sleepApp.rawValue,
+                index: UInt64(plan.index))
             let appStart = sleepStart - a.int(2, 25) * 60
             let appEnd = sleepEnd + a.int(0, 15) * 60
             open(.sleepAnalysis, .sleepCycle, day: plan.index, device: false, &a)

@@ -23,12 +23,15 @@ extension SynthHealthXML {
             }
             let asleep = t >= plan.sleepStart && t < plan.sleepEnd
             let walking = plan.bout(at: t) != nil
-            let bpm = asleep ? resting - 6 + r.gauss() * 2.5
+            let bpm =
+                asleep
+                ? resting - 6 + r.gauss() * 2.5
                 : walking ? resting + 38 + r.gauss() * 7 : resting + 14 + r.gauss() * 6
             // Some samples are logged late, so start dates are not in order.
             let start = r.chance(0.06) ? t - r.int(20, 200) : t
-            heartRecord(start: start, creation: t + r.int(40, 600), bpm: bpm,
-                        context: r.chance(0.85) ? (walking ? 2 : (r.chance(0.7) ? 1 : 0)) : -1, day: day, &r)
+            heartRecord(
+                start: start, creation: t + r.int(40, 600), bpm: bpm,
+                context: r.chance(0.85) ? (walking ? 2 : (r.chance(0.7) ? 1 : 0)) : -1, day: day, &r)
             t += r.int(200, 330)
         }
     }
@@ -77,10 +80,13 @@ extension SynthHealthXML {
         var r = rng(.oxygen, plan.index)
         for _ in 0..<r.int(2, 6) {
             let night = plan.hasSleep && r.chance(0.7)
-            let t = night ? plan.sleepStart + r.int(1_800, max(1_801, plan.sleepEnd - plan.sleepStart - 600))
+            let t =
+                night
+                ? plan.sleepStart + r.int(1_800, max(1_801, plan.sleepEnd - plan.sleepStart - 600))
                 : plan.wake + r.int(0, plan.bed - plan.wake)
-            quantity(.oxygenSaturation, .watch, day: plan.index, device: true, unit: "%",
-                     creation: t + r.int(5, 300), start: t, end: t, Swift.min(1, r.double(0.94, 0.995)), 2, &r)
+            quantity(
+                .oxygenSaturation, .watch, day: plan.index, device: true, unit: "%",
+                creation: t + r.int(5, 300), start: t, end: t, Swift.min(1, r.double(0.94, 0.995)), 2, &r)
         }
     }
 
@@ -104,8 +110,9 @@ extension SynthHealthXML {
         let trend = 152.0 + 4 * sin(Double(plan.index) / 60)
         if plan.index % 7 == 0 {
             let t = plan.wake + r.int(300, 1_500)
-            quantity(.bodyMass, .withings, day: plan.index, device: false, unit: "lb",
-                     creation: t + r.int(10, 900), start: t, end: t, trend + r.gauss() * 0.8, 1, &r)
+            quantity(
+                .bodyMass, .withings, day: plan.index, device: false, unit: "lb",
+                creation: t + r.int(10, 900), start: t, end: t, trend + r.gauss() * 0.8, 1, &r)
         }
         if plan.index % 30 == Swift.min(17, schedule.days.count - 1) {
             let t = plan.bed - r.int(600, 7_200)
@@ -124,8 +131,9 @@ extension SynthHealthXML {
         guard plan.index % 10 == Swift.min(3, schedule.days.count - 1) else { return }
         var r = rng(.temperature, plan.index)
         let t = plan.wake + r.int(600, 3_000)
-        quantity(.bodyTemperature, .withings, day: plan.index, device: false, unit: "degF",
-                 creation: t + r.int(5, 120), start: t, end: t, r.double(97.6, 99.1), 1, &r)
+        quantity(
+            .bodyTemperature, .withings, day: plan.index, device: false, unit: "degF",
+            creation: t + r.int(5, 120), start: t, end: t, r.double(97.6, 99.1), 1, &r)
     }
 
     /// The morning blood-pressure reading: its two records, top-level or nested in the Correlation.
@@ -135,8 +143,9 @@ extension SynthHealthXML {
         let t = plan.wake + r.int(900, 2_400)
         let creation = t + r.int(20, 400)
         let sys = Double(r.int(110, 129)), dia = Double(r.int(68, 84))
-        open(systolic ? .bloodPressureSystolic : .bloodPressureDiastolic, .withings, day: plan.index,
-             device: false, &r, nested: nested)
+        open(
+            systolic ? .bloodPressureSystolic : .bloodPressureDiastolic, .withings, day: plan.index,
+            device: false, &r, nested: nested)
         unit("mmHg")
         dates(creation, t, t)
         value(systolic ? sys : dia, 0)
@@ -163,8 +172,9 @@ extension SynthHealthXML {
     package func dailyHeartRate(_ plan: SynthDayPlan, walking: Bool) {
         var r = rng(walking ? .walkingHR : .resting, plan.index)
         let v = walking ? Double(r.int(94, 112)) : Double(r.int(52, 62))
-        quantity(walking ? .walkingHeartRateAverage : .restingHeartRate, .watch, day: plan.index, device: false,
-                 unit: "count/min", creation: plan.bed + r.int(600, 3_000), start: plan.wake, end: plan.bed, v, 0, &r)
+        quantity(
+            walking ? .walkingHeartRateAverage : .restingHeartRate, .watch, day: plan.index, device: false,
+            unit: "count/min", creation: plan.bed + r.int(600, 3_000), start: plan.wake, end: plan.bed, v, 0, &r)
     }
 
     /// Heart-rate variability (SDNN) with the beat-to-beat list the Watch keeps, its times shown

@@ -27,7 +27,10 @@ extension SynthHealthXML {
             buf.lit(w.miles ? "\" totalDistanceUnit=\"mi\" totalEnergyBurned=\"" : "\" totalDistanceUnit=\"km\" totalEnergyBurned=\"")
             buf.fixed(w.energyUnit == 2 ? w.energyKcal * 4.184 : w.energyKcal, 3)
             truth.energyAsWritten = SynthBuffer.asWritten(w.energyUnit == 2 ? w.energyKcal * 4.184 : w.energyKcal, 3)
-            buf.lit(w.energyUnit == 0 ? "\" totalEnergyBurnedUnit=\"kcal\"" : w.energyUnit == 1 ? "\" totalEnergyBurnedUnit=\"Cal\"" : "\" totalEnergyBurnedUnit=\"kJ\"")
+            buf.lit(
+                w.energyUnit == 0
+                    ? "\" totalEnergyBurnedUnit=\"kcal\"" : w.energyUnit == 1 ? "\" totalEnergyBurnedUnit=\"Cal\"" : "\" totalEnergyBurnedUnit=\"kJ\""
+            )
         }
         buf.lit(" sourceName=\"")
         buf.lit(SynthSource.watch.name)
@@ -183,8 +186,10 @@ extension SynthHealthXML {
         buf.fixed(dayActiveKcal[plan.index], 3)
         buf.lit("\" activeEnergyBurnedGoal=\"500\" activeEnergyBurnedUnit=\"Cal\" appleMoveTime=\"0\" appleMoveTimeGoal=\"0\" appleExerciseTime=\"")
         buf.int(dayExerciseMinutes[plan.index])
-        activitySummaryTruths[plan.dayNumber] = (SynthBuffer.asWritten(dayActiveKcal[plan.index], 3),
-                                                 dayExerciseMinutes[plan.index], dayStoodHours[plan.index])
+        activitySummaryTruths[plan.dayNumber] = (
+            SynthBuffer.asWritten(dayActiveKcal[plan.index], 3),
+            dayExerciseMinutes[plan.index], dayStoodHours[plan.index]
+        )
         buf.lit("\" appleExerciseTimeGoal=\"30\" appleStandHours=\"")
         buf.int(dayStoodHours[plan.index])
         buf.lit("\" appleStandHoursGoal=\"12\"/>\n")

@@ -68,7 +68,9 @@ package final class SynthHealthXML {
         buf.lit(options.brokenDTD ? SynthDTD.brokenClosing : SynthDTD.closing)
         buf.lit("<HealthData locale=\"en_US\">\n <ExportDate value=\"")
         buf.healthDate(schedule.exportInstant, offset: offset)
-        buf.lit("\"/>\n <Me HKCharacteristicTypeIdentifierDateOfBirth=\"1988-10-29\" HKCharacteristicTypeIdentifierBiologicalSex=\"HKBiologicalSexFemale\" HKCharacteristicTypeIdentifierBloodType=\"HKBloodTypeNotSet\" HKCharacteristicTypeIdentifierFitzpatrickSkinType=\"HKFitzpatrickSkinTypeNotSet\" HKCharacteristicTypeIdentifierCardioFitnessMedicationsUse=\"None\"/>\n")
+        buf.lit(
+            "\"/>\n <Me HKCharacteristicTypeIdentifierDateOfBirth=\"1988-10-29\" HKCharacteristicTypeIdentifierBiologicalSex=\"HKBiologicalSexFemale\" HKCharacteristicTypeIdentifierBloodType=\"HKBloodTypeNotSet\" HKCharacteristicTypeIdentifierFitzpatrickSkinType=\"HKFitzpatrickSkinTypeNotSet\" HKCharacteristicTypeIdentifierCardioFitnessMedicationsUse=\"None\"/>\n"
+        )
         for type in SynthRecordType.allCases {
             for d in dayOrder(type) {
                 try buf.flushIfFull()
@@ -117,8 +119,9 @@ package final class SynthHealthXML {
     /// Days in order, with some neighbours swapped: exports do not sort records within a type.
     package func dayOrder(_ type: SynthRecordType) -> [Int] {
         var order = Array(0..<schedule.days.count)
-        var rng = SynthRandom(seed: options.seed, stream: SynthSchedule.Stream.dayOrder.rawValue,
-                              index: UInt64(type.rawValue))
+        var rng = SynthRandom(
+            seed: options.seed, stream: SynthSchedule.Stream.dayOrder.rawValue,
+            index: UInt64(type.rawValue))
         var i = 0
         while i + 1 < order.count {
             if rng.chance(0.15) { order.swapAt(i, i + 1); i += 2 } else { i += 1 }
@@ -134,8 +137,10 @@ package final class SynthHealthXML {
 
     /// ` <Record type=".." sourceName=".." sourceVersion=".." [device=".."]` (indent 1, or 2 nested).
     @inline(__always)
-    func open(_ type: SynthRecordType, _ source: SynthSource, day: Int, device: Bool,
-              _ rng: inout SynthRandom, nested: Bool = false) {
+    func open(
+        _ type: SynthRecordType, _ source: SynthSource, day: Int, device: Bool,
+        _ rng: inout SynthRandom, nested: Bool = false
+    ) {
         if !nested { recordCounts[type.rawValue] += 1 }
         buf.lit(nested ? "  <Record type=\"" : " <Record type=\"")
         buf.lit(type.identifier)
@@ -211,8 +216,10 @@ package final class SynthHealthXML {
 
     /// A whole one-line quantity record.
     @inline(__always)
-    package func quantity(_ type: SynthRecordType, _ source: SynthSource, day: Int, device: Bool, unit u: StaticString,
-                  creation: Int, start: Int, end: Int, _ v: Double, _ places: Int, _ rng: inout SynthRandom) {
+    package func quantity(
+        _ type: SynthRecordType, _ source: SynthSource, day: Int, device: Bool, unit u: StaticString,
+        creation: Int, start: Int, end: Int, _ v: Double, _ places: Int, _ rng: inout SynthRandom
+    ) {
         open(type, source, day: day, device: device, &rng)
         unit(u)
         dates(creation, start, end)

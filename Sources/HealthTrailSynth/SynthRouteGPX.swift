@@ -16,7 +16,9 @@ package struct SynthRouteGPX {
     package func write(into buf: SynthBuffer) throws -> Int {
         var r = SynthRandom(seed: seed, stream: SynthSchedule.Stream.route.rawValue, index: workout.stream)
         let w = workout
-        buf.lit("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<gpx version=\"1.1\" creator=\"Apple Health Export\" xmlns=\"http://www.topografix.com/GPX/1/1\" xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" xsi:schemaLocation=\"http://www.topografix.com/GPX/1/1 http://www.topografix.com/GPX/1/1/gpx.xsd\">\n  <metadata>\n    <time>")
+        buf.lit(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<gpx version=\"1.1\" creator=\"Apple Health Export\" xmlns=\"http://www.topografix.com/GPX/1/1\" xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" xsi:schemaLocation=\"http://www.topografix.com/GPX/1/1 http://www.topografix.com/GPX/1/1/gpx.xsd\">\n  <metadata>\n    <time>"
+        )
         buf.isoUTC(exportInstant)
         buf.lit("</time>\n  </metadata>\n  <trk>\n    <name>Route ")
         // "Route 2024-11-14 6:05pm": the local time of the last point, like the file name.

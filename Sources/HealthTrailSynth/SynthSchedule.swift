@@ -19,8 +19,9 @@ package struct SynthSchedule {
 
     package init(options: SynthOptions) {
         let n = max(options.days, 0)
-        let first = SynthCalendar.days(year: options.firstDay.year, month: options.firstDay.month,
-                                       day: options.firstDay.day)
+        let first = SynthCalendar.days(
+            year: options.firstDay.year, month: options.firstDay.month,
+            day: options.firstDay.day)
         // A run of days in New York mid-way (from the second day in small archives).
         let tripStart = n >= 2 ? max(1, n / 2) : Int.max
         let tripLength = max(1, min(9, n / 10))
@@ -38,8 +39,9 @@ package struct SynthSchedule {
             var rng = SynthRandom(seed: options.seed, stream: Stream.plan.rawValue, index: UInt64(i))
             let z = zone(i)
             let mid = midnight(i, z)
-            var plan = SynthDayPlan(index: i, dayNumber: first + i, zone: z, localMidnight: mid,
-                                    start: windowStart(i), end: windowStart(i + 1))
+            var plan = SynthDayPlan(
+                index: i, dayNumber: first + i, zone: z, localMidnight: mid,
+                start: windowStart(i), end: windowStart(i + 1))
             if i == n - 1 { plan.end = max(plan.end, midnight(i + 1, z)) }
             plan.legacySleep = i < n / 4
             plan.bloodPressure = i % 4 == 1
@@ -60,7 +62,11 @@ package struct SynthSchedule {
             // one in each style, so even tiny archives exercise routes and both totals styles.
             let weekday = SynthCalendar.weekday(first + i)
             var kinds: [SynthActivity] = []
-            if i == 0 { kinds = [.running] } else if i == 1 { kinds = [.walking] } else {
+            if i == 0 {
+                kinds = [.running]
+            } else if i == 1 {
+                kinds = [.walking]
+            } else {
                 let r = rng.unit()
                 let count = r < 0.45 ? 1 : (r < 0.52 ? 2 : 0)
                 for _ in 0..<count {
@@ -81,7 +87,8 @@ package struct SynthSchedule {
                 if kind == .hiking {
                     w.start = max(previousEnd, mid + rng.int(570, 630) * 60) + rng.int(0, 59)
                 } else if !(nyEvening && slot == kinds.count - 1)
-                            && (kinds.count >= 2 && slot == 0 || kinds.count == 1 && i != 0 && rng.chance(0.4)) {
+                    && (kinds.count >= 2 && slot == 0 || kinds.count == 1 && i != 0 && rng.chance(0.4))
+                {
                     w.start = plan.wake + rng.int(10, 40) * 60 + rng.int(0, 59)
                 } else {
                     let evening = nyEvening && slot == kinds.count - 1 ? rng.int(1_145, 1_180) : rng.int(1_050, 1_155)
@@ -131,7 +138,8 @@ package struct SynthSchedule {
         if n >= 3 {
             let eligible = { (p: SynthDayPlan) in p.hasSleep && !p.legacySleep }
             if let k = days.firstIndex(where: { $0.index >= n / 4 && eligible($0) && $0.zone == .paris })
-                ?? days.firstIndex(where: eligible) {
+                ?? days.firstIndex(where: eligible)
+            {
                 days[k].sleepApp = true
             }
         }
@@ -144,7 +152,8 @@ package struct SynthSchedule {
             let e = s + r.int(22, 28) * 60
             // (Not at the orphan route's walk either.)
             guard !(options.includeBrokenRouteLinks && k == n / 2), s > p.wake + 3_600, e < p.bed - 3_600,
-                  !p.workouts.contains(where: { $0.start < e + 600 && $0.end > s - 600 }) else { return false }
+                !p.workouts.contains(where: { $0.start < e + 600 && $0.end > s - 600 })
+            else { return false }
             days[k].napStart = s
             days[k].napEnd = e
             days[k].bouts.removeAll { $0.start < e + 300 && $0.end > s - 300 }
@@ -166,7 +175,8 @@ package struct SynthSchedule {
         if options.includeBrokenRouteLinks && options.includeRoutes {
             // The last routed workout loses its file; an orphan walk appears on the middle day.
             if let d = days.lastIndex(where: { $0.workouts.contains { $0.hasRoute } }),
-               let w = days[d].workouts.lastIndex(where: { $0.hasRoute }) {
+                let w = days[d].workouts.lastIndex(where: { $0.hasRoute })
+            {
                 days[d].workouts[w].routeMissing = true
             }
             if !days.isEmpty {

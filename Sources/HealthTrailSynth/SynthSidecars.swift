@@ -10,7 +10,9 @@ package enum SynthSidecars {
     /// looks for the main file by its `<HealthData` root must not pick it.
     package static func clinicalDocument(schedule: SynthSchedule, offsetMinutes: Int) -> [UInt8] {
         let buf = SynthBuffer()
-        buf.lit("<?xml version=\"1.0\"?>\n<ClinicalDocument xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" xsi:schemaLocation=\"urn:hl7-org:v3 ../../../CDA%20R2/cda-schemas-and-samples/infrastructure/cda/CDA.xsd\" xmlns=\"urn:hl7-org:v3\" xmlns:cda=\"urn:hl7-org:v3\" xmlns:sdtc=\"urn:l7-org:sdtc\" xmlns:fhir=\"http://hl7.org/fhir/v3\">\n <realmCode code=\"US\"/>\n <typeId root=\"2.16.840.1.113883.1.3\" extension=\"POCD_HD000040\"/>\n <templateId root=\"2.16.840.1.113883.10.20.22.1.2\"/>\n <id extension=\"Health Export CDA\" root=\"1.1.1.1.1.1.1.1.1\"/>\n <code codeSystem=\"2.16.840.1.113883.6.1\" codeSystemName=\"LOINC\" code=\"34109-9\" displayName=\"Note\"/>\n <title>Health Data Export</title>\n <effectiveTime value=\"")
+        buf.lit(
+            "<?xml version=\"1.0\"?>\n<ClinicalDocument xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" xsi:schemaLocation=\"urn:hl7-org:v3 ../../../CDA%20R2/cda-schemas-and-samples/infrastructure/cda/CDA.xsd\" xmlns=\"urn:hl7-org:v3\" xmlns:cda=\"urn:hl7-org:v3\" xmlns:sdtc=\"urn:l7-org:sdtc\" xmlns:fhir=\"http://hl7.org/fhir/v3\">\n <realmCode code=\"US\"/>\n <typeId root=\"2.16.840.1.113883.1.3\" extension=\"POCD_HD000040\"/>\n <templateId root=\"2.16.840.1.113883.10.20.22.1.2\"/>\n <id extension=\"Health Export CDA\" root=\"1.1.1.1.1.1.1.1.1\"/>\n <code codeSystem=\"2.16.840.1.113883.6.1\" codeSystemName=\"LOINC\" code=\"34109-9\" displayName=\"Note\"/>\n <title>Health Data Export</title>\n <effectiveTime value=\""
+        )
         let local = schedule.exportInstant + offsetMinutes * 60
         let day = SynthCalendar.floorDiv(local, 86_400)
         let c = SynthCalendar.civil(day)
@@ -20,7 +22,9 @@ package enum SynthSidecars {
         let o = abs(offsetMinutes)
         buf.byte(offsetMinutes < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
         buf.two(o / 60); buf.two(o % 60)
-        buf.lit("\"/>\n <confidentialityCode code=\"N\" codeSystem=\"2.16.840.1.113883.5.25\"/>\n <recordTarget>\n  <patientRole>\n   <id root=\"2.16.840.1.113883.4.6\" nullFlavor=\"NA\"/>\n   <patient>\n    <administrativeGenderCode code=\"F\" codeSystem=\"2.16.840.1.113883.5.1\" displayName=\"Female\"/>\n    <birthTime value=\"19881029\"/>\n   </patient>\n  </patientRole>\n </recordTarget>\n</ClinicalDocument>\n")
+        buf.lit(
+            "\"/>\n <confidentialityCode code=\"N\" codeSystem=\"2.16.840.1.113883.5.25\"/>\n <recordTarget>\n  <patientRole>\n   <id root=\"2.16.840.1.113883.4.6\" nullFlavor=\"NA\"/>\n   <patient>\n    <administrativeGenderCode code=\"F\" codeSystem=\"2.16.840.1.113883.5.1\" displayName=\"Female\"/>\n    <birthTime value=\"19881029\"/>\n   </patient>\n  </patientRole>\n </recordTarget>\n</ClinicalDocument>\n"
+        )
         return Array(UnsafeBufferPointer(start: buf.base, count: buf.count))
     }
 
@@ -40,7 +44,8 @@ package enum SynthSidecars {
         let t = plan.bed - r.int(3_600, 7_200)
         buf.lit("Name,Alex Martin\nDate of Birth,\"Oct 29, 1988\"\nRecorded Date,")
         buf.healthDate(t, offset: plan.zone.offset(utc: t))
-        buf.lit("\nClassification,Sinus Rhythm\nSymptoms,\nSoftware Version,2\nDevice,\"Watch6,1\"\nSample Rate,512 hertz\n\n\nLead,Lead I\nUnit,µV\n\n")
+        buf.lit(
+            "\nClassification,Sinus Rhythm\nSymptoms,\nSoftware Version,2\nDevice,\"Watch6,1\"\nSample Rate,512 hertz\n\n\nLead,Lead I\nUnit,µV\n\n")
         let beat = 512.0 * 60 / Double(r.int(58, 76))
         var wander = 0.0
         for i in 0..<(512 * 30) {
@@ -51,7 +56,8 @@ package enum SynthSidecars {
                 return x * x > 40 ? 0 : height * exp2(-x * x * 1.4427)
             }
             wander = wander * 0.999 + r.gauss() * 0.6
-            let v = bump(0.15, 0.025, 120) + bump(0.30, 0.008, 1_100) - bump(0.32, 0.01, 250)
+            let v =
+                bump(0.15, 0.025, 120) + bump(0.30, 0.008, 1_100) - bump(0.32, 0.01, 250)
                 + bump(0.55, 0.05, 280) + wander + r.gauss() * 6
             buf.fixed(v, 3)
             buf.byte(10)

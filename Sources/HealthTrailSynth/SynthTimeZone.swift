@@ -18,8 +18,8 @@ package enum SynthTimeZone: Sendable, Equatable {
     /// Home location (latitude, longitude) routes start from in this zone.
     package var home: (lat: Double, lon: Double) {
         switch self {
-        case .paris: return (48.846_222, 2.337_160)     // Jardin du Luxembourg
-        case .newYork: return (40.785_091, -73.968_285)  // Central Park
+        case .paris: return (48.846_222, 2.337_160)   // Jardin du Luxembourg
+        case .newYork: return (40.785_091, -73.968_285)   // Central Park
         }
     }
 

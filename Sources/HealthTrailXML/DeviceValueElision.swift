@@ -1,9 +1,10 @@
+import HealthTrailArchive
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import HealthTrailArchive
 
 /// Empties the values of export.xml's `device` attributes before libxml2 reads them.
 ///
@@ -132,7 +133,7 @@ public final class DeviceValueElision: ChunkRewriter {
                     matched += 1
                     i += 1
                 } else {
-                    matched = 0                // c is read again: it may be a `<`
+                    matched = 0   // c is read again: it may be a `<`
                 }
 
             case .content:
@@ -212,7 +213,7 @@ public final class DeviceValueElision: ChunkRewriter {
                         break
                     }
                     guard let close = Self.find(c, in: p, from: i, to: end) else {
-                        mode = .value          // the value goes on in the next chunk
+                        mode = .value   // the value goes on in the next chunk
                         i = end
                         break
                     }
@@ -376,10 +377,11 @@ public final class DeviceValueElision: ChunkRewriter {
     /// (the "has less" and "has zero byte" word tricks: exact as a whole, whichever lane
     /// they flag).
     @inline(__always) private static func mayNeedCheck(_ word: UInt64) -> Bool {
-        if word & highs != 0 { return true }                      // a byte above 0x7F
-        let below20 = (word &- ones &* 0x20) & ~word & highs      // "has a byte less than 0x20"
-        return (below20 | zeroBytes(word ^ (ones &* 0x7F)) | zeroBytes(word ^ (ones &* 0x3C))
-                | zeroBytes(word ^ (ones &* 0x26))) != 0
+        if word & highs != 0 { return true }   // a byte above 0x7F
+        let below20 = (word &- ones &* 0x20) & ~word & highs   // "has a byte less than 0x20"
+        return
+            (below20 | zeroBytes(word ^ (ones &* 0x7F)) | zeroBytes(word ^ (ones &* 0x3C))
+            | zeroBytes(word ^ (ones &* 0x26))) != 0
     }
 
     /// True when the value opening at `quote` in `bytes` belongs to an attribute named exactly
@@ -394,7 +396,10 @@ public final class DeviceValueElision: ChunkRewriter {
         // (Only without a space before `=`: `device ="` must reach the full look-back, or where
         // chunks end would decide.)
         if quote >= 3 && bytes[quote - 1] == UInt8(ascii: "=") && !Self.isSpace(bytes[quote - 2])
-            && (bytes[quote - 2] != UInt8(ascii: "e") || bytes[quote - 3] != UInt8(ascii: "c")) { return false }
+            && (bytes[quote - 2] != UInt8(ascii: "e") || bytes[quote - 3] != UInt8(ascii: "c"))
+        {
+            return false
+        }
         if limit >= 0 {
             // The common case: everything the look-back may read is in this chunk.
             var j = quote - 1
@@ -429,7 +434,10 @@ public final class DeviceValueElision: ChunkRewriter {
     /// The length of the predefined entity reference at `bytes` (`&lt;` … `&apos;`), or 0.
     private static func predefinedEntityLength(_ bytes: UnsafePointer<UInt8>, _ available: Int) -> Int {
         if available >= 4, bytes[3] == UInt8(ascii: ";"), bytes[2] == UInt8(ascii: "t"),
-           bytes[1] == UInt8(ascii: "l") || bytes[1] == UInt8(ascii: "g") { return 4 }
+            bytes[1] == UInt8(ascii: "l") || bytes[1] == UInt8(ascii: "g")
+        {
+            return 4
+        }
         if available >= 5, memcmp(bytes, "&amp;", 5) == 0 { return 5 }
         if available >= 6, memcmp(bytes, "&quot;", 6) == 0 || memcmp(bytes, "&apos;", 6) == 0 { return 6 }
         return 0

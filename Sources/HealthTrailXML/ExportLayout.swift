@@ -16,13 +16,15 @@ public struct ExportLayout {
         let xmlEntries = source.entries.filter { $0.path.lowercased().hasSuffix(".xml") }
         let candidates = source is SingleFileSource ? source.entries : xmlEntries
         var main: ArchiveEntry?
-        for entry in candidates.sorted(by: { $0.uncompressedSize > $1.uncompressedSize }) where try Self.isHealthData(source.prefix(of: entry, limit: 64 * 1024)) {
+        for entry in candidates.sorted(by: { $0.uncompressedSize > $1.uncompressedSize })
+        where try Self.isHealthData(source.prefix(of: entry, limit: 64 * 1024)) {
             main = entry
             break
         }
         guard let main else {
             if source is SingleFileSource {
-                throw InputError(file: source.displayName, "not an Apple Health export: expected a .zip, an export.xml or an apple_health_export folder")
+                throw InputError(
+                    file: source.displayName, "not an Apple Health export: expected a .zip, an export.xml or an apple_health_export folder")
             }
             let looked = xmlEntries.isEmpty ? "it has no .xml entry" : "looked at \(xmlEntries.count) .xml entries"
             throw InputError(file: source.displayName, "no Apple Health export.xml found (\(looked))")

@@ -1,4 +1,5 @@
 import HealthTrailArchive
+
 /// A decoder driven by a `SAXPushParser`, whose callbacks may raise a fatal error (a write
 /// failure, a fault under `--strict`) that they cannot throw through libxml2.
 package protocol SAXDocumentDecoder: AnyObject {

@@ -1,4 +1,5 @@
 import CLibXML2
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -29,13 +30,15 @@ package final class SAXEventTrace {
             guard let ctx, let name else { return }
             let trace = Unmanaged<SAXEventTrace>.fromOpaque(ctx).takeUnretainedValue()
             trace.flushText()
-            var line = "<" + (prefix.map { String(cString: $0) + ":" } ?? "") + String(cString: name)
+            var line =
+                "<" + (prefix.map { String(cString: $0) + ":" } ?? "") + String(cString: name)
                 + " @\(trace.parser?.line ?? 0)"
             for i in 0..<Int(count) {
                 guard let base = attributes.map({ $0 + i * 5 }), let key = base[0], let start = base[3], let end = base[4] else { continue }
                 let keyBytes = Array(UnsafeBufferPointer(start: key, count: strlen(key)))
                 line += " " + String(decoding: keyBytes, as: UTF8.self) + "="
-                line += keyBytes == trace.maskedAttribute ? "…" : String(decoding: UnsafeBufferPointer(start: start, count: end - start), as: UTF8.self)
+                line +=
+                    keyBytes == trace.maskedAttribute ? "…" : String(decoding: UnsafeBufferPointer(start: start, count: end - start), as: UTF8.self)
             }
             trace.lines.append(line)
         }
@@ -55,15 +58,17 @@ package final class SAXEventTrace {
             guard let ctx else { return }
             let trace = Unmanaged<SAXEventTrace>.fromOpaque(ctx).takeUnretainedValue()
             trace.flushText()
-            trace.lines.append("<?" + (target.map { String(cString: $0) } ?? "") + " " + (data.map { String(cString: $0) } ?? "")
-                               + " @\(trace.parser?.line ?? 0)")
+            trace.lines.append(
+                "<?" + (target.map { String(cString: $0) } ?? "") + " " + (data.map { String(cString: $0) } ?? "")
+                    + " @\(trace.parser?.line ?? 0)")
         }
         handler.characters = { ctx, bytes, count in
             guard let ctx, let bytes else { return }
             Unmanaged<SAXEventTrace>.fromOpaque(ctx).takeUnretainedValue().text += UnsafeBufferPointer(start: bytes, count: Int(count))
         }
-        let parser = SAXPushParser(handler: handler, userData: Unmanaged.passUnretained(self).toOpaque(),
-                                   fileName: "trace.xml", entryName: nil)
+        let parser = SAXPushParser(
+            handler: handler, userData: Unmanaged.passUnretained(self).toOpaque(),
+            fileName: "trace.xml", entryName: nil)
         self.parser = parser
         do {
             for chunk in chunks { try parser.feed(chunk) }

@@ -24,7 +24,8 @@ public final class SAXPushParser {
     private let userData: UnsafeMutableRawPointer
     /// Set by `parseWhole`: the document has been parsed, `feed` and `finish` have nothing to do.
     private var parsedWhole = false
-    private static let options = Int32(XML_PARSE_NONET.rawValue) | Int32(XML_PARSE_NOENT.rawValue)
+    private static let options =
+        Int32(XML_PARSE_NONET.rawValue) | Int32(XML_PARSE_NOENT.rawValue)
         | Int32(XML_PARSE_NOWARNING.rawValue) | Int32(XML_PARSE_NOERROR.rawValue)
 
     /// - Parameters:
@@ -113,16 +114,18 @@ public final class SAXPushParser {
         unread.initialize(to: document)
         defer { unread.deallocate() }
         var sax = handler
-        let pull = xmlCreateIOParserCtxt(&sax, userData, { source, buffer, length in
-            guard let source, let buffer, length > 0 else { return 0 }
-            let unread = source.assumingMemoryBound(to: UnsafeRawBufferPointer.self)
-            let count = min(Int(length), unread.pointee.count)
-            if count > 0 {
-                UnsafeMutableRawPointer(buffer).copyMemory(from: unread.pointee.baseAddress!, byteCount: count)
-                unread.pointee = UnsafeRawBufferPointer(rebasing: unread.pointee[count...])
-            }
-            return Int32(count)
-        }, nil, unread, XML_CHAR_ENCODING_NONE)
+        let pull = xmlCreateIOParserCtxt(
+            &sax, userData,
+            { source, buffer, length in
+                guard let source, let buffer, length > 0 else { return 0 }
+                let unread = source.assumingMemoryBound(to: UnsafeRawBufferPointer.self)
+                let count = min(Int(length), unread.pointee.count)
+                if count > 0 {
+                    UnsafeMutableRawPointer(buffer).copyMemory(from: unread.pointee.baseAddress!, byteCount: count)
+                    unread.pointee = UnsafeRawBufferPointer(rebasing: unread.pointee[count...])
+                }
+                return Int32(count)
+            }, nil, unread, XML_CHAR_ENCODING_NONE)
         guard let pull else { throw InputError(file: fileName, entry: entryName, "libxml2 could not start a parser") }
         if let context { xmlFreeParserCtxt(context) }
         context = pull
@@ -159,8 +162,9 @@ public final class SAXPushParser {
 
     /// The error for a document nested deeper than `maxDepth`, at the current line.
     package func depthError(line: Int? = nil) -> InputError {
-        InputError(file: fileName, entry: entryName, line: line ?? self.line,
-                   "malformed XML: elements nested more than \(Self.maxDepth) deep")
+        InputError(
+            file: fileName, entry: entryName, line: line ?? self.line,
+            "malformed XML: elements nested more than \(Self.maxDepth) deep")
     }
 
     /// Stops the parser from inside a callback (e.g. a fatal fault under `--strict`).
@@ -185,14 +189,14 @@ public final class SAXPushParser {
         case XML_ERR_UNDECLARED_ENTITY, XML_WAR_UNDECLARED_ENTITY: return "undefined entity"
         case XML_ERR_ENTITY_LOOP: return "entity reference loop"
         case XML_ERR_ENTITYREF_NO_NAME, XML_ERR_ENTITYREF_SEMICOL_MISSING, XML_ERR_ENTITYREF_AT_EOF,
-             XML_ERR_ENTITYREF_IN_PROLOG, XML_ERR_ENTITYREF_IN_EPILOG, XML_ERR_ENTITYREF_IN_DTD,
-             XML_ERR_PEREF_NO_NAME, XML_ERR_PEREF_SEMICOL_MISSING, XML_ERR_UNPARSED_ENTITY,
-             XML_ERR_ENTITY_IS_EXTERNAL, XML_ERR_ENTITY_IS_PARAMETER, XML_ERR_ENTITY_NOT_STARTED,
-             XML_ERR_ENTITY_NOT_FINISHED, XML_ERR_ENTITY_BOUNDARY, XML_ERR_ENTITY_PROCESSING,
-             XML_ERR_ENTITY_CHAR_ERROR, XML_ERR_ENTITY_PE_INTERNAL:
+            XML_ERR_ENTITYREF_IN_PROLOG, XML_ERR_ENTITYREF_IN_EPILOG, XML_ERR_ENTITYREF_IN_DTD,
+            XML_ERR_PEREF_NO_NAME, XML_ERR_PEREF_SEMICOL_MISSING, XML_ERR_UNPARSED_ENTITY,
+            XML_ERR_ENTITY_IS_EXTERNAL, XML_ERR_ENTITY_IS_PARAMETER, XML_ERR_ENTITY_NOT_STARTED,
+            XML_ERR_ENTITY_NOT_FINISHED, XML_ERR_ENTITY_BOUNDARY, XML_ERR_ENTITY_PROCESSING,
+            XML_ERR_ENTITY_CHAR_ERROR, XML_ERR_ENTITY_PE_INTERNAL:
             return "malformed entity reference"
         case XML_ERR_INVALID_HEX_CHARREF, XML_ERR_INVALID_DEC_CHARREF, XML_ERR_INVALID_CHARREF,
-             XML_ERR_CHARREF_AT_EOF, XML_ERR_CHARREF_IN_PROLOG, XML_ERR_CHARREF_IN_EPILOG, XML_ERR_CHARREF_IN_DTD:
+            XML_ERR_CHARREF_AT_EOF, XML_ERR_CHARREF_IN_PROLOG, XML_ERR_CHARREF_IN_EPILOG, XML_ERR_CHARREF_IN_DTD:
             return "malformed character reference"
         case XML_ERR_TAG_NAME_MISMATCH: return "mismatched end tag" + openedOn
         case XML_ERR_TAG_NOT_FINISHED: return prematureEnd + openedOn
@@ -207,17 +211,17 @@ public final class SAXPushParser {
         case XML_ERR_UNKNOWN_ENCODING, XML_ERR_UNSUPPORTED_ENCODING, XML_ERR_ENCODING_NAME: return "unsupported encoding"
         case XML_ERR_ATTRIBUTE_REDEFINED: return "attribute given twice"
         case XML_ERR_LT_IN_ATTRIBUTE, XML_ERR_ATTRIBUTE_NOT_STARTED, XML_ERR_ATTRIBUTE_NOT_FINISHED,
-             XML_ERR_ATTRIBUTE_WITHOUT_VALUE:
+            XML_ERR_ATTRIBUTE_WITHOUT_VALUE:
             return "malformed attribute"
         case XML_ERR_NAME_TOO_LONG: return "name too long"
         case XML_ERR_NAME_REQUIRED, XML_ERR_GT_REQUIRED, XML_ERR_LTSLASH_REQUIRED, XML_ERR_EQUAL_REQUIRED,
-             XML_ERR_SPACE_REQUIRED, XML_ERR_LT_REQUIRED:
+            XML_ERR_SPACE_REQUIRED, XML_ERR_LT_REQUIRED:
             return "malformed tag"
         case XML_ERR_COMMENT_NOT_FINISHED, XML_ERR_HYPHEN_IN_COMMENT: return "malformed comment"
         case XML_ERR_CDATA_NOT_FINISHED, XML_ERR_MISPLACED_CDATA_END: return "malformed CDATA section"
         case XML_ERR_PI_NOT_STARTED, XML_ERR_PI_NOT_FINISHED, XML_ERR_RESERVED_XML_NAME: return "malformed processing instruction"
         case XML_ERR_XMLDECL_NOT_STARTED, XML_ERR_XMLDECL_NOT_FINISHED, XML_ERR_VERSION_MISSING,
-             XML_ERR_UNKNOWN_VERSION, XML_ERR_STANDALONE_VALUE:
+            XML_ERR_UNKNOWN_VERSION, XML_ERR_STANDALONE_VALUE:
             return "malformed XML declaration"
         case XML_ERR_DOCTYPE_NOT_FINISHED, XML_ERR_EXT_SUBSET_NOT_FINISHED: return "malformed DOCTYPE"
         case XML_ERR_NO_MEMORY: return "out of memory"
@@ -230,4 +234,3 @@ public final class SAXPushParser {
         return InputError(file: fileName, entry: entryName, line: line, "malformed XML: \(message)")
     }
 }
-

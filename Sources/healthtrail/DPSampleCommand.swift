@@ -8,10 +8,10 @@ struct DPSampleCommand: ParsableCommand {
         commandName: "dp-sample",
         abstract: "Print noise samples of a mechanism, one per line (for checking the samplers).",
         discussion: """
-        Draws from the same exact samplers and secure random source releases use. Used by \
-        Benchmarks/opendp/compare_laplace.py to compare HealthTrail's discrete Laplace with OpenDP's:
-          healthtrail dp-sample --mechanism laplace --scale 3/1 --count 100000
-        """,
+            Draws from the same exact samplers and secure random source releases use. Used by \
+            Benchmarks/opendp/compare_laplace.py to compare HealthTrail's discrete Laplace with OpenDP's:
+              healthtrail dp-sample --mechanism laplace --scale 3/1 --count 100000
+            """,
         // A developer's tool: left out of `healthtrail --help`, the man page's command list and
         // the completions, but still runnable by name.
         shouldDisplay: false

@@ -1,9 +1,10 @@
 import ArgumentParser
+import HealthTrailArchive
+import HealthTrailKit
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import HealthTrailArchive
-import HealthTrailKit
 
 /// Entry point: exit codes are part of the interface (README "Exit codes"), so usage errors
 /// map to 2 rather than ArgumentParser's default 64.

@@ -7,20 +7,22 @@ struct InspectCommand: ParsableCommand {
         commandName: "inspect",
         abstract: "Summarise an export without writing anything.",
         discussion: """
-        Lists the archive's entries, the export version and date, the span of the data, record \
-        counts per type and the sources that wrote them. Reads the whole export.xml once.
+            Lists the archive's entries, the export version and date, the span of the data, record \
+            counts per type and the sources that wrote them. Reads the whole export.xml once.
 
-        --json prints the same as one JSON object for scripts (stable keys, see format_version): \
-        names, counts, sizes and dates only, like manifest.json; the sources are counted, not \
-        named.
+            --json prints the same as one JSON object for scripts (stable keys, see format_version): \
+            names, counts, sizes and dates only, like manifest.json; the sources are counted, not \
+            named.
 
-        Examples:
-          healthtrail inspect ~/Downloads/export.zip
-          healthtrail inspect ~/Downloads/export.zip --json | jq .counts.workouts
-        """
+            Examples:
+              healthtrail inspect ~/Downloads/export.zip
+              healthtrail inspect ~/Downloads/export.zip --json | jq .counts.workouts
+            """
     )
 
-    @Argument(help: ArgumentHelp("The export: export.zip, an apple_health_export/ folder, or export.xml; - reads it from standard input.", valueName: "archive"))
+    @Argument(
+        help: ArgumentHelp(
+            "The export: export.zip, an apple_health_export/ folder, or export.xml; - reads it from standard input.", valueName: "archive"))
     var archive: String
 
     @Flag(name: .shortAndLong, help: "No progress line.")
@@ -44,7 +46,9 @@ struct InspectCommand: ParsableCommand {
         }
         print("export:   \(spool == nil ? report.source : StandardInputArchive.label)")
         print("main xml: \(report.layout.mainXML.path) (\(report.layout.mainXML.uncompressedSize) bytes)")
-        print("version:  \(report.exportVersion ?? "unknown")   exported: \(report.exportDate?.utcString ?? "unknown")   locale: \(report.locale ?? "unknown")")
+        print(
+            "version:  \(report.exportVersion ?? "unknown")   exported: \(report.exportDate?.utcString ?? "unknown")   locale: \(report.locale ?? "unknown")"
+        )
         if let (first, last) = report.dateRange {
             print("data:     \(first.utcString) … \(last.utcString)")
         }

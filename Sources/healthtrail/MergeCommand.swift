@@ -1,10 +1,11 @@
 import ArgumentParser
 import Foundation
+import HealthTrailArchive
+import HealthTrailKit
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import HealthTrailArchive
-import HealthTrailKit
 
 /// `healthtrail merge PARTIAL... [--list FILE] --out MERGED`.
 struct MergeCommand: ParsableCommand {
@@ -12,18 +13,18 @@ struct MergeCommand: ParsableCommand {
         commandName: "merge",
         abstract: "Add up partial aggregates of a cohort into one (exactly, in any order).",
         discussion: """
-        Each partial holds the bounded, noise-free totals of one or more people for the releases \
-        of one spec. Merging adds them up: the same partials give the same bytes in any order or \
-        grouping, so merges of merges are fine. A partial given twice with the same bytes (a \
-        task result delivered twice) counts once; a person in two different partials, partials \
-        of another spec or another healthtrail version are refused. Release the result with \
-        `healthtrail release --partial`.
+            Each partial holds the bounded, noise-free totals of one or more people for the releases \
+            of one spec. Merging adds them up: the same partials give the same bytes in any order or \
+            grouping, so merges of merges are fine. A partial given twice with the same bytes (a \
+            task result delivered twice) counts once; a person in two different partials, partials \
+            of another spec or another healthtrail version are refused. Release the result with \
+            `healthtrail release --partial`.
 
-        Example:
-          healthtrail merge --list partials.txt --out cohort.partial
-          healthtrail release --spec pipelines/releases.yaml --partial cohort.partial \\
-            --out cohort/dp --ledger cohort/privacy-ledger.jsonl
-        """
+            Example:
+              healthtrail merge --list partials.txt --out cohort.partial
+              healthtrail release --spec pipelines/releases.yaml --partial cohort.partial \\
+                --out cohort/dp --ledger cohort/privacy-ledger.jsonl
+            """
     )
 
     @Argument(help: ArgumentHelp("Partial aggregate files.", valueName: "partial"))

@@ -1,10 +1,11 @@
 import ArgumentParser
 import Foundation
+import HealthTrailArchive
+import HealthTrailKit
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import HealthTrailArchive
-import HealthTrailKit
 
 /// `healthtrail partial ARCHIVE --pipeline FILE --out FILE`: one person's share of a cohort.
 struct PartialCommand: ParsableCommand {
@@ -12,26 +13,26 @@ struct PartialCommand: ParsableCommand {
         commandName: "partial",
         abstract: "One person's partial aggregate for a cohort: bounded totals, no noise.",
         discussion: """
-        Processes one archive as `run` does, then bounds its contributions to each of the cohort \
-        pipeline's releases per privacy unit and writes the totals, without noise, to --out. The \
-        person is named by a pseudonym: HMAC-SHA256 of the archive's name (alice.zip → alice) \
-        under the pipeline's key file, so the same archive gives the same pseudonym on any \
-        machine. Partials are merged exactly by `healthtrail merge` and released once by \
-        `healthtrail release --partial`. `healthtrail run --pipeline cohort.yaml` does all three \
-        on one machine; a Spark job (pipelines/spark/) runs this command once per archive.
+            Processes one archive as `run` does, then bounds its contributions to each of the cohort \
+            pipeline's releases per privacy unit and writes the totals, without noise, to --out. The \
+            person is named by a pseudonym: HMAC-SHA256 of the archive's name (alice.zip → alice) \
+            under the pipeline's key file, so the same archive gives the same pseudonym on any \
+            machine. Partials are merged exactly by `healthtrail merge` and released once by \
+            `healthtrail release --partial`. `healthtrail run --pipeline cohort.yaml` does all three \
+            on one machine; a Spark job (pipelines/spark/) runs this command once per archive.
 
-        --key-file names the key when the pipeline's path to it does not hold on this machine \
-        (a Spark task passes its shipped copy).
+            --key-file names the key when the pipeline's path to it does not hold on this machine \
+            (a Spark task passes its shipped copy).
 
-        The run's outputs go to --outputs (kept, and skipped next time when nothing changed), or \
-        to a temporary folder removed afterwards.
+            The run's outputs go to --outputs (kept, and skipped next time when nothing changed), or \
+            to a temporary folder removed afterwards.
 
-        Exit codes: 0 written, 1 the archive (or an output) failed, 2 usage error or invalid \
-        pipeline file, 3 nothing new (same archive, version and settings, same partial).
+            Exit codes: 0 written, 1 the archive (or an output) failed, 2 usage error or invalid \
+            pipeline file, 3 nothing new (same archive, version and settings, same partial).
 
-        Example:
-          healthtrail partial study/alice.zip --pipeline pipelines/cohort.yaml --out alice.partial
-        """
+            Example:
+              healthtrail partial study/alice.zip --pipeline pipelines/cohort.yaml --out alice.partial
+            """
     )
 
     @Argument(help: ArgumentHelp("One person's export (export.zip, folder or export.xml).", valueName: "archive"))

@@ -1,9 +1,10 @@
 import ArgumentParser
+import HealthTrailArchive
+import HealthTrailKit
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import HealthTrailArchive
-import HealthTrailKit
 
 /// `healthtrail release --spec FILE (--data DIR | --partial FILE --out DIR --ledger FILE)`.
 struct ReleaseCommand: ParsableCommand {
@@ -11,28 +12,28 @@ struct ReleaseCommand: ParsableCommand {
         commandName: "release",
         abstract: "Release differentially private aggregates of a run's outputs or a cohort's merged partial.",
         discussion: """
-        Reads the release spec (see pipelines/releases.yaml): for each release, the contributions \
-        are bounded per privacy unit (at most max_partitions partitions and max_contributions \
-        values each, clamped to the declared bounds), one noisy value is drawn per public \
-        partition (discrete Laplace for epsilon, discrete Gaussian for rho, sampled exactly from \
-        the system's secure random source), and dp/<release>.csv is written with the mechanism, \
-        epsilon or rho, bounds and 95% error bar on every row.
+            Reads the release spec (see pipelines/releases.yaml): for each release, the contributions \
+            are bounded per privacy unit (at most max_partitions partitions and max_contributions \
+            values each, clamped to the declared bounds), one noisy value is drawn per public \
+            partition (discrete Laplace for epsilon, discrete Gaussian for rho, sampled exactly from \
+            the system's secure random source), and dp/<release>.csv is written with the mechanism, \
+            epsilon or rho, bounds and 95% error bar on every row.
 
-        Every spend is recorded in the budget ledger before anything is published. Running the \
-        same release on the same data again answers from the ledger (same values, no new \
-        spend); a release that would exceed the spec's budget is refused and writes nothing; a \
-        ledger edited by hand is detected and refuses further releases.
+            Every spend is recorded in the budget ledger before anything is published. Running the \
+            same release on the same data again answers from the ledger (same values, no new \
+            spend); a release that would exceed the spec's budget is refused and writes nothing; a \
+            ledger edited by hand is detected and refuses further releases.
 
-        For a cohort, --partial takes the merged partial aggregate of everyone (see \
-        `healthtrail merge`) instead of one run's folder: it must have been computed for the \
-        releases of this spec, and --out and --ledger must be given.
+            For a cohort, --partial takes the merged partial aggregate of everyone (see \
+            `healthtrail merge`) instead of one run's folder: it must have been computed for the \
+            releases of this spec, and --out and --ledger must be given.
 
-        Examples:
-          healthtrail run export.zip --out ~/health
-          healthtrail release --spec pipelines/releases.yaml --data ~/health
-          healthtrail release --spec pipelines/releases.yaml --partial cohort.partial \\
-            --out cohort/dp --ledger cohort/privacy-ledger.jsonl
-        """
+            Examples:
+              healthtrail run export.zip --out ~/health
+              healthtrail release --spec pipelines/releases.yaml --data ~/health
+              healthtrail release --spec pipelines/releases.yaml --partial cohort.partial \\
+                --out cohort/dp --ledger cohort/privacy-ledger.jsonl
+            """
     )
 
     @Option(help: ArgumentHelp("The release spec (YAML, like pipelines/releases.yaml).", valueName: "file"))
@@ -81,12 +82,14 @@ struct ReleaseCommand: ParsableCommand {
         }
         let outcomes: [ReleaseRunner.Outcome]
         if let partial, let out, let ledger {
-            outcomes = try ReleaseRunner.run(spec: releaseSpec, partial: try PartialAggregate.read(path: partial),
-                                             outputDirectory: out, ledgerPath: ledger)
+            outcomes = try ReleaseRunner.run(
+                spec: releaseSpec, partial: try PartialAggregate.read(path: partial),
+                outputDirectory: out, ledgerPath: ledger)
         } else {
             let data = data ?? "."
-            outcomes = try ReleaseRunner.run(spec: releaseSpec, dataDirectory: data, outputDirectory: out ?? data + "/dp",
-                                             ledgerPath: ledger ?? data + "/privacy-ledger.jsonl")
+            outcomes = try ReleaseRunner.run(
+                spec: releaseSpec, dataDirectory: data, outputDirectory: out ?? data + "/dp",
+                ledgerPath: ledger ?? data + "/privacy-ledger.jsonl")
         }
         if !quiet { Self.printOutcomes(outcomes) }
     }

@@ -1,10 +1,11 @@
 import ArgumentParser
 import Foundation
+import HealthTrailArchive
+import HealthTrailKit
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import HealthTrailArchive
-import HealthTrailKit
 
 /// `healthtrail run ARCHIVE --out DIR`, or `healthtrail run --pipeline FILE`.
 struct RunCommand: ParsableCommand {
@@ -12,49 +13,52 @@ struct RunCommand: ParsableCommand {
         commandName: "run",
         abstract: "Process an export (or a pipeline file's inputs) into CSV, GeoJSON, SVG and a manifest.",
         discussion: """
-        Writes svg/ maps (one per workout, all routes, route density, calendars), heart_rate.csv, \
-        workouts.csv, route_points.csv, routes.geojson, hrv_beats.csv, \
-        sleep_samples.csv, sleep_nights.csv, daily.csv, activity_summaries.csv, records/<type>.csv \
-        for every other record type, and manifest.json into the output folder (created owner-only).
+            Writes svg/ maps (one per workout, all routes, route density, calendars), heart_rate.csv, \
+            workouts.csv, route_points.csv, routes.geojson, hrv_beats.csv, \
+            sleep_samples.csv, sleep_nights.csv, daily.csv, activity_summaries.csv, records/<type>.csv \
+            for every other record type, and manifest.json into the output folder (created owner-only).
 
-        Every route point gets the heart rate at that moment (interpolated between the samples \
-        around it when both are within --join-tolerance seconds) and its zone; routes.geojson \
-        draws each route in about 50 segments coloured by zone.
+            Every route point gets the heart rate at that moment (interpolated between the samples \
+            around it when both are within --join-tolerance seconds) and its zone; routes.geojson \
+            draws each route in about 50 segments coloured by zone.
 
-        Quantities are converted to one unit per kind (bpm, count, m, kcal, kg, s, ms, degC, %); \
-        records/ keeps every source's own values, while daily.csv counts one source per time span \
-        (Apple Watch, then iPhone, then other apps: see --source-priority). Outputs appear only when \
-        the run succeeds: a failed or interrupted run leaves the previous outputs untouched.
+            Quantities are converted to one unit per kind (bpm, count, m, kcal, kg, s, ms, degC, %); \
+            records/ keeps every source's own values, while daily.csv counts one source per time span \
+            (Apple Watch, then iPhone, then other apps: see --source-priority). Outputs appear only when \
+            the run succeeds: a failed or interrupted run leaves the previous outputs untouched.
 
-        A malformed record (a bad date, a non-numeric value) is skipped and counted in \
-        manifest.json under "faults", with its entry and line; --strict makes it fatal.
+            A malformed record (a bad date, a non-numeric value) is skipped and counted in \
+            manifest.json under "faults", with its entry and line; --strict makes it fatal.
 
-        An archive already processed into the same folder with the same content (SHA-256), tool \
-        version and options is skipped in a fraction of a second (exit 3; --force redoes it). \
-        One run at a time writes an output folder: a second one exits 4.
+            An archive already processed into the same folder with the same content (SHA-256), tool \
+            version and options is skipped in a fraction of a second (exit 3; --force redoes it). \
+            One run at a time writes an output folder: a second one exits 4.
 
-        With --pipeline FILE the inputs, output folder, outputs and settings come from a pipeline \
-        file (see pipelines/nightly.yaml and pipelines/cohort.yaml; `healthtrail validate FILE` \
-        checks one); options given here override the file's. A person pipeline processes the \
-        newest archive of its input folder and, when its outputs include dp, releases the \
-        pipeline's DP aggregates into <out>/dp/. A cohort pipeline processes every archive as one \
-        person, --jobs at a time, each in its own process: per-person outputs under \
-        <out>/persons/<pseudonym>/, partial aggregates under <out>/partials/, their exact merge \
-        in <out>/cohort/merged.partial, and the DP releases, noise added once, in <out>/dp/. \
-        A person's bad archive fails that person only: it is reported and the cohort goes on.
+            With --pipeline FILE the inputs, output folder, outputs and settings come from a pipeline \
+            file (see pipelines/nightly.yaml and pipelines/cohort.yaml; `healthtrail validate FILE` \
+            checks one); options given here override the file's. A person pipeline processes the \
+            newest archive of its input folder and, when its outputs include dp, releases the \
+            pipeline's DP aggregates into <out>/dp/. A cohort pipeline processes every archive as one \
+            person, --jobs at a time, each in its own process: per-person outputs under \
+            <out>/persons/<pseudonym>/, partial aggregates under <out>/partials/, their exact merge \
+            in <out>/cohort/merged.partial, and the DP releases, noise added once, in <out>/dp/. \
+            A person's bad archive fails that person only: it is reported and the cohort goes on.
 
-        Exit codes: 0 success, 1 the input or output failed (one line on stderr says which file, \
-        entry and line), 2 usage error or invalid pipeline file, 3 nothing new, 4 another run is \
-        writing the folder.
+            Exit codes: 0 success, 1 the input or output failed (one line on stderr says which file, \
+            entry and line), 2 usage error or invalid pipeline file, 3 nothing new, 4 another run is \
+            writing the folder.
 
-        Examples:
-          healthtrail run ~/Downloads/export.zip --out ~/health
-          healthtrail run --pipeline pipelines/nightly.yaml --quiet --log-format json
-          healthtrail run --pipeline pipelines/cohort.yaml --jobs 2
-        """
+            Examples:
+              healthtrail run ~/Downloads/export.zip --out ~/health
+              healthtrail run --pipeline pipelines/nightly.yaml --quiet --log-format json
+              healthtrail run --pipeline pipelines/cohort.yaml --jobs 2
+            """
     )
 
-    @Argument(help: ArgumentHelp("The export: export.zip, an apple_health_export/ folder, or export.xml; - reads it from standard input (with --pipeline: overrides its input).", valueName: "archive"))
+    @Argument(
+        help: ArgumentHelp(
+            "The export: export.zip, an apple_health_export/ folder, or export.xml; - reads it from standard input (with --pipeline: overrides its input).",
+            valueName: "archive"))
     var archive: String?
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Output folder (created if missing; with --pipeline: overrides its output).", valueName: "dir"))
@@ -63,16 +67,22 @@ struct RunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("A pipeline file (YAML) declaring inputs, outputs and settings.", valueName: "file"))
     var pipeline: String?
 
-    @Option(help: ArgumentHelp("Cohort pipelines: archives processed at once (default: the pipeline's jobs, else the number of cores).", valueName: "n"))
+    @Option(
+        help: ArgumentHelp("Cohort pipelines: archives processed at once (default: the pipeline's jobs, else the number of cores).", valueName: "n"))
     var jobs: Int?
 
     @Flag(help: "Process the archive even if the output folder already holds its outputs (same content, version and options).")
     var force = false
 
-    @Flag(name: .shortAndLong, help: "No progress line, no summary, only warnings and errors logged (cron). The progress line is also off when stderr is not a terminal.")
+    @Flag(
+        name: .shortAndLong,
+        help: "No progress line, no summary, only warnings and errors logged (cron). The progress line is also off when stderr is not a terminal.")
     var quiet = false
 
-    @Flag(help: "Write unknown units, unknown activity types and missing route files into manifest.json as the export names them, not as keyed hashes (for diagnosing an export; not passed to a cohort's persons).")
+    @Flag(
+        help:
+            "Write unknown units, unknown activity types and missing route files into manifest.json as the export names them, not as keyed hashes (for diagnosing an export; not passed to a cohort's persons)."
+    )
     var debugManifest = false
 
     @OptionGroup(title: "Run settings") var settings: RunSettings
@@ -110,8 +120,9 @@ struct RunCommand: ParsableCommand {
             do { try runPerson(&options) } catch let skipped as NothingNew { nothingNew = skipped }
             if spec.outputs.contains(.dp), let releases = spec.releases {
                 let folder = options.outputDirectory
-                let outcomes = try ReleaseRunner.run(spec: releases, dataDirectory: folder, outputDirectory: folder + "/dp",
-                                                     ledgerPath: folder + "/privacy-ledger.jsonl")
+                let outcomes = try ReleaseRunner.run(
+                    spec: releases, dataDirectory: folder, outputDirectory: folder + "/dp",
+                    ledgerPath: folder + "/privacy-ledger.jsonl")
                 if !quiet && (nothingNew == nil || outcomes.contains(where: \.charged)) { ReleaseCommand.printOutcomes(outcomes) }
             }
             if let nothingNew { throw nothingNew }
@@ -160,12 +171,13 @@ struct RunCommand: ParsableCommand {
         guard !quiet else { return }
         let c = manifest.counts
         let records = c.recordsByType.values.reduce(0, +)
-        print("""
-        healthtrail: read \(manifest.input.mainEntry) (\(megabytes(manifest.input.mainEntryBytes)) MB, export version \(manifest.input.exportVersion ?? "?")) in \(seconds(manifest.timings["total_s"]))
-          \(records) records of \(c.recordsByType.count) types, \(c.heartRate) heart-rate samples, \(c.workouts) workouts, \(c.routeFiles) route files (\(c.routePoints) points)
-          \(manifest.faults.total) malformed records skipped\(manifest.faults.total > 0 ? " (see manifest.json \"faults\")" : "")
-        outputs in \(options.outputDirectory)/  (manifest.json lists every file and its row count)
-        """)
+        print(
+            """
+            healthtrail: read \(manifest.input.mainEntry) (\(megabytes(manifest.input.mainEntryBytes)) MB, export version \(manifest.input.exportVersion ?? "?")) in \(seconds(manifest.timings["total_s"]))
+              \(records) records of \(c.recordsByType.count) types, \(c.heartRate) heart-rate samples, \(c.workouts) workouts, \(c.routeFiles) route files (\(c.routePoints) points)
+              \(manifest.faults.total) malformed records skipped\(manifest.faults.total > 0 ? " (see manifest.json \"faults\")" : "")
+            outputs in \(options.outputDirectory)/  (manifest.json lists every file and its row count)
+            """)
     }
 
     /// This program, for the cohort's child processes.

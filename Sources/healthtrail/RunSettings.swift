@@ -89,7 +89,8 @@ struct RunSettings: ParsableArguments {
         if let mapArea { options.maps?.options.densityBoundingBox = Self.area(mapArea) }
         if let mapMinPoints { options.maps?.options.minimumPoints = mapMinPoints }
         if let maps {
-            options.maps?.kinds = Set(maps.split(separator: ",").compactMap { MapOutputs.Kind(rawValue: String($0).trimmingCharacters(in: .whitespaces)) })
+            options.maps?.kinds = Set(
+                maps.split(separator: ",").compactMap { MapOutputs.Kind(rawValue: String($0).trimmingCharacters(in: .whitespaces)) })
         }
     }
 

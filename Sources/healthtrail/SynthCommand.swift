@@ -9,16 +9,16 @@ struct SynthCommand: ParsableCommand {
         commandName: "synth",
         abstract: "Write a realistic synthetic export archive (for tests, benchmarks and demos).",
         discussion: """
-        The same --days and --seed always give the same bytes. About 1 MB of export.xml per day:
-        --days 700 makes a benchmark-sized export. The data mimics an iPhone and an Apple Watch \
-        worn together: overlapping steps, staged sleep, workouts with GPX routes and dense heart \
-        rate, and the quirks of real exports (curly apostrophes, &amp; in names, mixed units). \
-        Prints nothing; --summary prints what it wrote as JSON (the counts tests compare against).
+            The same --days and --seed always give the same bytes. About 1 MB of export.xml per day:
+            --days 700 makes a benchmark-sized export. The data mimics an iPhone and an Apple Watch \
+            worn together: overlapping steps, staged sleep, workouts with GPX routes and dense heart \
+            rate, and the quirks of real exports (curly apostrophes, &amp; in names, mixed units). \
+            Prints nothing; --summary prints what it wrote as JSON (the counts tests compare against).
 
-        Examples:
-          healthtrail synth /tmp/fake-export.zip --days 30 --seed 7
-          healthtrail synth /tmp/fake-export.zip --days 30 --seed 7 --summary > summary.json
-        """
+            Examples:
+              healthtrail synth /tmp/fake-export.zip --days 30 --seed 7
+              healthtrail synth /tmp/fake-export.zip --days 30 --seed 7 --summary > summary.json
+            """
     )
 
     @Argument(help: ArgumentHelp("The zip to write.", valueName: "out.zip"))

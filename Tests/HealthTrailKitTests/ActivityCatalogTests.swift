@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HealthTrailKit
 
 @Suite struct ActivityCatalogTests {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HealthTrailKit
 @testable import HealthTrailSynth
 
@@ -64,7 +65,6 @@ struct AllocationGuardTests {
         var own: Int { total - libxml2 }
     }
 
-
     /// Runs `healthtrail run --no-svg` on `archive` under the counter; returns its count and the
     /// number of items (records, route points, HRV beats) its manifest says it decoded.
     func countedRun(_ archive: String, binary: String, counter: String, in dir: String) throws -> (count: Count, items: Int) {
@@ -124,11 +124,14 @@ struct AllocationGuardTests {
         // The counter saw libxml2's calls (telling them apart works) and the archives differ enough.
         // libxml2 allocates ≈ 0.6 times per item since the device values are emptied before it
         // reads them (its slow attribute path allocated per value: ≈ 3 per record before).
-        #expect(large.count.libxml2 > small.count.libxml2 && small.count.libxml2 > small.items / 4,
-                "libxml2's own: \(small.count.libxml2) → \(large.count.libxml2) for \(small.items) → \(large.items) items")
+        #expect(
+            large.count.libxml2 > small.count.libxml2 && small.count.libxml2 > small.items / 4,
+            "libxml2's own: \(small.count.libxml2) → \(large.count.libxml2) for \(small.items) → \(large.items) items")
         #expect(large.items > 2 * small.items)
         let perItem = Double(large.count.own - small.count.own) / Double(large.items - small.items)
-        #expect(perItem < Self.allocationsPerItemLimit, """
+        #expect(
+            perItem < Self.allocationsPerItemLimit,
+            """
             \(String(format: "%.3f", perItem)) allocations per extra item (limit \(Self.allocationsPerItemLimit)): \
             own \(small.count.own) → \(large.count.own) for \(small.items) → \(large.items) items \
             (libxml2's own: \(small.count.libxml2) → \(large.count.libxml2))

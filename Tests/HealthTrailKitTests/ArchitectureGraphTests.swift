@@ -55,7 +55,9 @@ import Testing
         #expect(!documented.isEmpty)
         for (name, dependencies) in documented {
             let target = declared.first { $0.name == name }
-            #expect(target?.dependencies == dependencies, "docs/ARCHITECTURE.md: \(name) depends on \(dependencies.sorted()); Package.swift: \(target?.dependencies.sorted() ?? [])")
+            #expect(
+                target?.dependencies == dependencies,
+                "docs/ARCHITECTURE.md: \(name) depends on \(dependencies.sorted()); Package.swift: \(target?.dependencies.sorted() ?? [])")
         }
         // Every library target is in the table.
         for target in declared where target.kind == "regular" {
@@ -69,7 +71,8 @@ import Testing
         // A Swift import at the start of a line, of one module (or a declaration in it), with at most
         // a comment after it: Python's `import json, sys` inside the tests' scripts is not one.
         let importLine = try NSRegularExpression(
-            pattern: #"^(?:@testable\s+|@_implementationOnly\s+)?import\s+(?:(?:struct|class|enum|func|var|let|protocol|typealias)\s+)?([A-Za-z_][A-Za-z0-9_]*)(?:\.[A-Za-z0-9_.]+)?[ \t]*(?://.*)?$"#,
+            pattern:
+                #"^(?:@testable\s+|@_implementationOnly\s+)?import\s+(?:(?:struct|class|enum|func|var|let|protocol|typealias)\s+)?([A-Za-z_][A-Za-z0-9_]*)(?:\.[A-Za-z0-9_.]+)?[ \t]*(?://.*)?$"#,
             options: .anchorsMatchLines)
         var checked = 0
         for target in declared where target.kind != "system" {

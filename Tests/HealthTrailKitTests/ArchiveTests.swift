@@ -1,8 +1,9 @@
 import CZlib
 import Foundation
 import Testing
-@testable import HealthTrailKit
+
 @testable import HealthTrailArchive
+@testable import HealthTrailKit
 @testable import HealthTrailXML
 
 @Suite struct ArchiveTests {
@@ -45,8 +46,10 @@ import Testing
         let path = dir + "/bad-crc.zip"
         let content = Array("<HealthData/>".utf8)
         let zip = try ZipWriter(path: path)
-        try zip.addRawEntry("export.xml", method: 0, crc: 0xDEAD_BEEF, uncompressedSize: UInt64(content.count),
-                            compressedSize: UInt64(content.count)) { emit in try content.withUnsafeBytes { try emit($0) } }
+        try zip.addRawEntry(
+            "export.xml", method: 0, crc: 0xDEAD_BEEF, uncompressedSize: UInt64(content.count),
+            compressedSize: UInt64(content.count)
+        ) { emit in try content.withUnsafeBytes { try emit($0) } }
         try zip.finish()
         let archive = try ZipArchive(path: path)
         #expect {
@@ -63,8 +66,10 @@ import Testing
         var crc: uLong = 0
         content.withUnsafeBufferPointer { crc = crc32(0, $0.baseAddress, uInt($0.count)) }
         let zip = try ZipWriter(path: path)
-        try zip.addRawEntry("export.xml", method: 0, crc: UInt32(crc), uncompressedSize: 10,
-                            compressedSize: 10) { emit in try content.withUnsafeBytes { try emit(UnsafeRawBufferPointer(rebasing: $0[0..<10])) } }
+        try zip.addRawEntry(
+            "export.xml", method: 0, crc: UInt32(crc), uncompressedSize: 10,
+            compressedSize: 10
+        ) { emit in try content.withUnsafeBytes { try emit(UnsafeRawBufferPointer(rebasing: $0[0..<10])) } }
         try zip.finish()
         let archive = try ZipArchive(path: path)
         #expect(throws: InputError.self) { try readAll(archive, archive.entries[0]) }
@@ -91,11 +96,13 @@ import Testing
     @Test func findsTheMainXMLByContentNotName() throws {
         let dir = Support.temporaryDirectory()
         let path = dir + "/renamed.zip"
-        try Support.makeZip(path, [
-            ("eksport/export_cda.xml", "<?xml version=\"1.0\"?>\n<ClinicalDocument/>"),
-            ("eksport/eksport.xml", Support.exportXML("")),
-            ("eksport/workout-routes/route_2024-01-01_7.00am.gpx", "<gpx/>"),
-        ])
+        try Support.makeZip(
+            path,
+            [
+                ("eksport/export_cda.xml", "<?xml version=\"1.0\"?>\n<ClinicalDocument/>"),
+                ("eksport/eksport.xml", Support.exportXML("")),
+                ("eksport/workout-routes/route_2024-01-01_7.00am.gpx", "<gpx/>"),
+            ])
         let layout = try ExportLayout(source: ZipArchive(path: path))
         #expect(layout.mainXML.path == "eksport/eksport.xml")
         #expect(layout.routeFiles.map(\.path) == ["eksport/workout-routes/route_2024-01-01_7.00am.gpx"])
@@ -145,7 +152,7 @@ import Testing
         let dir = Support.temporaryDirectory()
         let path = dir + "/zip64.zip"
         let mib = 1 << 20
-        let copies = 4200                      // 4200 MiB > 4 GiB
+        let copies = 4200   // 4200 MiB > 4 GiB
         var stream = z_stream()
         #expect(healthtrail_deflateInit2(&stream, 1, -MAX_WBITS) == Z_OK)
         var block = (0..<mib).map { UInt8(truncatingIfNeeded: (($0 % 1024) &* 2_654_435_761) >> 13) }
@@ -177,13 +184,19 @@ import Testing
 
         let zip = try ZipWriter(path: path)
         zip.forceZip64 = true
-        try zip.addRawEntry("apple_health_export/electrocardiograms/huge.bin", method: 8, crc: UInt32(crc),
-                            uncompressedSize: total, compressedSize: compressed) { emit in
+        try zip.addRawEntry(
+            "apple_health_export/electrocardiograms/huge.bin", method: 8, crc: UInt32(crc),
+            uncompressedSize: total, compressedSize: compressed
+        ) { emit in
             for _ in 0..<copies { try segment.withUnsafeBytes { try emit($0) } }
             try tail.withUnsafeBytes { try emit($0) }
         }
-        try zip.addEntry("apple_health_export/export.xml", bytes: Array(Support.exportXML(
-            " <Record type=\"HKQuantityTypeIdentifierHeartRate\" sourceName=\"W\" unit=\"count/min\" startDate=\"2024-01-01 10:00:00 +0000\" endDate=\"2024-01-01 10:00:00 +0000\" value=\"61\"/>").utf8))
+        try zip.addEntry(
+            "apple_health_export/export.xml",
+            bytes: Array(
+                Support.exportXML(
+                    " <Record type=\"HKQuantityTypeIdentifierHeartRate\" sourceName=\"W\" unit=\"count/min\" startDate=\"2024-01-01 10:00:00 +0000\" endDate=\"2024-01-01 10:00:00 +0000\" value=\"61\"/>"
+                ).utf8))
         try zip.finish()
 
         let archive = try ZipArchive(path: path)
@@ -217,15 +230,15 @@ import Testing
     @Test func anActivityNameCannotWriteOutsideTheOutputFolder() throws {
         let dir = Support.temporaryDirectory()
         let body = """
-         <Workout workoutActivityType="HKWorkoutActivityType/../../../../escape/pwned" sourceName="W" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:10:00 +0100">
-          <WorkoutRoute sourceName="W" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:10:00 +0100">
-           <Location date="2024-01-02 07:00:01 +0100" latitude="48.1" longitude="11.5"/>
-           <Location date="2024-01-02 07:00:02 +0100" latitude="48.1001" longitude="11.5001"/>
-           <Location date="2024-01-02 07:00:03 +0100" latitude="48.1002" longitude="11.5002"/>
-          </WorkoutRoute>
-         </Workout>
+             <Workout workoutActivityType="HKWorkoutActivityType/../../../../escape/pwned" sourceName="W" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:10:00 +0100">
+              <WorkoutRoute sourceName="W" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:10:00 +0100">
+               <Location date="2024-01-02 07:00:01 +0100" latitude="48.1" longitude="11.5"/>
+               <Location date="2024-01-02 07:00:02 +0100" latitude="48.1001" longitude="11.5001"/>
+               <Location date="2024-01-02 07:00:03 +0100" latitude="48.1002" longitude="11.5002"/>
+              </WorkoutRoute>
+             </Workout>
 
-        """
+            """
         try Support.exportXML(body).write(toFile: dir + "/export.xml", atomically: true, encoding: .utf8)
         _ = try ExportRun.run(RunOptions(inputPath: dir + "/export.xml", outputDirectory: dir + "/deep/a/b/out"))
         #expect(!FileManager.default.fileExists(atPath: dir + "/deep/escape") && !FileManager.default.fileExists(atPath: dir + "/escape"))

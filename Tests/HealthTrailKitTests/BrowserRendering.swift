@@ -113,10 +113,12 @@ enum BrowserRendering {
         let status = process.terminationStatus
         let pngExists = FileManager.default.fileExists(atPath: output.path)
         if status != 0 || !pngExists {
-            let what = status == 124 || status == 137
+            let what =
+                status == 124 || status == 137
                 ? "timed out after \(timeoutSeconds) s" : "exited with status \(status)"
-            throw RenderError(description: "chromium \(what)\(pngExists ? "" : ", no screenshot"); log:\n"
-                + relevantLog(logPath))
+            throw RenderError(
+                description: "chromium \(what)\(pngExists ? "" : ", no screenshot"); log:\n"
+                    + relevantLog(logPath))
         }
         let full = try PNGImage(path: output.path)
         guard full.width == width, full.height >= height else {

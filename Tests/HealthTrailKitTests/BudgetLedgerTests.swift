@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HealthTrailKit
 
 /// The privacy budget ledger: replay, charging, refusal, tampering, crash recovery, locking, modes.
@@ -42,9 +43,10 @@ import Testing
     static func threeReleases(_ path: String) throws -> BudgetLedger {
         let ledger = try BudgetLedger(path: path, limit: BudgetLimit(epsilon: Rational(1)))
         for i in 1...3 {
-            let r = try ledger.reserve(release: "release_\(i)", fingerprint: fingerprint("data"),
-                                       mechanism: "discrete_laplace", cost: .pureDP(epsilon: tenth),
-                                       noisyResult: Data("week,value\n1,\(40 + i)\n".utf8))
+            let r = try ledger.reserve(
+                release: "release_\(i)", fingerprint: fingerprint("data"),
+                mechanism: "discrete_laplace", cost: .pureDP(epsilon: tenth),
+                noisyResult: Data("week,value\n1,\(40 + i)\n".utf8))
             try ledger.markPublished(r.release.seq)
         }
         return ledger
@@ -63,30 +65,37 @@ import Testing
         let first = try BudgetLedger(path: path, limit: BudgetLimit(epsilon: Rational(1)))
         var draws = 0
         var published: [Data] = []
-        let r1 = try first.release("weekly_resting_hr", fingerprint: fp, mechanism: "discrete_laplace",
-                                   cost: .pureDP(epsilon: Rational(1, 2)),
-                                   draw: { draws += 1; return Data("noisy-1".utf8) },
-                                   publish: { published.append($0) })
+        let r1 = try first.release(
+            "weekly_resting_hr", fingerprint: fp, mechanism: "discrete_laplace",
+            cost: .pureDP(epsilon: Rational(1, 2)),
+            draw: {
+                draws += 1; return Data("noisy-1".utf8)
+            },
+            publish: { published.append($0) })
         #expect(r1.charged && draws == 1 && r1.release.isPublished)
         #expect(try Self.lines(path).count == 2)   // reserved + published
         let before = Self.snapshot(path)
 
         // The next cron run, a new process: same release, same data.
         let second = try BudgetLedger(path: path, limit: BudgetLimit(epsilon: Rational(1)))
-        let r2 = try second.release("weekly_resting_hr", fingerprint: fp, mechanism: "discrete_laplace",
-                                    cost: .pureDP(epsilon: Rational(1, 2)),
-                                    draw: { draws += 1; return Data("noisy-2".utf8) },
-                                    publish: { published.append($0) })
+        let r2 = try second.release(
+            "weekly_resting_hr", fingerprint: fp, mechanism: "discrete_laplace",
+            cost: .pureDP(epsilon: Rational(1, 2)),
+            draw: {
+                draws += 1; return Data("noisy-2".utf8)
+            },
+            publish: { published.append($0) })
         #expect(!r2.charged)
-        #expect(draws == 1)                                            // no fresh noise
+        #expect(draws == 1)   // no fresh noise
         #expect(published == [Data("noisy-1".utf8), Data("noisy-1".utf8)])
         #expect(second.spent.epsilon == Rational(1, 2) && second.spent.releases == 1)
-        #expect(Self.snapshot(path) == before)                         // nothing appended
+        #expect(Self.snapshot(path) == before)   // nothing appended
 
         // reserve() on recorded data also answers from the ledger and drops the new draw.
-        let r3 = try second.reserve(release: "weekly_resting_hr", fingerprint: fp.uppercased(),
-                                    mechanism: "discrete_laplace", cost: .pureDP(epsilon: Rational(1, 2)),
-                                    noisyResult: Data("noisy-3".utf8))
+        let r3 = try second.reserve(
+            release: "weekly_resting_hr", fingerprint: fp.uppercased(),
+            mechanism: "discrete_laplace", cost: .pureDP(epsilon: Rational(1, 2)),
+            noisyResult: Data("noisy-3".utf8))
         #expect(!r3.charged && r3.release.result == Data("noisy-1".utf8) && r3.release.seq == 1)
         let looked = try #require(try second.lookup(release: "weekly_resting_hr", fingerprint: fp))
         #expect(looked.result == Data("noisy-1".utf8) && looked.isPublished)
@@ -97,12 +106,15 @@ import Testing
     @Test func newDataIsCharged() throws {
         let path = Self.ledgerPath()
         let ledger = try BudgetLedger(path: path, limit: BudgetLimit(epsilon: Rational(1)))
-        let a = try ledger.reserve(release: "weekly_steps", fingerprint: Self.fingerprint("week 1"),
-                                   mechanism: "discrete_laplace", cost: .pureDP(epsilon: Self.tenth), noisyResult: Data("a".utf8))
-        let b = try ledger.reserve(release: "weekly_steps", fingerprint: Self.fingerprint("week 1 and 2"),
-                                   mechanism: "discrete_laplace", cost: .pureDP(epsilon: Self.tenth), noisyResult: Data("b".utf8))
-        let c = try ledger.reserve(release: "weekly_sleep", fingerprint: Self.fingerprint("week 1"),
-                                   mechanism: "discrete_laplace", cost: .pureDP(epsilon: Self.tenth), noisyResult: Data("c".utf8))
+        let a = try ledger.reserve(
+            release: "weekly_steps", fingerprint: Self.fingerprint("week 1"),
+            mechanism: "discrete_laplace", cost: .pureDP(epsilon: Self.tenth), noisyResult: Data("a".utf8))
+        let b = try ledger.reserve(
+            release: "weekly_steps", fingerprint: Self.fingerprint("week 1 and 2"),
+            mechanism: "discrete_laplace", cost: .pureDP(epsilon: Self.tenth), noisyResult: Data("b".utf8))
+        let c = try ledger.reserve(
+            release: "weekly_sleep", fingerprint: Self.fingerprint("week 1"),
+            mechanism: "discrete_laplace", cost: .pureDP(epsilon: Self.tenth), noisyResult: Data("c".utf8))
         #expect(a.charged && b.charged && c.charged)
         #expect([a.release.seq, b.release.seq, c.release.seq] == [Int]([1, 2, 3]))
         #expect(ledger.spent.epsilon == Rational(3, 10) && ledger.spent.pureReleases == 3)
@@ -118,59 +130,75 @@ import Testing
         let ledger = try BudgetLedger(path: path, limit: BudgetLimit(epsilon: Rational(1)))
         // Ten releases of ε = 0.1 add up to exactly 1 (in floating point 0.1 × 10 > 1 is a coin toss).
         for week in 1...10 {
-            _ = try ledger.reserve(release: "weekly_steps", fingerprint: Self.fingerprint("week \(week)"),
-                                   mechanism: "discrete_laplace", cost: .pureDP(epsilon: Rational("0.1")!),
-                                   noisyResult: Data("w\(week)".utf8))
+            _ = try ledger.reserve(
+                release: "weekly_steps", fingerprint: Self.fingerprint("week \(week)"),
+                mechanism: "discrete_laplace", cost: .pureDP(epsilon: Rational("0.1")!),
+                noisyResult: Data("w\(week)".utf8))
         }
         #expect(ledger.spent.epsilon == Rational(1))
         let before = Self.snapshot(path)
-        let error = try #require(Self.ledgerError {
-            _ = try ledger.reserve(release: "weekly_steps", fingerprint: Self.fingerprint("week 11"),
-                                   mechanism: "discrete_laplace", cost: .pureDP(epsilon: Self.tenth), noisyResult: Data("w11".utf8))
-        })
+        let error = try #require(
+            Self.ledgerError {
+                _ = try ledger.reserve(
+                    release: "weekly_steps", fingerprint: Self.fingerprint("week 11"),
+                    mechanism: "discrete_laplace", cost: .pureDP(epsilon: Self.tenth), noisyResult: Data("w11".utf8))
+            })
         #expect(error.kind == .overBudget)
         #expect(error.description.contains("release weekly_steps refused, nothing recorded"))
         #expect(error.description.contains("costs ε = 1/10") && error.description.contains("ε = 1 of the limit ε = 1 is spent"))
-        #expect(Self.snapshot(path) == before)                      // byte-identical, no stray result
+        #expect(Self.snapshot(path) == before)   // byte-identical, no stray result
         #expect(ledger.spent.epsilon == Rational(1))
         // Replays still answer once the budget is gone: they cost nothing.
-        #expect(try ledger.reserve(release: "weekly_steps", fingerprint: Self.fingerprint("week 3"),
-                                   mechanism: "discrete_laplace", cost: .pureDP(epsilon: Self.tenth),
-                                   noisyResult: Data("x".utf8)).release.result == Data("w3".utf8))
+        #expect(
+            try ledger.reserve(
+                release: "weekly_steps", fingerprint: Self.fingerprint("week 3"),
+                mechanism: "discrete_laplace", cost: .pureDP(epsilon: Self.tenth),
+                noisyResult: Data("x".utf8)
+            ).release.result == Data("w3".utf8))
         #expect(Self.snapshot(path) == before)
     }
 
     @Test func zcdpAccountingConvertsPureEpsilon() throws {
         let path = Self.ledgerPath()
         let ledger = try BudgetLedger(path: path, limit: BudgetLimit(rho: Rational(1, 2)))
-        _ = try ledger.reserve(release: "laplace_one", fingerprint: Self.fingerprint("d"), mechanism: "discrete_laplace",
-                               cost: .pureDP(epsilon: Rational(1, 2)), noisyResult: Data("1".utf8))   // ρ 1/8
-        _ = try ledger.reserve(release: "gaussian_one", fingerprint: Self.fingerprint("d"), mechanism: "discrete_gaussian",
-                               cost: .zCDP(rho: Rational(1, 4)), noisyResult: Data("2".utf8))
+        _ = try ledger.reserve(
+            release: "laplace_one", fingerprint: Self.fingerprint("d"), mechanism: "discrete_laplace",
+            cost: .pureDP(epsilon: Rational(1, 2)), noisyResult: Data("1".utf8))   // ρ 1/8
+        _ = try ledger.reserve(
+            release: "gaussian_one", fingerprint: Self.fingerprint("d"), mechanism: "discrete_gaussian",
+            cost: .zCDP(rho: Rational(1, 4)), noisyResult: Data("2".utf8))
         #expect(ledger.spent.rho == Rational(3, 8) && ledger.spent.epsilon == Rational(1, 2))
         #expect(ledger.spent.pureReleases == 1 && ledger.spent.zcdpReleases == 1)
-        #expect(Self.ledgerError {
-            _ = try ledger.reserve(release: "laplace_two", fingerprint: Self.fingerprint("d"), mechanism: "discrete_laplace",
-                                   cost: .pureDP(epsilon: Rational(1, 2)), noisyResult: Data("3".utf8))   // 3/8 + 1/8 = 1/2: fits
-        } == nil)
-        let over = try #require(Self.ledgerError {
-            _ = try ledger.reserve(release: "gaussian_two", fingerprint: Self.fingerprint("d"), mechanism: "discrete_gaussian",
-                                   cost: .zCDP(rho: Rational(1, 1000)), noisyResult: Data("4".utf8))
-        })
+        #expect(
+            Self.ledgerError {
+                _ = try ledger.reserve(
+                    release: "laplace_two", fingerprint: Self.fingerprint("d"), mechanism: "discrete_laplace",
+                    cost: .pureDP(epsilon: Rational(1, 2)), noisyResult: Data("3".utf8))   // 3/8 + 1/8 = 1/2: fits
+            } == nil)
+        let over = try #require(
+            Self.ledgerError {
+                _ = try ledger.reserve(
+                    release: "gaussian_two", fingerprint: Self.fingerprint("d"), mechanism: "discrete_gaussian",
+                    cost: .zCDP(rho: Rational(1, 1000)), noisyResult: Data("4".utf8))
+            })
         #expect(over.kind == .overBudget && over.description.contains("ρ = 1/2 of the limit ρ = 1/2 is spent"))
 
         // A pure ε limit cannot hold a zCDP release, and the ledger now holds one.
         let pure = try BudgetLedger(path: path, limit: BudgetLimit(epsilon: Rational(10)))
-        let mixed = try #require(Self.ledgerError {
-            _ = try pure.reserve(release: "laplace_three", fingerprint: Self.fingerprint("d"), mechanism: "discrete_laplace",
-                                 cost: .pureDP(epsilon: Self.tenth), noisyResult: Data("5".utf8))
-        })
+        let mixed = try #require(
+            Self.ledgerError {
+                _ = try pure.reserve(
+                    release: "laplace_three", fingerprint: Self.fingerprint("d"), mechanism: "discrete_laplace",
+                    cost: .pureDP(epsilon: Self.tenth), noisyResult: Data("5".utf8))
+            })
         #expect(mixed.kind == .overBudget && mixed.description.contains("zCDP"))
         let fresh = try BudgetLedger(path: Self.ledgerPath("fresh"), limit: BudgetLimit(epsilon: Rational(10)))
-        let gaussian = try #require(Self.ledgerError {
-            _ = try fresh.reserve(release: "g", fingerprint: Self.fingerprint("d"), mechanism: "discrete_gaussian",
-                                  cost: .zCDP(rho: Self.tenth), noisyResult: Data())
-        })
+        let gaussian = try #require(
+            Self.ledgerError {
+                _ = try fresh.reserve(
+                    release: "g", fingerprint: Self.fingerprint("d"), mechanism: "discrete_gaussian",
+                    cost: .zCDP(rho: Self.tenth), noisyResult: Data())
+            })
         #expect(gaussian.kind == .overBudget && gaussian.description.contains("configure a ρ limit"))
     }
 
@@ -248,9 +276,10 @@ import Testing
     }
 
     @Test func editingANumberInAMiddleLineIsDetected() throws {
-        let error = try #require(try Self.tampered("edit") { lines in
-            lines[2] = lines[2].replacingOccurrences(of: "\"epsilon\":\"1/10\"", with: "\"epsilon\":\"1/100\"")
-        })
+        let error = try #require(
+            try Self.tampered("edit") { lines in
+                lines[2] = lines[2].replacingOccurrences(of: "\"epsilon\":\"1/10\"", with: "\"epsilon\":\"1/100\"")
+            })
         #expect(error.kind == .tampered && error.line == 3)
         #expect(error.description.hasPrefix("ledger /") && error.description.contains("line 3: hash chain broken (edited by hand?)"))
     }
@@ -273,9 +302,10 @@ import Testing
     }
 
     @Test func editingTheLastLineIsDetected() throws {
-        let error = try #require(try Self.tampered("editLast") { lines in
-            lines[5] = lines[5].replacingOccurrences(of: "\"reservation\":5", with: "\"reservation\":5 ")
-        })
+        let error = try #require(
+            try Self.tampered("editLast") { lines in
+                lines[5] = lines[5].replacingOccurrences(of: "\"reservation\":5", with: "\"reservation\":5 ")
+            })
         #expect(error.kind == .tampered && error.line == 6)
     }
 
@@ -304,8 +334,9 @@ import Testing
         lines[0] = lines[0].replacingOccurrences(of: "release_1", with: "release_9")
         try Self.write(lines, to: path)
         let reserve = {
-            _ = try ledger.reserve(release: "new_release", fingerprint: Self.fingerprint("data"), mechanism: "discrete_laplace",
-                                   cost: .pureDP(epsilon: Self.tenth), noisyResult: Data("n".utf8))
+            _ = try ledger.reserve(
+                release: "new_release", fingerprint: Self.fingerprint("data"), mechanism: "discrete_laplace",
+                cost: .pureDP(epsilon: Self.tenth), noisyResult: Data("n".utf8))
         }
         #expect(Self.ledgerError(reserve)?.line == 1)
         #expect(FileManager.default.contents(atPath: path) == Data((lines.joined(separator: "\n") + "\n").utf8))   // nothing appended
@@ -323,8 +354,9 @@ import Testing
         let fp = Self.fingerprint("weeks 1-10")
         do {
             let run1 = try BudgetLedger(path: path, limit: BudgetLimit(epsilon: Rational(1)))
-            _ = try run1.reserve(release: "weekly_resting_hr", fingerprint: fp, mechanism: "discrete_laplace",
-                                 cost: .pureDP(epsilon: Rational(1, 2)), noisyResult: Data("stored noise".utf8))
+            _ = try run1.reserve(
+                release: "weekly_resting_hr", fingerprint: fp, mechanism: "discrete_laplace",
+                cost: .pureDP(epsilon: Rational(1, 2)), noisyResult: Data("stored noise".utf8))
             // …killed here: never published, never marked.
         }
         let run2 = try BudgetLedger(path: path, limit: BudgetLimit(epsilon: Rational(1)))
@@ -334,10 +366,13 @@ import Testing
 
         var published: [Data] = []
         var draws = 0
-        let outcome = try run2.release("weekly_resting_hr", fingerprint: fp, mechanism: "discrete_laplace",
-                                       cost: .pureDP(epsilon: Rational(1, 2)),
-                                       draw: { draws += 1; return Data("fresh".utf8) },
-                                       publish: { published.append($0) })
+        let outcome = try run2.release(
+            "weekly_resting_hr", fingerprint: fp, mechanism: "discrete_laplace",
+            cost: .pureDP(epsilon: Rational(1, 2)),
+            draw: {
+                draws += 1; return Data("fresh".utf8)
+            },
+            publish: { published.append($0) })
         #expect(!outcome.charged && draws == 0 && published == [Data("stored noise".utf8)])
         #expect(run2.spent.epsilon == Rational(1, 2) && run2.spent.releases == 1)
         #expect(try run2.pending().isEmpty)
@@ -357,8 +392,9 @@ import Testing
         try Data("tmp".utf8).write(to: URL(fileURLWithPath: path + ".d/.tmp-99999-1-other_release.result"))
         #expect(try ledger.lookup(release: "other_release", fingerprint: Self.fingerprint("d")) == nil)
         #expect(ledger.spent.releases == 0)
-        let r = try ledger.reserve(release: "weekly_steps", fingerprint: Self.fingerprint("d"), mechanism: "discrete_laplace",
-                                   cost: .pureDP(epsilon: Self.tenth), noisyResult: Data("new".utf8))
+        let r = try ledger.reserve(
+            release: "weekly_steps", fingerprint: Self.fingerprint("d"), mechanism: "discrete_laplace",
+            cost: .pureDP(epsilon: Self.tenth), noisyResult: Data("new".utf8))
         #expect(r.charged && r.release.seq == 1)
         #expect(try FileManager.default.contentsOfDirectory(atPath: path + ".d") == ["1-weekly_steps.result"])
     }
@@ -367,8 +403,9 @@ import Testing
         let path = Self.ledgerPath()
         let ledger = try Self.threeReleases(path)
         let head = try #require(FileManager.default.contents(atPath: path + ".head"))
-        _ = try ledger.reserve(release: "release_4", fingerprint: Self.fingerprint("data"), mechanism: "discrete_laplace",
-                               cost: .pureDP(epsilon: Self.tenth), noisyResult: Data("4".utf8))
+        _ = try ledger.reserve(
+            release: "release_4", fingerprint: Self.fingerprint("data"), mechanism: "discrete_laplace",
+            cost: .pureDP(epsilon: Self.tenth), noisyResult: Data("4".utf8))
         try head.write(to: URL(fileURLWithPath: path + ".head"))   // the head never got updated
         let reopened = try BudgetLedger(path: path, limit: BudgetLimit(epsilon: Rational(1)))
         #expect(reopened.spent.releases == 4)
@@ -386,9 +423,10 @@ import Testing
             do {
                 // Half the calls race on the same release and data: only one may be charged.
                 let release = i % 2 == 0 ? "shared" : "release_\(i)"
-                let r = try ledgers[i % 2].reserve(release: release, fingerprint: Self.fingerprint("d"),
-                                                   mechanism: "discrete_laplace", cost: .pureDP(epsilon: Self.tenth),
-                                                   noisyResult: Data("\(i)".utf8))
+                let r = try ledgers[i % 2].reserve(
+                    release: release, fingerprint: Self.fingerprint("d"),
+                    mechanism: "discrete_laplace", cost: .pureDP(epsilon: Self.tenth),
+                    noisyResult: Data("\(i)".utf8))
                 try ledgers[(i + 1) % 2].markPublished(r.release.seq)
             } catch {
                 failures.add()
@@ -396,9 +434,9 @@ import Testing
         }
         #expect(failures.value == 0)
         let reopened = try BudgetLedger(path: path, limit: limit)
-        #expect(reopened.spent.releases == 21)          // 20 distinct + 1 shared
+        #expect(reopened.spent.releases == 21)   // 20 distinct + 1 shared
         #expect(reopened.spent.epsilon == Rational(21, 10))
-        #expect(try Self.lines(path).count == 42)      // each reserved once and published once
+        #expect(try Self.lines(path).count == 42)   // each reserved once and published once
     }
 
     @Test func anotherProcessHoldingTheLockBlocksAppends() throws {
@@ -421,14 +459,16 @@ import Testing
         }
         let before = Self.snapshot(path)
         let error = Self.ledgerError {
-            _ = try ledger.reserve(release: "blocked", fingerprint: Self.fingerprint("d"), mechanism: "discrete_laplace",
-                                   cost: .pureDP(epsilon: Self.tenth), noisyResult: Data("b".utf8))
+            _ = try ledger.reserve(
+                release: "blocked", fingerprint: Self.fingerprint("d"), mechanism: "discrete_laplace",
+                cost: .pureDP(epsilon: Self.tenth), noisyResult: Data("b".utf8))
         }
         #expect(error?.kind == .locked)
         #expect(Self.snapshot(path) == before)
         holder.waitUntilExit()
-        let later = try ledger.reserve(release: "blocked", fingerprint: Self.fingerprint("d"), mechanism: "discrete_laplace",
-                                       cost: .pureDP(epsilon: Self.tenth), noisyResult: Data("b".utf8))
+        let later = try ledger.reserve(
+            release: "blocked", fingerprint: Self.fingerprint("d"), mechanism: "discrete_laplace",
+            cost: .pureDP(epsilon: Self.tenth), noisyResult: Data("b".utf8))
         #expect(later.charged)
     }
 }

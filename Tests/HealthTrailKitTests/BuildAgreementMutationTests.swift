@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import HealthTrailKit
+
 @testable import HealthTrailArchive
+@testable import HealthTrailKit
 @testable import HealthTrailSynth
 
 /// A differential test of the two builds over mutated inputs: hostile numbers, dates, offsets,
@@ -29,12 +30,14 @@ import Testing
         _ = try ExportSynthesizer.write(to: archive, options: options)
         let xml = try unzip(archive, "apple_health_export/export.xml")
         let listing = try unzip(archive, nil)
-        let gpxEntry = try #require(String(decoding: listing, as: UTF8.self).split(separator: "\n")
-            .map { String($0.split(separator: " ").last ?? "") }.first { $0.hasSuffix(".gpx") })
+        let gpxEntry = try #require(
+            String(decoding: listing, as: UTF8.self).split(separator: "\n")
+                .map { String($0.split(separator: " ").last ?? "") }.first { $0.hasSuffix(".gpx") })
         let gpx = try unzip(archive, gpxEntry)
-        return Base(xml: Array(sampled(String(decoding: xml, as: UTF8.self)).utf8),
-                    gpx: Array(cutRoute(String(decoding: gpx, as: UTF8.self)).utf8),
-                    gpxName: String(gpxEntry.split(separator: "/").last!))
+        return Base(
+            xml: Array(sampled(String(decoding: xml, as: UTF8.self)).utf8),
+            gpx: Array(cutRoute(String(decoding: gpx, as: UTF8.self)).utf8),
+            gpxName: String(gpxEntry.split(separator: "/").last!))
     }
 
     /// The system's unzip: one entry's bytes, or with no entry the listing (`-Z1`).
@@ -73,7 +76,9 @@ import Testing
                 continue
             }
             block = [line]
-            if line.hasSuffix("/>") { flush(&block, &kept, &out) } else {
+            if line.hasSuffix("/>") {
+                flush(&block, &kept, &out)
+            } else {
                 let name = line.dropFirst(2).prefix { $0 != " " && $0 != ">" }
                 closing = " </\(name)>"
             }
@@ -103,19 +108,27 @@ import Testing
         return out
     }
 
-    static let hostileNumbers = ["1e308", "-1e308", "1e-320", "-0", "NaN", "inf", "9223372036854775807",
-                                 "-9223372036854775808", "18446744073709551616", "0x10", "1,5", "", " 5", "5 ",
-                                 "+3", ".5", "5.", "1e", "--1", "99999999999999999999999", "4.2e9", "-1"]
-    static let hostileDates = ["0000-01-01 12:00:00 +1200", "9999-12-31 23:59:59 -1400", "2023-02-30 10:00:00 +0100",
-                               "2023-01-01 25:61:61 +0000", "2023-01-01 10:00:00 +9999", "2023-01-01 10:00:00",
-                               "1899-12-31 23:59:59 +0000", "2201-01-01 00:00:00 +0000", "2023-13-01 00:00:00 +0100",
-                               "2023-01-01T10:00:00Z", "", "-001-01-01 00:00:00 +0000", "2023-01-01 10:00:00 -0000"]
-    static let hostileGPXTimes = ["0000-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "2023-02-30T10:00:00Z",
-                                  "2023-01-01T10:00:00+14:00", "2023-01-01T10:00:00.123456789Z", "", "2023-01-01"]
+    static let hostileNumbers = [
+        "1e308", "-1e308", "1e-320", "-0", "NaN", "inf", "9223372036854775807",
+        "-9223372036854775808", "18446744073709551616", "0x10", "1,5", "", " 5", "5 ",
+        "+3", ".5", "5.", "1e", "--1", "99999999999999999999999", "4.2e9", "-1",
+    ]
+    static let hostileDates = [
+        "0000-01-01 12:00:00 +1200", "9999-12-31 23:59:59 -1400", "2023-02-30 10:00:00 +0100",
+        "2023-01-01 25:61:61 +0000", "2023-01-01 10:00:00 +9999", "2023-01-01 10:00:00",
+        "1899-12-31 23:59:59 +0000", "2201-01-01 00:00:00 +0000", "2023-13-01 00:00:00 +0100",
+        "2023-01-01T10:00:00Z", "", "-001-01-01 00:00:00 +0000", "2023-01-01 10:00:00 -0000",
+    ]
+    static let hostileGPXTimes = [
+        "0000-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "2023-02-30T10:00:00Z",
+        "2023-01-01T10:00:00+14:00", "2023-01-01T10:00:00.123456789Z", "", "2023-01-01",
+    ]
     static let hostileUnits = ["furlong", "", "count/min/min", "KJ", "mi ", "degF/degF", "%%", "kg·m", "\u{0}", "mmHg"]
-    static let hostileNames = ["&amp;&lt;&gt;", "&#0;", "&#xD800;", "\u{FEFF}Watch", String(repeating: "ab", count: 300),
-                               "HKQuantityTypeIdentifier" + String(repeating: "aB", count: 88), "../../etc/passwd",
-                               "HKWorkoutActivityType" + String(repeating: "X", count: 500), "日本語の時計", "a\tb\nc"]
+    static let hostileNames = [
+        "&amp;&lt;&gt;", "&#0;", "&#xD800;", "\u{FEFF}Watch", String(repeating: "ab", count: 300),
+        "HKQuantityTypeIdentifier" + String(repeating: "aB", count: 88), "../../etc/passwd",
+        "HKWorkoutActivityType" + String(repeating: "X", count: 500), "日本語の時計", "a\tb\nc",
+    ]
 
     /// Replaces the value of a random match of `pattern` (its first capture group) with `value`.
     static func replaceRandom(_ text: String, _ pattern: String, with value: String, _ random: inout SynthRandom) -> String {
@@ -137,7 +150,10 @@ import Testing
         var xmlBytes: [UInt8]?, gpxBytes: [UInt8]?, zipDamage: Int?
         let kind = random.below(12)
         switch kind {
-        case 0: xml = replaceRandom(xml, #"(?:value|sum|average|minimum|maximum|duration|totalDistance|totalEnergyBurned|bpm)="([^"]*)""#, with: random.pick(hostileNumbers), &random)
+        case 0:
+            xml = replaceRandom(
+                xml, #"(?:value|sum|average|minimum|maximum|duration|totalDistance|totalEnergyBurned|bpm)="([^"]*)""#,
+                with: random.pick(hostileNumbers), &random)
         case 1: xml = replaceRandom(xml, #"(?:startDate|endDate|creationDate|date)="([^"]*)""#, with: random.pick(hostileDates), &random)
         case 2: xml = replaceRandom(xml, #"[uU]nit="([^"]*)""#, with: random.pick(hostileUnits), &random)
         case 3: xml = replaceRandom(xml, #"(?:sourceName|type|workoutActivityType|key|path)="([^"]*)""#, with: random.pick(hostileNames), &random)
@@ -160,7 +176,8 @@ import Testing
         case 8: xmlBytes = Array(Array(xml.utf8).prefix(random.below(xml.utf8.count)))
         case 9:   // the route file: a hostile coordinate, elevation or time
             switch random.below(3) {
-            case 0: gpx = replaceRandom(gpx, #"(?:lat|lon)="([^"]*)""#, with: random.pick(["91", "-180.0000001", "NaN", "1e400", "", "48,8"]), &random)
+            case 0:
+                gpx = replaceRandom(gpx, #"(?:lat|lon)="([^"]*)""#, with: random.pick(["91", "-180.0000001", "NaN", "1e400", "", "48,8"]), &random)
             case 1: gpx = replaceRandom(gpx, #"<ele>([^<]*)</ele>"#, with: random.pick(hostileNumbers), &random)
             default: gpx = replaceRandom(gpx, #"<time>([^<]*)</time>"#, with: random.pick(hostileGPXTimes), &random)
             }
@@ -168,13 +185,19 @@ import Testing
             var bytes = Array(gpx.utf8)
             if random.below(2) == 0 {
                 for _ in 0...random.below(4) { bytes[random.below(bytes.count)] ^= UInt8(1 << random.below(8)) }
-            } else { bytes = Array(bytes.prefix(random.below(bytes.count))) }
+            } else {
+                bytes = Array(bytes.prefix(random.below(bytes.count)))
+            }
             gpxBytes = bytes
         default: zipDamage = Int(random.next() >> 1)
         }
-        return (xmlBytes ?? Array(xml.utf8), gpxBytes ?? Array(gpx.utf8), zipDamage,
-                ["number", "date", "unit", "name", "hrv time", "nesting", "bytes in a value", "xml flips",
-                 "xml truncated", "gpx value", "gpx bytes", "zip bytes"][kind])
+        return (
+            xmlBytes ?? Array(xml.utf8), gpxBytes ?? Array(gpx.utf8), zipDamage,
+            [
+                "number", "date", "unit", "name", "hrv time", "nesting", "bytes in a value", "xml flips",
+                "xml truncated", "gpx value", "gpx bytes", "zip bytes",
+            ][kind]
+        )
     }
 
     /// Writes case `number`'s archive; returns its path.
@@ -210,7 +233,9 @@ import Testing
             let (releaseStatus, releaseMessage) = try BuildAgreementTests.run(release, [archive], out: out + "-release")
             let (debugStatus, debugMessage) = try BuildAgreementTests.run(debug, [archive], out: out + "-debug")
             let label = "case \(number) (\(kind))"
-            #expect(releaseStatus == debugStatus, "\(label): exit \(releaseStatus) (release) against \(debugStatus) (debug): \(releaseMessage) | \(debugMessage)")
+            #expect(
+                releaseStatus == debugStatus,
+                "\(label): exit \(releaseStatus) (release) against \(debugStatus) (debug): \(releaseMessage) | \(debugMessage)")
             #expect(releaseMessage == debugMessage, "\(label): messages differ: \(releaseMessage) | \(debugMessage)")
             let a = try BuildAgreementTests.comparable(out + "-release"), b = try BuildAgreementTests.comparable(out + "-debug")
             #expect(Set(a.keys) == Set(b.keys), "\(label): the builds wrote different files")
@@ -234,15 +259,17 @@ import Testing
         let dir = Support.temporaryDirectory("mutation-base")
         let base = try Self.makeBase(in: dir)
         let xml = String(decoding: base.xml, as: UTF8.self)
-        for element in ["<Record ", "<Workout ", "<WorkoutStatistics ", "<WorkoutRoute", "<ActivitySummary ",
-                        "<Correlation ", "<InstantaneousBeatsPerMinute ", "<MetadataEntry ", "</HealthData>"] {
+        for element in [
+            "<Record ", "<Workout ", "<WorkoutStatistics ", "<WorkoutRoute", "<ActivitySummary ",
+            "<Correlation ", "<InstantaneousBeatsPerMinute ", "<MetadataEntry ", "</HealthData>",
+        ] {
             #expect(xml.contains(element), "the mutation base has no \(element)")
         }
         #expect(String(decoding: base.gpx, as: UTF8.self).components(separatedBy: "<trkpt").count - 1 == 40)
     }
 }
 
-private extension SynthRandom {
-    mutating func below(_ n: Int) -> Int { int(0, n - 1) }
-    mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
+extension SynthRandom {
+    fileprivate mutating func below(_ n: Int) -> Int { int(0, n - 1) }
+    fileprivate mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import HealthTrailKit
+
 @testable import HealthTrailArchive
+@testable import HealthTrailKit
 @testable import HealthTrailSynth
 
 /// The release binary (what users run) and the debug binary of the same sources write the same
@@ -67,17 +68,22 @@ import Testing
         let dir = Support.temporaryDirectory("build-agreement-inputs")
         var cases: [Case] = [
             Case(name: "sample", arguments: [Support.packageRoot.appendingPathComponent("data/sample-export.zip").path]),
-            Case(name: "sample, five zones, times, no geojson",
-                 arguments: [Support.packageRoot.appendingPathComponent("data/sample-export.zip").path,
-                             "--max-hr", "190", "--geojson-times", "--source-priority", "iPhone,Watch",
-                             "--join-tolerance", "5", "--colour-scale", "inferno", "--svg-size", "640"]),
+            Case(
+                name: "sample, five zones, times, no geojson",
+                arguments: [
+                    Support.packageRoot.appendingPathComponent("data/sample-export.zip").path,
+                    "--max-hr", "190", "--geojson-times", "--source-priority", "iPhone,Watch",
+                    "--join-tolerance", "5", "--colour-scale", "inferno", "--svg-size", "640",
+                ]),
         ]
         for (name, path) in try generatedArchives(in: dir) {
             cases.append(Case(name: name, arguments: [path]))
         }
         if let fixtures = Support.realFixtures {
-            for relative in ["k0rventen/test-export.zip", "k0rventen/test-export3.zip", "k0rventen/test-export4.zip",
-                             "k0rventen/test-export-cn.zip", "ericwolter/Export.zip", "hacktj23/apple_health_export"] {
+            for relative in [
+                "k0rventen/test-export.zip", "k0rventen/test-export3.zip", "k0rventen/test-export4.zip",
+                "k0rventen/test-export-cn.zip", "ericwolter/Export.zip", "hacktj23/apple_health_export",
+            ] {
                 cases.append(Case(name: "real " + relative, arguments: [fixtures.appendingPathComponent(relative).path]))
             }
             if let gpx = try realRouteArchive(in: dir, fixtures: fixtures) {
@@ -95,8 +101,10 @@ import Testing
         let key = String(repeating: "5a", count: 32) + "\n"
         for out in folders {
             try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            #expect(FileManager.default.createFile(atPath: out + "/" + ManifestNames.keyFileName, contents: Data(key.utf8),
-                                                   attributes: [.posixPermissions: 0o600]))
+            #expect(
+                FileManager.default.createFile(
+                    atPath: out + "/" + ManifestNames.keyFileName, contents: Data(key.utf8),
+                    attributes: [.posixPermissions: 0o600]))
         }
     }
 
@@ -140,8 +148,10 @@ import Testing
             #expect(releaseStatus == debugStatus, "\(testCase): exit \(releaseStatus) (release) against \(debugStatus) (debug)")
             #expect(releaseMessage == debugMessage, "\(testCase): the builds' messages differ")
             let a = try Self.comparable(dir + "/release"), b = try Self.comparable(dir + "/debug")
-            #expect(Set(a.keys) == Set(b.keys),
-                    "\(testCase): files only in release \(Set(a.keys).subtracting(b.keys).sorted()), only in debug \(Set(b.keys).subtracting(a.keys).sorted())")
+            #expect(
+                Set(a.keys) == Set(b.keys),
+                "\(testCase): files only in release \(Set(a.keys).subtracting(b.keys).sorted()), only in debug \(Set(b.keys).subtracting(a.keys).sorted())"
+            )
             for (file, bytes) in a.sorted(by: { $0.key < $1.key }) where b[file] != nil {
                 #expect(bytes == b[file], "\(testCase): \(file) differs between the release and debug builds")
             }

@@ -53,7 +53,9 @@ import Testing
             }
             if c == "\"" {   // a string outside any check: skip it
                 i += 1
-                while i < chars.count && chars[i] != "\"" { if chars[i] == "\\" { i += 1 }; if i < chars.count && chars[i] == "\n" { line += 1 }; i += 1 }
+                while i < chars.count && chars[i] != "\"" {
+                    if chars[i] == "\\" { i += 1 }; if i < chars.count && chars[i] == "\n" { line += 1 }; i += 1
+                }
                 i += 1
                 continue
             }

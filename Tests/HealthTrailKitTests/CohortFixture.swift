@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import HealthTrailKit
 @testable import HealthTrailSynth
 
@@ -7,84 +8,84 @@ import Foundation
 struct CohortFixture: @unchecked Sendable {
     /// A laplace release of weekly step sums over January 2023 (ρ 0.125), as YAML list lines.
     static let weeklyStepsRelease = """
-      - id: weekly_steps
-        metric: daily.steps
-        aggregate: sum
-        partition: week
-        from: 2023-01-02
-        to: 2023-01-29
-        privacy_unit: day
-        lower: 0
-        upper: 40000
-        resolution: 10
-        max_partitions: 1
-        max_contributions: 1
-        mechanism: laplace
-        epsilon: 0.5
-    """
+          - id: weekly_steps
+            metric: daily.steps
+            aggregate: sum
+            partition: week
+            from: 2023-01-02
+            to: 2023-01-29
+            privacy_unit: day
+            lower: 0
+            upper: 40000
+            resolution: 10
+            max_partitions: 1
+            max_contributions: 1
+            mechanism: laplace
+            epsilon: 0.5
+        """
 
     /// Five releases, one of each kind: a day-unit sum and mean, a workout-unit count, a
     /// person-unit sum whose K = 3 truncates (people have workouts on more days), a density.
     static let specText = """
-    budget:
-      rho: 4.0
-    releases:
-    \(weeklyStepsRelease)
-      - id: weekly_resting_hr
-        metric: daily.resting_hr
-        aggregate: mean
-        partition: week
-        from: 2023-01-02
-        to: 2023-01-29
-        privacy_unit: day
-        lower: 35
-        upper: 110
-        resolution: 1
-        max_partitions: 1
-        max_contributions: 1
-        mechanism: laplace
-        epsilon: 0.5
-      - id: workouts_per_activity_week
-        metric: workouts.count
-        aggregate: count
-        partition: activity_week
-        activities: [cycling, running, walking]
-        from: 2023-01-02
-        to: 2023-01-29
-        privacy_unit: workout
-        max_partitions: 1
-        max_contributions: 1
-        mechanism: gaussian
-        rho: 0.25
-      - id: distance_per_person_day
-        metric: workouts.route_distance_m
-        aggregate: sum
-        partition: day
-        from: 2023-01-02
-        to: 2023-01-29
-        privacy_unit: person
-        lower: 0
-        upper: 30000
-        resolution: 100
-        max_partitions: 3
-        max_contributions: 1
-        mechanism: laplace
-        epsilon: 0.5
-      - id: route_density
-        metric: routes
-        aggregate: density
-        area: [48.80, 2.25, 48.92, 2.42]
-        cells: 20
-        partition: week
-        from: 2023-01-02
-        to: 2023-01-29
-        privacy_unit: workout
-        max_partitions: 5
-        max_contributions: 1
-        mechanism: laplace
-        epsilon: 0.5
+        budget:
+          rho: 4.0
+        releases:
+        \(weeklyStepsRelease)
+          - id: weekly_resting_hr
+            metric: daily.resting_hr
+            aggregate: mean
+            partition: week
+            from: 2023-01-02
+            to: 2023-01-29
+            privacy_unit: day
+            lower: 35
+            upper: 110
+            resolution: 1
+            max_partitions: 1
+            max_contributions: 1
+            mechanism: laplace
+            epsilon: 0.5
+          - id: workouts_per_activity_week
+            metric: workouts.count
+            aggregate: count
+            partition: activity_week
+            activities: [cycling, running, walking]
+            from: 2023-01-02
+            to: 2023-01-29
+            privacy_unit: workout
+            max_partitions: 1
+            max_contributions: 1
+            mechanism: gaussian
+            rho: 0.25
+          - id: distance_per_person_day
+            metric: workouts.route_distance_m
+            aggregate: sum
+            partition: day
+            from: 2023-01-02
+            to: 2023-01-29
+            privacy_unit: person
+            lower: 0
+            upper: 30000
+            resolution: 100
+            max_partitions: 3
+            max_contributions: 1
+            mechanism: laplace
+            epsilon: 0.5
+          - id: route_density
+            metric: routes
+            aggregate: density
+            area: [48.80, 2.25, 48.92, 2.42]
+            cells: 20
+            partition: week
+            from: 2023-01-02
+            to: 2023-01-29
+            privacy_unit: workout
+            max_partitions: 5
+            max_contributions: 1
+            mechanism: laplace
+            epsilon: 0.5
 
-    """
+        """
 
     /// The folder holding everything.
     let root: String

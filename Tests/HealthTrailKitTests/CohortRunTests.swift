@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HealthTrailKit
 @testable import HealthTrailSynth
 
@@ -70,7 +71,9 @@ import Testing
         let list = root + "/partials.txt"
         try partials.reversed().map { out + "/partials/" + $0 }.joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
         #expect(try Support.runCLI(["merge", "--list", list, "--out", root + "/merged-again.partial"]).status == 0)
-        #expect(FileManager.default.contents(atPath: root + "/merged-again.partial") == FileManager.default.contents(atPath: out + "/cohort/merged.partial"))
+        #expect(
+            FileManager.default.contents(atPath: root + "/merged-again.partial")
+                == FileManager.default.contents(atPath: out + "/cohort/merged.partial"))
 
         // Every file and folder the cohort made is owner-only, however deep.
         let walker = FileManager.default.enumerator(atPath: out)!
@@ -86,7 +89,9 @@ import Testing
         // One job or two: the same merged bytes.
         let serial = try Support.runCLI(["run", "--pipeline", pipeline, "--jobs", "1", "--out", root + "/serial", "--quiet"])
         #expect(serial.status == 0)
-        #expect(FileManager.default.contents(atPath: root + "/serial/cohort/merged.partial") == FileManager.default.contents(atPath: out + "/cohort/merged.partial"))
+        #expect(
+            FileManager.default.contents(atPath: root + "/serial/cohort/merged.partial")
+                == FileManager.default.contents(atPath: out + "/cohort/merged.partial"))
 
         // The log: one JSON object per line, persons by pseudonym.
         let lines = run.stderr.split(separator: "\n")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HealthTrailKit
 @testable import HealthTrailSynth
 
@@ -52,8 +53,10 @@ import Testing
     @Test func mapOptionsChooseWhatIsDrawn() throws {
         let dir = Support.temporaryDirectory()
         _ = try ExportSynthesizer.write(to: dir + "/export.zip", options: SynthOptions(days: 3, seed: 1))
-        let run = try Support.runCLI(["run", dir + "/export.zip", "--out", dir + "/out", "--quiet",
-                                      "--maps", "density,calendars", "--map-area", "10,10,10.1,10.1"])
+        let run = try Support.runCLI([
+            "run", dir + "/export.zip", "--out", dir + "/out", "--quiet",
+            "--maps", "density,calendars", "--map-area", "10,10,10.1,10.1",
+        ])
         #expect(run.status == 0, "\(run.stderr)")
         let files = try FileManager.default.contentsOfDirectory(atPath: dir + "/out/svg").sorted()
         #expect(files.contains("density.svg") && files.contains("calendar-steps.svg"))
@@ -113,7 +116,8 @@ import Testing
     @Test func theExpansionLimitIsRefusedByDefaultAndRaisedByItsFlag() throws {
         let dir = Support.temporaryDirectory()
         // Two MiB of one repeated record: deflate squeezes it far past 200:1.
-        let record = "<Record type=\"HKQuantityTypeIdentifierStepCount\" sourceName=\"P\" unit=\"count\" startDate=\"2024-01-02 08:00:00 +0100\" endDate=\"2024-01-02 08:10:00 +0100\" value=\"5\"/>\n"
+        let record =
+            "<Record type=\"HKQuantityTypeIdentifierStepCount\" sourceName=\"P\" unit=\"count\" startDate=\"2024-01-02 08:00:00 +0100\" endDate=\"2024-01-02 08:10:00 +0100\" value=\"5\"/>\n"
         let body = String(repeating: record, count: 2 * 1024 * 1024 / record.utf8.count)
         try Support.makeZip(dir + "/dense.zip", [("apple_health_export/export.xml", Support.exportXML(body))])
         let refused = try Support.runCLI(["run", dir + "/dense.zip", "--out", dir + "/out", "--quiet"])
@@ -122,8 +126,10 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dir + "/out/manifest.json"))
         let raised = try Support.runCLI(["run", dir + "/dense.zip", "--out", dir + "/out", "--quiet", "--max-expansion-ratio", "5000"])
         #expect(raised.status == 0, "\(raised.stderr)")
-        let small = try Support.runCLI(["run", dir + "/dense.zip", "--out", dir + "/out2", "--quiet",
-                                        "--max-expansion-ratio", "5000", "--max-uncompressed", "1MiB"])
+        let small = try Support.runCLI([
+            "run", dir + "/dense.zip", "--out", dir + "/out2", "--quiet",
+            "--max-expansion-ratio", "5000", "--max-uncompressed", "1MiB",
+        ])
         #expect(small.status == 1)
         #expect(small.stderr.contains("--max-uncompressed"))
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HealthTrailKit
 @testable import HealthTrailSynth
 
@@ -46,13 +47,16 @@ import Testing
     /// "A" or "B" when the folder is wholly that run's, else a description of the mix.
     static func state(_ out: String) -> String {
         let f = fixture, now = outputs(out)
-        let hidden = ((try? FileManager.default.contentsOfDirectory(atPath: out)) ?? []).filter { $0.hasPrefix(".") && $0 != ".healthtrail.lock" && $0 != ".healthtrail-key" }
+        let hidden = ((try? FileManager.default.contentsOfDirectory(atPath: out)) ?? []).filter {
+            $0.hasPrefix(".") && $0 != ".healthtrail.lock" && $0 != ".healthtrail-key"
+        }
         guard hidden.isEmpty else { return "left behind: \(hidden.sorted())" }
         if now.files == f.aOutputs && now.sha == f.aSHA { return "A" }
         if now.files == f.bOutputs && now.sha == f.bSHA { return "B" }
         let fromA = now.files.filter { f.aOutputs[$0.key] == $0.value }.count
         let fromB = now.files.filter { f.bOutputs[$0.key] == $0.value }.count
-        return "mixed: \(fromA) files of A, \(fromB) of B, \(now.files.count) in all, manifest of \(now.sha == f.aSHA ? "A" : now.sha == f.bSHA ? "B" : "neither")"
+        return
+            "mixed: \(fromA) files of A, \(fromB) of B, \(now.files.count) in all, manifest of \(now.sha == f.aSHA ? "A" : now.sha == f.bSHA ? "B" : "neither")"
     }
 
     /// A fresh folder holding A's outputs.
@@ -81,20 +85,26 @@ import Testing
     /// Returns whether the signal was sent (fewer calls than `n`: not), the run's exit code and
     /// line, its pid and whether it left a journal or a staging folder.
     static func injected(_ call: String, _ n: Int, _ signal: String, out: String)
-        throws -> (sent: Bool, status: Int32, stderr: String, pid: Int32, journal: Bool, staging: Bool) {
+        throws -> (sent: Bool, status: Int32, stderr: String, pid: Int32, journal: Bool, staging: Bool)
+    {
         let trace = out + ".strace"
-        let run = try Support.runProgram("/usr/bin/strace", ["-f", "-o", trace, "-e", "trace=\(call)",
-                                                             "-e", "inject=\(call):signal=\(signal):when=\(n)",
-                                                             Support.binary, "run", fixture.b, "--out", out, "--quiet"])
+        let run = try Support.runProgram(
+            "/usr/bin/strace",
+            [
+                "-f", "-o", trace, "-e", "trace=\(call)",
+                "-e", "inject=\(call):signal=\(signal):when=\(n)",
+                Support.binary, "run", fixture.b, "--out", out, "--quiet",
+            ])
         let traced = (try? String(contentsOfFile: trace, encoding: .utf8)) ?? ""
         unlink(trace)
         let sent = traced.contains("--- \(signal) ") || traced.contains("+++ killed by \(signal)")
         let left = (try? FileManager.default.contentsOfDirectory(atPath: out)) ?? []
         // The stopped run's pid, from the names of what it left (its journal or staging folder).
-        let pid = left.compactMap { name -> Int32? in
-            for prefix in [".commit-", ".staging-"] where name.hasPrefix(prefix) { return Int32(name.dropFirst(prefix.count)) }
-            return nil
-        }.first ?? -1
+        let pid =
+            left.compactMap { name -> Int32? in
+                for prefix in [".commit-", ".staging-"] where name.hasPrefix(prefix) { return Int32(name.dropFirst(prefix.count)) }
+                return nil
+            }.first ?? -1
         return (sent, run.status, run.stderr, pid, left.contains { $0.hasPrefix(".commit-") }, left.contains { $0.hasPrefix(".staging-") })
     }
 
@@ -108,8 +118,10 @@ import Testing
 
     static let templateA: String = try! folderWithA()
 
-    @Test(arguments: [("rename", "SIGTERM"), ("rename", "SIGKILL"), ("unlink", "SIGKILL"), ("rmdir", "SIGKILL"),
-                      ("mkdir", "SIGKILL"), ("fsync", "SIGKILL")])
+    @Test(arguments: [
+        ("rename", "SIGTERM"), ("rename", "SIGKILL"), ("unlink", "SIGKILL"), ("rmdir", "SIGKILL"),
+        ("mkdir", "SIGKILL"), ("fsync", "SIGKILL"),
+    ])
     func aSignalAtEveryStepLeavesOneRunsOutputs(_ call: String, _ signal: String) throws {
         #expect(FileManager.default.isExecutableFile(atPath: "/usr/bin/strace"), "strace is needed (make test-deps installs it)")
         var sent = 0
@@ -139,8 +151,9 @@ import Testing
             } else {
                 #expect(stopped.status == 137, "\(context): exit \(stopped.status)")
             }
-            try Self.nextRunCompletes(out, stoppedPID: stopped.pid, wasCommitting: stopped.journal,
-                                      hadStaging: stopped.staging, context)
+            try Self.nextRunCompletes(
+                out, stoppedPID: stopped.pid, wasCommitting: stopped.journal,
+                hadStaging: stopped.staging, context)
         }
         #expect(sent > 0, "strace never sent \(signal) at \(call)")
     }
@@ -164,10 +177,11 @@ import Testing
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             let left = (try? FileManager.default.contentsOfDirectory(atPath: out)) ?? []
-            try Self.nextRunCompletes(out, stoppedPID: process.processIdentifier,
-                                      wasCommitting: left.contains { $0.hasPrefix(".commit-") },
-                                      hadStaging: left.contains { $0.hasPrefix(".staging-") },
-                                      "SIGKILL after \(Int(delay * 1000)) ms (round \(round))")
+            try Self.nextRunCompletes(
+                out, stoppedPID: process.processIdentifier,
+                wasCommitting: left.contains { $0.hasPrefix(".commit-") },
+                hadStaging: left.contains { $0.hasPrefix(".staging-") },
+                "SIGKILL after \(Int(delay * 1000)) ms (round \(round))")
         }
     }
 }

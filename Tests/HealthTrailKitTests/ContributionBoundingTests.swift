@@ -1,13 +1,17 @@
 import Foundation
 import Testing
+
 @testable import HealthTrailKit
 
 @Suite struct ContributionBoundingTests {
-    func release(_ aggregate: ReleaseSpec.Aggregate, unit: ReleaseSpec.PrivacyUnit = .workout, partition: ReleaseSpec.PartitionKind = .week,
-                 k: Int = 2, m: Int = 3, lower: Double? = nil, upper: Double? = nil) -> ReleaseSpec.Release {
-        ReleaseSpec.Release(id: "r", metric: "workouts.avg_hr", aggregate: aggregate, partition: partition, from: "2024-01-01",
-                            to: "2024-03-31", activities: nil, privacyUnit: unit, lower: lower, upper: upper, resolution: 1,
-                            maxPartitions: k, maxContributions: m, mechanism: .laplace, epsilon: 1, rho: nil)
+    func release(
+        _ aggregate: ReleaseSpec.Aggregate, unit: ReleaseSpec.PrivacyUnit = .workout, partition: ReleaseSpec.PartitionKind = .week,
+        k: Int = 2, m: Int = 3, lower: Double? = nil, upper: Double? = nil
+    ) -> ReleaseSpec.Release {
+        ReleaseSpec.Release(
+            id: "r", metric: "workouts.avg_hr", aggregate: aggregate, partition: partition, from: "2024-01-01",
+            to: "2024-03-31", activities: nil, privacyUnit: unit, lower: lower, upper: upper, resolution: 1,
+            maxPartitions: k, maxContributions: m, mechanism: .laplace, epsilon: 1, rho: nil)
     }
 
     @Test func isoWeeksFollowTheStandard() {
@@ -34,8 +38,10 @@ import Testing
         var adversary = honest
         for day in 0..<90 {
             for n in 0..<300 {   // 300 workouts a day, each at 250 bpm, in every week and in a non-public one
-                adversary.append(Contribution(unit: "mallory", partition: PublicPartitions.isoWeek(PublicPartitions.day("2024-01-01")! + Int64(day)),
-                                              value: 250 + Double(n)))
+                adversary.append(
+                    Contribution(
+                        unit: "mallory", partition: PublicPartitions.isoWeek(PublicPartitions.day("2024-01-01")! + Int64(day)),
+                        value: 250 + Double(n)))
             }
         }
         adversary.append(Contribution(unit: "mallory", partition: "2031-W01", value: 1e9))
@@ -53,9 +59,9 @@ import Testing
         let keys: Set<String> = ["2024-W01"]
         let cs = [Contribution(unit: "a", partition: "2024-W01", value: 250), Contribution(unit: "b", partition: "2024-W01", value: 10)]
         let sum = try ContributionBounding.bound(cs, release: release(.sum, lower: 40, upper: 200), publicKeys: keys)
-        #expect(sum.sums["2024-W01"] == 240)            // 200 + 40
+        #expect(sum.sums["2024-W01"] == 240)   // 200 + 40
         let mean = try ContributionBounding.bound(cs, release: release(.mean, lower: 40, upper: 200), publicKeys: keys)
-        #expect(mean.sums["2024-W01"] == 0)             // +80 and −80 around the midpoint 120
+        #expect(mean.sums["2024-W01"] == 0)   // +80 and −80 around the midpoint 120
         #expect(ContributionBounding.valueBound(release(.mean, lower: 40, upper: 200)) == 80)
         #expect(ContributionBounding.valueBound(release(.sum, lower: -10, upper: 200)) == 200)
     }

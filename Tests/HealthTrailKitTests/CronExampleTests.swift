@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HealthTrailKit
 @testable import HealthTrailSynth
 
@@ -10,8 +11,9 @@ import Testing
     static func documentedCronCommand() throws -> String {
         let page = try String(contentsOfFile: Support.packageRoot.path + "/docs/pipelines.md", encoding: .utf8)
         guard let marker = page.range(of: "<!-- cron-example"),
-              let block = page[marker.upperBound...].range(of: "```crontab\n"),
-              let end = page[block.upperBound...].range(of: "```") else {
+            let block = page[marker.upperBound...].range(of: "```crontab\n"),
+            let end = page[block.upperBound...].range(of: "```")
+        else {
             throw CronExampleMissing()
         }
         let lines = page[block.upperBound..<end.lowerBound].split(separator: "\n").filter { !$0.hasPrefix("#") }
@@ -52,7 +54,8 @@ import Testing
         try fm.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -86_400)], ofItemAtPath: home + "/HealthExports/export-old.zip")
 
         #expect(try Self.cron(command, home: home) == 0)
-        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: home + "/health/manifest.json"))) as! [String: Any]
+        let manifest =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: home + "/health/manifest.json"))) as! [String: Any]
         #expect((manifest["input"] as? [String: Any])?["name"] as? String == "export.zip")
         #expect(fm.fileExists(atPath: home + "/health/routes.geojson"))
         #expect(fm.fileExists(atPath: home + "/health/svg/density.svg"))
@@ -97,8 +100,10 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir + "/from-file/svg") == ["routes.svg"])
 
         // Overrides: another folder, another tolerance, no maps.
-        let run = try Support.runCLI(["run", "--pipeline", dir + "/mine.yaml", "--out", dir + "/overridden",
-                                      "--join-tolerance", "30", "--no-svg", "--quiet"])
+        let run = try Support.runCLI([
+            "run", "--pipeline", dir + "/mine.yaml", "--out", dir + "/overridden",
+            "--join-tolerance", "30", "--no-svg", "--quiet",
+        ])
         #expect(run.status == 0, "\(run.stderr)")
         let overridden = try CohortRunTests.json(dir + "/overridden/manifest.json")
         #expect((overridden["routes"] as? [String: Any])?["join_tolerance_seconds"] as? Int == 30)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HealthTrailKit
 
 /// File names made from text in the data (record types, workout activity types) are bounded and
@@ -43,14 +44,14 @@ import Testing
     }
 
     static let route = """
-    <?xml version="1.0" encoding="UTF-8"?>
-    <gpx version="1.1" creator="Apple Health Export" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>
-    <trkpt lon="11.5" lat="48.1"><ele>500</ele><time>2024-01-02T06:00:01Z</time></trkpt>
-    <trkpt lon="11.501" lat="48.101"><ele>500</ele><time>2024-01-02T06:00:11Z</time></trkpt>
-    <trkpt lon="11.502" lat="48.102"><ele>500</ele><time>2024-01-02T06:00:21Z</time></trkpt>
-    </trkseg></trk></gpx>
+        <?xml version="1.0" encoding="UTF-8"?>
+        <gpx version="1.1" creator="Apple Health Export" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>
+        <trkpt lon="11.5" lat="48.1"><ele>500</ele><time>2024-01-02T06:00:01Z</time></trkpt>
+        <trkpt lon="11.501" lat="48.101"><ele>500</ele><time>2024-01-02T06:00:11Z</time></trkpt>
+        <trkpt lon="11.502" lat="48.102"><ele>500</ele><time>2024-01-02T06:00:21Z</time></trkpt>
+        </trkseg></trk></gpx>
 
-    """
+        """
 
     static func record(_ type: String) -> String {
         " <Record type=\"\(type)\" sourceName=\"Watch\" unit=\"count\" startDate=\"2024-01-01 10:00:00 +0000\" endDate=\"2024-01-01 10:01:00 +0000\" value=\"12\"/>\n"
@@ -62,17 +63,22 @@ import Testing
         let dir = Support.temporaryDirectory()
         let longType = "HKQuantityTypeIdentifier" + String(repeating: "aB", count: 88)
         let longActivity = "HKWorkoutActivityType" + String(repeating: "Zq", count: 2_500)
-        let body = Self.record("HKQuantityTypeIdentifierStepCount") + Self.record(longType)
+        let body =
+            Self.record("HKQuantityTypeIdentifierStepCount") + Self.record(longType)
             + Self.record("HKQuantityTypeIdentifier--") + Self.record("HKQuantityTypeIdentifierÄÖ") + """
-             <Workout workoutActivityType="\(longActivity)" duration="10" durationUnit="min" sourceName="Watch" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:10:00 +0100">
-              <WorkoutRoute sourceName="Watch" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:10:00 +0100">
-               <FileReference path="/workout-routes/route_1.gpx"/>
-              </WorkoutRoute>
-             </Workout>
+                 <Workout workoutActivityType="\(longActivity)" duration="10" durationUnit="min" sourceName="Watch" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:10:00 +0100">
+                  <WorkoutRoute sourceName="Watch" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:10:00 +0100">
+                   <FileReference path="/workout-routes/route_1.gpx"/>
+                  </WorkoutRoute>
+                 </Workout>
 
-            """
-        try Support.makeZip(dir + "/export.zip", [("apple_health_export/export.xml", Support.exportXML(body)),
-                                                  ("apple_health_export/workout-routes/route_1.gpx", Self.route)])
+                """
+        try Support.makeZip(
+            dir + "/export.zip",
+            [
+                ("apple_health_export/export.xml", Support.exportXML(body)),
+                ("apple_health_export/workout-routes/route_1.gpx", Self.route),
+            ])
         let run = try Support.runCLI(["run", dir + "/export.zip", "--out", dir + "/out", "--quiet"])
         #expect(run.status == 0, "\(run.stderr.prefix(300))")
         #expect(!run.stderr.contains("aBaB") && !run.stderr.contains("a_ba_b") && !run.stderr.lowercased().contains("zqzq"))
@@ -85,7 +91,8 @@ import Testing
         // A workout id: its start (`20240102T060000Z`, the only capitals) and its activity.
         for file in maps { #expect(Self.isSafe(String(file.dropLast(4)).lowercased()), "\(file)") }
 
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/out/manifest.json"))) as? [String: Any])
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/out/manifest.json"))) as? [String: Any])
         let faults = try #require(json["faults"] as? [String: Any])
         #expect(faults["by_kind"] as? [String: Int] == ["bad_type": 2])
         let workouts = try Support.readCSV(dir + "/out/workouts.csv").rows

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HealthTrailKit
 @testable import HealthTrailSynth
 
@@ -39,7 +40,9 @@ import Testing
         // Exact halves (0.5 ulp ties) round differently in printf (to even) and here (away from
         // zero); real data never sits exactly on them, so they are left out of the comparison.
         let scale = pow(10.0, Double(digits))
-        values.removeAll { v in let s = abs(v) * scale; return s - s.rounded(.down) == 0.5 }
+        values.removeAll { v in
+            let s = abs(v) * scale; return s - s.rounded(.down) == 0.5
+        }
         let got = try Self.written(values, digits: digits)
         #expect(got.count == values.count)
         var mismatches: [String] = []

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import HealthTrailKit
+
 @testable import HealthTrailArchive
+@testable import HealthTrailKit
 @testable import HealthTrailXML
 
 /// `healthtrail run` parses export.xml on one thread and decodes on another
@@ -29,13 +30,15 @@ import Testing
         defer { staging.discard() }
         let outputs = try ExportOutputs(staging: staging)
         let faults = FaultLog(file: "export.xml", strict: strict)
-        let decoder = ExportDecoder(outputs: outputs, faults: faults, fileName: "export.xml", entryName: "export.xml",
-                                    priority: .default)
+        let decoder = ExportDecoder(
+            outputs: outputs, faults: faults, fileName: "export.xml", entryName: "export.xml",
+            priority: .default)
         if threaded { decoder.decodeOnOwnThread() }
         var failure: String?
         do {
-            _ = try ExportRun.stream(layout.mainXML, of: source, into: decoder,
-                                     progress: ProgressLine(totalBytes: 1, enabled: false))
+            _ = try ExportRun.stream(
+                layout.mainXML, of: source, into: decoder,
+                progress: ProgressLine(totalBytes: 1, enabled: false))
         } catch {
             failure = "\(error)"
         }
@@ -44,10 +47,11 @@ import Testing
         for name in FileManager.default.subpaths(atPath: staging.stagingDirectory) ?? [] where name.hasSuffix(".csv") {
             files[name] = FileManager.default.contents(atPath: staging.stagingDirectory + "/" + name)
         }
-        return Outcome(files: files, faults: faults.first, total: faults.total, error: failure,
-                       workouts: decoder.workouts.count,
-                       workoutMetadata: decoder.workouts.map { $0.metadata.flatMap { [$0.key, $0.value] } },
-                       heartRate: decoder.heartRateSamples)
+        return Outcome(
+            files: files, faults: faults.first, total: faults.total, error: failure,
+            workouts: decoder.workouts.count,
+            workoutMetadata: decoder.workouts.map { $0.metadata.flatMap { [$0.key, $0.value] } },
+            heartRate: decoder.heartRateSamples)
     }
 
     /// About 2 MB of export: several blocks of captured elements, values larger than a block (in
@@ -64,26 +68,30 @@ import Testing
             let start = patterned && i % 997 == 5 ? "2024-02-31 nonsense" : date
             let value = (patterned && i % 1_009 == 7) || i == onlyFaultAt ? "lots" : "\(60 + i % 90)"
             if i % 3 == 0 {
-                body += " <Record type=\"HKQuantityTypeIdentifierHeartRate\" sourceName=\"Watch\" device=\"&lt;&lt;HKDevice: 0x1&gt;, name:Apple Watch&gt;\" unit=\"count/min\" creationDate=\"\(date)\" startDate=\"\(start)\" endDate=\"\(date)\" value=\"\(value)\">\n"
+                body +=
+                    " <Record type=\"HKQuantityTypeIdentifierHeartRate\" sourceName=\"Watch\" device=\"&lt;&lt;HKDevice: 0x1&gt;, name:Apple Watch&gt;\" unit=\"count/min\" creationDate=\"\(date)\" startDate=\"\(start)\" endDate=\"\(date)\" value=\"\(value)\">\n"
                     + "  <MetadataEntry key=\"HKMetadataKeyHeartRateMotionContext\" value=\"\(i % 2 + 1)\"/>\n </Record>\n"
             } else {
-                body += " <Record type=\"HKQuantityTypeIdentifierStepCount\" sourceName=\"iPhone\" unit=\"count\" startDate=\"\(start)\" endDate=\"\(date)\" value=\"\(value)\"/>\n"
+                body +=
+                    " <Record type=\"HKQuantityTypeIdentifierStepCount\" sourceName=\"iPhone\" unit=\"count\" startDate=\"\(start)\" endDate=\"\(date)\" value=\"\(value)\"/>\n"
             }
             if i == 4_000 {
-                body += " <Record type=\"HKQuantityTypeIdentifierBodyMass\" sourceName=\"Scale\" unit=\"kg\" startDate=\"\(date)\" endDate=\"\(date)\" value=\"70\">\n"
+                body +=
+                    " <Record type=\"HKQuantityTypeIdentifierBodyMass\" sourceName=\"Scale\" unit=\"kg\" startDate=\"\(date)\" endDate=\"\(date)\" value=\"70\">\n"
                     + "  <MetadataEntry key=\"Note\" value=\"\(String(repeating: "n", count: 400_000))\"/>\n </Record>\n"
-                body += " <Correlation type=\"HKCorrelationTypeIdentifierBloodPressure\" startDate=\"\(date)\" endDate=\"\(date)\">\n"
+                body +=
+                    " <Correlation type=\"HKCorrelationTypeIdentifierBloodPressure\" startDate=\"\(date)\" endDate=\"\(date)\">\n"
                     + "  <Record type=\"HKQuantityTypeIdentifierBloodPressureSystolic\" unit=\"mmHg\" startDate=\"\(date)\" endDate=\"\(date)\" value=\"120\"/>\n </Correlation>\n"
             }
             if i == brokenAt { body += " <Record type=\"x\" <oops/>\n" }
         }
         body += """
-         <Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="30" durationUnit="min" sourceName="Watch" startDate="2024-02-03 07:00:00 +0100" endDate="2024-02-03 07:30:00 +0100">
-          <MetadataEntry key="HKIndoorWorkout" value="0"/>
-          <MetadataEntry key="Notes" value="\(String(repeating: "0123456789", count: 50_000))"/>
-          <WorkoutStatistics type="HKQuantityTypeIdentifierDistanceWalkingRunning" startDate="2024-02-03 07:00:00 +0100" endDate="2024-02-03 07:30:00 +0100" sum="5.1" unit="km"/>
-         </Workout>
-        """
+             <Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="30" durationUnit="min" sourceName="Watch" startDate="2024-02-03 07:00:00 +0100" endDate="2024-02-03 07:30:00 +0100">
+              <MetadataEntry key="HKIndoorWorkout" value="0"/>
+              <MetadataEntry key="Notes" value="\(String(repeating: "0123456789", count: 50_000))"/>
+              <WorkoutStatistics type="HKQuantityTypeIdentifierDistanceWalkingRunning" startDate="2024-02-03 07:00:00 +0100" endDate="2024-02-03 07:30:00 +0100" sum="5.1" unit="km"/>
+             </Workout>
+            """
         return Support.exportXML(body)
     }
 
@@ -100,8 +108,9 @@ import Testing
         #expect(direct == threaded)
         // Lines come from the captured elements: the first bad date is record 5's.
         #expect(threaded.faults.first?.kind == "bad_date")
-        #expect(threaded.faults.first?.line == xml.prefix(upTo: xml.range(of: "2024-02-31")!.lowerBound)
-            .filter { $0 == "\n" }.count + 1)
+        #expect(
+            threaded.faults.first?.line == xml.prefix(upTo: xml.range(of: "2024-02-31")!.lowerBound)
+                .filter { $0 == "\n" }.count + 1)
     }
 
     @Test func strictStopsAtTheSameFaultBothWays() throws {

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import HealthTrailKit
+
 @testable import HealthTrailArchive
+@testable import HealthTrailKit
 @testable import HealthTrailSynth
 
 /// Whole output files (SVG maps) are written at once and fsynced on the thread of

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import HealthTrailKit
+
 @testable import HealthTrailArchive
+@testable import HealthTrailKit
 @testable import HealthTrailSynth
 @testable import HealthTrailXML
 
@@ -9,7 +10,8 @@ import Testing
 /// empty them wherever they are attributes (whatever the chunking), touch nothing else, never
 /// hide an error libxml2 would report, and never move a line.
 @Suite struct DeviceValueElisionTests {
-    static let device = "&lt;&lt;HKDevice: 0x283c2e400&gt;, name:Apple Watch, manufacturer:Apple Inc., model:Watch, hardware:Watch6,1, software:9.1&gt;&gt;"
+    static let device =
+        "&lt;&lt;HKDevice: 0x283c2e400&gt;, name:Apple Watch, manufacturer:Apple Inc., model:Watch, hardware:Watch6,1, software:9.1&gt;&gt;"
 
     /// The filter's output for `bytes` fed in chunks of `chunk` bytes, and the values it emptied.
     static func elide(_ bytes: [UInt8], chunk: Int) -> (output: [UInt8], elided: Int) {
@@ -41,12 +43,13 @@ import Testing
 
     @Test(arguments: chunkSizes)
     func emptiesTheDeviceValuesOfRecordsWhereverChunksEnd(chunk: Int) {
-        let xml = Support.exportXML("""
-         <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="Watch" device="\(Self.device)" unit="count/min" value="61"/>
-         <Record type="HKQuantityTypeIdentifierStepCount" device = '\(Self.device)' value="12">
-          <MetadataEntry key="HKMetadataKeySyncVersion" value="2"/>
-         </Record>
-        """)
+        let xml = Support.exportXML(
+            """
+             <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="Watch" device="\(Self.device)" unit="count/min" value="61"/>
+             <Record type="HKQuantityTypeIdentifierStepCount" device = '\(Self.device)' value="12">
+              <MetadataEntry key="HKMetadataKeySyncVersion" value="2"/>
+             </Record>
+            """)
         let (output, elided) = Self.elide(xml, chunk: chunk)
         #expect(elided == 2)
         #expect(output == xml.replacingOccurrences(of: Self.device, with: ""))
@@ -58,19 +61,19 @@ import Testing
         // `device=` in the prolog, in comments, CDATA, a processing instruction, text, another
         // attribute's value, or as part of a longer name: none of it is an attribute named device.
         let xml = """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <!DOCTYPE HealthData [
-        <!ATTLIST Record device CDATA #IMPLIED>
-        <!-- <Record device="\(Self.device)"/> -->
-        ]>
-        <HealthData locale="en_US">
-         <!-- a comment: device="\(Self.device)" -- no, -->
-         <?healthtrail device="\(Self.device)"?>
-         <Note><![CDATA[ <Record device="\(Self.device)"/> ]]> device="\(Self.device)" </Note>
-         <Record value=' device="\(Self.device)"' xdevice="\(Self.device)" devices="\(Self.device)" deviceX="\(Self.device)"/>
-         <device name="\(Self.device)"/>
-        </HealthData>
-        """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE HealthData [
+            <!ATTLIST Record device CDATA #IMPLIED>
+            <!-- <Record device="\(Self.device)"/> -->
+            ]>
+            <HealthData locale="en_US">
+             <!-- a comment: device="\(Self.device)" -- no, -->
+             <?healthtrail device="\(Self.device)"?>
+             <Note><![CDATA[ <Record device="\(Self.device)"/> ]]> device="\(Self.device)" </Note>
+             <Record value=' device="\(Self.device)"' xdevice="\(Self.device)" devices="\(Self.device)" deviceX="\(Self.device)"/>
+             <device name="\(Self.device)"/>
+            </HealthData>
+            """
         let (output, elided) = Self.elide(xml, chunk: chunk)
         #expect(elided == 0)
         #expect(output == xml)
@@ -81,8 +84,10 @@ import Testing
     /// through untouched, so libxml2 still sees them and still reports what is wrong.
     @Test(arguments: [1, 9, 1 << 20])
     func leavesEveryOtherValueAsItIs(chunk: Int) {
-        let values = ["a&#38;b", "a&nbsp;b", "a<b", "Alex’s Watch", "two\nlines", "tab\there", "a&amp", "&",
-                      String(repeating: "x", count: DeviceValueElision.longestValue + 1)]
+        let values = [
+            "a&#38;b", "a&nbsp;b", "a<b", "Alex’s Watch", "two\nlines", "tab\there", "a&amp", "&",
+            String(repeating: "x", count: DeviceValueElision.longestValue + 1),
+        ]
         for value in values {
             let xml = Support.exportXML(" <Record type=\"T\" device=\"\(value)\" value=\"1\"/>")
             let (output, elided) = Self.elide(xml, chunk: chunk)
@@ -108,8 +113,10 @@ import Testing
     /// Spaces around `=` and line breaks: every form is emptied, and the output is the same for
     /// every chunk size (the quick look-back that skips most values must not decide alone).
     @Test func spacingAroundEqualsDoesNotDependOnChunks() {
-        let forms = [#"device="a&lt;1""#, #"device ="b&lt;2""#, #"device= "c&lt;3""#, #"device = 'd&lt;4'"#,
-                     "device\n=\n\"e&lt;5\"", "device\t =\t\"f&lt;6\""]
+        let forms = [
+            #"device="a&lt;1""#, #"device ="b&lt;2""#, #"device= "c&lt;3""#, #"device = 'd&lt;4'"#,
+            "device\n=\n\"e&lt;5\"", "device\t =\t\"f&lt;6\"",
+        ]
         let xml = Support.exportXML(forms.map { " <Record type=\"T\" \($0) value=\"1\"/>" }.joined(separator: "\n"))
         let whole = Self.elide(xml, chunk: 1 << 20)
         #expect(whole.elided == forms.count)
@@ -141,8 +148,10 @@ import Testing
             let rewritten = SAXEventTrace(chunks: [Self.elide(bytes, chunk: 6).output])
             #expect(rewritten.lines == original.lines && rewritten.error == original.error, "document \(index)")
         }
-        let accepted = ["", "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- a comment -->\n<?pi data?>",
-                        "<?xml version=\"1.0\"?>\n<!DOCTYPE HealthData [ <!-- device=\"x\" --> ]>"]
+        let accepted = [
+            "", "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- a comment -->\n<?pi data?>",
+            "<?xml version=\"1.0\"?>\n<!DOCTYPE HealthData [ <!-- device=\"x\" --> ]>",
+        ]
         for prolog in accepted {
             #expect(Self.elide(prolog + root, chunk: 5).elided == 1, "\(prolog)")
         }
@@ -152,14 +161,18 @@ import Testing
     /// they look like. (fuzz-device-elision found a UTF-7 document whose error the rewrite changed.)
     @Test func rewritesUTF8DocumentsOnly() throws {
         let record = "\n<HealthData>\n <Record device=\"\(Self.device)\"/>\n</HealthData>\n"
-        let utf8 = ["", "<?xml version=\"1.0\"?>", "<?xml version=\"1.0\" encoding=\"UTF-8\"?>",
-                    "<?xml version='1.0' encoding = 'utf8' ?>", "\u{FEFF}<?xml version=\"1.0\" encoding=\"utf-8\"?>"]
+        let utf8 = [
+            "", "<?xml version=\"1.0\"?>", "<?xml version=\"1.0\" encoding=\"UTF-8\"?>",
+            "<?xml version='1.0' encoding = 'utf8' ?>", "\u{FEFF}<?xml version=\"1.0\" encoding=\"utf-8\"?>",
+        ]
         for declaration in utf8 {
             #expect(Self.elide(declaration + record, chunk: 5).elided == 1, "\(declaration)")
         }
-        let others = ["<?xml version=\"1.0\" encoding=\"UTF-7\"?>", "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>",
-                      "<?xml version=\"1.0\" encoding=\"UTF-16\"?>", "<?xml version=\"1.0\" encoding=\"UTF-8\"",
-                      "<?xml version=\"1.0\"" + String(repeating: " ", count: 70_000) + "encoding=\"UTF-8\"?>"]
+        let others = [
+            "<?xml version=\"1.0\" encoding=\"UTF-7\"?>", "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>",
+            "<?xml version=\"1.0\" encoding=\"UTF-16\"?>", "<?xml version=\"1.0\" encoding=\"UTF-8\"",
+            "<?xml version=\"1.0\"" + String(repeating: " ", count: 70_000) + "encoding=\"UTF-8\"?>",
+        ]
         for declaration in others {
             let xml = declaration + record
             #expect(Self.elide(xml, chunk: 5).output == xml, "\(declaration.prefix(40))")
@@ -169,28 +182,33 @@ import Testing
         let ebcdic = [UInt8]([0x4C, 0x6F, 0xA7, 0x94]) + Array(record.utf8)
         #expect(Self.elide(ebcdic, chunk: 7).output == ebcdic)
 
-        let finding = try #require(Data(base64Encoded: "PD94bWwgdmVyc2lvbj0iMS4wIiBlbmNvZGluZz0iVVRGLTciPz4KPCFET0NUWVBFIEhlYWx0aERhdGEgWwo8IS0tIEhlYWx0aEtpdE4AAAAgRXhwb21ldGVyICAgICAgICAgQ0RBVEEgI0lNUExJRUQKICBkaWFtZXRlclVBVEEmI0lNUExJRUQKPgpdPgo8SGVhbHRoRGF0YSBsb2NhbGU9ImVuX1VTIj4OIDxFeHBvcnREYXRlIHZhIGRldmljZT0nbHVlPSIxMDExLTD///9nMS0wMyAwOToxMjozNyArMDEwMCIvPgogPE1lIEhLQz1hcmF0YT4K"))
+        let finding = try #require(
+            Data(
+                base64Encoded:
+                    "PD94bWwgdmVyc2lvbj0iMS4wIiBlbmNvZGluZz0iVVRGLTciPz4KPCFET0NUWVBFIEhlYWx0aERhdGEgWwo8IS0tIEhlYWx0aEtpdE4AAAAgRXhwb21ldGVyICAgICAgICAgQ0RBVEEgI0lNUExJRUQKICBkaWFtZXRlclVBVEEmI0lNUExJRUQKPgpdPgo8SGVhbHRoRGF0YSBsb2NhbGU9ImVuX1VTIj4OIDxFeHBvcnREYXRlIHZhIGRldmljZT0nbHVlPSIxMDExLTD///9nMS0wMyAwOToxMjozNyArMDEwMCIvPgogPE1lIEhLQz1hcmF0YT4K"
+            ))
         #expect(Self.elide(Array(finding), chunk: 256).output == Array(finding))
     }
 
     /// libxml2 reports the same elements, attributes, text, lines and errors for the rewritten
     /// document as for the original, the emptied values aside.
     @Test func libxml2SeesTheSameDocument() throws {
-        let good = Support.exportXML("""
-         <Record type="A" sourceName="Alex’s Watch" device="\(Self.device)" value="1"/>
-         <Record type="B" device="\(Self.device)"
-           value="2">text &amp; more</Record>
-         <Workout workoutActivityType="Run" device="\(Self.device)"><WorkoutRoute device="\(Self.device)"/></Workout>
-         <!-- a comment: <Record device="\(Self.device)"/> --><?healthtrail device="\(Self.device)"?>
-        """)
+        let good = Support.exportXML(
+            """
+             <Record type="A" sourceName="Alex’s Watch" device="\(Self.device)" value="1"/>
+             <Record type="B" device="\(Self.device)"
+               value="2">text &amp; more</Record>
+             <Workout workoutActivityType="Run" device="\(Self.device)"><WorkoutRoute device="\(Self.device)"/></Workout>
+             <!-- a comment: <Record device="\(Self.device)"/> --><?healthtrail device="\(Self.device)"?>
+            """)
         let bad = [
-            good.replacingOccurrences(of: "value=\"2\"", with: "value=\"2\" value=\"3\""),         // a duplicated attribute
-            good.replacingOccurrences(of: "</Workout>", with: "</Workou>"),                       // mismatched end tag
-            good.replacingOccurrences(of: "0x283c2e400", with: "0x2<3"),                          // `<` in a device value
-            good.replacingOccurrences(of: "0x283c2e400", with: "&undefined;"),                    // an undefined entity
-            good.replacingOccurrences(of: "name:Apple Watch", with: "name:\u{1}"),               // a control character
+            good.replacingOccurrences(of: "value=\"2\"", with: "value=\"2\" value=\"3\""),   // a duplicated attribute
+            good.replacingOccurrences(of: "</Workout>", with: "</Workou>"),   // mismatched end tag
+            good.replacingOccurrences(of: "0x283c2e400", with: "0x2<3"),   // `<` in a device value
+            good.replacingOccurrences(of: "0x283c2e400", with: "&undefined;"),   // an undefined entity
+            good.replacingOccurrences(of: "name:Apple Watch", with: "name:\u{1}"),   // a control character
             good.replacingOccurrences(of: "device=\"\(Self.device)\" value=\"1\"", with: "device=\"\(Self.device)\" device=\"x\""),
-            String(good.prefix(good.count - 40)),                                                 // truncated
+            String(good.prefix(good.count - 40)),   // truncated
         ]
         for (index, xml) in ([good] + bad).enumerated() {
             let bytes = Array(xml.utf8)
@@ -239,8 +257,9 @@ import Testing
         try Self.expectSameOutputs(dir + "/export.zip", in: dir)
     }
 
-    @Test(.enabled(if: Support.hasRealFixtures, "../shared/fixtures/real is absent"),
-          arguments: ["ericwolter/Export.zip", "k0rventen/test-export4.zip"])
+    @Test(
+        .enabled(if: Support.hasRealFixtures, "../shared/fixtures/real is absent"),
+        arguments: ["ericwolter/Export.zip", "k0rventen/test-export4.zip"])
     func realExportsWriteTheSameOutputsWithAndWithout(fixture: String) throws {
         let dir = Support.temporaryDirectory("realExportsWriteTheSameOutputs-\(fixture.prefix(4))")
         try Self.expectSameOutputs(Support.fixture(fixture), in: dir)

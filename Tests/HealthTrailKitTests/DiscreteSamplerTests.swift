@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HealthTrailKit
 
 // Statistical tests of the exact discrete samplers (Privacy/Mechanisms).
@@ -147,8 +148,9 @@ enum DPStatistics {
         var varianceRejects: Bool { abs(varianceZ) > zLimit }
         var meanRejects: Bool { abs(meanZ) > zLimit }
         var description: String {
-            String(format: "χ²=%.1f df=%d crit(1e-6)=%.2f varZ=%.2f meanZ=%.2f",
-                   chiSquared, degreesOfFreedom, critical, varianceZ, meanZ)
+            String(
+                format: "χ²=%.1f df=%d crit(1e-6)=%.2f varZ=%.2f meanZ=%.2f",
+                chiSquared, degreesOfFreedom, critical, varianceZ, meanZ)
         }
     }
 
@@ -184,8 +186,9 @@ enum DPStatistics {
         let m2 = sum2 / n, m4 = sum4 / n
         let varianceZ = (m2 - variance) / ((m4 - m2 * m2) / n).squareRoot()
         let meanZ = (sum / n) / (variance / n).squareRoot()
-        return Fit(chiSquared: chi, degreesOfFreedom: df, critical: chiSquaredCritical(df: df, alpha: alpha),
-                   varianceZ: varianceZ, meanZ: meanZ)
+        return Fit(
+            chiSquared: chi, degreesOfFreedom: df, critical: chiSquaredCritical(df: df, alpha: alpha),
+            varianceZ: varianceZ, meanZ: meanZ)
     }
 
     static func draw(_ count: Int, seed: UInt64, _ sampler: (inout SeededNoiseSource) -> Int64) -> [Int64] {
@@ -199,8 +202,8 @@ enum DPStatistics {
 
 /// The broken variants the tests must reject.
 enum BrokenSampler: CaseIterable, CustomStringConvertible {
-    case wider      // scale × 1.05
-    case shifted    // mean + 0.02
+    case wider   // scale × 1.05
+    case shifted   // mean + 0.02
 
     var description: String { self == .wider ? "scale×1.05" : "mean+0.02" }
 
@@ -232,14 +235,16 @@ enum BrokenSampler: CaseIterable, CustomStringConvertible {
 
     static func laplaceFit(_ t: Rational, _ sampler: (inout SeededNoiseSource) -> Int64, seed: UInt64) -> DPStatistics.Fit {
         let samples = DPStatistics.draw(draws, seed: seed, sampler)
-        return DPStatistics.fit(samples, pmf: DPStatistics.laplacePMF(scale: t.doubleValue),
-                                variance: NoiseMechanism.discreteLaplace(scale: t).variance)
+        return DPStatistics.fit(
+            samples, pmf: DPStatistics.laplacePMF(scale: t.doubleValue),
+            variance: NoiseMechanism.discreteLaplace(scale: t).variance)
     }
 
     static func gaussianFit(_ s2: Rational, _ sampler: (inout SeededNoiseSource) -> Int64, seed: UInt64) -> DPStatistics.Fit {
         let samples = DPStatistics.draw(draws, seed: seed, sampler)
-        return DPStatistics.fit(samples, pmf: DPStatistics.gaussianPMF(sigmaSquared: s2.doubleValue),
-                                variance: NoiseMechanism.discreteGaussian(sigmaSquared: s2).variance)
+        return DPStatistics.fit(
+            samples, pmf: DPStatistics.gaussianPMF(sigmaSquared: s2.doubleValue),
+            variance: NoiseMechanism.discreteGaussian(sigmaSquared: s2).variance)
     }
 
     // MARK: The samplers fit their exact PMFs
@@ -285,10 +290,12 @@ enum BrokenSampler: CaseIterable, CustomStringConvertible {
     /// (power ≈ 1 − 3·10^−5 against |z| > 6). The correct sampler is run at the same N and
     /// must pass all three tests. Laplace t = 10 (σ² ≈ 200, N ≈ 5·10^7) is left out: ~35 s in
     /// a debug build.
-    @Test(arguments: [NoiseMechanism.discreteLaplace(scale: Rational(1, 2)), .discreteLaplace(scale: Rational(1)),
-                      .discreteLaplace(scale: Rational(3)), .discreteGaussian(sigmaSquared: Rational(1, 2)),
-                      .discreteGaussian(sigmaSquared: Rational(1)), .discreteGaussian(sigmaSquared: Rational(4)),
-                      .discreteGaussian(sigmaSquared: Rational(25))])
+    @Test(arguments: [
+        NoiseMechanism.discreteLaplace(scale: Rational(1, 2)), .discreteLaplace(scale: Rational(1)),
+        .discreteLaplace(scale: Rational(3)), .discreteGaussian(sigmaSquared: Rational(1, 2)),
+        .discreteGaussian(sigmaSquared: Rational(1)), .discreteGaussian(sigmaSquared: Rational(4)),
+        .discreteGaussian(sigmaSquared: Rational(25)),
+    ])
     func testsRejectMeanPlus0_02(mechanism: NoiseMechanism) {
         let n = max(Self.draws, Int((250_000 * mechanism.variance).rounded(.up)))
         let pmf: (Int64) -> Double
@@ -301,8 +308,9 @@ enum BrokenSampler: CaseIterable, CustomStringConvertible {
             pmf = DPStatistics.gaussianPMF(sigmaSquared: s2.doubleValue)
             broken = BrokenSampler.shifted.gaussian(s2)
         }
-        let good = DPStatistics.fit(DPStatistics.draw(n, seed: 31, { mechanism.sample(using: &$0) }),
-                                    pmf: pmf, variance: mechanism.variance)
+        let good = DPStatistics.fit(
+            DPStatistics.draw(n, seed: 31, { mechanism.sample(using: &$0) }),
+            pmf: pmf, variance: mechanism.variance)
         let bad = DPStatistics.fit(DPStatistics.draw(n, seed: 32, broken), pmf: pmf, variance: mechanism.variance)
         print("\(mechanism) N=\(n): correct \(good); broken mean+0.02 \(bad)")
         #expect(!good.chiSquaredRejects && !good.varianceRejects && !good.meanRejects, "\(good)")
@@ -362,8 +370,10 @@ enum BrokenSampler: CaseIterable, CustomStringConvertible {
     }
 
     @Test func integerSquareRootIsExact() {
-        for (p, q, m) in [(1, 1, 1), (1, 2, 0), (4, 1, 2), (24, 1, 4), (25, 1, 5), (25, 4, 2), (99, 4, 4), (100, 4, 5),
-                          ((1 << 30) - 1, 1, 32767), (1, (1 << 30) - 1, 0)] as [(UInt64, UInt64, UInt64)] {
+        for (p, q, m) in [
+            (1, 1, 1), (1, 2, 0), (4, 1, 2), (24, 1, 4), (25, 1, 5), (25, 4, 2), (99, 4, 4), (100, 4, 5),
+            ((1 << 30) - 1, 1, 32767), (1, (1 << 30) - 1, 0),
+        ] as [(UInt64, UInt64, UInt64)] {
             #expect(DiscreteGaussian.floorSqrt(p: p, q: q) == m, "⌊√(\(p)/\(q))⌋")
         }
     }
@@ -450,10 +460,12 @@ enum BrokenSampler: CaseIterable, CustomStringConvertible {
         #expect(throws: NoiseParameterError.self) { try NoiseMechanism.discreteLaplace(scale: Rational((1 << 32) + 1)).validate() }
     }
 
-    @Test(arguments: [NoiseMechanism.discreteLaplace(scale: Rational(1, 2)), .discreteLaplace(scale: Rational(1)),
-                      .discreteLaplace(scale: Rational(10)), .discreteLaplace(scale: Rational(1000)),
-                      .discreteGaussian(sigmaSquared: Rational(1, 2)), .discreteGaussian(sigmaSquared: Rational(4)),
-                      .discreteGaussian(sigmaSquared: Rational(25)), .discreteGaussian(sigmaSquared: Rational(1_000_000))])
+    @Test(arguments: [
+        NoiseMechanism.discreteLaplace(scale: Rational(1, 2)), .discreteLaplace(scale: Rational(1)),
+        .discreteLaplace(scale: Rational(10)), .discreteLaplace(scale: Rational(1000)),
+        .discreteGaussian(sigmaSquared: Rational(1, 2)), .discreteGaussian(sigmaSquared: Rational(4)),
+        .discreteGaussian(sigmaSquared: Rational(25)), .discreteGaussian(sigmaSquared: Rational(1_000_000)),
+    ])
     func varianceAndErrorBarMatchThePMF(mechanism: NoiseMechanism) {
         let pmf: (Int64) -> Double
         switch mechanism {

@@ -24,18 +24,27 @@ import Testing
     }
 
     static let phraseRules = [
-        Rule("a work session", #"\b(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|1st|2nd|3rd|[4-9]th|this|earlier|last|previous|prior|later|morning|afternoon|evening|working|coding|review)\s+sessions?\b"#),
+        Rule(
+            "a work session",
+            #"\b(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|1st|2nd|3rd|[4-9]th|this|earlier|last|previous|prior|later|morning|afternoon|evening|working|coding|review)\s+sessions?\b"#
+        ),
         Rule("an issue number", #"\bissues?\s*#\s*\d+|\bissues?\s+\d+\b|\(#\d+\)"#),
-        Rule("a figure dated by a change", #"\b(before|after|since|until)\s+the\s+(last|latest|previous|next)\s+(\w+\s+)?(change|changes|commit|session|fix|fixes|review|round)\b"#),
+        Rule(
+            "a figure dated by a change",
+            #"\b(before|after|since|until)\s+the\s+(last|latest|previous|next)\s+(\w+\s+)?(change|changes|commit|session|fix|fixes|review|round)\b"#),
         Rule("who steers the project", #"\bsteer(s|ing|ed)?\b"#),
-        Rule("the time of day of the work", #"\b(earlier|later)\s+that\s+(morning|afternoon|evening|night|day)\b|\bthat\s+(afternoon|evening)\b|\b\d{1,2}:\d{2}\s+(that|this)\s+(morning|afternoon|evening)\b"#),
+        Rule(
+            "the time of day of the work",
+            #"\b(earlier|later)\s+that\s+(morning|afternoon|evening|night|day)\b|\bthat\s+(afternoon|evening)\b|\b\d{1,2}:\d{2}\s+(that|this)\s+(morning|afternoon|evening)\b"#
+        ),
     ]
 
     /// A commit hash in prose: 7 to 40 lower-case hex digits with at least one letter and one
     /// digit, standing alone as a word (not inside a file name, a hex literal or a colour).
-    static let hashRule = Rule("a commit hash",
-                               #"(?<![\w./#@:-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}(?![\w/@-])(?!\.\w)"#,
-                               caseInsensitive: false)
+    static let hashRule = Rule(
+        "a commit hash",
+        #"(?<![\w./#@:-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}(?![\w/@-])(?!\.\w)"#,
+        caseInsensitive: false)
 
     /// The places in `text` a rule matches: (1-based line, rule name, the words matched).
     static func findings(in text: String, hashes: Bool) -> [(line: Int, rule: String, match: String)] {
@@ -125,8 +134,9 @@ import Testing
     static func files(under folder: String, ending suffix: String) -> [String] {
         let root = Support.packageRoot.path
         let start = folder.isEmpty ? Support.packageRoot : Support.packageRoot.appendingPathComponent(folder)
-        let walker = FileManager.default.enumerator(at: start, includingPropertiesForKeys: [.isDirectoryKey],
-                                                    options: [.skipsHiddenFiles])
+        let walker = FileManager.default.enumerator(
+            at: start, includingPropertiesForKeys: [.isDirectoryKey],
+            options: [.skipsHiddenFiles])
         var result: [String] = []
         while let url = walker?.nextObject() as? URL {
             let relative = String(url.path.dropFirst(root.count + 1))
@@ -208,8 +218,9 @@ import Testing
 
     @Test func noMarkdownFileNarrates() throws {
         let paths = Self.files(under: "", ending: ".md")
-        #expect(paths.contains("README.md") && paths.contains("CHANGELOG.md") && paths.contains("docs/outputs.md"),
-                "the walk did not find the documentation: \(paths)")
+        #expect(
+            paths.contains("README.md") && paths.contains("CHANGELOG.md") && paths.contains("docs/outputs.md"),
+            "the walk did not find the documentation: \(paths)")
         var problems: [String] = []
         for path in paths {
             let text = try String(contentsOfFile: Support.packageRoot.path + "/" + path, encoding: .utf8)
@@ -231,7 +242,8 @@ import Testing
             }
         }
         // Scripts, the Makefile and the pipeline files: comments are most of what narrates there.
-        let others = ["Makefile", "Package.swift", ".ci/run"]
+        let others =
+            ["Makefile", "Package.swift", ".ci/run"]
             + ["Benchmarks", "Fuzz", "pipelines", "docs"].flatMap { folder in
                 [".sh", ".py", ".yaml"].flatMap { Self.files(under: folder, ending: $0) }
             }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HealthTrailKit
 
 /// A route's drawn lines are bounded; its CSV rows and figures keep every point.
@@ -42,15 +43,20 @@ import Testing
         let staging = try OutputStaging(outputDirectory: Support.temporaryDirectory() + "/out")
         defer { staging.discard() }
         func processor(files: Int) -> RouteProcessor {
-            RouteProcessor(join: nil, zones: .default, csv: nil, geojson: nil,
-                           maps: MapContext(staging: staging, options: SVGOptions(), drawWorkouts: true,
-                                            filesPerWorkout: ["w": files], offsets: [:]),
-                           drawnPointCap: 8)
+            RouteProcessor(
+                join: nil, zones: .default, csv: nil, geojson: nil,
+                maps: MapContext(
+                    staging: staging, options: SVGOptions(), drawWorkouts: true,
+                    filesPerWorkout: ["w": files], offsets: [:]),
+                drawnPointCap: 8)
         }
         func feed(_ p: RouteProcessor, from start: Int) throws {
             p.begin(workoutID: "w", activity: "running", routeFile: nil)
-            for i in 0..<10 { p.add(RoutePoint(time: Int64(start + i), latitude: 48 + Double(i) * 1e-4, longitude: 2),
-                                    hAcc: nil, course: nil, vAcc: nil) }
+            for i in 0..<10 {
+                p.add(
+                    RoutePoint(time: Int64(start + i), latitude: 48 + Double(i) * 1e-4, longitude: 2),
+                    hAcc: nil, course: nil, vAcc: nil)
+            }
             try p.end()
         }
         // Three files, two read here: the pieces stay pending. Each route of 10 points keeps 6
@@ -83,7 +89,7 @@ import Testing
         var gpx = "<gpx><trk><trkseg>\n"
         gpx.reserveCapacity(count * 110)
         var latitudes: [Double] = [], longitudes: [Double] = []
-        let start = 1_717_236_000  // 2024-06-01 10:00:00 UTC
+        let start = 1_717_236_000   // 2024-06-01 10:00:00 UTC
         for i in 0..<count {
             let lat = 48.0 + Double(i) * 1e-5, lon = 2.0 + (i % 2 == 0 ? 0 : 1e-4)
             latitudes.append(lat); longitudes.append(lon)
@@ -93,14 +99,18 @@ import Testing
         gpx += "</trkseg></trk></gpx>\n"
         let end = Timestamp(utcSeconds: Int64(start + count)).utcString
         let body = """
-         <Workout workoutActivityType="HKWorkoutActivityTypeWalking" sourceName="W" startDate="2024-06-01 10:00:00 +0000" endDate="\(end.prefix(10)) \(end.dropFirst(11).prefix(8)) +0000">
-          <WorkoutRoute sourceName="W" startDate="2024-06-01 10:00:00 +0000" endDate="2024-06-01 10:00:00 +0000">
-           <FileReference path="/workout-routes/route_2024-06-01.gpx"/>
-          </WorkoutRoute>
-         </Workout>
-        """
-        try Support.makeZip(dir + "/export.zip", [("apple_health_export/export.xml", Support.exportXML(body)),
-                                                  ("apple_health_export/workout-routes/route_2024-06-01.gpx", gpx)])
+             <Workout workoutActivityType="HKWorkoutActivityTypeWalking" sourceName="W" startDate="2024-06-01 10:00:00 +0000" endDate="\(end.prefix(10)) \(end.dropFirst(11).prefix(8)) +0000">
+              <WorkoutRoute sourceName="W" startDate="2024-06-01 10:00:00 +0000" endDate="2024-06-01 10:00:00 +0000">
+               <FileReference path="/workout-routes/route_2024-06-01.gpx"/>
+              </WorkoutRoute>
+             </Workout>
+            """
+        try Support.makeZip(
+            dir + "/export.zip",
+            [
+                ("apple_health_export/export.xml", Support.exportXML(body)),
+                ("apple_health_export/workout-routes/route_2024-06-01.gpx", gpx),
+            ])
         let manifest = try ExportRun.run(RunOptions(inputPath: dir + "/export.zip", outputDirectory: dir + "/out"))
 
         let expected = Self.expectedIndices(count: count, cap: DrawnPoints.defaultCap)

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import HealthTrailKit
+
 @testable import HealthTrailArchive
+@testable import HealthTrailKit
 @testable import HealthTrailXML
 
 /// Decoding hand-built exports whose every expected row is known.
@@ -18,25 +19,26 @@ import Testing
     }
 
     static let heartRate = """
-     <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="Alex’s Apple Watch" sourceVersion="9.1" device="&lt;&lt;HKDevice: 0x283f0a2b0&gt;, name:Apple Watch&gt;&gt;" unit="count/min" creationDate="2024-01-02 07:31:30 -0800" startDate="2024-01-02 07:31:22 -0800" endDate="2024-01-02 07:31:22 -0800" value="72">
-      <MetadataEntry key="HKMetadataKeyHeartRateMotionContext" value="1"/>
-     </Record>
-     <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="Polar, &quot;H10&quot; &amp; Co" unit="count/min" startDate="2024-01-02 07:40:00 -0800" endDate="2024-01-02 07:40:00 -0800" value="131.5">
-      <MetadataEntry key="HKMetadataKeyHeartRateMotionContext" value="2"/>
-     </Record>
-     <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="Alex’s Apple Watch" unit="count/min" startDate="2024-01-02 23:59:59 +0100" endDate="2024-01-02 23:59:59 +0100" value="55"/>
+         <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="Alex’s Apple Watch" sourceVersion="9.1" device="&lt;&lt;HKDevice: 0x283f0a2b0&gt;, name:Apple Watch&gt;&gt;" unit="count/min" creationDate="2024-01-02 07:31:30 -0800" startDate="2024-01-02 07:31:22 -0800" endDate="2024-01-02 07:31:22 -0800" value="72">
+          <MetadataEntry key="HKMetadataKeyHeartRateMotionContext" value="1"/>
+         </Record>
+         <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="Polar, &quot;H10&quot; &amp; Co" unit="count/min" startDate="2024-01-02 07:40:00 -0800" endDate="2024-01-02 07:40:00 -0800" value="131.5">
+          <MetadataEntry key="HKMetadataKeyHeartRateMotionContext" value="2"/>
+         </Record>
+         <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="Alex’s Apple Watch" unit="count/min" startDate="2024-01-02 23:59:59 +0100" endDate="2024-01-02 23:59:59 +0100" value="55"/>
 
-    """
+        """
 
     @Test func writesHeartRateWithMotionContextAndQuotedSources() throws {
         let (out, manifest) = try run(Self.heartRate)
         let csv = try Support.readCSV(out + "/heart_rate.csv")
         #expect(csv.header == ["time_utc", "utc_offset", "bpm", "source", "motion_context"])
-        #expect(csv.rows == [
-            ["2024-01-02T15:31:22Z", "-08:00", "72", "Alex’s Apple Watch", "sedentary"],
-            ["2024-01-02T15:40:00Z", "-08:00", "131.5", "Polar, \"H10\" & Co", "active"],
-            ["2024-01-02T22:59:59Z", "+01:00", "55", "Alex’s Apple Watch", ""],
-        ])
+        #expect(
+            csv.rows == [
+                ["2024-01-02T15:31:22Z", "-08:00", "72", "Alex’s Apple Watch", "sedentary"],
+                ["2024-01-02T15:40:00Z", "-08:00", "131.5", "Polar, \"H10\" & Co", "active"],
+                ["2024-01-02T22:59:59Z", "+01:00", "55", "Alex’s Apple Watch", ""],
+            ])
         #expect(manifest.counts.heartRate == 3)
         #expect(manifest.outputs["heart_rate.csv"] == 3)
         #expect(manifest.input.exportVersion == "13")
@@ -46,31 +48,38 @@ import Testing
 
     @Test func writesOtherRecordsPerTypeAndSkipsCorrelationCopies() throws {
         let body = """
-         <Record type="HKQuantityTypeIdentifierStepCount" sourceName="Alex’s iPhone" unit="count" startDate="2024-01-02 08:00:00 +0100" endDate="2024-01-02 08:10:00 +0100" value="512"/>
-         <Record type="HKQuantityTypeIdentifierBloodPressureSystolic" sourceName="Cuff" unit="mmHg" startDate="2024-01-02 08:00:00 +0100" endDate="2024-01-02 08:00:00 +0100" value="120"/>
-         <Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="Alex’s Apple Watch" startDate="2024-01-02 01:00:00 +0100" endDate="2024-01-02 02:30:00 +0100" value="HKCategoryValueSleepAnalysisAsleepCore"/>
-         <Correlation type="HKCorrelationTypeIdentifierBloodPressure" sourceName="Cuff" startDate="2024-01-02 08:00:00 +0100" endDate="2024-01-02 08:00:00 +0100">
-          <MetadataEntry key="HKWasUserEntered" value="1"/>
-          <Record type="HKQuantityTypeIdentifierBloodPressureSystolic" sourceName="Cuff" unit="mmHg" startDate="2024-01-02 08:00:00 +0100" endDate="2024-01-02 08:00:00 +0100" value="120"/>
-         </Correlation>
+             <Record type="HKQuantityTypeIdentifierStepCount" sourceName="Alex’s iPhone" unit="count" startDate="2024-01-02 08:00:00 +0100" endDate="2024-01-02 08:10:00 +0100" value="512"/>
+             <Record type="HKQuantityTypeIdentifierBloodPressureSystolic" sourceName="Cuff" unit="mmHg" startDate="2024-01-02 08:00:00 +0100" endDate="2024-01-02 08:00:00 +0100" value="120"/>
+             <Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="Alex’s Apple Watch" startDate="2024-01-02 01:00:00 +0100" endDate="2024-01-02 02:30:00 +0100" value="HKCategoryValueSleepAnalysisAsleepCore"/>
+             <Correlation type="HKCorrelationTypeIdentifierBloodPressure" sourceName="Cuff" startDate="2024-01-02 08:00:00 +0100" endDate="2024-01-02 08:00:00 +0100">
+              <MetadataEntry key="HKWasUserEntered" value="1"/>
+              <Record type="HKQuantityTypeIdentifierBloodPressureSystolic" sourceName="Cuff" unit="mmHg" startDate="2024-01-02 08:00:00 +0100" endDate="2024-01-02 08:00:00 +0100" value="120"/>
+             </Correlation>
 
-        """
+            """
         let (out, manifest) = try run(body)
-        #expect(try Support.readCSV(out + "/records/step_count.csv").rows
+        #expect(
+            try Support.readCSV(out + "/records/step_count.csv").rows
                 == [["2024-01-02T07:00:00Z", "2024-01-02T07:10:00Z", "+01:00", "512", "count", "Alex’s iPhone", "", ""]])
         #expect(try Support.readCSV(out + "/records/blood_pressure_systolic.csv").rows.count == 1)
-        #expect(try Support.readCSV(out + "/records/sleep_analysis.csv").rows
-                == [["2024-01-02T00:00:00Z", "2024-01-02T01:30:00Z", "+01:00", "HKCategoryValueSleepAnalysisAsleepCore", "", "Alex’s Apple Watch", "", ""]])
+        #expect(
+            try Support.readCSV(out + "/records/sleep_analysis.csv").rows
+                == [
+                    [
+                        "2024-01-02T00:00:00Z", "2024-01-02T01:30:00Z", "+01:00", "HKCategoryValueSleepAnalysisAsleepCore", "", "Alex’s Apple Watch",
+                        "", "",
+                    ]
+                ])
         #expect(manifest.counts.correlations == 1)
         #expect(manifest.counts.recordsByType["HKQuantityTypeIdentifierBloodPressureSystolic"] == 1)
     }
 
     @Test func typesWithTheSameFileNameGetTheirOwnFiles() throws {
         let body = """
-         <Record type="HKQuantityTypeIdentifierStepCount" sourceName="P" unit="count" startDate="2024-01-02 08:00:00 +0100" endDate="2024-01-02 08:10:00 +0100" value="5"/>
-         <Record type="HKCategoryTypeIdentifierStepCount" sourceName="P" startDate="2024-01-02 08:00:00 +0100" endDate="2024-01-02 08:10:00 +0100" value="HKCategoryValueX"/>
+             <Record type="HKQuantityTypeIdentifierStepCount" sourceName="P" unit="count" startDate="2024-01-02 08:00:00 +0100" endDate="2024-01-02 08:10:00 +0100" value="5"/>
+             <Record type="HKCategoryTypeIdentifierStepCount" sourceName="P" startDate="2024-01-02 08:00:00 +0100" endDate="2024-01-02 08:10:00 +0100" value="HKCategoryValueX"/>
 
-        """
+            """
         let (out, _) = try run(body)
         #expect(try Support.readCSV(out + "/records/step_count.csv").rows.map { $0[3] } == ["5"])
         #expect(try Support.readCSV(out + "/records/step_count-2.csv").rows.map { $0[3] } == ["HKCategoryValueX"])
@@ -78,11 +87,11 @@ import Testing
 
     @Test func countsMalformedRecordsWithTheirLinesAndSkipsThem() throws {
         let body = """
-         <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="W" unit="count/min" startDate="2024-01-02 07:31:22 -0800" endDate="2024-01-02 07:31:22 -0800" value="seventy"/>
-         <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="W" unit="count/min" startDate="2024-13-02 07:31:22 -0800" endDate="2024-01-02 07:31:22 -0800" value="70"/>
-         <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="W" unit="count/min" startDate="2024-01-02 07:31:22 -0800" endDate="2024-01-02 07:31:22 -0800" value="71"/>
+             <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="W" unit="count/min" startDate="2024-01-02 07:31:22 -0800" endDate="2024-01-02 07:31:22 -0800" value="seventy"/>
+             <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="W" unit="count/min" startDate="2024-13-02 07:31:22 -0800" endDate="2024-01-02 07:31:22 -0800" value="70"/>
+             <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="W" unit="count/min" startDate="2024-01-02 07:31:22 -0800" endDate="2024-01-02 07:31:22 -0800" value="71"/>
 
-        """
+            """
         let (out, manifest) = try run(body)
         #expect(try Support.readCSV(out + "/heart_rate.csv").rows.map { $0[2] } == ["71"])
         #expect(manifest.faults.total == 2)
@@ -95,7 +104,8 @@ import Testing
     }
 
     @Test func strictMakesTheFirstFaultFatalAndWritesNothing() throws {
-        let body = " <Record type=\"HKQuantityTypeIdentifierStepCount\" sourceName=\"W\" unit=\"count\" startDate=\"2024-01-02 07:31:22 -0800\" endDate=\"2024-01-02 07:31:22 -0800\" value=\"12x\"/>\n"
+        let body =
+            " <Record type=\"HKQuantityTypeIdentifierStepCount\" sourceName=\"W\" unit=\"count\" startDate=\"2024-01-02 07:31:22 -0800\" endDate=\"2024-01-02 07:31:22 -0800\" value=\"12x\"/>\n"
         let error = #expect(throws: InputError.self) { try run(body, strict: true) }
         #expect(error?.entry == "apple_health_export/export.xml")
         #expect(error?.line == Support.prolog.split(separator: "\n", omittingEmptySubsequences: false).count)
@@ -104,81 +114,89 @@ import Testing
 
     @Test func decodesWorkoutsWithStatisticsEventsPartsAndRoutes() throws {
         let body = """
-         <Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="30.5" durationUnit="min" totalDistance="3.1" totalDistanceUnit="mi" totalEnergyBurned="300" totalEnergyBurnedUnit="kcal" sourceName="Alex’s Apple Watch" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:31:00 +0100">
-          <MetadataEntry key="HKIndoorWorkout" value="0"/>
-          <MetadataEntry key="HKTimeZone" value="Europe/Paris"/>
-          <MetadataEntry key="HKElevationAscended" value="4500 cm"/>
-          <MetadataEntry key="HKWeatherTemperature" value="68 degF"/>
-          <MetadataEntry key="HKWeatherHumidity" value="5600 %"/>
-          <WorkoutEvent type="HKWorkoutEventTypePause" date="2024-01-02 07:10:00 +0100"/>
-          <WorkoutStatistics type="HKQuantityTypeIdentifierHeartRate" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:31:00 +0100" average="148" minimum="101" maximum="171" unit="count/min"/>
-          <WorkoutActivity uuid="A1" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:15:00 +0100" duration="15" durationUnit="min">
-           <MetadataEntry key="HKIndoorWorkout" value="0"/>
-          </WorkoutActivity>
-          <WorkoutRoute sourceName="Alex’s Apple Watch" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:31:00 +0100">
-           <MetadataEntry key="HKMetadataKeySyncVersion" value="2"/>
-           <FileReference path="/workout-routes/route_2024-01-02_7.31am.gpx"/>
-          </WorkoutRoute>
-         </Workout>
-         <Workout workoutActivityType="HKWorkoutActivityTypeWalking" sourceName="Old Watch" startDate="2016-05-01 10:00:00 +0200" endDate="2016-05-01 10:20:00 +0200">
-          <WorkoutRoute sourceName="Old Watch" startDate="2016-05-01 10:00:00 +0200" endDate="2016-05-01 10:20:00 +0200">
-           <Location date="2016-05-01 10:00:01 +0200" latitude="48.1" longitude="11.5" altitude="520" horizontalAccuracy="5" verticalAccuracy="3" course="90" speed="1.4"/>
-           <Location date="2016-05-01 10:00:02 +0200" latitude="48.10001" longitude="11.50002" altitude="520.5" horizontalAccuracy="5" verticalAccuracy="3" course="91" speed="1.5"/>
-          </WorkoutRoute>
-         </Workout>
-         <ActivitySummary dateComponents="2024-01-02" activeEnergyBurned="512.3" activeEnergyBurnedGoal="500" activeEnergyBurnedUnit="Cal" appleMoveTime="0" appleMoveTimeGoal="0" appleExerciseTime="34" appleExerciseTimeGoal="30" appleStandHours="11" appleStandHoursGoal="12"/>
+             <Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="30.5" durationUnit="min" totalDistance="3.1" totalDistanceUnit="mi" totalEnergyBurned="300" totalEnergyBurnedUnit="kcal" sourceName="Alex’s Apple Watch" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:31:00 +0100">
+              <MetadataEntry key="HKIndoorWorkout" value="0"/>
+              <MetadataEntry key="HKTimeZone" value="Europe/Paris"/>
+              <MetadataEntry key="HKElevationAscended" value="4500 cm"/>
+              <MetadataEntry key="HKWeatherTemperature" value="68 degF"/>
+              <MetadataEntry key="HKWeatherHumidity" value="5600 %"/>
+              <WorkoutEvent type="HKWorkoutEventTypePause" date="2024-01-02 07:10:00 +0100"/>
+              <WorkoutStatistics type="HKQuantityTypeIdentifierHeartRate" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:31:00 +0100" average="148" minimum="101" maximum="171" unit="count/min"/>
+              <WorkoutActivity uuid="A1" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:15:00 +0100" duration="15" durationUnit="min">
+               <MetadataEntry key="HKIndoorWorkout" value="0"/>
+              </WorkoutActivity>
+              <WorkoutRoute sourceName="Alex’s Apple Watch" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:31:00 +0100">
+               <MetadataEntry key="HKMetadataKeySyncVersion" value="2"/>
+               <FileReference path="/workout-routes/route_2024-01-02_7.31am.gpx"/>
+              </WorkoutRoute>
+             </Workout>
+             <Workout workoutActivityType="HKWorkoutActivityTypeWalking" sourceName="Old Watch" startDate="2016-05-01 10:00:00 +0200" endDate="2016-05-01 10:20:00 +0200">
+              <WorkoutRoute sourceName="Old Watch" startDate="2016-05-01 10:00:00 +0200" endDate="2016-05-01 10:20:00 +0200">
+               <Location date="2016-05-01 10:00:01 +0200" latitude="48.1" longitude="11.5" altitude="520" horizontalAccuracy="5" verticalAccuracy="3" course="90" speed="1.4"/>
+               <Location date="2016-05-01 10:00:02 +0200" latitude="48.10001" longitude="11.50002" altitude="520.5" horizontalAccuracy="5" verticalAccuracy="3" course="91" speed="1.5"/>
+              </WorkoutRoute>
+             </Workout>
+             <ActivitySummary dateComponents="2024-01-02" activeEnergyBurned="512.3" activeEnergyBurnedGoal="500" activeEnergyBurnedUnit="Cal" appleMoveTime="0" appleMoveTimeGoal="0" appleExerciseTime="34" appleExerciseTimeGoal="30" appleStandHours="11" appleStandHoursGoal="12"/>
 
-        """
+            """
         let gpx = """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <gpx version="1.1" creator="Apple Health Export" xmlns="http://www.topografix.com/GPX/1/1">
-          <trk><name>Route</name><trkseg>
-            <trkpt lon="2.350000" lat="48.850000"><ele>35.5</ele><time>2024-01-02T06:00:05Z</time><extensions><speed>2.9</speed><course>10.5</course><hAcc>3.2</hAcc><vAcc>2.1</vAcc></extensions></trkpt>
-            <trkpt lon="2.350100" lat="48.850100"><ele>35.7</ele><time>2024-01-02T06:00:06Z</time><extensions><speed>3.0</speed><course>11</course><hAcc>3.1</hAcc><vAcc>2.0</vAcc></extensions></trkpt>
-          </trkseg></trk>
-        </gpx>
-        """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <gpx version="1.1" creator="Apple Health Export" xmlns="http://www.topografix.com/GPX/1/1">
+              <trk><name>Route</name><trkseg>
+                <trkpt lon="2.350000" lat="48.850000"><ele>35.5</ele><time>2024-01-02T06:00:05Z</time><extensions><speed>2.9</speed><course>10.5</course><hAcc>3.2</hAcc><vAcc>2.1</vAcc></extensions></trkpt>
+                <trkpt lon="2.350100" lat="48.850100"><ele>35.7</ele><time>2024-01-02T06:00:06Z</time><extensions><speed>3.0</speed><course>11</course><hAcc>3.1</hAcc><vAcc>2.0</vAcc></extensions></trkpt>
+              </trkseg></trk>
+            </gpx>
+            """
         let (out, manifest) = try run(body, extra: [("apple_health_export/workout-routes/route_2024-01-02_7.31am.gpx", gpx)])
         let workouts = try Support.readCSV(out + "/workouts.csv")
         #expect(workouts.header == OutputSchema.workouts.header(zones: .default))
         #expect(workouts.header.suffix(4) == ["zone_resting_s", "zone_moderate_s", "zone_vigorous_s", "zone_maximum_s"])
-        #expect(workouts.rows == [
-            ["20160501T080000Z-walking", "walking", "2016-05-01T08:00:00Z", "2016-05-01T08:20:00Z", "+02:00", "1200", "Old Watch", "",
-             "", "", "", "", "", "", "1", "", "", "", "", "",
-             // From the two inline points: 1.9 m in 1 s; pace needs 10 m; no heart rate, so no
-             // figures and no time in any zone (empty, not 0).
-             "1.9", "1", "", "0", "", "", "", ""],
-            // 3.1 mi = 4988.97 m; totals from the legacy attributes, heart rate from WorkoutStatistics.
-            ["20240102T060000Z-running", "running", "2024-01-02T06:00:00Z", "2024-01-02T06:31:00Z", "+01:00", "1830", "Alex’s Apple Watch",
-             "workout-routes/route_2024-01-02_7.31am.gpx", "4989", "300", "148", "171", "false", "Europe/Paris", "1",
-             "101", "workout", "45", "20", "56", "13.3", "1", "75.1", "0", "", "", "", ""],
-        ])
+        #expect(
+            workouts.rows == [
+                [
+                    "20160501T080000Z-walking", "walking", "2016-05-01T08:00:00Z", "2016-05-01T08:20:00Z", "+02:00", "1200", "Old Watch", "",
+                    "", "", "", "", "", "", "1", "", "", "", "", "",
+                    // From the two inline points: 1.9 m in 1 s; pace needs 10 m; no heart rate, so no
+                    // figures and no time in any zone (empty, not 0).
+                    "1.9", "1", "", "0", "", "", "", "",
+                ],
+                // 3.1 mi = 4988.97 m; totals from the legacy attributes, heart rate from WorkoutStatistics.
+                [
+                    "20240102T060000Z-running", "running", "2024-01-02T06:00:00Z", "2024-01-02T06:31:00Z", "+01:00", "1830", "Alex’s Apple Watch",
+                    "workout-routes/route_2024-01-02_7.31am.gpx", "4989", "300", "148", "171", "false", "Europe/Paris", "1",
+                    "101", "workout", "45", "20", "56", "13.3", "1", "75.1", "0", "", "", "", "",
+                ],
+            ])
         let points = try Support.readCSV(out + "/route_points.csv").rows
-        #expect(points == [
-            ["20160501T080000Z-walking", "2016-05-01T08:00:01Z", "48.1", "11.5", "520", "1.4", "5", "90", "3", "", "", "0"],
-            ["20160501T080000Z-walking", "2016-05-01T08:00:02Z", "48.10001", "11.50002", "520.5", "1.5", "5", "91", "3", "", "", "1.9"],
-            ["20240102T060000Z-running", "2024-01-02T06:00:05Z", "48.850000", "2.350000", "35.5", "2.9", "3.2", "10.5", "2.1", "", "", "0"],
-            ["20240102T060000Z-running", "2024-01-02T06:00:06Z", "48.850100", "2.350100", "35.7", "3.0", "3.1", "11", "2.0", "", "", "13.3"],
-        ])
+        #expect(
+            points == [
+                ["20160501T080000Z-walking", "2016-05-01T08:00:01Z", "48.1", "11.5", "520", "1.4", "5", "90", "3", "", "", "0"],
+                ["20160501T080000Z-walking", "2016-05-01T08:00:02Z", "48.10001", "11.50002", "520.5", "1.5", "5", "91", "3", "", "", "1.9"],
+                ["20240102T060000Z-running", "2024-01-02T06:00:05Z", "48.850000", "2.350000", "35.5", "2.9", "3.2", "10.5", "2.1", "", "", "0"],
+                ["20240102T060000Z-running", "2024-01-02T06:00:06Z", "48.850100", "2.350100", "35.7", "3.0", "3.1", "11", "2.0", "", "", "13.3"],
+            ])
         #expect(manifest.routes.linkedByReference == 1)
         #expect(manifest.counts.inlineRoutePoints == 2)
         #expect(manifest.counts.routePoints == 4)
-        #expect(try Support.readCSV(out + "/activity_summaries.csv").rows
+        #expect(
+            try Support.readCSV(out + "/activity_summaries.csv").rows
                 == [["2024-01-02", "512.3", "500", "Cal", "0", "0", "34", "30", "11", "12"]])
     }
 
     @Test func decodedWorkoutKeepsItsChildren() throws {
         let dir = Support.temporaryDirectory()
-        let xml = Support.exportXML("""
-         <Workout workoutActivityType="HKWorkoutActivityTypeTraditionalStrengthTraining" duration="45" durationUnit="min" sourceName="W" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:45:00 +0100">
-          <MetadataEntry key="HKTimeZone" value="America/New_York"/>
-          <WorkoutEvent type="HKWorkoutEventTypeSegment" date="2024-01-02 07:05:00 +0100" duration="5" durationUnit="min"/>
-          <WorkoutStatistics type="HKQuantityTypeIdentifierActiveEnergyBurned" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:45:00 +0100" sum="210.5" unit="kcal"/>
-          <WorkoutActivity uuid="P1" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:20:00 +0100"/>
-          <WorkoutActivity uuid="P2" startDate="2024-01-02 07:20:00 +0100" endDate="2024-01-02 07:45:00 +0100"/>
-         </Workout>
+        let xml = Support.exportXML(
+            """
+             <Workout workoutActivityType="HKWorkoutActivityTypeTraditionalStrengthTraining" duration="45" durationUnit="min" sourceName="W" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:45:00 +0100">
+              <MetadataEntry key="HKTimeZone" value="America/New_York"/>
+              <WorkoutEvent type="HKWorkoutEventTypeSegment" date="2024-01-02 07:05:00 +0100" duration="5" durationUnit="min"/>
+              <WorkoutStatistics type="HKQuantityTypeIdentifierActiveEnergyBurned" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:45:00 +0100" sum="210.5" unit="kcal"/>
+              <WorkoutActivity uuid="P1" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:20:00 +0100"/>
+              <WorkoutActivity uuid="P2" startDate="2024-01-02 07:20:00 +0100" endDate="2024-01-02 07:45:00 +0100"/>
+             </Workout>
 
-        """)
+            """)
         try xml.write(toFile: dir + "/export.xml", atomically: true, encoding: .utf8)
         let source = try openExportSource(path: dir + "/export.xml")
         let layout = try ExportLayout(source: source)
@@ -196,19 +214,20 @@ import Testing
 
     @Test func placesHRVBeatsOnTheRecordsDay() throws {
         let body = """
-         <Record type="HKQuantityTypeIdentifierHeartRateVariabilitySDNN" sourceName="W" unit="ms" startDate="2024-01-02 23:59:30 +0100" endDate="2024-01-03 00:00:30 +0100" value="48.5">
-          <HeartRateVariabilityMetadataList>
-           <InstantaneousBeatsPerMinute bpm="62" time="11:59:58.50 PM"/>
-           <InstantaneousBeatsPerMinute bpm="63" time="00:00:01,20"/>
-          </HeartRateVariabilityMetadataList>
-         </Record>
+             <Record type="HKQuantityTypeIdentifierHeartRateVariabilitySDNN" sourceName="W" unit="ms" startDate="2024-01-02 23:59:30 +0100" endDate="2024-01-03 00:00:30 +0100" value="48.5">
+              <HeartRateVariabilityMetadataList>
+               <InstantaneousBeatsPerMinute bpm="62" time="11:59:58.50 PM"/>
+               <InstantaneousBeatsPerMinute bpm="63" time="00:00:01,20"/>
+              </HeartRateVariabilityMetadataList>
+             </Record>
 
-        """
+            """
         let (out, manifest) = try run(body)
-        #expect(try Support.readCSV(out + "/hrv_beats.csv").rows == [
-            ["2024-01-02T22:59:58Z", "+01:00", "62", "W"],
-            ["2024-01-02T23:00:01Z", "+01:00", "63", "W"],
-        ])
+        #expect(
+            try Support.readCSV(out + "/hrv_beats.csv").rows == [
+                ["2024-01-02T22:59:58Z", "+01:00", "62", "W"],
+                ["2024-01-02T23:00:01Z", "+01:00", "63", "W"],
+            ])
         #expect(manifest.counts.hrvBeats == 2)
         #expect(try Support.readCSV(out + "/records/heart_rate_variability_sdnn.csv").rows.first?[3] == "48.5")
     }
@@ -218,15 +237,15 @@ import Testing
     /// the same holds for a route point's GPX time.
     @Test func datesOutsideTheSupportedYearsAreCountedFaults() throws {
         let body = """
-         <Record type="HKQuantityTypeIdentifierHeartRateVariabilitySDNN" sourceName="W" unit="ms" startDate="0000-01-01 12:00:00 +1200" endDate="0000-01-01 12:01:00 +1200" value="48.5">
-          <HeartRateVariabilityMetadataList>
-           <InstantaneousBeatsPerMinute bpm="62" time="14:57:51"/>
-          </HeartRateVariabilityMetadataList>
-         </Record>
-         <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="W" unit="count/min" startDate="2201-01-01 00:00:00 +0000" endDate="2201-01-01 00:00:00 +0000" value="60"/>
-         <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="W" unit="count/min" startDate="2024-01-02 08:00:00 +0100" endDate="2024-01-02 08:00:00 +0100" value="61"/>
+             <Record type="HKQuantityTypeIdentifierHeartRateVariabilitySDNN" sourceName="W" unit="ms" startDate="0000-01-01 12:00:00 +1200" endDate="0000-01-01 12:01:00 +1200" value="48.5">
+              <HeartRateVariabilityMetadataList>
+               <InstantaneousBeatsPerMinute bpm="62" time="14:57:51"/>
+              </HeartRateVariabilityMetadataList>
+             </Record>
+             <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="W" unit="count/min" startDate="2201-01-01 00:00:00 +0000" endDate="2201-01-01 00:00:00 +0000" value="60"/>
+             <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="W" unit="count/min" startDate="2024-01-02 08:00:00 +0100" endDate="2024-01-02 08:00:00 +0100" value="61"/>
 
-        """
+            """
         let (out, manifest) = try run(body)
         #expect(try Support.readCSV(out + "/hrv_beats.csv").rows.isEmpty)
         #expect(try Support.readCSV(out + "/heart_rate.csv").rows.map { $0[0] } == ["2024-01-02T07:00:00Z"])
@@ -235,12 +254,13 @@ import Testing
 
         let log = FaultLog(file: "export.zip", strict: false)
         let gpx = GPXDecoder(faults: log, fileName: "export.zip", entryName: "route.gpx", onPoint: nil)
-        let document = Array("""
-        <gpx><trk><trkseg>
-        <trkpt lat="48.85" lon="2.35"><time>1899-12-31T23:59:59Z</time></trkpt>
-        <trkpt lat="48.85" lon="2.35"><time>2024-06-01T08:00:00Z</time></trkpt>
-        </trkseg></trk></gpx>
-        """.utf8)
+        let document = Array(
+            """
+            <gpx><trk><trkseg>
+            <trkpt lat="48.85" lon="2.35"><time>1899-12-31T23:59:59Z</time></trkpt>
+            <trkpt lat="48.85" lon="2.35"><time>2024-06-01T08:00:00Z</time></trkpt>
+            </trkseg></trk></gpx>
+            """.utf8)
         try document.withUnsafeBytes { try gpx.feed($0) }
         try gpx.finish()
         #expect(gpx.points == 1)
@@ -280,7 +300,17 @@ import Testing
     @Test func aFolderMovedAsideByAKilledRunIsRestored() throws {
         let dir = Support.temporaryDirectory()
         let zip = dir + "/export.zip"
-        try Support.makeZip(zip, [("apple_health_export/export.xml", Support.exportXML(Self.heartRate + " <Record type=\"HKQuantityTypeIdentifierStepCount\" sourceName=\"P\" unit=\"count\" startDate=\"2024-01-02 08:00:00 +0100\" endDate=\"2024-01-02 08:10:00 +0100\" value=\"5\"/>\n"))])
+        try Support.makeZip(
+            zip,
+            [
+                (
+                    "apple_health_export/export.xml",
+                    Support.exportXML(
+                        Self.heartRate
+                            + " <Record type=\"HKQuantityTypeIdentifierStepCount\" sourceName=\"P\" unit=\"count\" startDate=\"2024-01-02 08:00:00 +0100\" endDate=\"2024-01-02 08:10:00 +0100\" value=\"5\"/>\n"
+                    )
+                )
+            ])
         let out = dir + "/out"
         _ = try ExportRun.run(RunOptions(inputPath: zip, outputDirectory: out))
         let records = try Support.snapshot(out + "/records")
@@ -295,7 +325,10 @@ import Testing
     }
 
     @Test func outputsAreOwnerOnly() throws {
-        let (out, _) = try run(Self.heartRate + " <Record type=\"HKQuantityTypeIdentifierStepCount\" sourceName=\"P\" unit=\"count\" startDate=\"2024-01-02 08:00:00 +0100\" endDate=\"2024-01-02 08:10:00 +0100\" value=\"5\"/>\n")
+        let (out, _) = try run(
+            Self.heartRate
+                + " <Record type=\"HKQuantityTypeIdentifierStepCount\" sourceName=\"P\" unit=\"count\" startDate=\"2024-01-02 08:00:00 +0100\" endDate=\"2024-01-02 08:10:00 +0100\" value=\"5\"/>\n"
+        )
         for path in [out, out + "/heart_rate.csv", out + "/records", out + "/manifest.json"] {
             let mode = try #require(FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
             #expect(mode & 0o077 == 0, "\(path) has mode \(String(mode, radix: 8))")
@@ -307,10 +340,10 @@ import Testing
         let dir = Support.temporaryDirectory()
         try "98765.4321".write(toFile: dir + "/secret.txt", atomically: true, encoding: .utf8)
         let gpx = """
-        <?xml version="1.0"?>
-        <!DOCTYPE gpx [ <!ENTITY leak SYSTEM "file://\(dir)/secret.txt"> ]>
-        <gpx><trk><trkseg><trkpt lat="1" lon="2"><ele>&leak;</ele><time>2024-01-02T06:00:05Z</time></trkpt></trkseg></trk></gpx>
-        """
+            <?xml version="1.0"?>
+            <!DOCTYPE gpx [ <!ENTITY leak SYSTEM "file://\(dir)/secret.txt"> ]>
+            <gpx><trk><trkseg><trkpt lat="1" lon="2"><ele>&leak;</ele><time>2024-01-02T06:00:05Z</time></trkpt></trkseg></trk></gpx>
+            """
         let outcome = Result { try run("", extra: [("apple_health_export/workout-routes/r.gpx", gpx)]) }
         if case .success(let (out, _)) = outcome {
             let text = try String(contentsOfFile: out + "/route_points.csv", encoding: .utf8)

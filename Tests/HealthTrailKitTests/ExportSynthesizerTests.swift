@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HealthTrailKit
 @testable import HealthTrailSynth
 
@@ -36,12 +37,19 @@ import Testing
             if line.hasPrefix(" <Record type=\"") {
                 let type = line.dropFirst(15).prefix { $0 != "\"" }
                 byType[String(type), default: 0] += 1
-            } else if line.hasPrefix("  <Record ") { nested += 1
-            } else if line.hasPrefix(" <Correlation ") { correlations += 1
-            } else if line.hasPrefix(" <Workout ") { workouts += 1
-            } else if line.hasPrefix("  <WorkoutRoute ") { routes += 1
-            } else if line.hasPrefix("   <InstantaneousBeatsPerMinute ") { beats += 1
-            } else if line.hasPrefix(" <ActivitySummary ") { summaries += 1 }
+            } else if line.hasPrefix("  <Record ") {
+                nested += 1
+            } else if line.hasPrefix(" <Correlation ") {
+                correlations += 1
+            } else if line.hasPrefix(" <Workout ") {
+                workouts += 1
+            } else if line.hasPrefix("  <WorkoutRoute ") {
+                routes += 1
+            } else if line.hasPrefix("   <InstantaneousBeatsPerMinute ") {
+                beats += 1
+            } else if line.hasPrefix(" <ActivitySummary ") {
+                summaries += 1
+            }
         }
         #expect(byType == s.recordsByType)
         #expect(byType["HKQuantityTypeIdentifierHeartRate"] == s.heartRateRecords)
@@ -69,11 +77,13 @@ import Testing
         var options = SynthOptions(days: 6, seed: 3)
         options.includeBrokenRouteLinks = true
         let s = try ExportSynthesizer.write(to: dir + "/export.zip", options: options)
-        let referenced = Set(try lines(dir + "/export.zip", "apple_health_export/export.xml")
-            .filter { $0.hasPrefix("   <FileReference path=\"") }
-            .map { "apple_health_export" + $0.dropFirst(24).prefix { $0 != "\"" } })
-        let gpx = Set(String(decoding: try unzip(["-Z1", dir + "/export.zip"]), as: UTF8.self)
-            .split(separator: "\n").filter { $0.hasSuffix(".gpx") }.map(String.init))
+        let referenced = Set(
+            try lines(dir + "/export.zip", "apple_health_export/export.xml")
+                .filter { $0.hasPrefix("   <FileReference path=\"") }
+                .map { "apple_health_export" + $0.dropFirst(24).prefix { $0 != "\"" } })
+        let gpx = Set(
+            String(decoding: try unzip(["-Z1", dir + "/export.zip"]), as: UTF8.self)
+                .split(separator: "\n").filter { $0.hasSuffix(".gpx") }.map(String.init))
         #expect(referenced.subtracting(gpx).count == 1)
         #expect(gpx.subtracting(referenced).count == 1)
         #expect(gpx.count == s.routeFiles && referenced.count == s.workoutsWithRoutes)

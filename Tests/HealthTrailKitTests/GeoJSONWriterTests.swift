@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HealthTrailKit
 
 /// `routes.geojson`: every file is checked by `geojson_check.py` (Python's `json` plus the RFC 7946
@@ -27,8 +28,10 @@ import Testing
     }
 
     /// Asserts the validator accepts the file and returns its features, parsed.
-    static func validFeatures(_ path: String, times: Bool = false,
-                              sourceLocation: SourceLocation = #_sourceLocation) throws -> [[String: Any]] {
+    static func validFeatures(
+        _ path: String, times: Bool = false,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> [[String: Any]] {
         let (status, output) = try check(path, times: times)
         #expect(status == 0, "geojson_check.py: \(output)", sourceLocation: sourceLocation)
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -44,18 +47,22 @@ import Testing
         try writer.close()
     }
 
-    static let t0: Int64 = 1_704_209_482  // 2024-01-02T15:31:22Z
+    static let t0: Int64 = 1_704_209_482   // 2024-01-02T15:31:22Z
 
     /// A run through Paris: `n` points going east, one a second, with heart rate.
-    static func paris(_ id: String = "20240102T153122Z-running", activity: String = "running", n: Int = 5,
-                      routeFile: String? = "workout-routes/route_2024-01-02_3.31pm.gpx") -> RouteFeature {
+    static func paris(
+        _ id: String = "20240102T153122Z-running", activity: String = "running", n: Int = 5,
+        routeFile: String? = "workout-routes/route_2024-01-02_3.31pm.gpx"
+    ) -> RouteFeature {
         let points = (0..<n).map { i in
-            RoutePoint(time: t0 + Int64(i), latitude: 48.85, longitude: 2.35 + Double(i) * 0.0001,
-                       elevation: i == 1 ? nil : 35.25, bpm: 140)
+            RoutePoint(
+                time: t0 + Int64(i), latitude: 48.85, longitude: 2.35 + Double(i) * 0.0001,
+                elevation: i == 1 ? nil : 35.25, bpm: 140)
         }
-        return RouteFeature(workoutID: id, activity: activity, routeFile: routeFile, start: t0,
-                            end: t0 + Int64(n), distanceMeters: 1234.56, durationSeconds: 1800.04,
-                            averageBPM: nil, points: points, segments: [], zoneNames: [])
+        return RouteFeature(
+            workoutID: id, activity: activity, routeFile: routeFile, start: t0,
+            end: t0 + Int64(n), distanceMeters: 1234.56, durationSeconds: 1800.04,
+            averageBPM: nil, points: points, segments: [], zoneNames: [])
     }
 
     static func kinds(_ features: [[String: Any]]) -> [String] {
@@ -128,7 +135,7 @@ import Testing
         route.segments = [
             RouteSegment(first: 0, last: 3, meanBPM: 131.04, zone: 1, colour: "#43a047", opacity: 0.456),
             RouteSegment(first: 3, last: 6, meanBPM: nil, zone: nil, colour: "#9e9e9e", opacity: 1),
-            RouteSegment(first: 6, last: 6, meanBPM: 150, zone: 7, colour: "#ff0000", opacity: 1),  // one point: no line
+            RouteSegment(first: 6, last: 6, meanBPM: 150, zone: 7, colour: "#ff0000", opacity: 1),   // one point: no line
         ]
         try Self.write([route], to: path)
         let features = try Self.validFeatures(path)
@@ -210,8 +217,11 @@ import Testing
         let features = try Self.validFeatures(path)
         #expect(features.count == 13)
         let ids = features.map { Self.props($0)["workout_id"] as? String ?? "?" }
-        #expect(ids == ["a-running", "a-running", "a-running", "b-cycling", "b-cycling", "b-cycling",
-                        "c-hiking", "d-swimming", "d-swimming", "d-swimming", "e-yoga", "e-yoga", "e-yoga"])
+        #expect(
+            ids == [
+                "a-running", "a-running", "a-running", "b-cycling", "b-cycling", "b-cycling",
+                "c-hiking", "d-swimming", "d-swimming", "d-swimming", "e-yoga", "e-yoga", "e-yoga",
+            ])
         #expect(Self.props(features[3])["colour"] as? String == "#1565c0")
         #expect(Self.props(features[6])["colour"] as? String == "#6d4c41")
         #expect(Self.props(features[7])["colour"] as? String == "#00796b")
@@ -256,8 +266,10 @@ import Testing
         var route = Self.paris(n: 5)
         route.points[0].latitude = .nan
         route.points[2].longitude = -180.5
-        route.segments = [RouteSegment(first: 0, last: 2, meanBPM: nil, zone: nil, colour: "#9e9e9e", opacity: 1),
-                          RouteSegment(first: 2, last: 4, meanBPM: nil, zone: nil, colour: "#9e9e9e", opacity: 1)]
+        route.segments = [
+            RouteSegment(first: 0, last: 2, meanBPM: nil, zone: nil, colour: "#9e9e9e", opacity: 1),
+            RouteSegment(first: 2, last: 4, meanBPM: nil, zone: nil, colour: "#9e9e9e", opacity: 1),
+        ]
         try Self.write([route], to: path)
         let features = try Self.validFeatures(path)
         // Segment 0 keeps one usable point (index 1): no line.
@@ -309,7 +321,7 @@ import Testing
         let bad = [
             #"{"type":"FeatureCollection","crs":{"type":"name"},"features":[]}"#,
             feature("route", #"{"type":"LineString","coordinates":[[2.35,48.85]]}"#),
-            feature("start", #"{"type":"Point","coordinates":[48.85,200.35]}"#),  // lat/lon swapped
+            feature("start", #"{"type":"Point","coordinates":[48.85,200.35]}"#),   // lat/lon swapped
             feature("start", #"{"type":"Point","coordinates":[2.3512345,48.85]}"#),
             feature("start", #"{"type":"Point","coordinates":[NaN,48.85]}"#),
             feature("end", #"{"type":"LineString","coordinates":[[2,48],[2,49]]}"#),
@@ -329,8 +341,10 @@ import Testing
         #expect(GeoJSONWriter.colour(forActivity: "hiking") == "#6d4c41")
         #expect(GeoJSONWriter.colour(forActivity: "swimming") == "#00796b")
         let fixed: Set = ["#2e7d32", "#c62828", "#1565c0", "#6d4c41", "#00796b"]
-        let others = ["downhill_skiing", "paddle_sports", "wheelchair_walk_pace", "other", "yoga", "rowing",
-                      "cross_country_skiing", "snowboarding", "skating_sports", "golf"]
+        let others = [
+            "downhill_skiing", "paddle_sports", "wheelchair_walk_pace", "other", "yoga", "rowing",
+            "cross_country_skiing", "snowboarding", "skating_sports", "golf",
+        ]
         var used = Set<String>()
         for a in others {
             let c = GeoJSONWriter.colour(forActivity: a)
@@ -338,7 +352,7 @@ import Testing
             #expect(GeoJSONWriter.colour(forActivity: a) == c)
             used.insert(c)
         }
-        #expect(used.count >= 4)  // the hash spreads names over the palette
+        #expect(used.count >= 4)   // the hash spreads names over the palette
         // FNV-1a of "yoga", fixed for every run and platform.
         #expect(GeoJSONWriter.colour(forActivity: "yoga") == GeoJSONWriter.otherColours[Int(Self.fnv1a("yoga") % 8)])
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HealthTrailKit
 
 /// Heart rate joined to GPS points, against a heart rate that is a known function of time.
@@ -53,13 +54,13 @@ import Testing
     @Test func nearestSampleWhenOnlyOneSideIsWithinTolerance() {
         let join = HeartRateJoin(samples: [(100, 90), (200, 150)], tolerance: 15)
         var cursor = HeartRateJoin.Cursor(join)
-        #expect(cursor.bpm(at: 90) == 90)     // only the later sample within 15 s
+        #expect(cursor.bpm(at: 90) == 90)   // only the later sample within 15 s
         #expect(cursor.bpm(at: 100) == 90)
-        #expect(cursor.bpm(at: 110) == 90)    // 10 s after 100, 90 s before 200
+        #expect(cursor.bpm(at: 110) == 90)   // 10 s after 100, 90 s before 200
         #expect(cursor.bpm(at: 150) == nil)
         #expect(cursor.bpm(at: 190) == 150)
         #expect(cursor.bpm(at: 216) == nil)
-        #expect(cursor.bpm(at: 95) == 90)     // going back in time still works
+        #expect(cursor.bpm(at: 95) == 90)   // going back in time still works
     }
 
     /// Two readings at one second (a background 76 beside the workout's 149): the best-ranked
@@ -77,9 +78,10 @@ import Testing
             for s in samples { spill.add(time: t, bpm: s.bpm, source: s.source) }
             spill.add(time: t + 30, bpm: 150, source: 0)
             try spill.close()
-            let j = try HeartRateJoin(spill: spill, windows: [(t - 60, t + 60)], tolerance: 15, sourceOrder: sourceOrder,
-                                      sortSpillPath: runLength.map { _ in dir + "/sort-\(UUID().uuidString).spill" },
-                                      runLength: runLength ?? 1 << 16)
+            let j = try HeartRateJoin(
+                spill: spill, windows: [(t - 60, t + 60)], tolerance: 15, sourceOrder: sourceOrder,
+                sortSpillPath: runLength.map { _ in dir + "/sort-\(UUID().uuidString).spill" },
+                runLength: runLength ?? 1 << 16)
             #expect(j.sampleCount == 3)
             var cursor = HeartRateJoin.Cursor(j)
             return cursor.bpm(at: t)
@@ -116,20 +118,24 @@ import Testing
         var body = record(watch, "00:00", "150") + record(watch, "00:10", "76") + record(watch, "00:10", "149")
         body += record(phone, "00:20", "60") + record(watch, "00:20", "150") + record(watch, "00:30", "150")
         body += """
-         <Workout workoutActivityType="HKWorkoutActivityTypeCycling" sourceName="\(watch)" startDate="2024-06-01 10:00:00 +0200" endDate="2024-06-01 10:00:30 +0200">
-          <WorkoutRoute sourceName="\(watch)" startDate="2024-06-01 10:00:00 +0200" endDate="2024-06-01 10:00:30 +0200">
-           <FileReference path="/workout-routes/route.gpx"/>
-          </WorkoutRoute>
-         </Workout>
+             <Workout workoutActivityType="HKWorkoutActivityTypeCycling" sourceName="\(watch)" startDate="2024-06-01 10:00:00 +0200" endDate="2024-06-01 10:00:30 +0200">
+              <WorkoutRoute sourceName="\(watch)" startDate="2024-06-01 10:00:00 +0200" endDate="2024-06-01 10:00:30 +0200">
+               <FileReference path="/workout-routes/route.gpx"/>
+              </WorkoutRoute>
+             </Workout>
 
-        """
+            """
         var gpx = "<gpx><trk><trkseg>\n"
         for s in [0, 10, 20, 30] {
             gpx += "<trkpt lat=\"48.85\" lon=\"\(2.35 + Double(s) * 0.0001)\"><time>2024-06-01T08:00:\(s == 0 ? "00" : String(s))Z</time></trkpt>\n"
         }
         gpx += "</trkseg></trk></gpx>\n"
-        try Support.makeZip(dir + "/export.zip", [("apple_health_export/export.xml", Support.exportXML(body)),
-                                                  ("apple_health_export/workout-routes/route.gpx", gpx)])
+        try Support.makeZip(
+            dir + "/export.zip",
+            [
+                ("apple_health_export/export.xml", Support.exportXML(body)),
+                ("apple_health_export/workout-routes/route.gpx", gpx),
+            ])
         _ = try ExportRun.run(RunOptions(inputPath: dir + "/export.zip", outputDirectory: dir + "/out"))
         let csv = try Support.readCSV(dir + "/out/route_points.csv")
         let column = try #require(csv.header.firstIndex(of: "hr_bpm"))
@@ -145,24 +151,31 @@ import Testing
         }
         var body = ""
         for t in Self.sampleTimes {
-            body += " <Record type=\"HKQuantityTypeIdentifierHeartRate\" sourceName=\"Alex’s Apple Watch\" unit=\"count/min\" startDate=\"\(date(t))\" endDate=\"\(date(t))\" value=\"\(String(format: "%.3f", Self.pulse(t)))\"/>\n"
+            body +=
+                " <Record type=\"HKQuantityTypeIdentifierHeartRate\" sourceName=\"Alex’s Apple Watch\" unit=\"count/min\" startDate=\"\(date(t))\" endDate=\"\(date(t))\" value=\"\(String(format: "%.3f", Self.pulse(t)))\"/>\n"
         }
         body += """
-         <Workout workoutActivityType="HKWorkoutActivityTypeRunning" sourceName="Alex’s Apple Watch" startDate="\(date(Self.t0))" endDate="\(date(Self.t0 + 3600))">
-          <WorkoutRoute sourceName="Alex’s Apple Watch" startDate="\(date(Self.t0))" endDate="\(date(Self.t0 + 3600))">
-           <FileReference path="/workout-routes/route_2024-06-01_11.00am.gpx"/>
-          </WorkoutRoute>
-         </Workout>
+             <Workout workoutActivityType="HKWorkoutActivityTypeRunning" sourceName="Alex’s Apple Watch" startDate="\(date(Self.t0))" endDate="\(date(Self.t0 + 3600))">
+              <WorkoutRoute sourceName="Alex’s Apple Watch" startDate="\(date(Self.t0))" endDate="\(date(Self.t0 + 3600))">
+               <FileReference path="/workout-routes/route_2024-06-01_11.00am.gpx"/>
+              </WorkoutRoute>
+             </Workout>
 
-        """
-        var gpx = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<gpx version=\"1.1\" creator=\"Apple Health Export\" xmlns=\"http://www.topografix.com/GPX/1/1\"><trk><trkseg>\n"
+            """
+        var gpx =
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<gpx version=\"1.1\" creator=\"Apple Health Export\" xmlns=\"http://www.topografix.com/GPX/1/1\"><trk><trkseg>\n"
         for t in Self.t0...(Self.t0 + 3600) {
             let k = Double(t - Self.t0)
-            gpx += "<trkpt lon=\"\(String(format: "%.6f", 2.35 + k * 0.00003))\" lat=\"48.850000\"><ele>35.0</ele><time>\(Timestamp(utcSeconds: t).utcString)</time><extensions><speed>2.2</speed></extensions></trkpt>\n"
+            gpx +=
+                "<trkpt lon=\"\(String(format: "%.6f", 2.35 + k * 0.00003))\" lat=\"48.850000\"><ele>35.0</ele><time>\(Timestamp(utcSeconds: t).utcString)</time><extensions><speed>2.2</speed></extensions></trkpt>\n"
         }
         gpx += "</trkseg></trk></gpx>\n"
-        try Support.makeZip(dir + "/export.zip", [("apple_health_export/export.xml", Support.exportXML(body)),
-                                                  ("apple_health_export/workout-routes/route_2024-06-01_11.00am.gpx", gpx)])
+        try Support.makeZip(
+            dir + "/export.zip",
+            [
+                ("apple_health_export/export.xml", Support.exportXML(body)),
+                ("apple_health_export/workout-routes/route_2024-06-01_11.00am.gpx", gpx),
+            ])
         let manifest = try ExportRun.run(RunOptions(inputPath: dir + "/export.zip", outputDirectory: dir + "/out"))
         let csv = try Support.readCSV(dir + "/out/route_points.csv")
         #expect(csv.header.suffix(3) == ["hr_bpm", "hr_zone", "distance_m"])
@@ -237,20 +250,24 @@ import Testing
             let name = "route_2024-06-01_\(part).gpx"
             references += "   <FileReference path=\"/workout-routes/\(name)\"/>\n"
             let t = Self.t0 + Int64(part) * 600
-            entries.append(("apple_health_export/workout-routes/\(name)", """
-            <gpx><trk><trkseg>
-            <trkpt lat="48.85" lon="2.35"><time>\(Timestamp(utcSeconds: t).utcString)</time></trkpt>
-            <trkpt lat="48.86" lon="2.35"><time>\(Timestamp(utcSeconds: t + 60).utcString)</time></trkpt>
-            </trkseg></trk></gpx>
-            """))
+            entries.append(
+                (
+                    "apple_health_export/workout-routes/\(name)",
+                    """
+                    <gpx><trk><trkseg>
+                    <trkpt lat="48.85" lon="2.35"><time>\(Timestamp(utcSeconds: t).utcString)</time></trkpt>
+                    <trkpt lat="48.86" lon="2.35"><time>\(Timestamp(utcSeconds: t + 60).utcString)</time></trkpt>
+                    </trkseg></trk></gpx>
+                    """
+                ))
         }
         let body = """
-         <Workout workoutActivityType="HKWorkoutActivityTypeHiking" sourceName="W" startDate="2024-06-01 10:00:00 +0200" endDate="2024-06-01 13:00:00 +0200">
-          <WorkoutRoute sourceName="W" startDate="2024-06-01 10:00:00 +0200" endDate="2024-06-01 13:00:00 +0200">
-        \(references)  </WorkoutRoute>
-         </Workout>
+             <Workout workoutActivityType="HKWorkoutActivityTypeHiking" sourceName="W" startDate="2024-06-01 10:00:00 +0200" endDate="2024-06-01 13:00:00 +0200">
+              <WorkoutRoute sourceName="W" startDate="2024-06-01 10:00:00 +0200" endDate="2024-06-01 13:00:00 +0200">
+            \(references)  </WorkoutRoute>
+             </Workout>
 
-        """
+            """
         try Support.makeZip(dir + "/export.zip", [("apple_health_export/export.xml", Support.exportXML(body))] + entries)
         let m = try ExportRun.run(RunOptions(inputPath: dir + "/export.zip", outputDirectory: dir + "/out"))
         #expect(m.routes.linkedByReference == 17)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HealthTrailKit
 
 @Suite struct HeartRateZoneTests {
@@ -6,8 +7,10 @@ import Testing
 
     @Test func defaultBoundsAreInclusiveBelowExclusiveAbove() {
         #expect(zones.zones.map(\.name) == ["resting", "moderate", "vigorous", "maximum"])
-        let cases: [(Double, Int)] = [(0, 0), (60, 0), (99.9, 0), (100, 1), (139.9, 1), (140, 2), (179.9, 2),
-                                      (180, 3), (230, 3), (-5, 0)]
+        let cases: [(Double, Int)] = [
+            (0, 0), (60, 0), (99.9, 0), (100, 1), (139.9, 1), (140, 2), (179.9, 2),
+            (180, 3), (230, 3), (-5, 0),
+        ]
         for (bpm, zone) in cases { #expect(zones.zoneIndex(for: bpm) == zone, "\(bpm)") }
         #expect(zones.zoneIndex(for: .nan) == 0)
         #expect(zones.zones.map(\.colour) == ["#2c7bb6", "#1a9641", "#fdae61", "#d7191c"])
@@ -30,7 +33,7 @@ import Testing
         #expect(zones.depth(for: 120) == 0.5)
         #expect(abs(zones.opacity(for: 120) - 0.7) < 1e-12)
         #expect(abs(zones.opacity(for: 139.999) - 1.0) < 1e-4)
-        #expect(zones.opacity(for: 140) == 0.4)           // next zone starts light again
+        #expect(zones.opacity(for: 140) == 0.4)   // next zone starts light again
         // Open top zone: a 20 bpm span, saturating.
         #expect(zones.opacity(for: 180) == 0.4)
         #expect(zones.depth(for: 190) == 0.5)
@@ -55,8 +58,10 @@ import Testing
         #expect(z.zones.map(\.lower) == [95, 114, 133, 152, 171])
         #expect(z.zones.map(\.upper) == [114, 133, 152, 171, nil])
         #expect(z.zones.map(\.colour) == ["#2c7bb6", "#1a9641", "#ffd92f", "#fdae61", "#d7191c"])
-        let cases: [(Double, Int)] = [(60, 0), (94.9, 0), (95, 0), (113.9, 0), (114, 1), (133, 2), (151.9, 2),
-                                      (152, 3), (170.9, 3), (171, 4), (205, 4)]
+        let cases: [(Double, Int)] = [
+            (60, 0), (94.9, 0), (95, 0), (113.9, 0), (114, 1), (133, 2), (151.9, 2),
+            (152, 3), (170.9, 3), (171, 4), (205, 4),
+        ]
         for (bpm, zone) in cases { #expect(z.zoneIndex(for: bpm) == zone, "\(bpm)") }
         // Below 50 % belongs to zone1 at its lightest; zone1 still ramps across 50–60 %.
         #expect(z.depth(for: 60) == 0 && z.opacity(for: 60) == 0.4)
@@ -77,8 +82,10 @@ import Testing
         #expect(HeartRateZones.fromDateOfBirth("2000-02-29", on: (2023, 3, 1)) == .fromMaximum(197))
     }
 
-    @Test(arguments: ["", "1990", "1990-5-6", "1990-13-01", "1990-02-30", "1990-05-06T00:00", "90-05-06",
-                      "1990/05/06", "abcd-ef-gh", "2025-01-01", "1800-01-01", "1990-+5-06"])
+    @Test(arguments: [
+        "", "1990", "1990-5-6", "1990-13-01", "1990-02-30", "1990-05-06T00:00", "90-05-06",
+        "1990/05/06", "abcd-ef-gh", "2025-01-01", "1800-01-01", "1990-+5-06",
+    ])
     func unusableDatesOfBirthGiveNil(_ dob: String) {
         // 2025-01-01 is after the date: a negative age; 1800 gives an age over 120.
         #expect(HeartRateZones.fromDateOfBirth(dob, on: (2024, 6, 1)) == nil)

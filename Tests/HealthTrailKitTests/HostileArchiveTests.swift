@@ -1,8 +1,9 @@
 import CZlib
 import Foundation
 import Testing
-@testable import HealthTrailKit
+
 @testable import HealthTrailArchive
+@testable import HealthTrailKit
 @testable import HealthTrailXML
 
 /// Hostile and broken zip archives: each is refused with one line naming the archive, the entry
@@ -52,11 +53,17 @@ import Testing
 
     /// A small valid export.xml as a zip of one deflated entry and one route file.
     static func goodZip(_ path: String) throws {
-        try Support.makeZip(path, [
-            (xmlName, Support.exportXML("""
-             <Record type="HKQuantityTypeIdentifierStepCount" sourceName="W" unit="count" startDate="2024-01-01 10:00:00 +0000" endDate="2024-01-01 10:05:00 +0000" value="120"/>
-            """)),
-        ])
+        try Support.makeZip(
+            path,
+            [
+                (
+                    xmlName,
+                    Support.exportXML(
+                        """
+                         <Record type="HKQuantityTypeIdentifierStepCount" sourceName="W" unit="count" startDate="2024-01-01 10:00:00 +0000" endDate="2024-01-01 10:05:00 +0000" value="120"/>
+                        """)
+                )
+            ])
     }
 
     // MARK: Expansion limits
@@ -86,8 +93,10 @@ import Testing
         let declaredCompressed = 1 << 20
         #expect(stream.count < declaredCompressed / 10)
         let zip = try ZipWriter(path: path)
-        try zip.addRawEntry("apple_health_export/electrocardiograms/ecg.csv", method: 8, crc: Self.crc(content),
-                            uncompressedSize: UInt64(content.count), compressedSize: UInt64(declaredCompressed)) { emit in
+        try zip.addRawEntry(
+            "apple_health_export/electrocardiograms/ecg.csv", method: 8, crc: Self.crc(content),
+            uncompressedSize: UInt64(content.count), compressedSize: UInt64(declaredCompressed)
+        ) { emit in
             let padding = [UInt8](repeating: 0, count: declaredCompressed - stream.count)
             try (stream + padding).withUnsafeBytes { try emit($0) }
         }
@@ -116,7 +125,9 @@ import Testing
         let limits = ArchiveLimits(maxUncompressedBytes: 1 << 20)
         let error = #expect(throws: InputError.self) { _ = try openExportSource(path: path, limits: limits) }
         #expect(error?.entry == "apple_health_export/b.csv")
-        #expect(error?.message.contains("declares 1.2 MiB uncompressed, over the 1 MiB limit") == true && error?.message.contains("--max-uncompressed") == true)
+        #expect(
+            error?.message.contains("declares 1.2 MiB uncompressed, over the 1 MiB limit") == true
+                && error?.message.contains("--max-uncompressed") == true)
         #expect(try ZipArchive(path: path).entries.count == 2)
     }
 
@@ -139,7 +150,7 @@ import Testing
     @Test func encryptedEntriesAreRefused() throws {
         let path = Support.temporaryDirectory() + "/encrypted.zip"
         try Self.goodZip(path)
-        try Self.patch(path, at: 6, [0x01, 0x08])                               // local flags: encrypted, UTF-8
+        try Self.patch(path, at: 6, [0x01, 0x08])   // local flags: encrypted, UTF-8
         try Self.patch(path, at: try Self.centralHeaders(path)[0] + 8, [0x01, 0x08])
         let error = #expect(throws: InputError.self) { _ = try ExportLayout(source: openExportSource(path: path)) }
         #expect(error?.entry == Self.xmlName)
@@ -172,8 +183,10 @@ import Testing
         let archive = try ZipArchive(path: path)
         let error = #expect(throws: InputError.self) { try archive.read(archive.entries[0]) { _ in } }
         #expect(error?.entry == Self.xmlName)
-        let expected = ["name": "the local header names another entry", "method": "compression method (0) differs",
-                        "size": "sizes or CRC differ", "crc": "sizes or CRC differ"][field]!
+        let expected = [
+            "name": "the local header names another entry", "method": "compression method (0) differs",
+            "size": "sizes or CRC differ", "crc": "sizes or CRC differ",
+        ][field]!
         #expect(error?.message.contains(expected) == true)
     }
 
@@ -227,8 +240,10 @@ import Testing
 
     /// ZipWriter with `forceZip64` gives each central header an extra field of three 64-bit
     /// values: uncompressed size, compressed size, local header offset.
-    @Test(arguments: [(0, UInt64.max, "out of range"), (8, 1 << 40, "lies outside the archive"),
-                      (16, 0xFFFF_FFFF_FFFF_FF00, "out of range"), (0, 1 << 62, "over the 200:1 expansion limit")])
+    @Test(arguments: [
+        (0, UInt64.max, "out of range"), (8, 1 << 40, "lies outside the archive"),
+        (16, 0xFFFF_FFFF_FFFF_FF00, "out of range"), (0, 1 << 62, "over the 200:1 expansion limit"),
+    ])
     func zip64FieldsThatOverflowAreRefused(field: Int, value: UInt64, expected: String) throws {
         let path = Support.temporaryDirectory() + "/zip64-\(field).zip"
         let zip = try ZipWriter(path: path)
@@ -250,21 +265,25 @@ import Testing
         let dir = Support.temporaryDirectory()
         let escape = "../../../../\(URL(fileURLWithPath: dir).lastPathComponent)-escape.gpx"
         let gpx = """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <gpx version="1.1"><trk><trkseg>
-        <trkpt lon="11.5" lat="48.1"><time>2024-01-02T06:00:01Z</time></trkpt>
-        <trkpt lon="11.5001" lat="48.1001"><time>2024-01-02T06:00:02Z</time></trkpt>
-        </trkseg></trk></gpx>
-        """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <gpx version="1.1"><trk><trkseg>
+            <trkpt lon="11.5" lat="48.1"><time>2024-01-02T06:00:01Z</time></trkpt>
+            <trkpt lon="11.5001" lat="48.1001"><time>2024-01-02T06:00:02Z</time></trkpt>
+            </trkseg></trk></gpx>
+            """
         let workout = """
-         <Workout workoutActivityType="HKWorkoutActivityTypeRunning" sourceName="W" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:10:00 +0100">
-          <WorkoutRoute sourceName="W" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:10:00 +0100">
-           <FileReference path="\(escape)"/>
-          </WorkoutRoute>
-         </Workout>
-        """
-        try Support.makeZip(dir + "/names.zip", [(Self.xmlName, Support.exportXML(workout)), (escape, gpx),
-                                                 ("/tmp/absolute-\(getpid()).gpx", gpx)])
+             <Workout workoutActivityType="HKWorkoutActivityTypeRunning" sourceName="W" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:10:00 +0100">
+              <WorkoutRoute sourceName="W" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:10:00 +0100">
+               <FileReference path="\(escape)"/>
+              </WorkoutRoute>
+             </Workout>
+            """
+        try Support.makeZip(
+            dir + "/names.zip",
+            [
+                (Self.xmlName, Support.exportXML(workout)), (escape, gpx),
+                ("/tmp/absolute-\(getpid()).gpx", gpx),
+            ])
         let manifest = try ExportRun.run(RunOptions(inputPath: dir + "/names.zip", outputDirectory: dir + "/out"))
         #expect(manifest.routes.linkedByReference == 1 && manifest.counts.routePoints == 4)
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == ["names.zip", "out"])
@@ -286,18 +305,20 @@ import Testing
         <trkpt lon="11.5" lat="48.1"><time>2024-01-02T06:00:01Z</time></trkpt>
         </trkseg></trk></gpx>
         """.write(toFile: dir + "/outside/secret.gpx", atomically: true, encoding: .utf8)
-        try FileManager.default.createSymbolicLink(atPath: folder + "/workout-routes/link.gpx",
-                                                   withDestinationPath: dir + "/outside/secret.gpx")
-        try FileManager.default.createSymbolicLink(atPath: folder + "/workout-routes/linked-folder",
-                                                   withDestinationPath: dir + "/outside")
+        try FileManager.default.createSymbolicLink(
+            atPath: folder + "/workout-routes/link.gpx",
+            withDestinationPath: dir + "/outside/secret.gpx")
+        try FileManager.default.createSymbolicLink(
+            atPath: folder + "/workout-routes/linked-folder",
+            withDestinationPath: dir + "/outside")
         let references = ["../../outside/secret.gpx", "/workout-routes/../../../outside/secret.gpx", dir + "/outside/secret.gpx"]
         let workout = """
-         <Workout workoutActivityType="HKWorkoutActivityTypeRunning" sourceName="W" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:10:00 +0100">
-          <WorkoutRoute sourceName="W" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:10:00 +0100">
-        \(references.map { "   <FileReference path=\"\($0)\"/>" }.joined(separator: "\n"))
-          </WorkoutRoute>
-         </Workout>
-        """
+             <Workout workoutActivityType="HKWorkoutActivityTypeRunning" sourceName="W" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:10:00 +0100">
+              <WorkoutRoute sourceName="W" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:10:00 +0100">
+            \(references.map { "   <FileReference path=\"\($0)\"/>" }.joined(separator: "\n"))
+              </WorkoutRoute>
+             </Workout>
+            """
         try Support.exportXML(workout).write(toFile: folder + "/export.xml", atomically: true, encoding: .utf8)
 
         let source = try openExportSource(path: folder)

@@ -1,8 +1,10 @@
 import CZlib
 import Foundation
 import Testing
-@testable import HealthTrailKit
+
 @testable import HealthTrailArchive
+@testable import HealthTrailKit
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,12 +21,12 @@ import Glibc
 
     /// A workout whose route file is `routeName`, for export.xml.
     static let workoutWithRoute = """
-     <Workout workoutActivityType="HKWorkoutActivityTypeRunning" sourceName="W" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:10:00 +0100">
-      <WorkoutRoute sourceName="W" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:10:00 +0100">
-       <FileReference path="/workout-routes/route_2024-01-02_7.10am.gpx"/>
-      </WorkoutRoute>
-     </Workout>
-    """
+         <Workout workoutActivityType="HKWorkoutActivityTypeRunning" sourceName="W" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:10:00 +0100">
+          <WorkoutRoute sourceName="W" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:10:00 +0100">
+           <FileReference path="/workout-routes/route_2024-01-02_7.10am.gpx"/>
+          </WorkoutRoute>
+         </Workout>
+        """
 
     static let trkpt = #"<trkpt lon="11.5" lat="48.1"><ele>500</ele><time>2024-01-02T06:00:01Z</time></trkpt>"#
 
@@ -43,8 +45,10 @@ import Glibc
 
     /// Runs the CLI on `input` into `dir/out`; expects exit 1, one stderr line containing
     /// `expected`, and the outputs as they were.
-    static func expectRefused(_ input: String, in dir: String, before: [String: Data], containing expected: String,
-                              sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func expectRefused(
+        _ input: String, in dir: String, before: [String: Data], containing expected: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let run = try Self.MeasuredRun(["run", input, "--out", dir + "/out", "--quiet"])
         #expect(run.status == 1, sourceLocation: sourceLocation)
         #expect(run.stderr.split(separator: "\n").count == 1, "\(run.stderr)", sourceLocation: sourceLocation)
@@ -66,9 +70,10 @@ import Glibc
         let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let counts = try #require(json["counts"] as? [String: Any])
         let faults = try #require(json["faults"] as? [String: Any])
-        return Summary(routePoints: try #require(counts["route_points"] as? Int),
-                       faultsByKind: try #require(faults["by_kind"] as? [String: Int]),
-                       recordsByType: try #require(counts["records_by_type"] as? [String: Int]))
+        return Summary(
+            routePoints: try #require(counts["route_points"] as? Int),
+            faultsByKind: try #require(faults["by_kind"] as? [String: Int]),
+            recordsByType: try #require(counts["records_by_type"] as? [String: Int]))
     }
 
     // MARK: Entities
@@ -82,18 +87,22 @@ import Glibc
         try "2024-01-02T06:00:01Z".write(toFile: secret, atomically: true, encoding: .utf8)
         let listener = try Self.LocalListener()
         let doctype = """
-        <!DOCTYPE gpx SYSTEM "http://127.0.0.1:\(listener.port)/gpx.dtd" [
-          <!ENTITY file SYSTEM "file://\(secret)">
-          <!ENTITY web SYSTEM "http://127.0.0.1:\(listener.port)/time">
-          <!ENTITY % remote SYSTEM "http://127.0.0.1:\(listener.port)/dtd">
-          %remote;
-        ]>
+            <!DOCTYPE gpx SYSTEM "http://127.0.0.1:\(listener.port)/gpx.dtd" [
+              <!ENTITY file SYSTEM "file://\(secret)">
+              <!ENTITY web SYSTEM "http://127.0.0.1:\(listener.port)/time">
+              <!ENTITY % remote SYSTEM "http://127.0.0.1:\(listener.port)/dtd">
+              %remote;
+            ]>
 
-        """
+            """
         for reference in ["&file;", "&web;"] {
             let points = "<trkpt lon=\"11.5\" lat=\"48.1\"><time>\(reference)</time></trkpt>"
-            try Support.makeZip(dir + "/entities.zip", [(Self.xmlName, Support.exportXML(Self.workoutWithRoute)),
-                                                        (Self.routeName, Self.gpx(doctype: doctype, points: points))])
+            try Support.makeZip(
+                dir + "/entities.zip",
+                [
+                    (Self.xmlName, Support.exportXML(Self.workoutWithRoute)),
+                    (Self.routeName, Self.gpx(doctype: doctype, points: points)),
+                ])
             try Self.expectRefused(dir + "/entities.zip", in: dir, before: before, containing: "malformed XML: undefined entity")
         }
         #expect(!listener.wasContacted)
@@ -104,7 +113,8 @@ import Glibc
     @Test func anEntityDeclaredInExportXMLIsUndefined() throws {
         let (dir, before) = try Self.folderWithOutputs()
         let secret = dir + "/secret.xml"
-        try #"<Record type="HKQuantityTypeIdentifierStepCount" sourceName="S" unit="count" startDate="2024-01-01 10:00:00 +0000" endDate="2024-01-01 10:00:00 +0000" value="4242"/>"#
+        try
+            #"<Record type="HKQuantityTypeIdentifierStepCount" sourceName="S" unit="count" startDate="2024-01-01 10:00:00 +0000" endDate="2024-01-01 10:00:00 +0000" value="4242"/>"#
             .write(toFile: secret, atomically: true, encoding: .utf8)
         let xml = Support.exportXML(" &rec;\n").replacingOccurrences(
             of: "<!DOCTYPE HealthData [\n", with: "<!DOCTYPE HealthData [\n<!ENTITY rec SYSTEM \"file://\(secret)\">\n")
@@ -121,8 +131,12 @@ import Glibc
         }
         doctype += "]>\n"
         let points = #"<trkpt lon="11.5" lat="48.1"><time>&lol9;</time></trkpt>"#
-        try Support.makeZip(dir + "/laughs.zip", [(Self.xmlName, Support.exportXML(Self.workoutWithRoute)),
-                                                  (Self.routeName, Self.gpx(doctype: doctype, points: points))])
+        try Support.makeZip(
+            dir + "/laughs.zip",
+            [
+                (Self.xmlName, Support.exportXML(Self.workoutWithRoute)),
+                (Self.routeName, Self.gpx(doctype: doctype, points: points)),
+            ])
         try Self.expectRefused(dir + "/laughs.zip", in: dir, before: before, containing: "entity")
     }
 
@@ -132,7 +146,10 @@ import Glibc
     /// (libxml2's own message goes on with `Bytes: 0xE9 …`).
     @Test func invalidUTF8IsRefusedWithoutQuotingTheBytes() throws {
         let (dir, before) = try Self.folderWithOutputs()
-        var bytes = Array(Support.exportXML(#" <Record type="HKQuantityTypeIdentifierStepCount" sourceName="Caf_" unit="count" startDate="2024-01-01 10:00:00 +0000" endDate="2024-01-01 10:00:00 +0000" value="12"/>"#).utf8)
+        var bytes = Array(
+            Support.exportXML(
+                #" <Record type="HKQuantityTypeIdentifierStepCount" sourceName="Caf_" unit="count" startDate="2024-01-01 10:00:00 +0000" endDate="2024-01-01 10:00:00 +0000" value="12"/>"#
+            ).utf8)
         bytes[bytes.firstIndex(of: UInt8(ascii: "_"))!] = 0xE9
         try Data(bytes).write(to: URL(fileURLWithPath: dir + "/export.xml"))
         try Self.expectRefused(dir + "/export.xml", in: dir, before: before, containing: "malformed XML: invalid UTF-8")
@@ -149,8 +166,12 @@ import Glibc
         try Support.exportXML(nested).write(toFile: dir + "/export.xml", atomically: true, encoding: .utf8)
         try Self.expectRefused(dir + "/export.xml", in: dir, before: before, containing: "elements nested more than 256 deep")
 
-        try Support.makeZip(dir + "/deep-route.zip", [(Self.xmlName, Support.exportXML(Self.workoutWithRoute)),
-                                                      (Self.routeName, Self.gpx(points: nested))])
+        try Support.makeZip(
+            dir + "/deep-route.zip",
+            [
+                (Self.xmlName, Support.exportXML(Self.workoutWithRoute)),
+                (Self.routeName, Self.gpx(points: nested)),
+            ])
         try Self.expectRefused(dir + "/deep-route.zip", in: dir, before: before, containing: "elements nested more than 256 deep")
     }
 
@@ -164,7 +185,8 @@ import Glibc
         let record = { (type: String, source: String, value: String) in
             " <Record type=\"\(type)\" sourceName=\"\(source)\" unit=\"count\" startDate=\"2024-01-01 10:00:00 +0000\" endDate=\"2024-01-01 10:00:00 +0000\" value=\"\(value)\"/>\n"
         }
-        let body = record("HKQuantityTypeIdentifier" + long, "W", "1")
+        let body =
+            record("HKQuantityTypeIdentifier" + long, "W", "1")
             + record("HKQuantityTypeIdentifierStepCount", long, "2")
             + record("HKQuantityTypeIdentifierStepCount", "W", String(repeating: "9", count: mb))
             + record("HKQuantityTypeIdentifierStepCount", "W", "3")
@@ -212,8 +234,10 @@ import Glibc
         for _ in 0..<copies { total = crc32_combine(total, crc(block), off_t(block.count)) }
         total = crc32_combine(total, crc(tail), off_t(tail.count))
         let size = UInt64(head.count + block.count * copies + tail.count)
-        try zip.addRawEntry(name, method: 8, crc: UInt32(total), uncompressedSize: size,
-                            compressedSize: UInt64(h.count + b.count * copies + t.count)) { emit in
+        try zip.addRawEntry(
+            name, method: 8, crc: UInt32(total), uncompressedSize: size,
+            compressedSize: UInt64(h.count + b.count * copies + t.count)
+        ) { emit in
             try h.withUnsafeBytes { try emit($0) }
             for _ in 0..<copies { try b.withUnsafeBytes { try emit($0) } }
             try t.withUnsafeBytes { try emit($0) }
@@ -290,7 +314,8 @@ import Glibc
     /// 10,000 copies of one workout get 10,000 ids in order; finding each free suffix from
     /// the last one given keeps that linear (from 2 every time, it was 50 million lookups).
     @Test func copiesOfOneWorkoutGetDistinctIDs() {
-        let workout = #"<Workout workoutActivityType="HKWorkoutActivityTypeRunning" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:10:00 +0100"/>"#
+        let workout =
+            #"<Workout workoutActivityType="HKWorkoutActivityTypeRunning" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:10:00 +0100"/>"#
         let (decoder, _, error) = Self.decode("<HealthData>" + String(repeating: workout, count: 10_000) + "</HealthData>")
         #expect(error == nil)
         let base = "20240102T060000Z-running"
@@ -314,24 +339,28 @@ import Glibc
     @Test func valuesOffTheScaleOrOffTheGlobeDoNotStopARun() throws {
         let dir = Support.temporaryDirectory()
         let body = """
-         <Record type="HKQuantityTypeIdentifierBodyMass" sourceName="W" unit="lb" startDate="2024-01-01 10:00:00 +0000" endDate="2024-01-01 10:00:00 +0000" value="1e300"/>
-         <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="W" unit="count/min" startDate="2024-01-02 07:00:01 +0100" endDate="2024-01-02 07:00:01 +0100" value="1e999"/>
-         <Workout workoutActivityType="HKWorkoutActivityTypeWalking" sourceName="W" startDate="2024-01-03 07:00:00 +0100" endDate="2024-01-03 07:10:00 +0100">
-          <WorkoutRoute sourceName="W" startDate="2024-01-03 07:00:00 +0100" endDate="2024-01-03 07:10:00 +0100">
-           <Location date="2024-01-03 07:00:01 +0100" latitude="1e300" longitude="-1e300"/>
-           <Location date="2024-01-03 07:00:02 +0100" latitude="48.1" longitude="11.5"/>
-           <Location date="2024-01-03 07:00:03 +0100" latitude="95" longitude="11.5"/>
-          </WorkoutRoute>
-         </Workout>
+             <Record type="HKQuantityTypeIdentifierBodyMass" sourceName="W" unit="lb" startDate="2024-01-01 10:00:00 +0000" endDate="2024-01-01 10:00:00 +0000" value="1e300"/>
+             <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="W" unit="count/min" startDate="2024-01-02 07:00:01 +0100" endDate="2024-01-02 07:00:01 +0100" value="1e999"/>
+             <Workout workoutActivityType="HKWorkoutActivityTypeWalking" sourceName="W" startDate="2024-01-03 07:00:00 +0100" endDate="2024-01-03 07:10:00 +0100">
+              <WorkoutRoute sourceName="W" startDate="2024-01-03 07:00:00 +0100" endDate="2024-01-03 07:10:00 +0100">
+               <Location date="2024-01-03 07:00:01 +0100" latitude="1e300" longitude="-1e300"/>
+               <Location date="2024-01-03 07:00:02 +0100" latitude="48.1" longitude="11.5"/>
+               <Location date="2024-01-03 07:00:03 +0100" latitude="95" longitude="11.5"/>
+              </WorkoutRoute>
+             </Workout>
 
-        """
+            """
         let points = """
-        <trkpt lon="11.5" lat="91"><time>2024-01-02T06:00:01Z</time></trkpt>
-        <trkpt lon="-180.5" lat="48.1"><time>2024-01-02T06:00:02Z</time></trkpt>
-        \(Self.trkpt)
-        """
-        try Support.makeZip(dir + "/scale.zip", [(Self.xmlName, Support.exportXML(body + Self.workoutWithRoute)),
-                                                 (Self.routeName, Self.gpx(points: points))])
+            <trkpt lon="11.5" lat="91"><time>2024-01-02T06:00:01Z</time></trkpt>
+            <trkpt lon="-180.5" lat="48.1"><time>2024-01-02T06:00:02Z</time></trkpt>
+            \(Self.trkpt)
+            """
+        try Support.makeZip(
+            dir + "/scale.zip",
+            [
+                (Self.xmlName, Support.exportXML(body + Self.workoutWithRoute)),
+                (Self.routeName, Self.gpx(points: points)),
+            ])
         let run = try Support.runCLI(["run", dir + "/scale.zip", "--out", dir + "/out", "--quiet"])
         #expect(run.status == 0, "\(run.stderr)")
         let manifest = try Self.manifest(dir + "/out")
@@ -347,9 +376,11 @@ import Glibc
     /// accepted and then written back as garbage (`000/-12-31T23:00:00Z`). Dates outside years
     /// 1900–2200 are not dates at all, in either format.
     @Test func datesOutsideTheSupportedYearsAreNotDates() {
-        for text in ["0000-01-01 00:00:00 +0100", "0000-01-01 12:00:00 +1200", "9999-12-31 23:59:59 +0000",
-                     "1899-12-31 23:59:59 +0000", "2201-01-01 00:00:00 +0000", "0000-01-01T00:00:00Z",
-                     "1899-12-31T23:59:59.999Z", "2201-01-01T00:00:00+01:00"] {
+        for text in [
+            "0000-01-01 00:00:00 +0100", "0000-01-01 12:00:00 +1200", "9999-12-31 23:59:59 +0000",
+            "1899-12-31 23:59:59 +0000", "2201-01-01 00:00:00 +0000", "0000-01-01T00:00:00Z",
+            "1899-12-31T23:59:59.999Z", "2201-01-01T00:00:00+01:00",
+        ] {
             #expect(Timestamp.parse(text) == nil, "\(text)")
         }
         #expect(Timestamp.parse("1900-01-01 00:00:00 +0100")?.utcString == "1899-12-31T23:00:00Z")
@@ -367,16 +398,16 @@ import Glibc
         var maxRSSKiB: Int
 
         static let launcher = """
-        import os, sys
-        err, argv = sys.argv[1], sys.argv[2:]
-        pid = os.fork()
-        if pid == 0:
-            os.dup2(os.open(err, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), 2)
-            os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
-            os.execv(argv[0], argv)
-        _, status, usage = os.wait4(pid, 0)
-        print(status >> 8 if status & 0x7F == 0 else 128 + (status & 0x7F), usage.ru_maxrss)
-        """
+            import os, sys
+            err, argv = sys.argv[1], sys.argv[2:]
+            pid = os.fork()
+            if pid == 0:
+                os.dup2(os.open(err, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), 2)
+                os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+                os.execv(argv[0], argv)
+            _, status, usage = os.wait4(pid, 0)
+            print(status >> 8 if status & 0x7F == 0 else 128 + (status & 0x7F), usage.ru_maxrss)
+            """
 
         init(_ arguments: [String]) throws {
             let errPath = Support.temporaryDirectory("stderr") + "/stderr.txt"

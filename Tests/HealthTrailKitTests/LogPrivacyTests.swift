@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HealthTrailKit
 @testable import HealthTrailSynth
 
@@ -79,23 +80,25 @@ import Testing
     /// and names them only with --debug-manifest. No log line names them either.
     @Test func theManifestTagsTextFromTheData() throws {
         let dir = Support.temporaryDirectory()
-        let body = Self.record(unit: "SECRETUNIT") + Self.record(unit: "SECRETUNIT") + """
-         <Workout workoutActivityType="HKWorkoutActivityTypeSECRETACTIVITY" sourceName="Watch" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:10:00 +0100">
-          <WorkoutRoute sourceName="Watch" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:10:00 +0100">
-           <FileReference path="/workout-routes/SECRETPATH.gpx"/>
-          </WorkoutRoute>
-         </Workout>
+        let body =
+            Self.record(unit: "SECRETUNIT") + Self.record(unit: "SECRETUNIT") + """
+                 <Workout workoutActivityType="HKWorkoutActivityTypeSECRETACTIVITY" sourceName="Watch" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:10:00 +0100">
+                  <WorkoutRoute sourceName="Watch" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:10:00 +0100">
+                   <FileReference path="/workout-routes/SECRETPATH.gpx"/>
+                  </WorkoutRoute>
+                 </Workout>
 
-        """
+                """
         struct Names { var unknownUnits: [String: Int], unknownActivityTypes: [String: Int], missingFiles: [String] }
         func manifest(_ out: String) throws -> (text: String, manifest: Names) {
             let data = try Data(contentsOf: URL(fileURLWithPath: out + "/manifest.json"))
             let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
             let normalisation = try #require(json["normalisation"] as? [String: Any])
             let routes = try #require(json["routes"] as? [String: Any])
-            let names = Names(unknownUnits: try #require(normalisation["unknown_units"] as? [String: Int]),
-                              unknownActivityTypes: try #require(normalisation["unknown_activity_types"] as? [String: Int]),
-                              missingFiles: try #require(routes["missing_files"] as? [String]))
+            let names = Names(
+                unknownUnits: try #require(normalisation["unknown_units"] as? [String: Int]),
+                unknownActivityTypes: try #require(normalisation["unknown_activity_types"] as? [String: Int]),
+                missingFiles: try #require(routes["missing_files"] as? [String]))
             return (String(decoding: data, as: UTF8.self), names)
         }
         let first = try Self.run(body, in: dir)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HealthTrailKit
 @testable import HealthTrailSynth
 
@@ -27,8 +28,10 @@ import Testing
     /// (composed and decomposed "é"), and names differing only in case.
     static func sourceNames(_ n: Int, seed: UInt64) -> [String] {
         var rng = SynthRandom(seed: seed)
-        let stems = ["Alex’s Apple Watch", "Alex's Apple WATCH", "iPhone", "IPHONE 15", "Mi Fit", "caf\u{E9}", "cafe\u{301}",
-                     "Strava", "strava", "STRAVA Run", "Zwift", "wat ch", "\u{130}phone", "tab\tWatch"]
+        let stems = [
+            "Alex’s Apple Watch", "Alex's Apple WATCH", "iPhone", "IPHONE 15", "Mi Fit", "caf\u{E9}", "cafe\u{301}",
+            "Strava", "strava", "STRAVA Run", "Zwift", "wat ch", "\u{130}phone", "tab\tWatch",
+        ]
         return (0..<n).map { i in
             let stem = stems[rng.int(0, stems.count - 1)]
             return rng.int(0, 3) == 0 ? stem : "\(stem) \(rng.int(0, n))"
@@ -37,8 +40,10 @@ import Testing
 
     @Test func rankingComparesAsTheFullSortOrders() {
         let names = Self.sourceNames(1500, seed: 3)
-        for priority in [SourcePriority.default, SourcePriority(patterns: ["STRAVA", "fit"]),
-                         SourcePriority(patterns: ["caf\u{E9}", "watch"])] {
+        for priority in [
+            SourcePriority.default, SourcePriority(patterns: ["STRAVA", "fit"]),
+            SourcePriority(patterns: ["caf\u{E9}", "watch"]),
+        ] {
             for name in names { #expect(priority.rank(of: name) == Self.referenceRank(name, priority), "\(name)") }
             var ranking = SourceRanking(priority: priority)
             // Sources arrive a few at a time, as the decoder meets them.
@@ -134,13 +139,18 @@ import Testing
         var rng = SynthRandom(seed: 13)
         // Overlapping samples over an evening and a morning, a source each mostly; one long
         // sample of a low-ranked source ties them into one cluster.
-        var samples = [CumulativeSample(start: midnight - 3 * 3600, end: midnight + 3 * 3600, value: 900,
-                                        source: Int32(order.firstIndex(of: names.count - 1)!), offsetMinutes: 0)]
+        var samples = [
+            CumulativeSample(
+                start: midnight - 3 * 3600, end: midnight + 3 * 3600, value: 900,
+                source: Int32(order.firstIndex(of: names.count - 1)!), offsetMinutes: 0)
+        ]
         for _ in 0..<400 {
             let from = midnight + Int64(rng.int(-3 * 3600, 3 * 3600))
             let length = Int64(rng.int(0, 9) == 0 ? 0 : rng.int(1, 900))
-            samples.append(CumulativeSample(start: from, end: from + length, value: Double(rng.int(1, 300)),
-                                            source: Int32(rng.int(0, names.count - 1)), offsetMinutes: 0))
+            samples.append(
+                CumulativeSample(
+                    start: from, end: from + length, value: Double(rng.int(1, 300)),
+                    source: Int32(rng.int(0, names.count - 1)), offsetMinutes: 0))
         }
         let got = try totals(samples, ranking: ranking), expected = bruteForceTotals(samples, order: order)
         #expect(got.keys.sorted() == expected.keys.sorted())
@@ -159,8 +169,9 @@ import Testing
             sources.append("src \(i)")
             daily.closeSeries(except: kind, sources: sources)
             let t = start + Int64(i / 2) * 60
-            daily.cumulative(kind, start: Timestamp(utcSeconds: t), end: Timestamp(utcSeconds: t + 30),
-                             value: 2, source: i)
+            daily.cumulative(
+                kind, start: Timestamp(utcSeconds: t), end: Timestamp(utcSeconds: t + 30),
+                value: 2, source: i)
         }
         daily.closeSeries(except: nil, sources: sources)
         #expect(daily.rankedSources == 4000)
@@ -181,8 +192,9 @@ import Testing
         let sources = phones + (0..<4).map { "Apple Watch \($0)" }
         let t = Timestamp.daysFromCivil(year: 2024, month: 1, day: 2) * 86_400 + 36_000
         for (index, name) in sources.enumerated() {
-            daily.cumulative(.steps, start: Timestamp(utcSeconds: t), end: Timestamp(utcSeconds: t + 60),
-                             value: name.hasPrefix("Apple") ? 100 : 1, source: index)
+            daily.cumulative(
+                .steps, start: Timestamp(utcSeconds: t), end: Timestamp(utcSeconds: t + 60),
+                value: name.hasPrefix("Apple") ? 100 : 1, source: index)
         }
         daily.closeSeries(except: nil, sources: sources)
         #expect(daily.days.map { DailySummary.total($0.figures, .steps) } == [100])

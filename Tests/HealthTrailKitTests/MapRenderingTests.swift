@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HealthTrailKit
 
 /// The SVG maps rendered by a real browser (Debian's Chromium, headless): what people see.
@@ -20,8 +21,10 @@ struct MapRenderingTests {
     }
 
     /// Bounding box and count of the pixels close to `hex` inside `area`.
-    static func box(of hex: String, tolerance: Int, in area: (minX: Int, minY: Int, maxX: Int, maxY: Int),
-                    _ image: PNGImage) -> (minX: Int, minY: Int, maxX: Int, maxY: Int, count: Int)? {
+    static func box(
+        of hex: String, tolerance: Int, in area: (minX: Int, minY: Int, maxX: Int, maxY: Int),
+        _ image: PNGImage
+    ) -> (minX: Int, minY: Int, maxX: Int, maxY: Int, count: Int)? {
         var result: (minX: Int, minY: Int, maxX: Int, maxY: Int, count: Int)?
         for y in area.minY...area.maxY {
             for x in area.minX...area.maxX where close(image.pixel(x: x, y: y), hex, tolerance: tolerance) {
@@ -51,12 +54,14 @@ struct MapRenderingTests {
         let zones = HeartRateZones.default
         let start: Int64 = 1_717_228_800
         let points = (0...400).map { i in
-            RoutePoint(time: start + Int64(i), latitude: 48.85, longitude: 2.30 + Double(i) * 0.0001,
-                       bpm: i <= 200 ? 200 : 60)
+            RoutePoint(
+                time: start + Int64(i), latitude: 48.85, longitude: 2.30 + Double(i) * 0.0001,
+                bpm: i <= 200 ? 200 : 60)
         }
         let segments = RouteGeometry.segments(points, zones: zones)
-        let route = MapRoute(workoutID: "w", activity: "running", start: start, end: start + 400, distanceMeters: 2900,
-                             meanBPM: 130, timeInZone: [200, 0, 0, 200], points: points, segments: segments)
+        let route = MapRoute(
+            workoutID: "w", activity: "running", start: start, end: start + 400, distanceMeters: 2900,
+            meanBPM: 130, timeInZone: [200, 0, 0, 200], points: points, segments: segments)
         let image = try render(WorkoutMapSVG.render(route, zones: zones), name: "workout")
         // The map area only: the title above and the legend's zone swatches below are left out.
         let mapArea = (minX: 0, minY: 50, maxX: image.width - 1, maxY: image.height - 130)
@@ -131,8 +136,9 @@ struct MapRenderingTests {
         for k in 0..<5 { Self.track(tracks, lat: 40.78 + Double(k) * 0.001, lon: -73.97, points: 200) }
         let staging = try OutputStaging(outputDirectory: Support.temporaryDirectory())
         defer { staging.discard() }
-        let outside = try MapOutputs.writeOverviewAndDensity(tracks, options: SVGOptions(), kinds: [.routes],
-                                                             staging: staging)
+        let outside = try MapOutputs.writeOverviewAndDensity(
+            tracks, options: SVGOptions(), kinds: [.routes],
+            staging: staging)
         #expect(outside == 5)
         let svg = try String(contentsOfFile: try staging.path("svg/routes.svg"), encoding: .utf8)
         #expect(svg.contains("<title>All routes · 46 routes"))
@@ -158,16 +164,17 @@ struct MapRenderingTests {
         for (k, place) in [(48.85, 2.33), (48.851, 2.331), (48.852, 2.332), (40.78, -73.97)].enumerated() {
             let day = String(format: "2024-06-%02d", k + 1), name = "route_\(day).gpx"
             body += """
-             <Workout workoutActivityType="HKWorkoutActivityTypeRunning" sourceName="W" startDate="\(day) 10:00:00 +0000" endDate="\(day) 10:10:00 +0000">
-              <WorkoutRoute sourceName="W" startDate="\(day) 10:00:00 +0000" endDate="\(day) 10:10:00 +0000">
-               <FileReference path="/workout-routes/\(name)"/>
-              </WorkoutRoute>
-             </Workout>
+                 <Workout workoutActivityType="HKWorkoutActivityTypeRunning" sourceName="W" startDate="\(day) 10:00:00 +0000" endDate="\(day) 10:10:00 +0000">
+                  <WorkoutRoute sourceName="W" startDate="\(day) 10:00:00 +0000" endDate="\(day) 10:10:00 +0000">
+                   <FileReference path="/workout-routes/\(name)"/>
+                  </WorkoutRoute>
+                 </Workout>
 
-            """
+                """
             var gpx = "<gpx><trk><trkseg>\n"
             for i in 0..<20 {
-                gpx += "<trkpt lat=\"\(place.0 + Double(i) * 0.0001)\" lon=\"\(place.1)\"><time>\(day)T10:00:\(String(format: "%02d", i))Z</time></trkpt>\n"
+                gpx +=
+                    "<trkpt lat=\"\(place.0 + Double(i) * 0.0001)\" lon=\"\(place.1)\"><time>\(day)T10:00:\(String(format: "%02d", i))Z</time></trkpt>\n"
             }
             entries.append(("apple_health_export/workout-routes/\(name)", gpx + "</trkseg></trk></gpx>\n"))
         }
@@ -176,13 +183,14 @@ struct MapRenderingTests {
         #expect(manifest.routes.svgRoutesOutsideArea == 1)
         let json = try String(contentsOfFile: dir + "/out/manifest.json", encoding: .utf8)
         #expect(json.contains("\"svg_routes_outside_area\""))
-        #expect(try String(contentsOfFile: dir + "/out/svg/routes.svg", encoding: .utf8).contains("1 route starts outside this area and is not drawn"))
+        #expect(
+            try String(contentsOfFile: dir + "/out/svg/routes.svg", encoding: .utf8).contains("1 route starts outside this area and is not drawn"))
     }
 
     @Test func homeIsWhereMostPointsAreWhateverTheOrder() throws {
         let tracks = MapTracks()
-        Self.track(tracks, lat: -33.87, lon: 151.2, points: 300)      // a trip, first in the file
-        Self.track(tracks, lat: -37.81, lon: 144.96, points: 2000)    // home: Melbourne
+        Self.track(tracks, lat: -33.87, lon: 151.2, points: 300)   // a trip, first in the file
+        Self.track(tracks, lat: -37.81, lon: 144.96, points: 2000)   // home: Melbourne
         let box = try #require(try MapOutputs.coreArea(of: tracks))
         #expect(box.minLatitude > -37.9 && box.maxLatitude < -37.7 && box.minLongitude > 144.9 && box.maxLongitude < 145.0)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HealthTrailKit
 
 /// Hand-built exports with known answers for units, de-duplication, days, time zones and sleep.
@@ -69,7 +70,8 @@ import Testing
         body += record("HKQuantityTypeIdentifierActiveEnergyBurned", "Zwift", "kJ", "2024-01-02 17:00:00 +0100", "2024-01-02 18:00:00 +0100", "2092")
         body += record("HKQuantityTypeIdentifierBodyTemperature", "Thermo", "degF", "2024-01-02 07:00:00 +0100", "2024-01-02 07:00:00 +0100", "98.6")
         body += record("HKQuantityTypeIdentifierOxygenSaturation", Self.watch, "%", "2024-01-02 03:00:00 +0100", "2024-01-02 03:00:00 +0100", "0.97")
-        body += record("HKQuantityTypeIdentifierDistanceWalkingRunning", Self.phone, "mi", "2024-01-02 09:00:00 +0100", "2024-01-02 09:30:00 +0100", "2")
+        body += record(
+            "HKQuantityTypeIdentifierDistanceWalkingRunning", Self.phone, "mi", "2024-01-02 09:00:00 +0100", "2024-01-02 09:30:00 +0100", "2")
         body += record("HKQuantityTypeIdentifierDietaryProtein", "MyFitnessPal", "g", "2024-01-02 13:00:00 +0100", "2024-01-02 13:00:00 +0100", "45")
         body += record("HKQuantityTypeIdentifierHeartRate", Self.watch, "count/min", "2024-01-02 10:00:00 +0100", "2024-01-02 10:00:00 +0100", "61")
         body += record("HKQuantityTypeIdentifierStepCount", "Pedometer++", "furlongs", "2024-01-02 10:00:00 +0100", "2024-01-02 10:00:00 +0100", "3")
@@ -94,15 +96,15 @@ import Testing
     /// Real exports stamp every date with the export-time offset; a workout's HKTimeZone wins.
     @Test func aWorkoutAbroadTakesItsLocalDayFromItsTimeZone() throws {
         let body = """
-         <Workout workoutActivityType="HKWorkoutActivityTypeRunning" sourceName="W" startDate="2024-03-10 02:30:00 +0100" endDate="2024-03-10 03:00:00 +0100">
-          <MetadataEntry key="HKTimeZone" value="America/New_York"/>
-         </Workout>
-         <Workout workoutActivityType="HKWorkoutActivityTypeZorbing" sourceName="W" startDate="2024-03-11 10:00:00 +0100" endDate="2024-03-11 10:30:00 +0100"/>
+             <Workout workoutActivityType="HKWorkoutActivityTypeRunning" sourceName="W" startDate="2024-03-10 02:30:00 +0100" endDate="2024-03-10 03:00:00 +0100">
+              <MetadataEntry key="HKTimeZone" value="America/New_York"/>
+             </Workout>
+             <Workout workoutActivityType="HKWorkoutActivityTypeZorbing" sourceName="W" startDate="2024-03-11 10:00:00 +0100" endDate="2024-03-11 10:30:00 +0100"/>
 
-        """
+            """
         let (out, manifest) = try run(body)
         let rows = try Support.readCSV(out + "/workouts.csv").rows
-        #expect(rows[0][4] == "-05:00")                 // 01:30 UTC is 20:30 the day before in New York
+        #expect(rows[0][4] == "-05:00")   // 01:30 UTC is 20:30 the day before in New York
         #expect(rows[0][13] == "America/New_York")
         #expect(rows[1][1] == "zorbing")
         #expect(manifest.normalisation.unknownActivityTypes == ["HKWorkoutActivityTypeZorbing": 1])
@@ -114,7 +116,8 @@ import Testing
 
     @Test func aDateCenturiesAwayDoesNotGrowTheDailyTable() throws {
         // A stray record from 1800 first must not push the real days out either.
-        var body = record("HKQuantityTypeIdentifierHeartRate", Self.watch, "count/min", "1800-01-01 08:00:00 +0100", "1800-01-01 08:00:00 +0100", "60")
+        var body = record(
+            "HKQuantityTypeIdentifierHeartRate", Self.watch, "count/min", "1800-01-01 08:00:00 +0100", "1800-01-01 08:00:00 +0100", "60")
         body += record("HKQuantityTypeIdentifierStepCount", Self.watch, "count", "2024-01-02 08:00:00 +0100", "2024-01-02 08:10:00 +0100", "100")
         body += record("HKQuantityTypeIdentifierStepCount", Self.watch, "count", "0001-01-02 08:00:00 +0100", "0001-01-02 08:10:00 +0100", "5")
         body += record("HKQuantityTypeIdentifierStepCount", Self.watch, "count", "9999-01-02 08:00:00 +0100", "9999-01-02 08:10:00 +0100", "5")
@@ -128,16 +131,21 @@ import Testing
         for (time, bpm) in [("08:00:00", "60"), ("12:00:00", "90"), ("23:30:00", "75")] {
             body += record("HKQuantityTypeIdentifierHeartRate", Self.watch, "count/min", "2024-01-02 \(time) +0100", "2024-01-02 \(time) +0100", bpm)
         }
-        body += record("HKQuantityTypeIdentifierRestingHeartRate", Self.watch, "count/min", "2024-01-02 00:00:00 +0100", "2024-01-02 23:59:59 +0100", "52")
-        body += record("HKQuantityTypeIdentifierHeartRateVariabilitySDNN", Self.watch, "ms", "2024-01-02 03:00:00 +0100", "2024-01-02 03:01:00 +0100", "40")
-        body += record("HKQuantityTypeIdentifierHeartRateVariabilitySDNN", Self.watch, "ms", "2024-01-02 04:00:00 +0100", "2024-01-02 04:01:00 +0100", "50")
+        body += record(
+            "HKQuantityTypeIdentifierRestingHeartRate", Self.watch, "count/min", "2024-01-02 00:00:00 +0100", "2024-01-02 23:59:59 +0100", "52")
+        body += record(
+            "HKQuantityTypeIdentifierHeartRateVariabilitySDNN", Self.watch, "ms", "2024-01-02 03:00:00 +0100", "2024-01-02 03:01:00 +0100", "40")
+        body += record(
+            "HKQuantityTypeIdentifierHeartRateVariabilitySDNN", Self.watch, "ms", "2024-01-02 04:00:00 +0100", "2024-01-02 04:01:00 +0100", "50")
         body += record("HKQuantityTypeIdentifierAppleExerciseTime", Self.watch, "min", "2024-01-02 17:00:00 +0100", "2024-01-02 17:01:00 +0100", "1")
         body += record("HKQuantityTypeIdentifierAppleExerciseTime", Self.watch, "min", "2024-01-03 17:00:00 +0100", "2024-01-03 17:01:00 +0100", "1")
         for hour in ["09", "10", "11"] {
-            body += record("HKCategoryTypeIdentifierAppleStandHour", Self.watch, nil, "2024-01-03 \(hour):00:00 +0100", "2024-01-03 \(hour):59:59 +0100",
-                           hour == "10" ? "HKCategoryValueAppleStandHourIdle" : "HKCategoryValueAppleStandHourStood")
+            body += record(
+                "HKCategoryTypeIdentifierAppleStandHour", Self.watch, nil, "2024-01-03 \(hour):00:00 +0100", "2024-01-03 \(hour):59:59 +0100",
+                hour == "10" ? "HKCategoryValueAppleStandHourIdle" : "HKCategoryValueAppleStandHourStood")
         }
-        body += " <ActivitySummary dateComponents=\"2024-01-02\" activeEnergyBurned=\"400\" activeEnergyBurnedGoal=\"500\" activeEnergyBurnedUnit=\"Cal\" appleExerciseTime=\"34\" appleExerciseTimeGoal=\"30\" appleStandHours=\"11\" appleStandHoursGoal=\"12\"/>\n"
+        body +=
+            " <ActivitySummary dateComponents=\"2024-01-02\" activeEnergyBurned=\"400\" activeEnergyBurnedGoal=\"500\" activeEnergyBurnedUnit=\"Cal\" appleExerciseTime=\"34\" appleExerciseTimeGoal=\"30\" appleStandHours=\"11\" appleStandHoursGoal=\"12\"/>\n"
         let (out, _) = try run(body)
         let days = try daily(out)
         #expect(days["2024-01-02"]?["avg_hr"] == "75")
@@ -176,7 +184,7 @@ import Testing
         let nights = csv.rows.map { Dictionary(uniqueKeysWithValues: zip(csv.header, $0)) }
         #expect(nights.map { $0["date"] } == ["2024-01-02", "2024-01-03"])
         #expect(nights[0]["in_bed_min"] == "480")
-        #expect(nights[0]["asleep_min"] == "440")     // 160 + 280
+        #expect(nights[0]["asleep_min"] == "440")   // 160 + 280
         #expect(nights[0]["latency_min"] == "20")
         #expect(nights[0]["efficiency"] == "0.917")
         #expect(nights[0]["awakenings"] == "1")

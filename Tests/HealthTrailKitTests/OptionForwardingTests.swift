@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HealthTrailKit
 
 /// Every run option given to a cohort run reaches each person's `partial` process: the options
@@ -10,8 +11,10 @@ import Testing
 @Suite struct OptionForwardingTests {
     /// What the cohort passes to each `partial` itself (`PersonProcess`), and what no run may
     /// pass on (help, version).
-    static let setByTheCohort: Set<String> = ["--pipeline", "--out", "--outputs", "--person", "--key-file", "--force",
-                                              "--quiet", "--log-format", "--version", "--help"]
+    static let setByTheCohort: Set<String> = [
+        "--pipeline", "--out", "--outputs", "--person", "--key-file", "--force",
+        "--quiet", "--log-format", "--version", "--help",
+    ]
 
     /// A valid value other than the default for each option a run passes on (nil: a flag).
     static let values: [String: String?] = [
@@ -26,9 +29,12 @@ import Testing
         let dump = try Support.runCLI([command, "--experimental-dump-help"])
         let json = try #require(try JSONSerialization.jsonObject(with: Data(dump.stdout.utf8)) as? [String: Any])
         let arguments = try #require((json["command"] as? [String: Any])?["arguments"] as? [[String: Any]])
-        return Set(arguments.flatMap { ($0["names"] as? [[String: Any]] ?? []).compactMap { name in
-            name["kind"] as? String == "long" ? "--" + (name["name"] as? String ?? "") : nil
-        } })
+        return Set(
+            arguments.flatMap {
+                ($0["names"] as? [[String: Any]] ?? []).compactMap { name in
+                    name["kind"] as? String == "long" ? "--" + (name["name"] as? String ?? "") : nil
+                }
+            })
     }
 
     /// The options a cohort forwards: the declared run settings, and `--log-level`.
@@ -36,10 +42,13 @@ import Testing
 
     @Test func everyOptionPartialTakesIsDeclaredAndSoForwarded() throws {
         let forwardable = try Self.longOptions(of: "partial").subtracting(Self.setByTheCohort)
-        #expect(forwardable.subtracting(Self.forwarded).isEmpty,
-                "options partial takes that RunOptionDeclaration.runSettings does not declare, so a cohort would not pass them on: \(forwardable.subtracting(Self.forwarded))")
+        #expect(
+            forwardable.subtracting(Self.forwarded).isEmpty,
+            "options partial takes that RunOptionDeclaration.runSettings does not declare, so a cohort would not pass them on: \(forwardable.subtracting(Self.forwarded))"
+        )
         #expect(Self.forwarded.isSubset(of: forwardable), "declared but not taken by partial: \(Self.forwarded.subtracting(forwardable))")
-        #expect(Set(Self.values.keys) == Self.forwarded, "forwarded options without a test value here: \(Self.forwarded.subtracting(Self.values.keys))")
+        #expect(
+            Set(Self.values.keys) == Self.forwarded, "forwarded options without a test value here: \(Self.forwarded.subtracting(Self.values.keys))")
         #expect(Set(RunOptionDeclaration.runSettings.map(\.name)).count == RunOptionDeclaration.runSettings.count, "a name declared twice")
     }
 
@@ -75,8 +84,12 @@ import Testing
             // One trace file per process (-ff), so that two children's execve lines never interleave.
             let traces = root + "/traces-\(given.count)"
             try FileManager.default.createDirectory(atPath: traces, withIntermediateDirectories: true)
-            let run = try Support.runProgram("/usr/bin/strace", ["-ff", "-v", "-s", "4096", "-e", "trace=execve", "-o", traces + "/t",
-                                                                 Support.binary, "run", "--pipeline", pipeline, "--force"] + given)
+            let run = try Support.runProgram(
+                "/usr/bin/strace",
+                [
+                    "-ff", "-v", "-s", "4096", "-e", "trace=execve", "-o", traces + "/t",
+                    Support.binary, "run", "--pipeline", pipeline, "--force",
+                ] + given)
             #expect(run.status == 0, "\(run.stderr)")
             // execve("/…/healthtrail", ["/…/healthtrail", "partial", …], …) = 0, one per person.
             let partials = try FileManager.default.contentsOfDirectory(atPath: traces).flatMap { file in

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HealthTrailKit
 
 /// Route files no workout names are exported under ids of their own, even when they start in
@@ -9,12 +10,14 @@ import Testing
         let dir = Support.temporaryDirectory()
         let zip = dir + "/export.zip"
         let start: Int64 = 1_704_100_000
-        try Support.makeZip(zip, [
-            ("apple_health_export/export.xml", Support.exportXML("")),
-            ("apple_health_export/workout-routes/route_a.gpx", PredecodedRoutesTests.gpx(start: start, count: 30)),
-            ("apple_health_export/workout-routes/route_b.gpx", PredecodedRoutesTests.gpx(start: start, count: 40)),
-            ("apple_health_export/workout-routes/route_c.gpx", PredecodedRoutesTests.gpx(start: start, count: 50)),
-        ])
+        try Support.makeZip(
+            zip,
+            [
+                ("apple_health_export/export.xml", Support.exportXML("")),
+                ("apple_health_export/workout-routes/route_a.gpx", PredecodedRoutesTests.gpx(start: start, count: 30)),
+                ("apple_health_export/workout-routes/route_b.gpx", PredecodedRoutesTests.gpx(start: start, count: 40)),
+                ("apple_health_export/workout-routes/route_c.gpx", PredecodedRoutesTests.gpx(start: start, count: 50)),
+            ])
         let out = dir + "/out"
         let run = try Support.runCLI(["run", zip, "--out", out, "--quiet"])
         #expect(run.status == 0, "\(run.stderr)")
@@ -29,7 +32,9 @@ import Testing
         let maps = try FileManager.default.contentsOfDirectory(atPath: out + "/svg/workouts")
         #expect(maps.count == 3, "\(maps)")
         let manifest = try CohortRunTests.json(out + "/manifest.json")
-        #expect((manifest["routes"] as? [String: Any])?["orphans"] as? [String] ==
-                ["workout-routes/route_a.gpx", "workout-routes/route_b.gpx", "workout-routes/route_c.gpx"])
+        #expect(
+            (manifest["routes"] as? [String: Any])?["orphans"] as? [String] == [
+                "workout-routes/route_a.gpx", "workout-routes/route_b.gpx", "workout-routes/route_c.gpx",
+            ])
     }
 }

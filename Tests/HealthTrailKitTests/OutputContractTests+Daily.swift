@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HealthTrailKit
 @testable import HealthTrailSynth
 
@@ -8,8 +9,10 @@ extension OutputContractTests {
     enum DailyChecks {
         /// A column equal to `truth` on every day the generator has a figure for, within the
         /// written rounding; `otherDays` says what the other rows hold (nil: not checked).
-        static func perDay(_ column: String, within tolerance: Double, otherDays: String? = nil,
-                           _ truth: @escaping (SynthSummary) -> [String: Double]) -> Check {
+        static func perDay(
+            _ column: String, within tolerance: Double, otherDays: String? = nil,
+            _ truth: @escaping (SynthSummary) -> [String: Double]
+        ) -> Check {
             { f, t in
                 let expected = truth(f.summary)
                 #expect(!expected.isEmpty, "\(column): the generator has no figure")
@@ -72,7 +75,11 @@ extension OutputContractTests {
         static func watchAsleep(_ samples: [Sample]) -> [(Int64, Int64)] {
             var merged: [(Int64, Int64)] = []
             for s in samples.filter({ $0.source == watch && asleepStages.contains($0.stage) }).sorted(by: { $0.start < $1.start }) {
-                if let last = merged.last, s.start <= last.1 { merged[merged.count - 1].1 = max(last.1, s.end) } else { merged.append((s.start, s.end)) }
+                if let last = merged.last, s.start <= last.1 {
+                    merged[merged.count - 1].1 = max(last.1, s.end)
+                } else {
+                    merged.append((s.start, s.end))
+                }
             }
             return merged
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HealthTrailKit
 @testable import HealthTrailSynth
 
@@ -49,7 +50,7 @@ extension OutputContractTests {
             "motion_context": { _, t in
                 expectEvery(t, "motion_context", "a motion context") { ["sedentary", "active", ""].contains($0) }
                 #expect(Set(t.values("motion_context")) == ["sedentary", "active", ""])
-            },
+            }
         ]) { a, _ in a }
     }
 
@@ -90,8 +91,9 @@ extension OutputContractTests {
             },
             "active_energy": { f, t in
                 for r in t.records {
-                    expectClose(r["active_energy"], f.summary.activeKcalBySummaryDay[r["date"]!], within: 0.0005,
-                                "activity_summaries \(r["date"]!) active_energy")
+                    expectClose(
+                        r["active_energy"], f.summary.activeKcalBySummaryDay[r["date"]!], within: 0.0005,
+                        "activity_summaries \(r["date"]!) active_energy")
                 }
             },
             "active_energy_unit": { _, t in expectEvery(t, "active_energy_unit", "Cal") { $0 == "Cal" } },
@@ -143,13 +145,14 @@ extension OutputContractTests {
                 } else {
                     expectEvery(t, "value", "numbers") { Double($0) != nil }
                 }
-                let truth: [String: Double]? = switch type {
-                case "HKQuantityTypeIdentifierStepCount": f.summary.stepsByExportDay.mapValues(Double.init)
-                case "HKQuantityTypeIdentifierDistanceWalkingRunning": f.summary.distanceMetersByExportDay
-                case "HKQuantityTypeIdentifierActiveEnergyBurned": f.summary.activeKcalByExportDay
-                case "HKQuantityTypeIdentifierFlightsClimbed": f.summary.flightsByExportDay.mapValues(Double.init)
-                default: nil
-                }
+                let truth: [String: Double]? =
+                    switch type {
+                    case "HKQuantityTypeIdentifierStepCount": f.summary.stepsByExportDay.mapValues(Double.init)
+                    case "HKQuantityTypeIdentifierDistanceWalkingRunning": f.summary.distanceMetersByExportDay
+                    case "HKQuantityTypeIdentifierActiveEnergyBurned": f.summary.activeKcalByExportDay
+                    case "HKQuantityTypeIdentifierFlightsClimbed": f.summary.flightsByExportDay.mapValues(Double.init)
+                    default: nil
+                    }
                 guard let truth else { return }
                 let totals = watchTotals(t)
                 #expect(Set(totals.keys) == Set(truth.keys), "\(type): days")
@@ -159,40 +162,43 @@ extension OutputContractTests {
             },
             "unit": { f, t in
                 let type = try #require(recordType(of: t, in: f))
-                let expected: String? = switch type {
-                case "HKQuantityTypeIdentifierStepCount", "HKQuantityTypeIdentifierFlightsClimbed": "count"
-                case "HKQuantityTypeIdentifierDistanceWalkingRunning": "m"
-                case "HKQuantityTypeIdentifierActiveEnergyBurned", "HKQuantityTypeIdentifierBasalEnergyBurned": "kcal"
-                case "HKQuantityTypeIdentifierBodyMass": "kg"
-                case "HKQuantityTypeIdentifierRestingHeartRate", "HKQuantityTypeIdentifierWalkingHeartRateAverage": "bpm"
-                case "HKQuantityTypeIdentifierHeartRateVariabilitySDNN": "ms"
-                default: nil
-                }
+                let expected: String? =
+                    switch type {
+                    case "HKQuantityTypeIdentifierStepCount", "HKQuantityTypeIdentifierFlightsClimbed": "count"
+                    case "HKQuantityTypeIdentifierDistanceWalkingRunning": "m"
+                    case "HKQuantityTypeIdentifierActiveEnergyBurned", "HKQuantityTypeIdentifierBasalEnergyBurned": "kcal"
+                    case "HKQuantityTypeIdentifierBodyMass": "kg"
+                    case "HKQuantityTypeIdentifierRestingHeartRate", "HKQuantityTypeIdentifierWalkingHeartRateAverage": "bpm"
+                    case "HKQuantityTypeIdentifierHeartRateVariabilitySDNN": "ms"
+                    default: nil
+                    }
                 if let expected { expectEvery(t, "unit", expected) { $0 == expected } }
             },
             // Where normalisation changed the value, it is the export's value converted by the
             // unit's definition (written with up to 6 decimals).
             "original_value": { _, t in
                 for r in t.records where !r["original_unit"]!.isEmpty {
-                    let convert: ((Double) -> Double)? = switch (r["original_unit"]!, r["unit"]!) {
-                    case ("km", "m"): { $0 * 1000 }
-                    case ("mi", "m"): { $0 * 1609.344 }
-                    case ("cm", "m"): { $0 / 100 }
-                    case ("kJ", "kcal"): { $0 / 4.184 }
-                    case ("Cal", "kcal"), ("count/min", "bpm"): { $0 }
-                    case ("min", "s"): { $0 * 60 }
-                    case ("lb", "kg"): { $0 * 0.453_592_37 }
-                    case ("degF", "degC"): { ($0 - 32) * 5 / 9 }
-                    case ("%", "%"): { $0 * 100 }
-                    default: nil
-                    }
+                    let convert: ((Double) -> Double)? =
+                        switch (r["original_unit"]!, r["unit"]!) {
+                        case ("km", "m"): { $0 * 1000 }
+                        case ("mi", "m"): { $0 * 1609.344 }
+                        case ("cm", "m"): { $0 / 100 }
+                        case ("kJ", "kcal"): { $0 / 4.184 }
+                        case ("Cal", "kcal"), ("count/min", "bpm"): { $0 }
+                        case ("min", "s"): { $0 * 60 }
+                        case ("lb", "kg"): { $0 * 0.453_592_37 }
+                        case ("degF", "degC"): { ($0 - 32) * 5 / 9 }
+                        case ("%", "%"): { $0 * 100 }
+                        default: nil
+                        }
                     guard let convert, let original = number(r["original_value"], "original_value") else {
                         Issue.record("\(r["original_unit"]!) → \(r["unit"]!): no conversion known to the test, or no value")
                         continue
                     }
                     let expected = convert(original)
-                    expectClose(r["value"], expected, within: 6e-7 + 1e-9 * abs(expected),
-                                "value of \(r["original_value"]!) \(r["original_unit"]!)")
+                    expectClose(
+                        r["value"], expected, within: 6e-7 + 1e-9 * abs(expected),
+                        "value of \(r["original_value"]!) \(r["original_unit"]!)")
                 }
             },
             "original_unit": { _, t in

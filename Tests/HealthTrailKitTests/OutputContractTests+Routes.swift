@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HealthTrailKit
 
 extension OutputContractTests {
@@ -29,8 +30,14 @@ extension OutputContractTests {
                     if let l = low {
                         if climbing {
                             if smooth > high { gain += smooth - high; high = smooth } else if high - smooth >= 3 { climbing = false; low = smooth }
-                        } else if smooth < l { low = smooth } else if smooth - l >= 3 { climbing = true; gain += smooth - l; high = smooth }
-                    } else { low = smooth; high = smooth }
+                        } else if smooth < l {
+                            low = smooth
+                        } else if smooth - l >= 3 {
+                            climbing = true; gain += smooth - l; high = smooth
+                        }
+                    } else {
+                        low = smooth; high = smooth
+                    }
                 }
                 if let a = previous {
                     let r = Double.pi / 180
@@ -40,12 +47,13 @@ extension OutputContractTests {
                     let dt = Double(p.time - a.time)
                     if dt > 0, dt <= 30 {
                         if step / dt >= 0.5 { moving += dt }
-                        let bpm: Double? = switch (a.bpm, p.bpm) {
-                        case let (x?, y?): (x + y) / 2
-                        case let (x?, nil): x
-                        case let (nil, y?): y
-                        default: nil
-                        }
+                        let bpm: Double? =
+                            switch (a.bpm, p.bpm) {
+                            case let (x?, y?): (x + y) / 2
+                            case let (x?, nil): x
+                            case let (nil, y?): y
+                            default: nil
+                            }
                         if let bpm { zoneSeconds[OutputContractTests.zoneIndex(bpm, zones)] += dt }
                     }
                 }
@@ -76,8 +84,9 @@ extension OutputContractTests {
         var out: [String: ReferenceRoute] = [:]
         for (workout, rows, _) in routeRows(f) {
             let points = rows.map { r in
-                ReferenceRoute.Point(time: utcSeconds(r["time_utc"]) ?? 0, lat: Double(r["lat"]!) ?? 0, lon: Double(r["lon"]!) ?? 0,
-                                     ele: Double(r["ele_m"]!), bpm: Double(r["hr_bpm"]!))
+                ReferenceRoute.Point(
+                    time: utcSeconds(r["time_utc"]) ?? 0, lat: Double(r["lat"]!) ?? 0, lon: Double(r["lon"]!) ?? 0,
+                    ele: Double(r["ele_m"]!), bpm: Double(r["hr_bpm"]!))
             }
             out[workout] = ReferenceRoute(points, zones: f.zones)
         }
@@ -105,7 +114,9 @@ extension OutputContractTests {
                         if key == "time" {
                             #expect(utcSeconds(row[column]) == utcSeconds(point[key]), "\(workout) \(column)")
                         } else {
-                            #expect(Double(row[column]!) == Double(point[key] ?? ""), "\(workout) \(column): \(row[column]!) against GPX \(point[key] ?? "nil")")
+                            #expect(
+                                Double(row[column]!) == Double(point[key] ?? ""),
+                                "\(workout) \(column): \(row[column]!) against GPX \(point[key] ?? "nil")")
                         }
                     }
                 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HealthTrailKit
 @testable import HealthTrailSynth
 
@@ -34,8 +35,10 @@ extension OutputContractTests {
         }
 
         /// A route column equal to the reference figure, empty for workouts without a route.
-        static func route(_ column: String, slack: @escaping (ReferenceRoute) -> Double = { _ in 0 },
-                          _ value: @escaping (ReferenceRoute) -> Double?) -> Check {
+        static func route(
+            _ column: String, slack: @escaping (ReferenceRoute) -> Double = { _ in 0 },
+            _ value: @escaping (ReferenceRoute) -> Double?
+        ) -> Check {
             { f, t in
                 let references = referenceRoutes(f)
                 var compared = 0
@@ -63,7 +66,8 @@ extension OutputContractTests {
 
         /// The expected heart-rate figures: the export's, else the joined route's, else none.
         static func heartRate(_ f: Fixture, _ row: [String: String], _ truth: WorkoutTruth)
-            -> (average: Double?, maximum: Double?, minimum: Double?, source: String, tolerance: Double) {
+            -> (average: Double?, maximum: Double?, minimum: Double?, source: String, tolerance: Double)
+        {
             if truth.averageBPM != nil || truth.maximumBPM != nil || truth.minimumBPM != nil {
                 return (truth.averageBPM, truth.maximumBPM, truth.minimumBPM, "workout", 0.051)
             }
@@ -129,8 +133,9 @@ extension OutputContractTests {
                         #expect(abs(truth.energyKcal - writtenEnergy(truth)) < 0.01)
                         units.insert("\(truth.energyUnit) \(truth.legacyTotals ? "legacy" : "statistics")")
                     }
-                    #expect(units == ["kcal legacy", "Cal legacy", "kJ legacy", "kcal statistics", "Cal statistics"],
-                            "energy units covered: \(units)")
+                    #expect(
+                        units == ["kcal legacy", "Cal legacy", "kJ legacy", "kcal statistics", "Cal statistics"],
+                        "energy units covered: \(units)")
                 },
                 "avg_hr": heartRateCheck("avg_hr") { $0.0 },
                 "max_hr": heartRateCheck("max_hr") { $0.1 },
@@ -160,8 +165,10 @@ extension OutputContractTests {
             // of a zone bound may fall on the other side, so a zone may differ by a few such
             // seconds (2 s plus 0.5 % of the time in zones); their sum may not.
             for (i, zone) in HeartRateZones.default.zones.enumerated() {
-                checks[OutputSchema.zoneColumn(zone.name)] = route(OutputSchema.zoneColumn(zone.name),
-                                                                   slack: { 2 + 0.005 * $0.zoneSeconds.reduce(0, +) }) {
+                checks[OutputSchema.zoneColumn(zone.name)] = route(
+                    OutputSchema.zoneColumn(zone.name),
+                    slack: { 2 + 0.005 * $0.zoneSeconds.reduce(0, +) }
+                ) {
                     $0.hasHeartRate ? $0.zoneSeconds[i] : nil
                 }
             }

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import HealthTrailKit
+
 @testable import HealthTrailArchive
+@testable import HealthTrailKit
 @testable import HealthTrailSynth
 
 /// The output contract: every column `OutputSchema` documents (and so the README's table) is
@@ -59,8 +60,10 @@ import Testing
             let dir = Support.temporaryDirectory("OutputContract")
             zip = dir + "/export.zip"
             out = dir + "/out"
-            let synth = try Support.runCLI(["synth", zip, "--days", String(OutputContractTests.days),
-                                            "--seed", String(OutputContractTests.seed), "--summary"])
+            let synth = try Support.runCLI([
+                "synth", zip, "--days", String(OutputContractTests.days),
+                "--seed", String(OutputContractTests.seed), "--summary",
+            ])
             guard synth.status == 0 else { throw InputError(file: zip, "synth failed: \(synth.stderr)") }
             summary = try JSONDecoder().decode(SynthSummary.self, from: Data(synth.stdout.utf8))
             let run = try Support.runCLI(["run", zip, "--out", out])
@@ -84,23 +87,23 @@ import Testing
         /// name (relative to the export folder), every `trkpt` in order.
         lazy var gpxPoints: [String: [[String: String]]] = {
             let script = """
-            import json, sys, zipfile, xml.etree.ElementTree as ET
-            ns = {"g": "http://www.topografix.com/GPX/1/1"}
-            out = {}
-            with zipfile.ZipFile(sys.argv[1]) as z:
-                for name in z.namelist():
-                    if not name.endswith(".gpx"): continue
-                    root = ET.fromstring(z.read(name))
-                    points = []
-                    for p in root.iter("{http://www.topografix.com/GPX/1/1}trkpt"):
-                        d = {"lat": p.get("lat"), "lon": p.get("lon"), "ele": p.findtext("g:ele", namespaces=ns),
-                             "time": p.findtext("g:time", namespaces=ns)}
-                        for k in ("speed", "course", "hAcc", "vAcc"):
-                            d[k] = p.findtext("g:extensions/g:" + k, namespaces=ns)
-                        points.append(d)
-                    out[name.split("/", 1)[1]] = points
-            print(json.dumps(out))
-            """
+                import json, sys, zipfile, xml.etree.ElementTree as ET
+                ns = {"g": "http://www.topografix.com/GPX/1/1"}
+                out = {}
+                with zipfile.ZipFile(sys.argv[1]) as z:
+                    for name in z.namelist():
+                        if not name.endswith(".gpx"): continue
+                        root = ET.fromstring(z.read(name))
+                        points = []
+                        for p in root.iter("{http://www.topografix.com/GPX/1/1}trkpt"):
+                            d = {"lat": p.get("lat"), "lon": p.get("lon"), "ele": p.findtext("g:ele", namespaces=ns),
+                                 "time": p.findtext("g:time", namespaces=ns)}
+                            for k in ("speed", "course", "hAcc", "vAcc"):
+                                d[k] = p.findtext("g:extensions/g:" + k, namespaces=ns)
+                            points.append(d)
+                        out[name.split("/", 1)[1]] = points
+                print(json.dumps(out))
+                """
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = ["python3", "-c", script, zip]
@@ -154,7 +157,8 @@ import Testing
         let file = try #require(OutputSchema.csvFiles.first { $0.name == fileName })
         let documented = Self.documentedColumns(file)
         // The record files are many: each is checked, and a column must be filled in one of them.
-        let tables = fileName == OutputSchema.records.name
+        let tables =
+            fileName == OutputSchema.records.name
             ? fixture.recordTables.map(\.table)
             : [fixture.table(fileName)]
         #expect(!tables.isEmpty && tables.allSatisfy { !$0.rows.isEmpty }, "\(fileName) has no rows")
@@ -185,8 +189,10 @@ extension OutputContractTests {
     }
 
     /// Expects `actual` to be `expected` within `tolerance` (the written rounding).
-    static func expectClose(_ actual: String?, _ expected: Double?, within tolerance: Double, _ what: @autoclosure () -> String,
-                     sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectClose(
+        _ actual: String?, _ expected: Double?, within tolerance: Double, _ what: @autoclosure () -> String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         guard let expected else {
             #expect(actual == nil || actual == "", "\(what()): expected empty, found `\(actual ?? "")`", sourceLocation: sourceLocation)
             return
@@ -195,8 +201,9 @@ extension OutputContractTests {
             Issue.record("\(what()): expected \(expected), found empty", sourceLocation: sourceLocation)
             return
         }
-        #expect(abs(value - expected) <= tolerance, "\(what()): \(value) against the generator's \(expected)",
-                sourceLocation: sourceLocation)
+        #expect(
+            abs(value - expected) <= tolerance, "\(what()): \(value) against the generator's \(expected)",
+            sourceLocation: sourceLocation)
     }
 
     /// `2023-01-05T10:00:00Z` → seconds since 1970 (the test's own parser).
@@ -220,11 +227,14 @@ extension OutputContractTests {
     }
 
     /// Every value of `column` passes `isValid`; records the first failures.
-    static func expectEvery(_ table: Table, _ column: String, _ what: String, sourceLocation: SourceLocation = #_sourceLocation,
-                     _ isValid: (String) -> Bool) {
+    static func expectEvery(
+        _ table: Table, _ column: String, _ what: String, sourceLocation: SourceLocation = #_sourceLocation,
+        _ isValid: (String) -> Bool
+    ) {
         let bad = table.values(column).filter { !isValid($0) }
-        #expect(bad.isEmpty, "\(column): \(bad.count) values are not \(what), e.g. `\(bad.prefix(3).joined(separator: "`, `"))`",
-                sourceLocation: sourceLocation)
+        #expect(
+            bad.isEmpty, "\(column): \(bad.count) values are not \(what), e.g. `\(bad.prefix(3).joined(separator: "`, `"))`",
+            sourceLocation: sourceLocation)
     }
 
     /// The generator's sources, as they appear in the outputs.

@@ -1,13 +1,16 @@
 import Foundation
 import Testing
-@testable import HealthTrailKit
+
 @testable import HealthTrailArchive
+@testable import HealthTrailKit
 
 /// A run touches only its own files: it refuses folders it did not fill and roots, replaces or
 /// removes only what its previous manifest lists, and opens nothing through a planted link.
 @Suite(.serialized) struct OutputFolderTests {
-    static let heartRate = #"<Record type="HKQuantityTypeIdentifierHeartRate" sourceName="W" unit="count/min" startDate="2024-01-02 08:00:00 +0100" endDate="2024-01-02 08:00:00 +0100" value="70"/>"#
-    static let steps = #"<Record type="HKQuantityTypeIdentifierStepCount" sourceName="P" unit="count" startDate="2024-01-02 08:00:00 +0100" endDate="2024-01-02 08:10:00 +0100" value="5"/>"#
+    static let heartRate =
+        #"<Record type="HKQuantityTypeIdentifierHeartRate" sourceName="W" unit="count/min" startDate="2024-01-02 08:00:00 +0100" endDate="2024-01-02 08:00:00 +0100" value="70"/>"#
+    static let steps =
+        #"<Record type="HKQuantityTypeIdentifierStepCount" sourceName="P" unit="count" startDate="2024-01-02 08:00:00 +0100" endDate="2024-01-02 08:10:00 +0100" value="5"/>"#
 
     static func archive(_ dir: String, _ name: String, _ body: String) throws -> String {
         let zip = dir + "/" + name
@@ -94,7 +97,9 @@ import Testing
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
         var environment = ProcessInfo.processInfo.environment
         environment["HOME"] = home
-        for (out, phrase) in [("/", "a top-level folder"), ("/tmp", "a top-level folder"), (home, "the home folder"), (home + "/.", "the home folder")] {
+        for (out, phrase) in [
+            ("/", "a top-level folder"), ("/tmp", "a top-level folder"), (home, "the home folder"), (home + "/.", "the home folder"),
+        ] {
             let run = try Support.runProgram(Support.binary, ["run", zip, "--out", out, "--quiet"], environment: environment)
             #expect(run.status == 1, "\(out)")
             #expect(run.stderr.contains("refusing to write outputs into \(phrase)"), "\(out): \(run.stderr)")

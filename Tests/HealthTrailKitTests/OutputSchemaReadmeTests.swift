@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HealthTrailKit
 
 /// The table of files and columns in docs/outputs.md is `OutputSchema.markdownTable`, character
@@ -33,8 +34,9 @@ import Testing
 
     /// The README links to the outputs page instead of keeping a second copy of the table.
     @Test func theReadmeHasNoCopyOfTheTable() throws {
-        let readme = try String(contentsOfFile: Support.packageRoot.appendingPathComponent("README.md").path,
-                                encoding: .utf8)
+        let readme = try String(
+            contentsOfFile: Support.packageRoot.appendingPathComponent("README.md").path,
+            encoding: .utf8)
         #expect(!readme.contains("| file | one row per | columns |"))
         #expect(readme.contains("docs/outputs.md"))
     }
@@ -58,9 +60,11 @@ import Testing
     }
 
     @Test func zoneColumnsAreNamedAfterTheirZones() {
-        #expect(OutputSchema.workouts.header(zones: .default).suffix(4)
+        #expect(
+            OutputSchema.workouts.header(zones: .default).suffix(4)
                 == ["zone_resting_s", "zone_moderate_s", "zone_vigorous_s", "zone_maximum_s"])
-        #expect(OutputSchema.workouts.header(zones: .fromMaximum(190)).suffix(5)
+        #expect(
+            OutputSchema.workouts.header(zones: .fromMaximum(190)).suffix(5)
                 == ["zone_1_s", "zone_2_s", "zone_3_s", "zone_4_s", "zone_5_s"])
         #expect(OutputSchema.workouts.header(zones: .default).count == OutputSchema.workouts.names.count + 4)
     }

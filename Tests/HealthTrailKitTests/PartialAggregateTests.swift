@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import HealthTrailKit
+
 @testable import HealthTrailArchive
+@testable import HealthTrailKit
 @testable import HealthTrailSynth
 
 /// Partial aggregates: the file format, exact merging in any order, and what merging refuses.
@@ -112,7 +113,8 @@ import Testing
         let error = #expect(throws: InputError.self) {
             try PartialAggregate.merge([PartialAggregate.read(path: dir + "/first.partial"), PartialAggregate.read(path: dir + "/second.partial")])
         }
-        #expect(error?.description == "\(dir)/second.partial: person p_00000000000000aa is in two partials: "
+        #expect(
+            error?.description == "\(dir)/second.partial: person p_00000000000000aa is in two partials: "
                 + "\(dir)/first.partial and \(dir)/second.partial")
 
         let (a, b, c) = (cohort.partials[0], cohort.partials[1], cohort.partials[2])
@@ -158,8 +160,10 @@ import Testing
         let cases: [(String, [UInt8], String)] = [
             ("text", Array("hello, world\n".utf8), "not a HealthTrail partial aggregate"),
             ("other-format", Array("{\"format\":\"geojson\",\"version\":1}\n".utf8), "not a HealthTrail partial aggregate"),
-            ("version-2", Array(text.replacingOccurrences(of: "\"version\":1}", with: "\"version\":2}").utf8),
-             "partial aggregate format version 2; this healthtrail reads version 1"),
+            (
+                "version-2", Array(text.replacingOccurrences(of: "\"version\":1}", with: "\"version\":2}").utf8),
+                "partial aggregate format version 2; this healthtrail reads version 1"
+            ),
             ("cut", Array(good.dropLast(40)), "corrupt partial aggregate (not valid JSON: cut short?)"),
             ("fields-missing", Array("{\"format\":\"healthtrail-partial\",\"version\":1}\n".utf8), "corrupt partial aggregate (fields missing"),
             ("reindented", Array(text.replacingOccurrences(of: ",\"", with: ", \"").utf8), "not the canonical encoding"),
@@ -187,8 +191,9 @@ import Testing
     @Test func mergedTotalsThatOverflowAreRefusedNeverWrapped() throws {
         func partial(_ person: String, _ count: Int64) -> PartialAggregate {
             let releases = ["r": BoundedTotals(counts: ["2023-W01": count], sums: ["2023-W01": -count])]
-            return PartialAggregate(specSHA256: String(repeating: "a", count: 64),
-                                    persons: [person: PartialAggregate.totalsFingerprint(releases)], releases: releases, file: person + ".partial")
+            return PartialAggregate(
+                specSHA256: String(repeating: "a", count: 64),
+                persons: [person: PartialAggregate.totalsFingerprint(releases)], releases: releases, file: person + ".partial")
         }
         #expect(try PartialAggregate.merge([partial("p_a", .max - 2), partial("p_b", 2)]).releases["r"]?.counts["2023-W01"] == .max)
         let error = #expect(throws: InputError.self) { try PartialAggregate.merge([partial("p_a", .max - 2), partial("p_b", 3)]) }
@@ -199,21 +204,29 @@ import Testing
         let cohort = try CohortFixture.shared()
         let dir = Support.temporaryDirectory()
         // Keys and strings that a careless encoder would order or escape differently from Python.
-        let odd = ["z": BoundedTotals(counts: ["b": 1, "a\"\\\u{1}\n": 2, "ä": 3, "Z": 4], sums: ["b": -7]),
-                   "é": BoundedTotals(), "a": BoundedTotals(counts: ["10": 5, "9": 6])]
-        let files = [("merged", try PartialAggregate.merge(cohort.partials)),
-                     ("odd", PartialAggregate(specSHA256: String(repeating: "0", count: 64),
-                                              persons: ["p_1": String(repeating: "1", count: 64), "p_0": String(repeating: "2", count: 64)],
-                                              releases: odd))]
+        let odd = [
+            "z": BoundedTotals(counts: ["b": 1, "a\"\\\u{1}\n": 2, "ä": 3, "Z": 4], sums: ["b": -7]),
+            "é": BoundedTotals(), "a": BoundedTotals(counts: ["10": 5, "9": 6]),
+        ]
+        let files = [
+            ("merged", try PartialAggregate.merge(cohort.partials)),
+            (
+                "odd",
+                PartialAggregate(
+                    specSHA256: String(repeating: "0", count: 64),
+                    persons: ["p_1": String(repeating: "1", count: 64), "p_0": String(repeating: "2", count: 64)],
+                    releases: odd)
+            ),
+        ]
         for (name, partial) in files {
             try partial.write(to: dir + "/\(name).partial")
             let script = """
-            import json, sys
-            raw = open(sys.argv[1], "rb").read()
-            p = json.loads(raw.decode("utf-8"))
-            again = (json.dumps(p, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\\n").encode("utf-8")
-            print("same" if again == raw else "differs", p["format"], p["version"], len(p["persons"]))
-            """
+                import json, sys
+                raw = open(sys.argv[1], "rb").read()
+                p = json.loads(raw.decode("utf-8"))
+                again = (json.dumps(p, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\\n").encode("utf-8")
+                print("same" if again == raw else "differs", p["format"], p["version"], len(p["persons"]))
+                """
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = ["python3", "-c", script, dir + "/\(name).partial"]

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import HealthTrailKit
+
 @testable import HealthTrailArchive
+@testable import HealthTrailKit
 
 /// Releasing a cohort's merged partial aggregate, from the library and from the command line.
 @Suite struct PartialReleaseTests {
@@ -19,8 +20,9 @@ import Testing
         try merged.write(to: dir + "/cohort.partial")
         let ledger = dir + "/cohort/privacy-ledger.jsonl"
         func release() throws -> [ReleaseRunner.Outcome] {
-            try ReleaseRunner.run(spec: cohort.spec, partial: PartialAggregate.read(path: dir + "/cohort.partial"),
-                                  outputDirectory: dir + "/cohort/dp", ledgerPath: ledger)
+            try ReleaseRunner.run(
+                spec: cohort.spec, partial: PartialAggregate.read(path: dir + "/cohort.partial"),
+                outputDirectory: dir + "/cohort/dp", ledgerPath: ledger)
         }
         let outcomes = try release()
         #expect(outcomes.map(\.id) == cohort.spec.releases.map(\.id))
@@ -28,8 +30,9 @@ import Testing
 
         // The same files as one person's release from a run folder: same columns, same rows,
         // same terms on every row; only the noisy values differ.
-        _ = try ReleaseRunner.run(spec: cohort.spec, dataDirectory: cohort.people[0].directory, outputDirectory: dir + "/one/dp",
-                                  ledgerPath: dir + "/one/privacy-ledger.jsonl")
+        _ = try ReleaseRunner.run(
+            spec: cohort.spec, dataDirectory: cohort.people[0].directory, outputDirectory: dir + "/one/dp",
+            ledgerPath: dir + "/one/privacy-ledger.jsonl")
         for (release, outcome) in zip(cohort.spec.releases, outcomes) {
             let fromPartial = try Support.readCSV(dir + "/cohort/dp/\(release.id).csv")
             let fromRun = try Support.readCSV(dir + "/one/dp/\(release.id).csv")
@@ -50,7 +53,8 @@ import Testing
 
         // One reservation and its publication per release.
         let lines = try ledgerLines(ledger)
-        #expect(lines.filter { $0["status"] as? String == "reserved" }.compactMap { $0["release_id"] as? String }
+        #expect(
+            lines.filter { $0["status"] as? String == "reserved" }.compactMap { $0["release_id"] as? String }
                 == cohort.spec.releases.map(\.id))
         #expect(lines.filter { $0["status"] as? String == "published" }.count == cohort.spec.releases.count)
 
@@ -67,20 +71,23 @@ import Testing
         let cohort = try CohortFixture.shared()
         let dir = Support.temporaryDirectory()
         let ledger = dir + "/privacy-ledger.jsonl"
-        let direct = try ReleaseRunner.run(spec: cohort.spec, dataDirectory: cohort.people[2].directory,
-                                           outputDirectory: dir + "/dp", ledgerPath: ledger)
+        let direct = try ReleaseRunner.run(
+            spec: cohort.spec, dataDirectory: cohort.people[2].directory,
+            outputDirectory: dir + "/dp", ledgerPath: ledger)
         #expect(direct.allSatisfy { $0.charged })
         let published = try Support.snapshot(dir + "/dp")
         // The partial of the same folder, as person `self`: the same totals, so the same
         // fingerprints, answered from the ledger.
         let own = try PartialAggregate.build(spec: cohort.spec, runDirectory: cohort.people[2].directory, person: "self")
-        #expect(try ReleaseRunner.run(spec: cohort.spec, partial: own, outputDirectory: dir + "/dp", ledgerPath: ledger)
-            .allSatisfy { !$0.charged })
+        #expect(
+            try ReleaseRunner.run(spec: cohort.spec, partial: own, outputDirectory: dir + "/dp", ledgerPath: ledger)
+                .allSatisfy { !$0.charged })
         #expect(try Support.snapshot(dir + "/dp") == published)
         // Another person's data is charged.
         let other = try PartialAggregate.build(spec: cohort.spec, runDirectory: cohort.people[3].directory, person: "self")
-        #expect(try ReleaseRunner.run(spec: cohort.spec, partial: other, outputDirectory: dir + "/dp", ledgerPath: ledger)
-            .allSatisfy { $0.charged })
+        #expect(
+            try ReleaseRunner.run(spec: cohort.spec, partial: other, outputDirectory: dir + "/dp", ledgerPath: ledger)
+                .allSatisfy { $0.charged })
     }
 
     @Test func aPartialOfAnotherSpecIsNotReleased() throws {
@@ -90,8 +97,9 @@ import Testing
         other.releases[1].upper = 120
         try PartialAggregate.build(spec: other, runDirectory: cohort.people[0].directory, person: "p_x").write(to: dir + "/x.partial")
         let error = #expect(throws: InputError.self) {
-            try ReleaseRunner.run(spec: cohort.spec, partial: PartialAggregate.read(path: dir + "/x.partial"),
-                                  outputDirectory: dir + "/dp", ledgerPath: dir + "/privacy-ledger.jsonl")
+            try ReleaseRunner.run(
+                spec: cohort.spec, partial: PartialAggregate.read(path: dir + "/x.partial"),
+                outputDirectory: dir + "/dp", ledgerPath: dir + "/privacy-ledger.jsonl")
         }
         #expect(error?.file == dir + "/x.partial")
         #expect(error?.message.contains("other release definitions") == true)
@@ -116,19 +124,24 @@ import Testing
         #expect(FileManager.default.contents(atPath: dir + "/cohort.partial") == (try PartialAggregate.merge(cohort.partials).bytes))
         #expect((try FileManager.default.attributesOfItem(atPath: dir + "/cohort.partial")[.posixPermissions] as? Int) == 0o600)
 
-        let arguments = ["release", "--spec", cohort.specPath, "--partial", dir + "/cohort.partial",
-                         "--out", dir + "/dp", "--ledger", dir + "/privacy-ledger.jsonl"]
+        let arguments = [
+            "release", "--spec", cohort.specPath, "--partial", dir + "/cohort.partial",
+            "--out", dir + "/dp", "--ledger", dir + "/privacy-ledger.jsonl",
+        ]
         let first = try Support.runCLI(arguments)
         #expect(first.status == 0, "\(first.stderr)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir + "/dp").sorted()
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: dir + "/dp").sorted()
                 == (cohort.spec.releases.map { $0.id + ".csv" } + ["route_density.svg"]).sorted())
         let second = try Support.runCLI(arguments)
         #expect(second.stdout.components(separatedBy: "nothing spent").count - 1 == cohort.spec.releases.count)
 
         let missing = try Support.runCLI(["release", "--spec", cohort.specPath, "--partial", dir + "/cohort.partial", "--out", dir + "/dp"])
         #expect(missing.status != 0 && missing.stderr.contains("--partial needs --out and --ledger"))
-        let both = try Support.runCLI(["release", "--spec", cohort.specPath, "--partial", dir + "/cohort.partial",
-                                       "--data", cohort.people[0].directory])
+        let both = try Support.runCLI([
+            "release", "--spec", cohort.specPath, "--partial", dir + "/cohort.partial",
+            "--data", cohort.people[0].directory,
+        ])
         #expect(both.status != 0 && both.stderr.contains("exactly one of --data and --partial"))
 
         // A person in two different files: refused, naming them, nothing written.
@@ -152,21 +165,26 @@ import Testing
             }
             releases[r.id] = totals
         }
-        return PartialAggregate(specSHA256: try PartialAggregate.specFingerprint(of: spec),
-                                persons: ["p_00000000000000a1": String(repeating: "a", count: 64),
-                                          "p_00000000000000b2": String(repeating: "b", count: 64)],
-                                releases: releases)
+        return PartialAggregate(
+            specSHA256: try PartialAggregate.specFingerprint(of: spec),
+            persons: [
+                "p_00000000000000a1": String(repeating: "a", count: 64),
+                "p_00000000000000b2": String(repeating: "b", count: 64),
+            ],
+            releases: releases)
     }
 
     /// A count of 2^63 − 301 once made `release` write −9223372036854775808 and exit 0 (release
     /// build), or trap after publishing the first CSV (debug build). Totals a release cannot
     /// carry exactly are refused before anything is spent or published, in one line without
     /// the value.
-    @Test(arguments: [("workouts_per_activity_week", Int64.max - 300, false),   // count
-                      ("distance_per_person_day", Int64.max - 300, true),       // sum
-                      ("distance_per_person_day", Int64(1) << 50, true),        // sum × resolution 100 beyond 2^53
-                      ("weekly_resting_hr", Int64.min + 5, true),               // centred mean sum
-                      ("route_density", Int64.max - 300, false)])               // density cell
+    @Test(arguments: [
+        ("workouts_per_activity_week", Int64.max - 300, false),   // count
+        ("distance_per_person_day", Int64.max - 300, true),   // sum
+        ("distance_per_person_day", Int64(1) << 50, true),   // sum × resolution 100 beyond 2^53
+        ("weekly_resting_hr", Int64.min + 5, true),   // centred mean sum
+        ("route_density", Int64.max - 300, false),
+    ])   // density cell
     func aTotalBeyondWhatAReleaseCarriesPublishesNothing(release: String, total: Int64, inSums: Bool) throws {
         let dir = Support.temporaryDirectory()
         try CohortFixture.specText.write(toFile: dir + "/spec.yaml", atomically: true, encoding: .utf8)
@@ -177,13 +195,17 @@ import Testing
         let error = #expect(throws: InputError.self) {
             try ReleaseRunner.run(spec: spec, partial: partial, outputDirectory: dir + "/dp", ledgerPath: dir + "/ledger.jsonl")
         }
-        #expect(error?.description == "\(dir)/cohort.partial: corrupt partial aggregate (release \(release) holds a total beyond 2^53, more than any release can carry)")
+        #expect(
+            error?.description
+                == "\(dir)/cohort.partial: corrupt partial aggregate (release \(release) holds a total beyond 2^53, more than any release can carry)")
         #expect(!FileManager.default.fileExists(atPath: dir + "/dp"))
         #expect(!FileManager.default.fileExists(atPath: dir + "/ledger.jsonl"))
 
         // The command line: exit 1, one line, no value from the file, nothing published.
-        let run = try Support.runCLI(["release", "--spec", dir + "/spec.yaml", "--partial", dir + "/cohort.partial",
-                                      "--out", dir + "/dp", "--ledger", dir + "/ledger.jsonl"])
+        let run = try Support.runCLI([
+            "release", "--spec", dir + "/spec.yaml", "--partial", dir + "/cohort.partial",
+            "--out", dir + "/dp", "--ledger", dir + "/ledger.jsonl",
+        ])
         #expect(run.status == 1, "\(run.stderr)")
         #expect(run.stderr.split(separator: "\n").count == 1)
         #expect(run.stderr.contains("holds a total beyond 2^53"))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HealthTrailKit
 
 /// `privacy.releases` named by a relative path, and releases with several mistakes at once.
@@ -19,7 +20,8 @@ extension PipelineFileTests {
         try FileManager.default.moveItem(atPath: dir + "/sub/r.yaml", toPath: dir + "/r.yaml")
         let missing = try Support.runProgram("/bin/sh", ["-c", "cd \"$1\" && exec \"$2\" validate sub/pipeline.yaml", "sh", dir, Support.binary])
         #expect(missing.status == 2)
-        #expect(missing.stderr == "sub/pipeline.yaml:8:13: privacy.releases: release file not found: \(dir)/sub/r.yaml "
+        #expect(
+            missing.stderr == "sub/pipeline.yaml:8:13: privacy.releases: release file not found: \(dir)/sub/r.yaml "
                 + "(r.yaml beside the pipeline file)\n")
     }
 
@@ -37,8 +39,9 @@ extension PipelineFileTests {
         three[three.firstIndex(of: "      mechanism: laplace")!] = "      mechanism: exponential"
         three[three.firstIndex(of: "      from: 2023-01-02")!] = "      from: 2023-05-02"
         let found = try Self.problems(Self.base + ["privacy:", "  releases:"] + three)
-        #expect(Set(found.map(\.keyPath)) == ["privacy.releases[0].mechanism", "privacy.releases[0].id", "privacy.releases[0].to"],
-                "\(found)")
+        #expect(
+            Set(found.map(\.keyPath)) == ["privacy.releases[0].mechanism", "privacy.releases[0].id", "privacy.releases[0].to"],
+            "\(found)")
 
         // Noise the sampler cannot draw is reported beside a mistake elsewhere in the release.
         var gaussian = Self.release("g!")

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import HealthTrailKit
+
 @testable import HealthTrailArchive
+@testable import HealthTrailKit
 @testable import HealthTrailSynth
 
 /// Pipeline files: the schema check (every mistake at its line), the model a good file becomes,
@@ -10,21 +11,25 @@ import Testing
 @Suite struct PipelineFileTests {
     /// A valid person pipeline without privacy; cases below edit one line or add a few.
     static let base = [
-        "version: 1",                 // 1
-        "kind: person",               // 2
-        "input:",                     // 3
-        "  path: ~/exports",          // 4
-        "output: out",                // 5
-        "outputs: [csv, geojson]",    // 6
+        "version: 1",   // 1
+        "kind: person",   // 2
+        "input:",   // 3
+        "  path: ~/exports",   // 4
+        "output: out",   // 5
+        "outputs: [csv, geojson]",   // 6
     ]
 
     /// A release that passes every check, as inline YAML lines (indented for privacy.releases).
     static func release(_ id: String, unit: String? = "day", extra: [String] = []) -> [String] {
-        ["    - id: \(id)", "      metric: daily.steps", "      aggregate: sum", "      partition: week",
-         "      from: 2023-01-02", "      to: 2023-03-31"]
+        [
+            "    - id: \(id)", "      metric: daily.steps", "      aggregate: sum", "      partition: week",
+            "      from: 2023-01-02", "      to: 2023-03-31",
+        ]
             + (unit.map { ["      privacy_unit: \($0)"] } ?? [])
-            + ["      lower: 0", "      upper: 40000", "      max_partitions: 1", "      max_contributions: 1",
-               "      mechanism: laplace", "      epsilon: 0.5"] + extra
+            + [
+                "      lower: 0", "      upper: 40000", "      max_partitions: 1", "      max_contributions: 1",
+                "      mechanism: laplace", "      epsilon: 0.5",
+            ] + extra
     }
 
     /// Writes `lines` as `pipeline.yaml` (plus `files`, name → text) in a fresh folder; returns its path.
@@ -75,14 +80,20 @@ import Testing
         ("person picks all", base.flatMap { $0 == "  path: ~/exports" ? [$0, "  pick: all"] : [$0] }, 5, "input.pick", "pick all is for cohort"),
         ("jobs in a person pipeline", base + ["jobs: 2"], 7, "jobs", "jobs is for cohort pipelines"),
         ("dp without releases", base.map { $0.hasPrefix("outputs") ? "outputs: [csv, dp]" : $0 }, 6, "outputs", "dp needs privacy.releases"),
-        ("default outputs without releases", base.filter { !$0.hasPrefix("outputs") }, 1, "outputs", "the default outputs (csv, geojson, svg, dp) include dp"),
+        (
+            "default outputs without releases", base.filter { !$0.hasPrefix("outputs") }, 1, "outputs",
+            "the default outputs (csv, geojson, svg, dp) include dp"
+        ),
         ("key file in a person pipeline", base + ["privacy:", "  key_file: k.key"], 8, "privacy.key_file", "no person ids"),
         ("unit person in a person pipeline", base + ["privacy:", "  unit: person"], 8, "privacy.unit", "cannot use unit person"),
         ("both budgets", base + ["privacy:", "  budget: {epsilon: 1, rho: 1}"], 8, "privacy.budget", "exactly one of epsilon or rho"),
         ("zero budget", base + ["privacy:", "  budget: {rho: 0}"], 8, "privacy.budget.rho", "must be > 0 and ≤ 100, got 0"),
         ("map latitude", base + ["maps:", "  area: [-91, 2.25, 48.92, 2.42]"], 8, "maps.area[0]", "minLat must be within ±90"),
         ("map area order", base + ["maps:", "  area: [48.92, 2.25, 48.80, 2.42]"], 8, "maps.area", "minLat must be below maxLat"),
-        ("glob in a folder", base.map { $0 == "  path: ~/exports" ? "  path: ~/*/export.zip" : $0 }, 4, "input.path", "only be in the last component"),
+        (
+            "glob in a folder", base.map { $0 == "  path: ~/exports" ? "  path: ~/*/export.zip" : $0 }, 4, "input.path",
+            "only be in the last component"
+        ),
         ("home of another user", base.map { $0 == "output: out" ? "output: ~bob/out" : $0 }, 5, "output", "~user paths are not supported"),
     ])
     func eachMistakeIsReportedAtItsLine(_ name: String, _ lines: [String], _ line: Int, _ keyPath: String, _ words: String) throws {
@@ -111,16 +122,16 @@ import Testing
 
     @Test func severalMistakesAreAllReportedInLineOrder() throws {
         let lines = [
-            "version: 3",                 // 1: wrong version
+            "version: 3",   // 1: wrong version
             "kind: person",
             "input:",
             "  path: ~/exports",
-            "  pick: all",                // 5: person + all
+            "  pick: all",   // 5: person + all
             "output: out",
             "outputs: [csv]",
-            "join_tolerance_s: 9999",     // 8: out of range
-            "strickt: true",              // 9: unknown key
-            "jobs: 4",                    // 10: cohort only
+            "join_tolerance_s: 9999",   // 8: out of range
+            "strickt: true",   // 9: unknown key
+            "jobs: 4",   // 10: cohort only
         ]
         let path = try Self.write(lines)
         let error = #expect(throws: PipelineInvalid.self) { try PipelineFile.load(path: path, home: "/home/tester") }
@@ -141,19 +152,20 @@ import Testing
     // MARK: the model
 
     @Test func aGoodFileBecomesTheModel() throws {
-        let lines = [
-            "version: 1", "kind: cohort",
-            "input:", "  path: ~/study/*.zip",
-            "output: ../results/./out/",
-            "outputs: [csv, svg, dp]",
-            "strict: true", "join_tolerance_s: 30", "zones: {max_hr: 185}",
-            "source_priority: [Apple Watch, iPhone]",
-            "maps:", "  kinds: [routes, density]", "  size: 1200", "  colour_scale: inferno",
-            "  area: [48.80, 2.25, 48.92, 2.42]", "  min_points: 5",
-            "geojson_times: true", "jobs: 3",
-            "privacy:", "  unit: person", "  key_file: keys/pseudonym.key", "  budget: {epsilon: 3}",
-            "  releases:",
-        ] + Self.release("steps_a", unit: nil) + Self.release("steps_b", unit: "person")
+        let lines =
+            [
+                "version: 1", "kind: cohort",
+                "input:", "  path: ~/study/*.zip",
+                "output: ../results/./out/",
+                "outputs: [csv, svg, dp]",
+                "strict: true", "join_tolerance_s: 30", "zones: {max_hr: 185}",
+                "source_priority: [Apple Watch, iPhone]",
+                "maps:", "  kinds: [routes, density]", "  size: 1200", "  colour_scale: inferno",
+                "  area: [48.80, 2.25, 48.92, 2.42]", "  min_points: 5",
+                "geojson_times: true", "jobs: 3",
+                "privacy:", "  unit: person", "  key_file: keys/pseudonym.key", "  budget: {epsilon: 3}",
+                "  releases:",
+            ] + Self.release("steps_a", unit: nil) + Self.release("steps_b", unit: "person")
         let path = try Self.write(lines)
         let spec = try PipelineFile.load(path: path, home: "/home/tester")
         let folder = (path as NSString).deletingLastPathComponent
@@ -165,14 +177,20 @@ import Testing
         #expect(spec.outputs == [.csv, .svg, .dp])
         #expect(spec.strict && spec.joinToleranceSeconds == 30 && spec.zones == .maximum(185))
         #expect(spec.sourcePriority == ["Apple Watch", "iPhone"])
-        #expect(spec.maps == PipelineSpec.Maps(kinds: ["routes", "density"], size: 1200, colourScale: "inferno",
-                                               area: [48.80, 2.25, 48.92, 2.42], minPoints: 5))
+        #expect(
+            spec.maps
+                == PipelineSpec.Maps(
+                    kinds: ["routes", "density"], size: 1200, colourScale: "inferno",
+                    area: [48.80, 2.25, 48.92, 2.42], minPoints: 5))
         #expect(spec.geojsonTimes == true && spec.jobs == 3)
         #expect(spec.privacyUnit == .person && spec.keyFile == folder + "/keys/pseudonym.key")
         #expect(spec.releases?.budget == ReleaseSpec.Budget(epsilon: 3, rho: nil))
         #expect(spec.releases?.releases.map(\.id) == ["steps_a", "steps_b"])
         #expect(spec.releases?.releases.map(\.privacyUnit) == [.person, .person])   // filled in, and stated alike
-        #expect(spec.summary.hasPrefix("cohort pipeline: all archives of /home/tester/study/*.zip → \(parent)/results/out; outputs csv, svg, dp; jobs 3; 2 releases (epsilon budget 3)"))
+        #expect(
+            spec.summary.hasPrefix(
+                "cohort pipeline: all archives of /home/tester/study/*.zip → \(parent)/results/out; outputs csv, svg, dp; jobs 3; 2 releases (epsilon budget 3)"
+            ))
     }
 
     @Test func leftOutSettingsTakeTheirDefaults() throws {
@@ -201,7 +219,8 @@ import Testing
     }
 
     @Test func aStatedUnitMustAgreeWithThePipelineUnit() throws {
-        let lines = Self.base + ["privacy:", "  unit: day", "  budget: {rho: 1}", "  releases:"]
+        let lines =
+            Self.base + ["privacy:", "  unit: day", "  budget: {rho: 1}", "  releases:"]
             + Self.release("a", unit: nil) + Self.release("b", unit: "person")
         let found = try Self.problems(lines)
         // a: lines 11…22 (no privacy_unit); b's privacy_unit is its 7th line.
@@ -246,39 +265,43 @@ import Testing
 
     @Test func releaseFileProblemsCarryItsNameAndLines() throws {
         let releasesFile = """
-        budget:
-          rho: 2
-        releases:
-          - id: bad
-            metric: daily.steps
-            aggregate: sum
-            partition: week
-            from: 2023-01-02
-            to: 2023-03-31
-            privacy_unit: day
-            lower: 0
-            upper: 40000
-            max_partitions: 1
-            max_contributions: 1
-            mechanism: laplace
-            epsilon: 50
-            colour: red
+            budget:
+              rho: 2
+            releases:
+              - id: bad
+                metric: daily.steps
+                aggregate: sum
+                partition: week
+                from: 2023-01-02
+                to: 2023-03-31
+                privacy_unit: day
+                lower: 0
+                upper: 40000
+                max_partitions: 1
+                max_contributions: 1
+                mechanism: laplace
+                epsilon: 50
+                colour: red
 
-        """
+            """
         let lines = Self.base + ["privacy:", "  releases: specs/releases.yaml"]
         let path = try Self.write(lines)
         let folder = (path as NSString).deletingLastPathComponent
         // Missing: reported in the pipeline, at the line naming it.
         let missing = #expect(throws: PipelineInvalid.self) { try PipelineFile.load(path: path, home: "/home/tester") }
-        #expect(missing?.lines == ["\(path):8:13: privacy.releases: release file not found: \(folder)/specs/releases.yaml "
-                                   + "(specs/releases.yaml beside the pipeline file)"])
+        #expect(
+            missing?.lines == [
+                "\(path):8:13: privacy.releases: release file not found: \(folder)/specs/releases.yaml "
+                    + "(specs/releases.yaml beside the pipeline file)"
+            ])
         try FileManager.default.createDirectory(atPath: folder + "/specs", withIntermediateDirectories: true)
         try releasesFile.write(toFile: folder + "/specs/releases.yaml", atomically: true, encoding: .utf8)
         let error = #expect(throws: PipelineInvalid.self) { try PipelineFile.load(path: path, home: "/home/tester") }
-        #expect(error?.lines == [
-            "\(folder)/specs/releases.yaml:16:14: releases[0].epsilon: release bad: laplace needs 0 < epsilon ≤ 10",
-            "\(folder)/specs/releases.yaml:17:5: releases[0].colour: unknown key",
-        ])
+        #expect(
+            error?.lines == [
+                "\(folder)/specs/releases.yaml:16:14: releases[0].epsilon: release bad: laplace needs 0 < epsilon ≤ 10",
+                "\(folder)/specs/releases.yaml:17:5: releases[0].colour: unknown key",
+            ])
         // Given relative to the working folder, the release file is shown relative to it too
         // (a path up to / and down again: the tests must not change the process's folder).
         let up = String(repeating: "../", count: FileManager.default.currentDirectoryPath.split(separator: "/").count)
@@ -396,13 +419,15 @@ import Testing
         let bad = try Self.write(Self.base + ["join_tolerance_s: 5000", "jobs: 2"])
         let ok = try Support.runCLI(["validate", good])
         #expect(ok.status == 0, "\(ok.stderr)")
-        #expect(ok.stdout == "\(good): ok — person pipeline: newest archive of \(ProcessInfo.processInfo.environment["HOME"] ?? "")/exports → "
-            + "\((good as NSString).deletingLastPathComponent)/out; outputs csv, geojson\n")
+        #expect(
+            ok.stdout == "\(good): ok — person pipeline: newest archive of \(ProcessInfo.processInfo.environment["HOME"] ?? "")/exports → "
+                + "\((good as NSString).deletingLastPathComponent)/out; outputs csv, geojson\n")
         let both = try Support.runCLI(["validate", good, bad])
         #expect(both.status == 2)   // an invalid pipeline file, as in the README's exit codes
         #expect(both.stdout.hasPrefix("\(good): ok"))
-        #expect(both.stderr == "\(bad):7:19: join_tolerance_s: must be 0…3600 seconds, got 5000\n"
-            + "\(bad):8:1: jobs: jobs is for cohort pipelines (a person pipeline reads one archive)\n")
+        #expect(
+            both.stderr == "\(bad):7:19: join_tolerance_s: must be 0…3600 seconds, got 5000\n"
+                + "\(bad):8:1: jobs: jobs is for cohort pipelines (a person pipeline reads one archive)\n")
         let missing = try Support.runCLI(["validate", "/nonexistent/pipeline.yaml"])
         #expect(missing.status == 1 && missing.stderr.contains("/nonexistent/pipeline.yaml: cannot read the pipeline file"))
         #expect(try Support.runCLI(["validate"]).status == 2)
@@ -428,8 +453,9 @@ import Testing
 
     /// A spec reading `path` (the rest does not matter to `PipelineInputs`).
     static func spec(_ path: String, pick: PipelineSpec.Pick) -> PipelineSpec {
-        PipelineSpec(file: "/p.yaml", kind: pick == .newest ? .person : .cohort, inputPath: path, pick: pick, output: "/out",
-                     outputs: [.csv], strict: false)
+        PipelineSpec(
+            file: "/p.yaml", kind: pick == .newest ? .person : .cohort, inputPath: path, pick: pick, output: "/out",
+            outputs: [.csv], strict: false)
     }
 
     /// Writes a small real export zip with the given modification time (seconds since 1970).
@@ -476,8 +502,9 @@ import Testing
         for name in ["p1.zip", "p2.zip", "p10.zip", "other.xml", ".p3.zip", "p4.zip.tmp"] {
             try Self.archive(dir + "/" + name, modified: 1_700_000_000)
         }
-        #expect(try PipelineInputs.archives(for: Self.spec(dir + "/p*.zip", pick: .all))
-            == [dir + "/p1.zip", dir + "/p10.zip", dir + "/p2.zip"])
+        #expect(
+            try PipelineInputs.archives(for: Self.spec(dir + "/p*.zip", pick: .all))
+                == [dir + "/p1.zip", dir + "/p10.zip", dir + "/p2.zip"])
         #expect(try PipelineInputs.archives(for: Self.spec(dir + "/p?.zip", pick: .all)) == [dir + "/p1.zip", dir + "/p2.zip"])
     }
 

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import HealthTrailKit
+
 @testable import HealthTrailArchive
+@testable import HealthTrailKit
 @testable import HealthTrailSynth
 
 /// Route files are decoded while export.xml is parsed, into spill files, and replayed once the
@@ -18,7 +19,8 @@ import Testing
             if k % gapEvery == 0 {
                 text += "<trkpt lon=\"\(lon)\" lat=\"48.8500\"><time>\(time)</time></trkpt>\n"
             } else {
-                text += "<trkpt lon=\"\(lon)\" lat=\"48.85\(k % 10)0\"><ele>3\(k % 10).25</ele><time>\(time)</time>"
+                text +=
+                    "<trkpt lon=\"\(lon)\" lat=\"48.85\(k % 10)0\"><ele>3\(k % 10).25</ele><time>\(time)</time>"
                     + "<extensions><speed>2.\(k % 7)</speed><course>1\(k % 9)</course><hAcc>3.2</hAcc>"
                     + "<vAcc>2.1</vAcc></extensions></trkpt>\n"
             }
@@ -28,7 +30,8 @@ import Testing
 
     /// What decoding `entry` directly gives: points with their rendered columns, and faults.
     static func decodeDirectly(_ entry: ArchiveEntry, of source: ExportSource) throws
-        -> (points: [(RoutePoint, String)], faults: Int, first: Int64?) {
+        -> (points: [(RoutePoint, String)], faults: Int, first: Int64?)
+    {
         let log = FaultLog(file: source.displayName, strict: false)
         var points: [(RoutePoint, String)] = []
         let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: GPXRawFields.maxRenderedLength)
@@ -57,14 +60,18 @@ import Testing
         var entries: [(String, String)] = []
         for k in 0..<9 {
             let count = k == 4 ? 12_000 : 40 + k * 13
-            entries.append(("apple_health_export/workout-routes/route_\(k).gpx",
-                            Self.gpx(start: 1_700_000_000 + Int64(k) * 86_400, count: count, badPoint: k == 2 ? 7 : nil)))
+            entries.append(
+                (
+                    "apple_health_export/workout-routes/route_\(k).gpx",
+                    Self.gpx(start: 1_700_000_000 + Int64(k) * 86_400, count: count, badPoint: k == 2 ? 7 : nil)
+                ))
         }
         let source: ExportSource
         if unzipped {
             for (name, text) in entries + [("apple_health_export/export.xml", Support.exportXML(""))] {
-                try FileManager.default.createDirectory(atPath: dir + "/" + (name as NSString).deletingLastPathComponent,
-                                                        withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    atPath: dir + "/" + (name as NSString).deletingLastPathComponent,
+                    withIntermediateDirectories: true)
                 try text.write(toFile: dir + "/" + name, atomically: false, encoding: .utf8)
             }
             source = try openExportSource(path: dir + "/apple_health_export")
@@ -75,9 +82,10 @@ import Testing
         let files = Self.routeEntries(source)
         #expect(files.count == 9)
         let spills = [dir + "/a.spill", dir + "/b.spill", dir + "/c.spill"]
-        let routes = PredecodedRoutes(entries: files, source: source, spillPaths: spills,
-                                      faults: FaultLog(file: source.displayName, strict: false),
-                                      progress: ProgressLine(totalBytes: 1, enabled: false))
+        let routes = PredecodedRoutes(
+            entries: files, source: source, spillPaths: spills,
+            faults: FaultLog(file: source.displayName, strict: false),
+            progress: ProgressLine(totalBytes: 1, enabled: false))
         try routes.wait()
         var total = 0
         for (index, entry) in files.enumerated() {
@@ -113,16 +121,18 @@ import Testing
         try Support.makeZip(dir + "/routes.zip", entries)
         let source = try openExportSource(path: dir + "/routes.zip")
         let files = Self.routeEntries(source)
-        let routes = PredecodedRoutes(entries: files, source: source, spillPaths: [dir + "/a.spill", dir + "/b.spill"],
-                                      faults: FaultLog(file: source.displayName, strict: false),
-                                      progress: ProgressLine(totalBytes: 1, enabled: false))
+        let routes = PredecodedRoutes(
+            entries: files, source: source, spillPaths: [dir + "/a.spill", dir + "/b.spill"],
+            faults: FaultLog(file: source.displayName, strict: false),
+            progress: ProgressLine(totalBytes: 1, enabled: false))
         try routes.wait()
         #expect(try routes.replay(0) { _, _ in } == 30)
         #expect(try routes.replay(1) { _, _ in } == 30)
         var before = 0
         let error = #expect(throws: InputError.self) { try routes.replay(2) { _, _ in before += 1 } }
-        #expect(error?.description.contains("route_2.gpx") == true && error?.description.contains("line") == true,
-                "\(String(describing: error))")
+        #expect(
+            error?.description.contains("route_2.gpx") == true && error?.description.contains("line") == true,
+            "\(String(describing: error))")
         #expect(before > 0, "the valid points before the error are still handed over")
     }
 
@@ -154,11 +164,18 @@ import Testing
 
     @Test func aBrokenExportStopsTheRouteDecodingAndLeavesNothing() throws {
         let dir = Support.temporaryDirectory()
-        var entries: [(String, String)] = [("apple_health_export/export.xml",
-                                            Support.prolog + "<Record type=\"HKQuantityTypeIdentifierStepCount\" <oops/>\n")]
+        var entries: [(String, String)] = [
+            (
+                "apple_health_export/export.xml",
+                Support.prolog + "<Record type=\"HKQuantityTypeIdentifierStepCount\" <oops/>\n"
+            )
+        ]
         for k in 0..<40 {
-            entries.append(("apple_health_export/workout-routes/route_\(k).gpx",
-                            Self.gpx(start: 1_700_000_000 + Int64(k) * 86_400, count: 3_000)))
+            entries.append(
+                (
+                    "apple_health_export/workout-routes/route_\(k).gpx",
+                    Self.gpx(start: 1_700_000_000 + Int64(k) * 86_400, count: 3_000)
+                ))
         }
         try Support.makeZip(dir + "/broken.zip", entries)
         let options = RunOptions(inputPath: dir + "/broken.zip", outputDirectory: dir + "/out")
@@ -171,8 +188,11 @@ import Testing
         let dir = Support.temporaryDirectory()
         var entries: [(String, String)] = []
         for k in 0..<30 {
-            entries.append(("apple_health_export/workout-routes/route_\(k).gpx",
-                            Self.gpx(start: 1_700_000_000 + Int64(k) * 86_400, count: 4_000)))
+            entries.append(
+                (
+                    "apple_health_export/workout-routes/route_\(k).gpx",
+                    Self.gpx(start: 1_700_000_000 + Int64(k) * 86_400, count: 4_000)
+                ))
         }
         try Support.makeZip(dir + "/routes.zip", entries)
         let source = try openExportSource(path: dir + "/routes.zip")
@@ -180,9 +200,10 @@ import Testing
         // A run that fails at once removes the spill files while both threads are decoding: they
         // must be stopped and waited for (not left writing into unlinked files and `readers`).
         for _ in 0..<5 {
-            let routes = PredecodedRoutes(entries: Self.routeEntries(source), source: source, spillPaths: spills,
-                                          faults: FaultLog(file: source.displayName, strict: false),
-                                          progress: ProgressLine(totalBytes: 1, enabled: false))
+            let routes = PredecodedRoutes(
+                entries: Self.routeEntries(source), source: source, spillPaths: spills,
+                faults: FaultLog(file: source.displayName, strict: false),
+                progress: ProgressLine(totalBytes: 1, enabled: false))
             routes.remove()
             // A thread still running would have created or still be writing its spill file.
             usleep(100_000)
@@ -194,15 +215,18 @@ import Testing
     /// it last): its `deinit` must not delete the files another run now keeps at those paths.
     @Test func aLateReleaseLeavesTheNextRunsSpillFiles() throws {
         let dir = Support.temporaryDirectory()
-        try Support.makeZip(dir + "/routes.zip", (0..<4).map {
-            ("apple_health_export/workout-routes/route_\($0).gpx", Self.gpx(start: 1_700_000_000 + Int64($0) * 86_400, count: 30))
-        })
+        try Support.makeZip(
+            dir + "/routes.zip",
+            (0..<4).map {
+                ("apple_health_export/workout-routes/route_\($0).gpx", Self.gpx(start: 1_700_000_000 + Int64($0) * 86_400, count: 30))
+            })
         let source = try openExportSource(path: dir + "/routes.zip")
         let spills = [dir + "/a.spill", dir + "/b.spill"]
         let make = {
-            PredecodedRoutes(entries: Self.routeEntries(source), source: source, spillPaths: spills,
-                             faults: FaultLog(file: source.displayName, strict: false),
-                             progress: ProgressLine(totalBytes: 1, enabled: false))
+            PredecodedRoutes(
+                entries: Self.routeEntries(source), source: source, spillPaths: spills,
+                faults: FaultLog(file: source.displayName, strict: false),
+                progress: ProgressLine(totalBytes: 1, enabled: false))
         }
         var earlier: PredecodedRoutes? = make()
         try earlier?.wait()
@@ -228,10 +252,11 @@ import Testing
         try Support.makeZip(dir + "/routes.zip", entries)
         let source = try openExportSource(path: dir + "/routes.zip")
         for _ in 0..<10 {
-            let routes = PredecodedRoutes(entries: Self.routeEntries(source), source: source,
-                                          spillPaths: [dir + "/a.spill", dir + "/b.spill"],
-                                          faults: FaultLog(file: source.displayName, strict: false),
-                                          progress: ProgressLine(totalBytes: 1, enabled: false))
+            let routes = PredecodedRoutes(
+                entries: Self.routeEntries(source), source: source,
+                spillPaths: [dir + "/a.spill", dir + "/b.spill"],
+                faults: FaultLog(file: source.displayName, strict: false),
+                progress: ProgressLine(totalBytes: 1, enabled: false))
             try routes.wait()
             #expect(try routes.firstUTC(of: 0) != nil)
             let error = #expect(throws: InputError.self) { try routes.firstUTC(of: 1) }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HealthTrailKit
 
 // Empirical-ε audit of the discrete Laplace mechanism.
@@ -21,8 +22,9 @@ import Testing
     struct Audit: CustomStringConvertible {
         var epsilonLowerBound: Double, bestSet: String, bounds: Int, seconds: Double
         var description: String {
-            String(format: "max ε̂ lower bound %.4f at %@ (%d CP bounds, sampling %.2f s)",
-                   epsilonLowerBound, bestSet, bounds, seconds)
+            String(
+                format: "max ε̂ lower bound %.4f at %@ (%d CP bounds, sampling %.2f s)",
+                epsilonLowerBound, bestSet, bounds, seconds)
         }
     }
 

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HealthTrailKit
 @testable import HealthTrailXML
 
@@ -26,22 +27,23 @@ import Testing
     @Test(arguments: [1, 7, 64, 100_000])
     func dropsTheDTDAndKeepsLineNumbers(chunk: Int) {
         let brokenDTD = """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <!DOCTYPE HealthData [
-        <!-- HealthKit Export Version: 13 -->
-        <!ATTLIST Attachment
-          identifier       CDATA #IMPLIED
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE HealthData [
+            <!-- HealthKit Export Version: 13 -->
+            <!ATTLIST Attachment
+              identifier       CDATA #IMPLIED
 
-        >
-        ]>
-        <HealthData locale="en_FR">
-         <Record type="X"/>
-        </HealthData>
-        """
+            >
+            ]>
+            <HealthData locale="en_FR">
+             <Record type="X"/>
+            </HealthData>
+            """
         let (output, version) = filtered(brokenDTD, chunk: chunk)
         #expect(version == "13")
         #expect(!output.contains("ATTLIST"))
-        #expect(output.split(separator: "\n", omittingEmptySubsequences: false).count
+        #expect(
+            output.split(separator: "\n", omittingEmptySubsequences: false).count
                 == brokenDTD.split(separator: "\n", omittingEmptySubsequences: false).count)
         let lines = output.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines[8] == "<HealthData locale=\"en_FR\">")

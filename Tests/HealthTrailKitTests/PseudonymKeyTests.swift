@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import HealthTrailKit
+
 @testable import HealthTrailArchive
+@testable import HealthTrailKit
 
 /// Pseudonym keys: what key files are accepted, and what `healthtrail keygen` writes.
 @Suite struct PseudonymKeyTests {

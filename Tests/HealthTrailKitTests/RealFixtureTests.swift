@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import HealthTrailKit
+
 @testable import HealthTrailArchive
+@testable import HealthTrailKit
 
 /// Real exports from ../shared/fixtures/real (see its README). Expected counts were taken with
 /// grep/unzip, independently of HealthTrail.
@@ -14,8 +15,10 @@ struct RealFixtureTests {
 
     /// test-export3 (ATTLIST never closed) and test-export4 (stray `>`) are the iOS 16 broken-DTD
     /// exports every peer tool fails on; test-export-cn names its XML 导出.xml.
-    @Test(arguments: ["k0rventen/test-export.zip", "k0rventen/test-export3.zip", "k0rventen/test-export4.zip",
-                      "k0rventen/test-export-cn.zip"])
+    @Test(arguments: [
+        "k0rventen/test-export.zip", "k0rventen/test-export3.zip", "k0rventen/test-export4.zip",
+        "k0rventen/test-export-cn.zip",
+    ])
     func readsExportVersion13Archives(_ archive: String) throws {
         let (out, m) = try run(archive)
         #expect(m.input.exportVersion == "13")
@@ -94,10 +97,12 @@ struct RealFixtureTests {
     }
 
     /// Each real Apple route file decodes every trkpt (counts from grep).
-    @Test(arguments: [("route_2019-08-21_4.20pm.gpx", 1352), ("route_2022-01-19_6.33pm.gpx", 2370),
-                      ("route_2024-09-22_6.44pm.gpx", 95), ("route_2024-11-14_6.05pm.gpx", 60),
-                      ("route_2025-01-30_12.57pm.gpx", 100), ("route_2025-03-27_6.01pm.gpx", 60),
-                      ("route_2025-04-04_7.27pm.gpx", 40)])
+    @Test(arguments: [
+        ("route_2019-08-21_4.20pm.gpx", 1352), ("route_2022-01-19_6.33pm.gpx", 2370),
+        ("route_2024-09-22_6.44pm.gpx", 95), ("route_2024-11-14_6.05pm.gpx", 60),
+        ("route_2025-01-30_12.57pm.gpx", 100), ("route_2025-03-27_6.01pm.gpx", 60),
+        ("route_2025-04-04_7.27pm.gpx", 40),
+    ])
     func decodesRealGPXFiles(_ name: String, _ points: Int) throws {
         let path = Support.fixture("applehealth-gpx/" + name)
         var decoded: [RoutePoint] = []

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HealthTrailKit
 @testable import HealthTrailSynth
 
@@ -28,8 +29,10 @@ import Testing
             _ = try ExportRun.run(options)
         }
         func release(_ seed: Int) throws -> (status: Int32, stdout: String, stderr: String) {
-            try Support.runCLI(["release", "--spec", dir + "/spec.yaml", "--data", dir + "/run\(seed)", "--out", dir + "/dp\(seed)",
-                                "--ledger", dir + "/ledger.jsonl", "--quiet", "--log-format", "json", "--log-level", "info"])
+            try Support.runCLI([
+                "release", "--spec", dir + "/spec.yaml", "--data", dir + "/run\(seed)", "--out", dir + "/dp\(seed)",
+                "--ledger", dir + "/ledger.jsonl", "--quiet", "--log-format", "json", "--log-level", "info",
+            ])
         }
         let first = try release(1)
         #expect(first.status == 0, "\(first.stderr)")
@@ -56,10 +59,13 @@ import Testing
         #expect(message.hasPrefix("ledger \(dir)/ledger.jsonl: ") && message.contains("release weekly_steps refused"), "\(message)")
         #expect(!FileManager.default.fileExists(atPath: dir + "/dp2/weekly_steps.csv"))
         // As text: the line a person reads.
-        let text = try Support.runCLI(["release", "--spec", dir + "/spec.yaml", "--data", dir + "/run2", "--out", dir + "/dp2",
-                                       "--ledger", dir + "/ledger.jsonl", "--quiet"])
-        #expect(text.status == 1 && text.stderr.hasPrefix("healthtrail: error: ledger ") && text.stderr.hasSuffix("(reason=over_budget)\n"),
-                "\(text.stderr)")
+        let text = try Support.runCLI([
+            "release", "--spec", dir + "/spec.yaml", "--data", dir + "/run2", "--out", dir + "/dp2",
+            "--ledger", dir + "/ledger.jsonl", "--quiet",
+        ])
+        #expect(
+            text.status == 1 && text.stderr.hasPrefix("healthtrail: error: ledger ") && text.stderr.hasSuffix("(reason=over_budget)\n"),
+            "\(text.stderr)")
 
         // No value of the released data in the logs: the released CSV's figures, the run's sums.
         let released = try Support.readCSV(dir + "/dp1/weekly_steps.csv")
@@ -74,8 +80,10 @@ import Testing
 
     @Test func aCohortLogsItsReleasesAndItsEnd() throws {
         let (root, pipeline) = try CohortRunTests.study(persons: 2, days: 5, broken: false)
-        let run = try Support.runCLI(["run", "--pipeline", pipeline, "--jobs", "2", "--log-format", "json", "--quiet",
-                                      "--log-level", "info"])
+        let run = try Support.runCLI([
+            "run", "--pipeline", pipeline, "--jobs", "2", "--log-format", "json", "--quiet",
+            "--log-level", "info",
+        ])
         #expect(run.status == 0, "\(run.stderr)")
         let cohort = try PipelineFile.load(path: pipeline)
         let ids = cohort.releases?.releases.map(\.id) ?? []
@@ -96,8 +104,10 @@ import Testing
         // The shipped cohort's budget (ρ 1) holds one cohort's releases (ρ 0.875): another
         // person makes another cohort, refused, and its end still logged.
         _ = try ExportSynthesizer.write(to: root + "/study/archives/p9.zip", options: SynthOptions(days: 5, seed: 9))
-        let again = try Support.runCLI(["run", "--pipeline", pipeline, "--jobs", "2", "--log-format", "json", "--quiet",
-                                        "--log-level", "info"])
+        let again = try Support.runCLI([
+            "run", "--pipeline", pipeline, "--jobs", "2", "--log-format", "json", "--quiet",
+            "--log-level", "info",
+        ])
         #expect(again.status == 1, "\(again.stderr)")
         #expect(try Self.events("release.refused", in: again.stderr).count == 1)
         let end2 = try Self.events("cohort.finished", in: again.stderr)

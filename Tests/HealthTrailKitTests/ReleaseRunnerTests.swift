@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HealthTrailKit
 @testable import HealthTrailSynth
 
@@ -7,37 +8,37 @@ import Testing
 /// over budget.
 @Suite struct ReleaseRunnerTests {
     static let spec = """
-    budget:
-      epsilon: 2.0
-    releases:
-      - id: weekly_steps
-        metric: daily.steps
-        aggregate: sum
-        partition: week
-        from: 2023-01-02
-        to: 2023-02-26
-        privacy_unit: day
-        lower: 0
-        upper: 40000
-        resolution: 10
-        max_partitions: 1
-        max_contributions: 1
-        mechanism: laplace
-        epsilon: 0.5
-      - id: runs_per_week
-        metric: workouts.count
-        aggregate: count
-        partition: activity_week
-        activities: [running, walking]
-        from: 2023-01-02
-        to: 2023-02-26
-        privacy_unit: workout
-        max_partitions: 1
-        max_contributions: 1
-        mechanism: laplace
-        epsilon: 0.5
+        budget:
+          epsilon: 2.0
+        releases:
+          - id: weekly_steps
+            metric: daily.steps
+            aggregate: sum
+            partition: week
+            from: 2023-01-02
+            to: 2023-02-26
+            privacy_unit: day
+            lower: 0
+            upper: 40000
+            resolution: 10
+            max_partitions: 1
+            max_contributions: 1
+            mechanism: laplace
+            epsilon: 0.5
+          - id: runs_per_week
+            metric: workouts.count
+            aggregate: count
+            partition: activity_week
+            activities: [running, walking]
+            from: 2023-01-02
+            to: 2023-02-26
+            privacy_unit: workout
+            max_partitions: 1
+            max_contributions: 1
+            mechanism: laplace
+            epsilon: 0.5
 
-    """
+        """
 
     func runExport(seed: UInt64, into dir: String) throws {
         _ = try ExportSynthesizer.write(to: dir + "/export-\(seed).zip", options: SynthOptions(days: 20, seed: seed))
@@ -171,24 +172,24 @@ import Testing
 /// The route density map under differential privacy.
 @Suite struct DensityReleaseTests {
     static let spec = """
-    budget:
-      epsilon: 1.0
-    releases:
-      - id: route_density
-        metric: routes
-        aggregate: density
-        area: [48.80, 2.25, 48.92, 2.42]
-        cells: 20
-        partition: week
-        from: 2023-01-02
-        to: 2023-01-08
-        privacy_unit: workout
-        max_partitions: 5
-        max_contributions: 1
-        mechanism: laplace
-        epsilon: 0.5
+        budget:
+          epsilon: 1.0
+        releases:
+          - id: route_density
+            metric: routes
+            aggregate: density
+            area: [48.80, 2.25, 48.92, 2.42]
+            cells: 20
+            partition: week
+            from: 2023-01-02
+            to: 2023-01-08
+            privacy_unit: workout
+            max_partitions: 5
+            max_contributions: 1
+            mechanism: laplace
+            epsilon: 0.5
 
-    """
+        """
 
     @Test func everyCellGetsNoiseAndEachWorkoutCountsAtMostKCells() throws {
         let dir = Support.temporaryDirectory()
@@ -205,8 +206,9 @@ import Testing
         #expect(counts.reduce(0, +) > 0)
         #expect(counts.allSatisfy { $0 >= 0 && $0 <= Int64(workouts) })   // once per workout per cell
 
-        let outcomes = try ReleaseRunner.run(spec: spec, dataDirectory: dir + "/out", outputDirectory: dir + "/out/dp",
-                                             ledgerPath: dir + "/out/privacy-ledger.jsonl")
+        let outcomes = try ReleaseRunner.run(
+            spec: spec, dataDirectory: dir + "/out", outputDirectory: dir + "/out/dp",
+            ledgerPath: dir + "/out/privacy-ledger.jsonl")
         #expect(outcomes.first?.charged == true)
         let table = try Support.readCSV(dir + "/out/dp/route_density.csv")
         #expect(table.rows.count == grid.width * grid.height)   // every cell of the fixed grid, empty or not
@@ -243,6 +245,6 @@ extension DensityReleaseTests {
         let changes = zip(a, b).map { $1 - $0 }
         #expect(changes.allSatisfy { $0 == 0 || $0 == 1 })
         #expect(changes.reduce(0, +) == Int64(release.maxPartitions))   // K cells, reached but not beaten
-        #expect(zip(a, changes).contains { $0.0 == 0 && $0.1 == 1 })    // including cells that were empty
+        #expect(zip(a, changes).contains { $0.0 == 0 && $0.1 == 1 })   // including cells that were empty
     }
 }

@@ -1,13 +1,17 @@
 import Foundation
 import Testing
-@testable import HealthTrailKit
+
 @testable import HealthTrailArchive
+@testable import HealthTrailKit
 
 @Suite struct ReleaseSpecTests {
     @Test func theShippedSpecLoads() throws {
         let spec = try ReleaseSpec.load(path: Support.packageRoot.appendingPathComponent("pipelines/releases.yaml").path)
-        #expect(spec.releases.map(\.id) == ["weekly_resting_hr", "nightly_sleep_minutes", "workouts_per_activity_week",
-                                            "distance_per_activity_week", "density"])
+        #expect(
+            spec.releases.map(\.id) == [
+                "weekly_resting_hr", "nightly_sleep_minutes", "workouts_per_activity_week",
+                "distance_per_activity_week", "density",
+            ])
         #expect(spec.budget?.rho == 2 && spec.budget?.epsilon == nil)   // mixed mechanisms: a zCDP budget
         #expect(spec.releases[3].mechanism == .gaussian && spec.releases[3].rho == 0.125)
     }
@@ -22,9 +26,11 @@ import Testing
         ("huge bounds", "aggregate: sum\n    lower: 0\n    upper: 1e300\n    resolution: 1", "10^12"),
     ])
     func mistakesAreNamed(_ name: String, _ override: String, _ message: String) throws {
-        var fields: [String: String] = ["id": "x", "metric": "daily.steps", "partition": "week", "from": "2024-01-01",
-                                        "to": "2024-02-01", "privacy_unit": "day", "max_partitions": "1",
-                                        "max_contributions": "1", "mechanism": "laplace", "epsilon": "1"]
+        var fields: [String: String] = [
+            "id": "x", "metric": "daily.steps", "partition": "week", "from": "2024-01-01",
+            "to": "2024-02-01", "privacy_unit": "day", "max_partitions": "1",
+            "max_contributions": "1", "mechanism": "laplace", "epsilon": "1",
+        ]
         for line in override.split(separator: "\n") {
             let kv = line.trimmingCharacters(in: .whitespaces).split(separator: ":", maxSplits: 1)
             fields[String(kv[0])] = kv[1].trimmingCharacters(in: .whitespaces)

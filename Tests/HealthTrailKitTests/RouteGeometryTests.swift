@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HealthTrailKit
 
 @Suite struct RouteGeometryTests {
@@ -9,8 +10,9 @@ import Testing
     /// A point `metres` north of (45° N, 5° E), `seconds` after t0: steps along a meridian have
     /// exactly known great-circle lengths.
     static func north(_ metres: Double, at seconds: Int64, ele: Double? = nil, bpm: Double? = nil) -> RoutePoint {
-        RoutePoint(time: 1_700_000_000 + seconds, latitude: 45 + metres / metresPerDegree, longitude: 5,
-                   elevation: ele, bpm: bpm)
+        RoutePoint(
+            time: 1_700_000_000 + seconds, latitude: 45 + metres / metresPerDegree, longitude: 5,
+            elevation: ele, bpm: bpm)
     }
 
     static func stats(_ points: [RoutePoint], zones: HeartRateZones = .default) -> RouteStats {
@@ -67,7 +69,8 @@ import Testing
         #expect(RouteGeometry.segments([], zones: .default).isEmpty)
         // Uneven split: 7 steps into 3 segments of 2, 2 and 3 steps.
         let eight = Array(ten.prefix(8))
-        #expect(RouteGeometry.segments(eight, zones: .default, target: 3).map { [$0.first, $0.last] }
+        #expect(
+            RouteGeometry.segments(eight, zones: .default, target: 3).map { [$0.first, $0.last] }
                 == [[0, 2], [2, 4], [4, 7]])
     }
 
@@ -87,7 +90,8 @@ import Testing
         #expect(h == [RouteSegment(first: 0, last: 2, meanBPM: 186, zone: 4, colour: "#d7191c", opacity: 0.4 + 0.6 * 0.3)])
 
         let bare = (0..<4).map { Self.north(Double($0), at: Int64($0)) }
-        #expect(RouteGeometry.segments(bare, zones: .default, target: 1)
+        #expect(
+            RouteGeometry.segments(bare, zones: .default, target: 1)
                 == [RouteSegment(first: 0, last: 3, meanBPM: nil, zone: nil, colour: "#9e9e9e", opacity: 1)])
     }
 
@@ -101,7 +105,7 @@ import Testing
         let s = Self.stats(points)
         #expect(abs(s.distance - 550) < 1e-6)
         #expect(s.points == 11)
-        #expect(s.movingTime == 100)           // every step ≥ 1 m/s, 10 s long
+        #expect(s.movingTime == 100)   // every step ≥ 1 m/s, 10 s long
         let pace = try #require(s.paceSecondsPerKilometre)
         #expect(abs(pace - 100 / 0.55) < 1e-6)
         #expect(Self.stats(Array(points.prefix(1))).distance == 0)
@@ -187,7 +191,7 @@ import Testing
         // 1 s steps: 10 steps at 90 bpm, a 90→150 step (mean 120: moderate), 9 steps at 150, then a
         // stretch without heart rate next to one point with it, and a 60 s gap at 185.
         var bpms: [Double?] = Array(repeating: 90, count: 11) + Array(repeating: 150, count: 10)
-        bpms += [nil, nil, 185]              // 150→nil: 150 (vigorous), nil→nil: none, nil→185: maximum
+        bpms += [nil, nil, 185]   // 150→nil: 150 (vigorous), nil→nil: none, nil→185: maximum
         var points = bpms.enumerated().map { Self.north(Double($0.offset) * 3, at: Int64($0.offset), bpm: $0.element) }
         points.append(Self.north(Double(points.count) * 3, at: Int64(points.count) - 1 + 60, bpm: 185))
         let s = Self.stats(points)
@@ -247,10 +251,12 @@ struct RouteGeometryRealGPXTests {
         }
         return text.matches(of: trkpt).compactMap { m in
             guard let attributes = m.output[1].substring, let body = m.output[2].substring,
-                  let y = first(lat, attributes).flatMap(Double.init), let x = first(lon, attributes).flatMap(Double.init),
-                  let t = first(time, body).flatMap({ Timestamp.parse($0) }) else { return nil }
-            return RoutePoint(time: t.utcSeconds, latitude: y, longitude: x,
-                              elevation: first(ele, body).flatMap(Double.init))
+                let y = first(lat, attributes).flatMap(Double.init), let x = first(lon, attributes).flatMap(Double.init),
+                let t = first(time, body).flatMap({ Timestamp.parse($0) })
+            else { return nil }
+            return RoutePoint(
+                time: t.utcSeconds, latitude: y, longitude: x,
+                elevation: first(ele, body).flatMap(Double.init))
         }
     }
 
@@ -267,7 +273,7 @@ struct RouteGeometryRealGPXTests {
         let span = Double(points.last!.time - points.first!.time)
         #expect(stats.movingTime > 0 && stats.movingTime <= span)
         #expect(stats.elevationGain >= 0)
-        #expect(stats.timeInZone.allSatisfy { $0 == 0 })       // no heart rate in a bare GPX
+        #expect(stats.timeInZone.allSatisfy { $0 == 0 })   // no heart rate in a bare GPX
         let segments = RouteGeometry.segments(points, zones: .default)
         #expect(segments.count == min(50, count - 1))
         #expect(segments.last?.last == count - 1)

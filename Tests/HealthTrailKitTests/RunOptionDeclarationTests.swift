@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HealthTrailKit
 
 /// Each run setting is declared once (`RunOptionDeclaration`), and the help of `run` and
@@ -33,7 +34,9 @@ import Testing
             let help = Self.unwrapped(try Support.runCLI([command, "--help"]).stdout)
             // The section RunSettings fills holds the declared settings and nothing else.
             let section = Set(arguments.filter { $0.value["sectionTitle"] as? String == "Run settings" }.keys)
-            #expect(section == Set(RunOptionDeclaration.runSettings.map(\.name)), "\(command): \(section.symmetricDifference(RunOptionDeclaration.runSettings.map(\.name)))")
+            #expect(
+                section == Set(RunOptionDeclaration.runSettings.map(\.name)),
+                "\(command): \(section.symmetricDifference(RunOptionDeclaration.runSettings.map(\.name)))")
             for setting in RunOptionDeclaration.runSettings {
                 let argument = try #require(arguments[setting.name], "\(command) has no \(setting.option)")
                 #expect(argument["abstract"] as? String == setting.help, "\(command) \(setting.option)")
@@ -107,15 +110,18 @@ import Testing
                 #expect(Self.schema(at: path, in: schema) != nil, "\(setting.option): no \(path.joined(separator: ".")) in pipeline files")
             case .word(let word, let path)?, .wordLeftOut(let word, let path)?:
                 declared.insert(path.joined(separator: "."))
-                #expect(Self.words(of: Self.schema(at: path, in: schema)).contains(word),
-                        "\(setting.option): \(path.joined(separator: ".")) does not take \(word)")
+                #expect(
+                    Self.words(of: Self.schema(at: path, in: schema)).contains(word),
+                    "\(setting.option): \(path.joined(separator: ".")) does not take \(word)")
             }
         }
         // The keys that are the pipeline's own, not a run's setting (jobs: the cohort's, not a person's).
         let own: Set<String> = ["version", "kind", "input", "input.path", "input.pick", "output", "outputs", "jobs", "privacy"]
         let keys = Self.keys(of: schema)
-        #expect(keys.subtracting(own).subtracting(declared).isEmpty,
-                "pipeline keys neither a run setting's (RunOptionDeclaration) nor the pipeline's own: \(keys.subtracting(own).subtracting(declared).sorted())")
+        #expect(
+            keys.subtracting(own).subtracting(declared).isEmpty,
+            "pipeline keys neither a run setting's (RunOptionDeclaration) nor the pipeline's own: \(keys.subtracting(own).subtracting(declared).sorted())"
+        )
         #expect(declared.subtracting(keys).isEmpty, "declared keys pipeline files do not have: \(declared.subtracting(keys).sorted())")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HealthTrailKit
 
 /// The command line and pipeline files accept the same numbers for each run setting: both
@@ -26,8 +27,11 @@ import Testing
     }
 
     @Test func theCommandLineAndPipelinesAgreeOnEveryRange() throws {
-        #expect(Set(Self.settings.map(\.setting.name)) == ["join-tolerance", "max-hr", "svg-size", "map-min-points",
-                                                            "max-expansion-ratio"])
+        #expect(
+            Set(Self.settings.map(\.setting.name)) == [
+                "join-tolerance", "max-hr", "svg-size", "map-min-points",
+                "max-expansion-ratio",
+            ])
         let dir = Support.temporaryDirectory()
         for (setting, lowest, highest) in Self.settings {
             let accepted = [lowest] + (highest.map { [$0] } ?? [])

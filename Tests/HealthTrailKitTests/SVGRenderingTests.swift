@@ -1,10 +1,12 @@
 import Foundation
+import Testing
+
+@testable import HealthTrailKit
+@testable import HealthTrailSynth
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-import Testing
-@testable import HealthTrailKit
-@testable import HealthTrailSynth
 
 /// The SVG maps, parsed back with Foundation's `XMLParser` (an independent, strict XML reader).
 @Suite struct SVGRenderingTests {
@@ -38,8 +40,10 @@ import Testing
     final class TreeBuilder: NSObject, XMLParserDelegate {
         var root: Node?
         var stack: [Node] = []
-        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                    attributes: [String: String] = [:]) {
+        func parser(
+            _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+            attributes: [String: String] = [:]
+        ) {
             let node = Node(name: name, attributes: attributes, parent: stack.last)
             if let parent = stack.last { parent.children.append(node) } else { root = node }
             stack.append(node)
@@ -84,12 +88,15 @@ import Testing
 
     /// `count` points one second apart heading north-east from (48.85° N, 2.35° E), about
     /// `step` metres apart, with the bpm `bpm(i)`.
-    static func route(count: Int, step: Double = 3, bpm: (Int) -> Double? = { _ in nil },
-                      lat: Double = 48.85, lon: Double = 2.35) -> [RoutePoint] {
+    static func route(
+        count: Int, step: Double = 3, bpm: (Int) -> Double? = { _ in nil },
+        lat: Double = 48.85, lon: Double = 2.35
+    ) -> [RoutePoint] {
         (0..<count).map { i in
             let d = Double(i) * step / metresPerDegree
-            return RoutePoint(time: t0 + Int64(i), latitude: lat + d * 0.8,
-                              longitude: lon + d * 0.6 / cos(lat * Double.pi / 180), bpm: bpm(i))
+            return RoutePoint(
+                time: t0 + Int64(i), latitude: lat + d * 0.8,
+                longitude: lon + d * 0.6 / cos(lat * Double.pi / 180), bpm: bpm(i))
         }
     }
 
@@ -101,9 +108,10 @@ import Testing
         for p in points { stats.add(p, zones: zones) }
         let segments = RouteGeometry.segments(points, zones: zones)
         let mean = points.compactMap(\.bpm).reduce(0, +) / Double(points.count)
-        let route = MapRoute(workoutID: "20231114T221320Z-running", activity: "running", start: t0, end: t0 + 600,
-                             utcOffsetMinutes: 60, distanceMeters: stats.distance, meanBPM: mean,
-                             timeInZone: stats.timeInZone, points: points, segments: segments)
+        let route = MapRoute(
+            workoutID: "20231114T221320Z-running", activity: "running", start: t0, end: t0 + 600,
+            utcOffsetMinutes: 60, distanceMeters: stats.distance, meanBPM: mean,
+            timeInZone: stats.timeInZone, points: points, segments: segments)
         return (route, stats)
     }
 
@@ -139,9 +147,11 @@ import Testing
 
         // Legend: each zone with its time in m:ss (150 s each, the boundary steps averaged).
         let entries = svg.elements("g", class: "legend-entry").map { $0.elements("text").first?.text ?? "" }
-        #expect(entries == HeartRateZones.default.zones.enumerated().map { i, z in
-            z.name + "  " + SVGFormat.minutesSeconds(stats.timeInZone[i])
-        })
+        #expect(
+            entries
+                == HeartRateZones.default.zones.enumerated().map { i, z in
+                    z.name + "  " + SVGFormat.minutesSeconds(stats.timeInZone[i])
+                })
         // The step from 90 to 120 bpm averages 105 (moderate): 149 s resting.
         #expect(entries.first == "resting  2:29")
         let legendColours = svg.elements("g", class: "legend-entry").compactMap { $0.elements("rect").first?["fill"] }
@@ -193,9 +203,10 @@ import Testing
     @Test func workoutMapWithoutHeartRateEscapesTextAndShowsNote() throws {
         let points = Self.route(count: 40)
         let segments = RouteGeometry.segments(points, zones: .default, target: 5)
-        let route = MapRoute(workoutID: "w<1>", activity: "rock_&_\"roll\"", start: Self.t0, end: Self.t0 + 3725,
-                             utcOffsetMinutes: 120, distanceMeters: 1234.5, meanBPM: nil, timeInZone: [],
-                             points: points, segments: segments)
+        let route = MapRoute(
+            workoutID: "w<1>", activity: "rock_&_\"roll\"", start: Self.t0, end: Self.t0 + 3725,
+            utcOffsetMinutes: 120, distanceMeters: 1234.5, meanBPM: nil, timeInZone: [],
+            points: points, segments: segments)
         let svg = try Self.parse(WorkoutMapSVG.render(route, zones: .default))
         // 22:13Z + 2 h is the 15th locally.
         #expect(svg.elements("title").first?.text == "Rock & \"roll\" · 2023-11-15 · 1.23 km · 1:02:05")
@@ -223,9 +234,10 @@ import Testing
             return q
         }
         let segments = RouteGeometry.segments(points, zones: .default)
-        let route = MapRoute(workoutID: "long", activity: "walking", start: Self.t0, end: Self.t0 + 10_000,
-                             distanceMeters: 5000, meanBPM: 130, timeInZone: [0, 10_000, 0, 0], points: points,
-                             segments: segments)
+        let route = MapRoute(
+            workoutID: "long", activity: "walking", start: Self.t0, end: Self.t0 + 10_000,
+            distanceMeters: 5000, meanBPM: 130, timeInZone: [0, 10_000, 0, 0], points: points,
+            segments: segments)
         let bytes = WorkoutMapSVG.render(route, zones: .default)
         let svg = try Self.parse(bytes)
         let paths = svg.elements("path", class: "segment")
@@ -282,8 +294,9 @@ import Testing
 
     @Test func overviewColoursByActivityWithCountsAndMarkers() throws {
         func make(_ id: String, _ activity: String, _ day: Int64, lat: Double, count: Int = 50) -> MapRoute {
-            MapRoute(workoutID: id, activity: activity, start: Self.t0 + day * 86_400, end: Self.t0 + day * 86_400 + 600,
-                     distanceMeters: 150, meanBPM: nil, points: Self.route(count: count, lat: lat))
+            MapRoute(
+                workoutID: id, activity: activity, start: Self.t0 + day * 86_400, end: Self.t0 + day * 86_400 + 600,
+                distanceMeters: 150, meanBPM: nil, points: Self.route(count: count, lat: lat))
         }
         let routes = [
             make("w1", "walking", 0, lat: 48.85), make("r1", "running", 1, lat: 48.851),
@@ -316,8 +329,10 @@ import Testing
         grid.maxStepMetres = 20_000
         #expect(grid.width == 100)
         // Two points 8 km apart along a parallel: one row of cells, continuous between them.
-        grid.add(track: [RoutePoint(time: 0, latitude: 48.85, longitude: 2.31),
-                         RoutePoint(time: 60, latitude: 48.85, longitude: 2.39)])
+        grid.add(track: [
+            RoutePoint(time: 0, latitude: 48.85, longitude: 2.31),
+            RoutePoint(time: 60, latitude: 48.85, longitude: 2.39),
+        ])
         let y = Int(((WebMercator.project(lat: 48.85, lon: 2.31).y - grid.originY) / grid.cellWorldSize).rounded(.down))
         let x0 = Int((WebMercator.project(lat: 48.85, lon: 2.31).x - grid.originX) / grid.cellWorldSize)
         let x1 = Int((WebMercator.project(lat: 48.85, lon: 2.39).x - grid.originX) / grid.cellWorldSize)
@@ -327,13 +342,17 @@ import Testing
         // A diagonal: every cell it crosses, 4-connected, once each.
         var diagonal = DensityGrid(bounds: box, columns: 100)
         diagonal.maxStepMetres = 20_000
-        diagonal.add(track: [RoutePoint(time: 0, latitude: 48.81, longitude: 2.31),
-                             RoutePoint(time: 60, latitude: 48.89, longitude: 2.39)])
+        diagonal.add(track: [
+            RoutePoint(time: 0, latitude: 48.81, longitude: 2.31),
+            RoutePoint(time: 60, latitude: 48.89, longitude: 2.39),
+        ])
         #expect(diagonal.maximum == 1)
         func cell(_ lat: Double, _ lon: Double) -> (Int, Int) {
             let w = WebMercator.project(lat: lat, lon: lon)
-            return (Int(((w.x - diagonal.originX) / diagonal.cellWorldSize).rounded(.down)),
-                    Int(((w.y - diagonal.originY) / diagonal.cellWorldSize).rounded(.down)))
+            return (
+                Int(((w.x - diagonal.originX) / diagonal.cellWorldSize).rounded(.down)),
+                Int(((w.y - diagonal.originY) / diagonal.cellWorldSize).rounded(.down))
+            )
         }
         let (sx, sy) = cell(48.81, 2.31), (ex, ey) = cell(48.89, 2.39)
         // A 4-connected walk: one cell per grid line crossed, plus the first.
@@ -346,9 +365,11 @@ import Testing
         // A gap longer than maxStepMetres is not drawn; far-away points cost nothing.
         var gap = DensityGrid(bounds: box, columns: 100)
         gap.maxStepMetres = 1000
-        gap.add(track: [RoutePoint(time: 0, latitude: 48.85, longitude: 2.31),
-                        RoutePoint(time: 60, latitude: 48.85, longitude: 2.39),
-                        RoutePoint(time: 120, latitude: -33.9, longitude: 151.2)])
+        gap.add(track: [
+            RoutePoint(time: 0, latitude: 48.85, longitude: 2.31),
+            RoutePoint(time: 60, latitude: 48.85, longitude: 2.39),
+            RoutePoint(time: 120, latitude: -33.9, longitude: 151.2),
+        ])
         #expect(gap.counts.reduce(0, +) == 2)
     }
 
@@ -404,8 +425,9 @@ import Testing
     @Test func densityStreamingMatchesBatch() {
         let tracks = (0..<6).map { Self.route(count: 120, step: 8, lat: 48.85 + Double($0) * 0.001) }
         var options = SVGOptions()
-        options.densityBoundingBox = GeoBoundingBox(minLatitude: 48.84, minLongitude: 2.34, maxLatitude: 48.87,
-                                                    maxLongitude: 2.37)
+        options.densityBoundingBox = GeoBoundingBox(
+            minLatitude: 48.84, minLongitude: 2.34, maxLatitude: 48.87,
+            maxLongitude: 2.37)
         var grid = DensityGrid(bounds: options.densityBoundingBox!, options: options)
         for t in tracks { grid.add(track: t) }   // as routes finish
         #expect(DensityMapSVG.render(grid: grid, options: options) == DensityMapSVG.render(tracks: tracks, options: options))
@@ -443,7 +465,9 @@ import Testing
         Self.dump("density.svg", bytes)
         let svg = try Self.parse(bytes)
         let rects = svg.elements("g").first { $0["id"] == "density" }.map { Self.densityRuns($0).count } ?? 0
-        print("density.svg for 2 000 000 points: \(bytes.count) bytes (\(String(format: "%.2f", Double(bytes.count) / 1_048_576)) MiB), \(rects) rects, grid \(grid.width)×\(grid.height), max \(grid.maximum), \(elapsed)")
+        print(
+            "density.svg for 2 000 000 points: \(bytes.count) bytes (\(String(format: "%.2f", Double(bytes.count) / 1_048_576)) MiB), \(rects) rects, grid \(grid.width)×\(grid.height), max \(grid.maximum), \(elapsed)"
+        )
         #expect(bytes.count < 5_000_000)
         #expect(rects > 1000)
     }
@@ -461,7 +485,7 @@ import Testing
             if i % 3 == 2 { missing += 1; continue }
             values.append((CalendarHeatmapSVG.dateText(day), Double(5000 + i * 100)))
         }
-        values.append(("2024-02-30", 1))      // not a date: ignored
+        values.append(("2024-02-30", 1))   // not a date: ignored
         values.append(("2024-01-05", .nan))   // no value: ignored
         let bytes = CalendarHeatmapSVG.render(metric: "steps", unit: "count", values: values, options: SVGOptions())
         Self.dump("calendar-steps.svg", bytes)
@@ -471,7 +495,10 @@ import Testing
         #expect(days.filter { $0["class"] == "day missing" }.count == missing)
         #expect(svg.elements("text", class: "month").map(\.text) == ["Dec", "Jan", "Feb"])
         #expect(svg.elements("text", class: "year-label").map(\.text) == ["2023", "2024"])
-        #expect(svg.elements("text", class: "weekday").map(\.text) == ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"] + ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"])
+        #expect(
+            svg.elements("text", class: "weekday").map(\.text) == ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"] + [
+                "Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun",
+            ])
         #expect(svg.elements("title").first?.text == "steps per day (count) · 2023-12-20 – 2024-02-10")
 
         // Scale ends: lowest and highest days; the legend's labels.
@@ -494,8 +521,10 @@ import Testing
         #expect(CalendarHeatmapSVG.weekday(Timestamp.daysFromCivil(year: 2024, month: 1, day: 1)) == 0)
         #expect(CalendarHeatmapSVG.weeks(inYear: 2024) == 53)
         // As wide as the maps: larger days in a wider picture; a given title heads it.
-        let wide = try Self.parse(CalendarHeatmapSVG.render(metric: "steps", unit: "steps", values: values,
-                                                            options: SVGOptions(size: 1200), title: "Steps per day"))
+        let wide = try Self.parse(
+            CalendarHeatmapSVG.render(
+                metric: "steps", unit: "steps", values: values,
+                options: SVGOptions(size: 1200), title: "Steps per day"))
         #expect(wide["width"] == "1200")
         #expect(wide.elements("title").first?.text == "Steps per day · 2023-12-20 – 2024-02-10")
         let wideDays = wide.all.filter { $0.name == "rect" && $0["class"] == "day" }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HealthTrailKit
 @testable import HealthTrailSynth
 
@@ -9,8 +10,10 @@ struct SleepNightTests {
     static let phone = "Alex’s iPhone", watch = "Alex’s Apple Watch", cycle = "Sleep Cycle"
 
     /// A sample from local wall times `yyyy-MM-dd HH:mm[:ss]` stamped with `tz` (`+0100`).
-    static func s(_ start: String, _ end: String, _ stage: SleepStage, _ source: String = watch, rank: Int? = nil,
-                  tz: String = "+0100") -> SleepSample {
+    static func s(
+        _ start: String, _ end: String, _ stage: SleepStage, _ source: String = watch, rank: Int? = nil,
+        tz: String = "+0100"
+    ) -> SleepSample {
         func t(_ text: String) -> Timestamp { Timestamp.parse(text + (text.count == 16 ? ":00 " : " ") + tz)! }
         let defaultRank = [watch: 0, cycle: 1, phone: 2][source] ?? 5
         return SleepSample(start: t(start), end: t(end), stage: stage, source: source, sourceRank: rank ?? defaultRank)
@@ -88,17 +91,18 @@ struct SleepNightTests {
     /// Watch span: asleep is the Watch's figure to the second, Watch Awake spans stay awake.
     @Test func multiSourceNightCountsTheWatchOnce() throws {
         let watchOnly = try Self.onlyNight(Self.watchStages)
-        let n = try Self.onlyNight(Self.watchStages + [
-            Self.s("2024-02-01 22:30", "2024-02-02 06:30", .inBed, Self.phone),
-            Self.s("2024-02-01 22:20", "2024-02-02 06:35", .inBed, Self.cycle),
-            Self.s("2024-02-01 22:45", "2024-02-02 06:20", .asleep, Self.cycle),
-            Self.s("2024-02-01 22:45", "2024-02-02 06:20", .asleep, Self.cycle), // re-synced duplicate
-        ])
+        let n = try Self.onlyNight(
+            Self.watchStages + [
+                Self.s("2024-02-01 22:30", "2024-02-02 06:30", .inBed, Self.phone),
+                Self.s("2024-02-01 22:20", "2024-02-02 06:35", .inBed, Self.cycle),
+                Self.s("2024-02-01 22:45", "2024-02-02 06:20", .asleep, Self.cycle),
+                Self.s("2024-02-01 22:45", "2024-02-02 06:20", .asleep, Self.cycle),   // re-synced duplicate
+            ])
         #expect(n.asleepMinutes == watchOnly.asleepMinutes)
         #expect(n.asleepMinutes == 427)
         #expect(n.coreMinutes == 240 && n.deepMinutes == 102 && n.remMinutes == 85)
         #expect(n.awakenings == 2)
-        #expect(n.inBedMinutes == 495) // union 22:20–06:35
+        #expect(n.inBedMinutes == 495)   // union 22:20–06:35
         #expect(n.bedStart == Timestamp.parse("2024-02-01 22:20:00 +0100")!)
         #expect(n.latencyMinutes == 25)
         #expect(n.sources == [Self.watch, Self.cycle, Self.phone])
@@ -114,7 +118,7 @@ struct SleepNightTests {
         ])
         #expect(gap.asleepMinutes == 390)
         #expect(gap.coreMinutes == 390)
-        #expect(gap.awakenings == 1)          // the Watch's 30-minute gap
+        #expect(gap.awakenings == 1)   // the Watch's 30-minute gap
         #expect(gap.sources == [Self.watch])
 
         let awake = try Self.onlyNight([
@@ -193,9 +197,10 @@ struct SleepNightTests {
     // MARK: Sessions, naps
 
     @Test func afternoonNapIsSeparateFromTheNight() throws {
-        let (nights, naps) = SleepAnalysis.nights(from: Self.legacy + [
-            Self.s("2024-01-02 14:00", "2024-01-02 14:40", .asleep),
-        ])
+        let (nights, naps) = SleepAnalysis.nights(
+            from: Self.legacy + [
+                Self.s("2024-01-02 14:00", "2024-01-02 14:40", .asleep)
+            ])
         #expect(naps == 1)
         #expect(nights.count == 1)
         #expect(nights[0].date == "2024-01-02")
@@ -260,8 +265,8 @@ struct SleepNightTests {
     /// wake sample's local date, 04:30Z being 23:30 on the 1st in -0500 (05:30 on the 2nd in +0100).
     @Test func theWakeSamplesOffsetDatesTheNight() throws {
         let n = try Self.onlyNight([
-            Self.s("2024-01-01 23:00", "2024-01-02 02:00", .asleep, tz: "+0100"), // 22:00Z–01:00Z
-            Self.s("2024-01-01 20:10", "2024-01-01 23:30", .asleep, tz: "-0500"), // 01:10Z–04:30Z
+            Self.s("2024-01-01 23:00", "2024-01-02 02:00", .asleep, tz: "+0100"),   // 22:00Z–01:00Z
+            Self.s("2024-01-01 20:10", "2024-01-01 23:30", .asleep, tz: "-0500"),   // 01:10Z–04:30Z
         ])
         #expect(n.bedStart.offsetMinutes == 60)
         #expect(n.wakeEnd.offsetMinutes == -300)
@@ -274,14 +279,15 @@ struct SleepNightTests {
     // MARK: Order
 
     @Test func shuffledInputGivesTheSameResult() {
-        let all = Self.legacy + Self.watchStages + [
-            Self.s("2024-02-01 22:30", "2024-02-02 06:30", .inBed, Self.phone),
-            Self.s("2024-02-01 22:45", "2024-02-02 06:20", .asleep, Self.cycle),
-            Self.s("2024-02-01 22:45", "2024-02-02 06:20", .asleep, Self.cycle),
-            Self.s("2024-02-02 14:00", "2024-02-02 14:40", .asleep, Self.cycle),
-            Self.s("2024-02-02 01:00", "2024-02-02 01:30", .awake, "Other", rank: 0),
-            Self.s("2024-02-02 01:00", "2024-02-02 01:30", .deep, "Other", rank: 0),
-        ]
+        let all =
+            Self.legacy + Self.watchStages + [
+                Self.s("2024-02-01 22:30", "2024-02-02 06:30", .inBed, Self.phone),
+                Self.s("2024-02-01 22:45", "2024-02-02 06:20", .asleep, Self.cycle),
+                Self.s("2024-02-01 22:45", "2024-02-02 06:20", .asleep, Self.cycle),
+                Self.s("2024-02-02 14:00", "2024-02-02 14:40", .asleep, Self.cycle),
+                Self.s("2024-02-02 01:00", "2024-02-02 01:30", .awake, "Other", rank: 0),
+                Self.s("2024-02-02 01:00", "2024-02-02 01:30", .deep, "Other", rank: 0),
+            ]
         let expected = SleepAnalysis.nights(from: all)
         #expect(expected.nights.count == 2 && expected.naps == 1)
         var rng = SynthRandom(seed: 42, stream: 0, index: 0)   // seeded: the shuffles repeat
@@ -315,8 +321,10 @@ struct SleepNightTests {
             #expect(SleepStage(exportValue: "x" + value) == nil, "x\(value)")
             #expect(SleepStage(exportValue: ("<" + value + ">").dropFirst().dropLast()) == stage, "substring \(value)")
         }
-        for value in ["", "6", "-1", "inbed", "asleep", "AsleepRem", "HKCategoryValueSleepAnalysis", "HKCategoryValueSleepAnalysis0",
-                      "HKCategoryValueSleepAnalysisInBed ", "HKCategoryValueSleepAnalysisAwakeX", "in_bed"] {
+        for value in [
+            "", "6", "-1", "inbed", "asleep", "AsleepRem", "HKCategoryValueSleepAnalysis", "HKCategoryValueSleepAnalysis0",
+            "HKCategoryValueSleepAnalysisInBed ", "HKCategoryValueSleepAnalysisAwakeX", "in_bed",
+        ] {
             #expect(SleepStage(exportValue: value) == nil, "\(value)")
         }
         #expect(SleepStage.allCases.filter(\.isAsleep) == [.asleep, .core, .deep, .rem])
@@ -341,10 +349,12 @@ struct RealSleepCycleTests {
         var result: [SleepSample] = []
         for line in String(decoding: data, as: UTF8.self).split(separator: "\n") where line.contains("SleepAnalysis") {
             let source = try #require(Self.attribute("sourceName", line))
-            result.append(SleepSample(start: try #require(Self.attribute("startDate", line).flatMap(Timestamp.parse)),
-                                      end: try #require(Self.attribute("endDate", line).flatMap(Timestamp.parse)),
-                                      stage: try #require(Self.attribute("value", line).flatMap { SleepStage(exportValue: $0) }),
-                                      source: source, sourceRank: source == "Sleep Cycle" ? 0 : 1))
+            result.append(
+                SleepSample(
+                    start: try #require(Self.attribute("startDate", line).flatMap(Timestamp.parse)),
+                    end: try #require(Self.attribute("endDate", line).flatMap(Timestamp.parse)),
+                    stage: try #require(Self.attribute("value", line).flatMap { SleepStage(exportValue: $0) }),
+                    source: source, sourceRank: source == "Sleep Cycle" ? 0 : 1))
         }
         return result
     }
@@ -358,7 +368,7 @@ struct RealSleepCycleTests {
 
     @Test func sleepCycleAndMiFitNights() throws {
         let samples = try Self.samples()
-        #expect(samples.count == 4842) // grep -c: 4,214 Asleep + 628 InBed
+        #expect(samples.count == 4842)   // grep -c: 4,214 Asleep + 628 InBed
         let (nights, naps) = SleepAnalysis.nights(from: samples)
 
         // 2015-05-31 → 06-01, by hand from the records: Sleep Cycle InBed 20:33:16–04:57:29 (twice,

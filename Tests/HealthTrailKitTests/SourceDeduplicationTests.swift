@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HealthTrailKit
 @testable import HealthTrailSynth
 
@@ -39,8 +40,10 @@ import Testing
     }
 
     @Test func theWatchWinsWhereTheIPhoneOverlaps() {
-        let samples = [sample(2, 600, 610, 1000), sample(2, 610, 620, 800),   // Watch 10:00–10:20
-                       sample(0, 600, 620, 1900)]                              // iPhone, same walk
+        let samples = [
+            sample(2, 600, 610, 1000), sample(2, 610, 620, 800),   // Watch 10:00–10:20
+            sample(0, 600, 620, 1900),
+        ]   // iPhone, same walk
         #expect(totals(samples) == ["2024-01-02": 1800])
     }
 

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import HealthTrailKit
+
 @testable import HealthTrailArchive
+@testable import HealthTrailKit
 @testable import HealthTrailSynth
 
 /// pipelines/spark/healthtrail_spark.py in Spark's local mode (`local[2,3]`: two threads, three
@@ -16,7 +17,8 @@ import Testing
     /// The `java` Spark would start: $JAVA_HOME/bin/java, or the first on PATH.
     static let java: String? = {
         let environment = ProcessInfo.processInfo.environment
-        let candidates = [environment["JAVA_HOME"].map { $0 + "/bin/java" }].compactMap { $0 }
+        let candidates =
+            [environment["JAVA_HOME"].map { $0 + "/bin/java" }].compactMap { $0 }
             + (environment["PATH"] ?? "").split(separator: ":").map { $0 + "/java" }
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
     }()
@@ -60,15 +62,18 @@ import Testing
         process.standardError = FileHandle(forWritingAtPath: log + ".err")
         try process.run()
         process.waitUntilExit()
-        return (process.terminationStatus, try String(contentsOfFile: log + ".out", encoding: .utf8),
-                try String(contentsOfFile: log + ".err", encoding: .utf8))
+        return (
+            process.terminationStatus, try String(contentsOfFile: log + ".out", encoding: .utf8),
+            try String(contentsOfFile: log + ".err", encoding: .utf8)
+        )
     }
 
     /// The driver's Python environment, made when missing (the time it took is in the test log).
     static func python() throws -> String {
         let started = Date()
-        let setup = try run("/bin/sh", [Support.packageRoot.path + "/pipelines/spark/setup-venv.sh", venv],
-                            log: Support.temporaryDirectory("venv") + "/setup")
+        let setup = try run(
+            "/bin/sh", [Support.packageRoot.path + "/pipelines/spark/setup-venv.sh", venv],
+            log: Support.temporaryDirectory("venv") + "/setup")
         guard setup.status == 0 else { throw InputError(file: venv, "cannot set up the Spark environment: \(setup.stderr)") }
         if !setup.stderr.isEmpty { print("spark venv: \(setup.stderr) (\(Int(Date().timeIntervalSince(started))) s)") }
         return venv + "/bin/python"
@@ -88,17 +93,20 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: java != nil, "no Java (JAVA_HOME or java on PATH): Spark needs a JVM; `make test-deps` installs one"),
-          arguments: ["rdd", "dataframe", "connect"])
+    @Test(
+        .enabled(if: java != nil, "no Java (JAVA_HOME or java on PATH): Spark needs a JVM; `make test-deps` installs one"),
+        arguments: ["rdd", "dataframe", "connect"])
     func sparkGivesTheLocalCohortsMergedPartialAndReleaseShape(api: String) throws {
         let (root, pipeline) = try Self.study.get()
         let local = root + "/study/out", spark = root + "/spark-" + api
         // connect: the DataFrame variant as a Spark Connect client, on a local Connect server.
         let session = api == "connect" ? ["--api", "dataframe", "--remote", "local[2,3]"] : ["--api", api, "--master", "local[2,3]"]
-        let run = try Self.run(try Self.python(), [Self.driver] + session + [
-            "--archives", root + "/study/archives/*.zip", "--pipeline", pipeline, "--binary", Support.binary,
-            "--out", spark, "--conf", "spark.ui.enabled=false", "--fail-once-matching", "p3.zip",
-        ], log: root + "/spark-" + api)
+        let run = try Self.run(
+            try Self.python(),
+            [Self.driver] + session + [
+                "--archives", root + "/study/archives/*.zip", "--pipeline", pipeline, "--binary", Support.binary,
+                "--out", spark, "--conf", "spark.ui.enabled=false", "--fail-once-matching", "p3.zip",
+            ], log: root + "/spark-" + api)
         #expect(run.status == 0, "\(run.stderr.suffix(3000))")
         #expect(run.stdout.contains("4 merged, 1 failed"), "\(run.stdout)")
         let report = try #require(Self.json(spark + "/spark-report.json") as? [String: Any])
@@ -113,7 +121,8 @@ import Testing
         let partials = try FileManager.default.contentsOfDirectory(atPath: local + "/partials").sorted()
         #expect(try FileManager.default.contentsOfDirectory(atPath: spark + "/partials").sorted() == partials)
         for name in partials {
-            #expect(FileManager.default.contents(atPath: spark + "/partials/" + name)
+            #expect(
+                FileManager.default.contents(atPath: spark + "/partials/" + name)
                     == FileManager.default.contents(atPath: local + "/partials/" + name), "\(name)")
         }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HealthTrailKit
 @testable import HealthTrailSynth
 
@@ -21,7 +22,9 @@ import Testing
 
         #expect(a.counts.heartRate > 37 * 10 && (b.outputs["sleep_samples.csv"] ?? 0) > 37)
         let fm = FileManager.default
-        let files = try #require(fm.subpaths(atPath: dir + "/memory")).filter { $0.hasSuffix(".csv") || $0.hasSuffix(".svg") || $0.hasSuffix(".geojson") }.sorted()
+        let files = try #require(fm.subpaths(atPath: dir + "/memory")).filter {
+            $0.hasSuffix(".csv") || $0.hasSuffix(".svg") || $0.hasSuffix(".geojson")
+        }.sorted()
         #expect(files.contains("daily.csv") && files.contains("sleep_nights.csv") && files.contains("svg/density.svg"))
         for file in files {
             #expect(fm.contents(atPath: dir + "/memory/" + file) == fm.contents(atPath: dir + "/disk/" + file), "\(file)")

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import HealthTrailKit
+
 @testable import HealthTrailArchive
+@testable import HealthTrailKit
 
 struct CSVShapeError: Error, CustomStringConvertible {
     var path: String, row: Int, fields: Int, expected: Int
@@ -17,7 +18,8 @@ enum Support {
     /// ../shared/fixtures/real beside the checkout (or $HEALTHTRAIL_FIXTURES); nil when absent.
     static let realFixtures: URL? = {
         let env = ProcessInfo.processInfo.environment["HEALTHTRAIL_FIXTURES"]
-        let url = env.map { URL(fileURLWithPath: $0) }
+        let url =
+            env.map { URL(fileURLWithPath: $0) }
             ?? packageRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures/real")
         return FileManager.default.fileExists(atPath: url.path) ? url : nil
     }()
@@ -58,7 +60,9 @@ enum Support {
             if quoted {
                 if c == "\"" {
                     if i + 1 < chars.count && chars[i + 1] == "\"" { field.append("\""); i += 1 } else { quoted = false }
-                } else { field.append(c) }
+                } else {
+                    field.append(c)
+                }
             } else if c == "\"" {
                 quoted = true
             } else if c == "," {
@@ -83,19 +87,19 @@ enum Support {
 
     /// The XML prolog of a current export, with a DTD like Apple's (shortened).
     static let prolog = """
-    <?xml version="1.0" encoding="UTF-8"?>
-    <!DOCTYPE HealthData [
-    <!-- HealthKit Export Version: 13 -->
-    <!ELEMENT HealthData (ExportDate,Me,(Record|Correlation|Workout|ActivitySummary)*)>
-    <!ATTLIST HealthData
-      locale CDATA #REQUIRED
-    >
-    ]>
-    <HealthData locale="en_US">
-     <ExportDate value="2024-03-01 09:00:00 +0100"/>
-     <Me HKCharacteristicTypeIdentifierDateOfBirth="1990-05-06" HKCharacteristicTypeIdentifierBiologicalSex="HKBiologicalSexFemale" HKCharacteristicTypeIdentifierBloodType="HKBloodTypeNotSet" HKCharacteristicTypeIdentifierFitzpatrickSkinType="HKFitzpatrickSkinTypeNotSet"/>
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE HealthData [
+        <!-- HealthKit Export Version: 13 -->
+        <!ELEMENT HealthData (ExportDate,Me,(Record|Correlation|Workout|ActivitySummary)*)>
+        <!ATTLIST HealthData
+          locale CDATA #REQUIRED
+        >
+        ]>
+        <HealthData locale="en_US">
+         <ExportDate value="2024-03-01 09:00:00 +0100"/>
+         <Me HKCharacteristicTypeIdentifierDateOfBirth="1990-05-06" HKCharacteristicTypeIdentifierBiologicalSex="HKBiologicalSexFemale" HKCharacteristicTypeIdentifierBloodType="HKBloodTypeNotSet" HKCharacteristicTypeIdentifierFitzpatrickSkinType="HKFitzpatrickSkinTypeNotSet"/>
 
-    """
+        """
 
     /// A whole export.xml around `body`.
     static func exportXML(_ body: String) -> String { prolog + body + "\n</HealthData>\n" }
@@ -112,7 +116,8 @@ enum Support {
     static var debugBinary: String { builtBinary(environment: "HEALTHTRAIL_DEBUG_BINARY", configuration: "debug") }
 
     private static func builtBinary(environment: String, configuration: String) -> String {
-        let path = ProcessInfo.processInfo.environment[environment]
+        let path =
+            ProcessInfo.processInfo.environment[environment]
             ?? packageRoot.appendingPathComponent(".build/\(configuration)/healthtrail").path
         let build = "`swift build\(configuration == "release" ? " -c release" : "") --product healthtrail` (make test does)"
         guard let built = modificationDate(path) else { fatalError("\(path) is missing: \(build)") }
@@ -127,11 +132,13 @@ enum Support {
     /// The newest modification time among Package.swift and the files below Sources/.
     private static func newestSource() -> Date? {
         var newest = modificationDate(packageRoot.appendingPathComponent("Package.swift").path)
-        let walker = FileManager.default.enumerator(at: packageRoot.appendingPathComponent("Sources"),
-                                                    includingPropertiesForKeys: [.contentModificationDateKey])
+        let walker = FileManager.default.enumerator(
+            at: packageRoot.appendingPathComponent("Sources"),
+            includingPropertiesForKeys: [.contentModificationDateKey])
         while let url = walker?.nextObject() as? URL {
             if let date = try? url.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate,
-               date > (newest ?? .distantPast) {
+                date > (newest ?? .distantPast)
+            {
                 newest = date
             }
         }
@@ -158,8 +165,10 @@ enum Support {
     /// stdout and stderr. A program still running after `timeout` seconds is killed and
     /// reported as killed by SIGKILL.
     @discardableResult
-    static func runProgram(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-                           timeout: Double = 300) throws -> (status: Int32, stdout: String, stderr: String) {
+    static func runProgram(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+        timeout: Double = 300
+    ) throws -> (status: Int32, stdout: String, stderr: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

@@ -1,17 +1,20 @@
 import Foundation
+import Testing
+
+@testable import HealthTrailArchive
+@testable import HealthTrailKit
+@testable import HealthTrailSynth
+
 #if canImport(FoundationXML)
 import FoundationXML   // XMLParser on Linux: tests check the SVG maps are well-formed
 #endif
-import Testing
-@testable import HealthTrailKit
-@testable import HealthTrailArchive
-@testable import HealthTrailSynth
 
 /// Archives made by the project's generator, run through the pipeline: every count in every
 /// CSV must equal what the generator says it wrote.
 @Suite struct SynthRoundTripTests {
     func synthAndRun(_ configure: (inout SynthOptions) -> Void = { _ in }, days: Int = 4, seed: UInt64 = 11)
-        throws -> (summary: SynthSummary, manifest: Manifest, out: String) {
+        throws -> (summary: SynthSummary, manifest: Manifest, out: String)
+    {
         let dir = Support.temporaryDirectory()
         var options = SynthOptions(days: days, seed: seed)
         configure(&options)
@@ -65,8 +68,11 @@ import Testing
         let routed = Set(try rows(out, "route_points.csv").map { $0[0] })
         #expect(workoutMaps == routed.map { $0 + ".svg" }.sorted())
         let others = try FileManager.default.contentsOfDirectory(atPath: svg).filter { $0.hasSuffix(".svg") }.sorted()
-        #expect(others == ["calendar-resting-hr.svg", "calendar-sleep.svg", "calendar-steps.svg",
-                           "calendar-workout-minutes.svg", "density.svg", "routes.svg"])
+        #expect(
+            others == [
+                "calendar-resting-hr.svg", "calendar-sleep.svg", "calendar-steps.svg",
+                "calendar-workout-minutes.svg", "density.svg", "routes.svg",
+            ])
         for file in others.map({ svg + "/" + $0 }) + workoutMaps.map({ svg + "/workouts/" + $0 }) {
             let data = try Data(contentsOf: URL(fileURLWithPath: file))
             let parser = XMLParser(data: data)
@@ -80,7 +86,9 @@ import Testing
     }
 
     @Test func readsTheBrokenDTDVariantAndRenamedXML() throws {
-        let (s, m, _) = try synthAndRun({ $0.brokenDTD = true; $0.xmlName = "导出.xml"; $0.topFolder = "eksport" })
+        let (s, m, _) = try synthAndRun({
+            $0.brokenDTD = true; $0.xmlName = "导出.xml"; $0.topFolder = "eksport"
+        })
         #expect(m.input.mainEntry == "eksport/导出.xml")
         #expect(m.counts.recordsByType == s.recordsByType)
         #expect(m.counts.routePoints == s.routePoints)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HealthTrailKit
 @testable import HealthTrailXML
 
@@ -42,9 +43,11 @@ import Testing
         #expect(Timestamp.daysFromCivil(year: 1970, month: 1, day: 1) == 0)
     }
 
-    @Test(arguments: ["", "2024-01-02", "2024-13-02 07:31:22 -0800", "2024-01-32 07:31:22 -0800",
-                      "2024-01-02 25:31:22 -0800", "2024-01-02 07:31:22 -08", "2024-01-02 07:31:22 +0800x",
-                      "2024/01/02 07:31:22 -0800", "yesterday at noon please", "2024-01-02 07:3a:22 -0800"])
+    @Test(arguments: [
+        "", "2024-01-02", "2024-13-02 07:31:22 -0800", "2024-01-32 07:31:22 -0800",
+        "2024-01-02 25:31:22 -0800", "2024-01-02 07:31:22 -08", "2024-01-02 07:31:22 +0800x",
+        "2024/01/02 07:31:22 -0800", "yesterday at noon please", "2024-01-02 07:3a:22 -0800",
+    ])
     func rejectsMalformedDates(_ text: String) {
         #expect(Timestamp.parse(text) == nil)
     }

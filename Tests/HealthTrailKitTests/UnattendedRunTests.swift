@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HealthTrailKit
 @testable import HealthTrailSynth
 
@@ -13,7 +14,8 @@ import Testing
         for (name, data) in try Support.snapshot(dir) where name != "/.healthtrail.lock" {
             var st = stat()
             #expect(stat(dir + name, &st) == 0)
-            result[name] = FileState(bytes: data, inode: UInt64(st.st_ino), mtimeNanoseconds: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec))
+            result[name] = FileState(
+                bytes: data, inode: UInt64(st.st_ino), mtimeNanoseconds: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec))
         }
         return result
     }
@@ -203,8 +205,10 @@ import Testing
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         // 2048 blocks (1 MB in dash's 512-byte blocks, 2 MB in bash's): more than every output of
         // the small archive (route_points.csv 0.7 MB), less than the large one's (3.8 MB).
-        process.arguments = ["-c", "ulimit -f 2048; trap '' XFSZ; exec \"$0\" run \"$1\" --out \"$2\" --force --quiet",
-                             Support.binary, large, dir + "/out"]
+        process.arguments = [
+            "-c", "ulimit -f 2048; trap '' XFSZ; exec \"$0\" run \"$1\" --out \"$2\" --force --quiet",
+            Support.binary, large, dir + "/out",
+        ]
         let errors = Pipe()
         process.standardError = errors
         try process.run()

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HealthTrailKit
 @testable import HealthTrailXML
 
@@ -20,12 +21,15 @@ import Testing
         return (c.convert(value), c.canonicalUnit)
     }
 
-    private func expectClose(_ value: Double, _ unit: String, _ expected: Double, _ canonical: String,
-                             tolerance: Double = 1e-9, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    private func expectClose(
+        _ value: Double, _ unit: String, _ expected: Double, _ canonical: String,
+        tolerance: Double = 1e-9, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let (got, gotUnit) = try convert(value, unit)
         #expect(gotUnit == canonical, "\(unit)", sourceLocation: sourceLocation)
-        #expect(abs(got - expected) <= tolerance * max(1, abs(expected)), "\(value) \(unit) → \(got), want \(expected)",
-                sourceLocation: sourceLocation)
+        #expect(
+            abs(got - expected) <= tolerance * max(1, abs(expected)), "\(value) \(unit) → \(got), want \(expected)",
+            sourceLocation: sourceLocation)
     }
 
     @Test func lengthsBecomeMetres() throws {
@@ -94,9 +98,11 @@ import Testing
     }
 
     @Test func knownButUnnormalisedUnitsPassThrough() throws {
-        for unit in ["mmHg", "dBASPL", "dBHL", "mL/min\u{00B7}kg", "kcal/hr\u{00B7}kg", "m/s", "km/hr", "mi/hr",
-                     "count/s", "mg/dL", "mmol<180.1558800000541>/L", "L", "mL", "fl_oz_us", "IU", "mcg", "mg",
-                     "appleEffortScore", "W", "mcS", "L/min"] {
+        for unit in [
+            "mmHg", "dBASPL", "dBHL", "mL/min\u{00B7}kg", "kcal/hr\u{00B7}kg", "m/s", "km/hr", "mi/hr",
+            "count/s", "mg/dL", "mmol<180.1558800000541>/L", "L", "mL", "fl_oz_us", "IU", "mcg", "mg",
+            "appleEffortScore", "W", "mcS", "L/min",
+        ] {
             let c = try #require(UnitConversion.forUnit(unit), "\(unit)")
             #expect(c.kind == .other, "\(unit)")
             #expect(c.canonicalUnit == unit)
@@ -118,8 +124,10 @@ import Testing
     }
 
     @Test func unknownUnitsAreNeverGuessed() {
-        for unit in ["furlong", "", "KM", "Km", "KCAL", "kcal ", " km", "count/minute", "mL/min*kg",
-                     "mL/min&#183;kg", "degf", "Mi", "sec", "mmol/L", "%%"] {
+        for unit in [
+            "furlong", "", "KM", "Km", "KCAL", "kcal ", " km", "count/minute", "mL/min*kg",
+            "mL/min&#183;kg", "degf", "Mi", "sec", "mmol/L", "%%",
+        ] {
             #expect(UnitConversion.forUnit(unit) == nil, "\(unit)")
             #expect(lookupBytes(unit) == nil, "\(unit)")
         }
@@ -148,8 +156,10 @@ import Testing
 
     @Test func everyUnitInTheRealExportsIsKnown() throws {
         // Units found in the real fixtures (ericwolter Export Version 7, k0rventen Version 13).
-        for unit in ["%", "cm", "count", "count/min", "g", "kcal", "kg", "km", "mg", "dBASPL", "hr", "kJ",
-                     "km/hr", "m", "mL/min\u{00B7}kg", "min", "ms"] {
+        for unit in [
+            "%", "cm", "count", "count/min", "g", "kcal", "kg", "km", "mg", "dBASPL", "hr", "kJ",
+            "km/hr", "m", "mL/min\u{00B7}kg", "min", "ms",
+        ] {
             #expect(UnitConversion.forUnit(unit) != nil, "\(unit)")
         }
     }

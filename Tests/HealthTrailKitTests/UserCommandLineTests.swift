@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HealthTrailKit
 @testable import HealthTrailSynth
 
@@ -70,8 +71,10 @@ import Testing
         let text = try Support.runCLI(["merge", dir + "/a.partial", "--out", dir + "/m.partial"])
         #expect(text.status == 1)
         #expect(text.stderr.hasPrefix("healthtrail: error: "))
-        let json = try Support.runCLI(["merge", dir + "/a.partial", "--out", dir + "/m.partial",
-                                       "--log-format", "json", "--log-level", "debug"])
+        let json = try Support.runCLI([
+            "merge", dir + "/a.partial", "--out", dir + "/m.partial",
+            "--log-format", "json", "--log-level", "debug",
+        ])
         #expect(json.status == 1)
         let lines = json.stderr.split(separator: "\n")
         #expect(lines.count == 1)
@@ -100,11 +103,15 @@ import Testing
     /// A small export with two sources, three heart-rate records, a step count and a route file.
     static func smallExport(_ zip: String) throws {
         let steps = """
-         <Record type="HKQuantityTypeIdentifierStepCount" sourceName="Alex’s iPhone" unit="count" startDate="2024-01-03 08:00:00 +0100" endDate="2024-01-03 08:10:00 +0100" value="4321"/>
+             <Record type="HKQuantityTypeIdentifierStepCount" sourceName="Alex’s iPhone" unit="count" startDate="2024-01-03 08:00:00 +0100" endDate="2024-01-03 08:10:00 +0100" value="4321"/>
 
-        """
-        try Support.makeZip(zip, [("apple_health_export/export.xml", Support.exportXML(ExportDecoderTests.heartRate + steps)),
-                                  ("apple_health_export/workout-routes/route_2024-01-03_8.00am.gpx", "<gpx></gpx>")])
+            """
+        try Support.makeZip(
+            zip,
+            [
+                ("apple_health_export/export.xml", Support.exportXML(ExportDecoderTests.heartRate + steps)),
+                ("apple_health_export/workout-routes/route_2024-01-03_8.00am.gpx", "<gpx></gpx>"),
+            ])
     }
 
     @Test func inspectPrintsJSONForScripts() throws {
@@ -127,7 +134,8 @@ import Testing
         let entries = try #require(object["entries"] as? [String: Int])
         #expect(entries == ["total": 2, "route_files": 1, "ecg_files": 0])
         let counts = try #require(object["counts"] as? [String: Any])
-        #expect(counts["records_by_type"] as? [String: Int]
+        #expect(
+            counts["records_by_type"] as? [String: Int]
                 == ["HKQuantityTypeIdentifierHeartRate": 3, "HKQuantityTypeIdentifierStepCount": 1])
         #expect(counts["heart_rate"] as? Int == 3 && counts["workouts"] as? Int == 0)
         #expect(counts["sources"] as? Int == 3 && counts["malformed_records"] as? Int == 0)
@@ -148,11 +156,15 @@ import Testing
         let dir = Support.temporaryDirectory()
         _ = try ExportSynthesizer.write(to: dir + "/export.zip", options: SynthOptions(days: 3, seed: 1))
         for size in [800, 1200] {
-            let run = try Support.runCLI(["run", dir + "/export.zip", "--out", dir + "/out\(size)", "--quiet",
-                                          "--maps", "calendars", "--svg-size", String(size)])
+            let run = try Support.runCLI([
+                "run", dir + "/export.zip", "--out", dir + "/out\(size)", "--quiet",
+                "--maps", "calendars", "--svg-size", String(size),
+            ])
             #expect(run.status == 0, "\(run.stderr)")
-            let titles = ["steps": "Steps per day", "resting-hr": "Resting heart rate (bpm)",
-                          "sleep": "Time asleep per night (min)", "workout-minutes": "Workout time per day (min)"]
+            let titles = [
+                "steps": "Steps per day", "resting-hr": "Resting heart rate (bpm)",
+                "sleep": "Time asleep per night (min)", "workout-minutes": "Workout time per day (min)",
+            ]
             for (metric, title) in titles {
                 let svg = try String(contentsOfFile: dir + "/out\(size)/svg/calendar-\(metric).svg", encoding: .utf8)
                 #expect(svg.contains("<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"\(size)\" "), "\(metric) \(size)")
@@ -197,7 +209,8 @@ import Testing
         let fromFile = try CohortRunTests.json(dir + "/file/manifest.json")["input"] as? [String: Any]
         #expect(input["sha256"] as? String == fromFile?["sha256"] as? String)
         for csv in ["daily.csv", "heart_rate.csv", "workouts.csv", "route_points.csv"] {
-            #expect(FileManager.default.contents(atPath: dir + "/piped/" + csv) == FileManager.default.contents(atPath: dir + "/file/" + csv), "\(csv)")
+            #expect(
+                FileManager.default.contents(atPath: dir + "/piped/" + csv) == FileManager.default.contents(atPath: dir + "/file/" + csv), "\(csv)")
         }
         let listed = try FileManager.default.contentsOfDirectory(atPath: dir + "/piped").sorted()
         #expect(listed == (try FileManager.default.contentsOfDirectory(atPath: dir + "/file")).sorted())
@@ -219,8 +232,9 @@ import Testing
         let empty = try Self.shell("\"$B\" inspect - < /dev/null")
         #expect(empty.status == 1 && empty.stderr == "healthtrail: error: stdin: standard input is empty: expected an export archive\n")
         let synth = try Support.runCLI(["synth", "-"])
-        #expect(synth.status == 2 && synth.stderr.contains("synth writes a zip file") && synth.stderr.split(separator: "\n").count == 1,
-                "\(synth.stderr)")
+        #expect(
+            synth.status == 2 && synth.stderr.contains("synth writes a zip file") && synth.stderr.split(separator: "\n").count == 1,
+            "\(synth.stderr)")
         let partial = try Support.runCLI(["partial", "-", "--pipeline", dir + "/p.yaml", "--out", dir + "/x.partial"])
         #expect(partial.status == 2 && partial.stderr.contains("standard input"), "\(partial.stderr)")
         let keygen = try Support.runCLI(["keygen", "-"])
@@ -243,13 +257,19 @@ import Testing
 
     @Test func makeInstallPutsTheBinaryManPageAndCompletionsUnderThePrefix() throws {
         let dir = Support.temporaryDirectory()
-        let make = try Support.runProgram("/usr/bin/make", ["-s", "-C", Support.packageRoot.path, "install-files", "DESTDIR=\(dir)/root",
-                                                           "PREFIX=/opt/ht", "BIN=\(Support.binary)", "GEN=\(dir)/gen"])
+        let make = try Support.runProgram(
+            "/usr/bin/make",
+            [
+                "-s", "-C", Support.packageRoot.path, "install-files", "DESTDIR=\(dir)/root",
+                "PREFIX=/opt/ht", "BIN=\(Support.binary)", "GEN=\(dir)/gen",
+            ])
         #expect(make.status == 0, "\(make.stderr)")
         let prefix = dir + "/root/opt/ht"
-        let files = ["bin/healthtrail": 0o755, "share/man/man1/healthtrail.1": 0o644,
-                     "share/bash-completion/completions/healthtrail": 0o644, "share/zsh/site-functions/_healthtrail": 0o644,
-                     "share/fish/vendor_completions.d/healthtrail.fish": 0o644]
+        let files = [
+            "bin/healthtrail": 0o755, "share/man/man1/healthtrail.1": 0o644,
+            "share/bash-completion/completions/healthtrail": 0o644, "share/zsh/site-functions/_healthtrail": 0o644,
+            "share/fish/vendor_completions.d/healthtrail.fish": 0o644,
+        ]
         for (file, mode) in files {
             let attributes = try FileManager.default.attributesOfItem(atPath: prefix + "/" + file)
             #expect(attributes[.posixPermissions] as? Int == mode, "\(file)")
@@ -267,17 +287,22 @@ import Testing
             #expect(page.contains(option), "\(option)")
         }
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/man") {
-            let rendered = try Support.runProgram("/usr/bin/man", ["--warnings", "-l", prefix + "/share/man/man1/healthtrail.1"],
-                                                  environment: ["LC_ALL": "C.UTF-8", "MANWIDTH": "100", "PATH": "/usr/bin:/bin",
-                                                                "MANPAGER": "cat", "PAGER": "cat"])
+            let rendered = try Support.runProgram(
+                "/usr/bin/man", ["--warnings", "-l", prefix + "/share/man/man1/healthtrail.1"],
+                environment: [
+                    "LC_ALL": "C.UTF-8", "MANWIDTH": "100", "PATH": "/usr/bin:/bin",
+                    "MANPAGER": "cat", "PAGER": "cat",
+                ])
             #expect(rendered.status == 0 && rendered.stderr.isEmpty, "\(rendered.stderr)")
             #expect(rendered.stdout.contains("--max-expansion-ratio") && rendered.stdout.contains("healthtrail run"))
         }
         // The completions: each shell's script from the parser, with the commands and their options.
         let bash = try String(contentsOfFile: prefix + "/share/bash-completion/completions/healthtrail", encoding: .utf8)
         #expect(try Support.runProgram("/bin/bash", ["-n", prefix + "/share/bash-completion/completions/healthtrail"]).status == 0)
-        for script in [bash, try String(contentsOfFile: prefix + "/share/zsh/site-functions/_healthtrail", encoding: .utf8),
-                       try String(contentsOfFile: prefix + "/share/fish/vendor_completions.d/healthtrail.fish", encoding: .utf8)] {
+        for script in [
+            bash, try String(contentsOfFile: prefix + "/share/zsh/site-functions/_healthtrail", encoding: .utf8),
+            try String(contentsOfFile: prefix + "/share/fish/vendor_completions.d/healthtrail.fish", encoding: .utf8),
+        ] {
             #expect(script.contains("inspect") && script.contains("json") && script.contains("summary"))
             #expect(!script.contains("dp-sample"))
         }

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import HealthTrailKit
+
 @testable import HealthTrailArchive
+@testable import HealthTrailKit
 @testable import HealthTrailSynth
 
 /// Small deflated entries are inflated by libdeflate in one call (`ZipArchive.readWhole`, which
@@ -31,8 +32,10 @@ import Testing
     /// A zip of one deflated entry whose compressed bytes, CRC and sizes are given as they are.
     static func rawZip(_ path: String, deflated: [UInt8], crc: UInt32, uncompressedSize: Int) throws -> ZipArchive {
         let zip = try ZipWriter(path: path)
-        try zip.addRawEntry("apple_health_export/workout-routes/route.gpx", method: 8, crc: crc,
-                            uncompressedSize: UInt64(uncompressedSize), compressedSize: UInt64(deflated.count)) { emit in
+        try zip.addRawEntry(
+            "apple_health_export/workout-routes/route.gpx", method: 8, crc: crc,
+            uncompressedSize: UInt64(uncompressedSize), compressedSize: UInt64(deflated.count)
+        ) { emit in
             try deflated.withUnsafeBytes { try emit($0) }
         }
         try zip.finish()
@@ -104,8 +107,9 @@ import Testing
     @Test func aWrongCRCDeliversNothingWholeAndIsReportedByTheStreamingPath() throws {
         let path = Support.temporaryDirectory() + "/crc.zip"
         let text = Self.routeLikeText(100_000)
-        let archive = try Self.rawZip(path, deflated: HostileArchiveTests.deflated(text),
-                                      crc: HostileArchiveTests.crc(text) ^ 1, uncompressedSize: text.count)
+        let archive = try Self.rawZip(
+            path, deflated: HostileArchiveTests.deflated(text),
+            crc: HostileArchiveTests.crc(text) ^ 1, uncompressedSize: text.count)
         let entry = archive.entries[0]
         var delivered = 0
         #expect(try !archive.readWhole(entry, scratch: WholeEntryScratch()) { delivered += $0.count })
@@ -117,8 +121,9 @@ import Testing
     @Test(arguments: [-1, 1]) func aSizeOtherThanDeclaredIsReportedByTheStreamingPath(difference: Int) throws {
         let path = Support.temporaryDirectory() + "/size.zip"
         let text = Self.routeLikeText(100_000)
-        let archive = try Self.rawZip(path, deflated: HostileArchiveTests.deflated(text), crc: HostileArchiveTests.crc(text),
-                                      uncompressedSize: text.count + difference)
+        let archive = try Self.rawZip(
+            path, deflated: HostileArchiveTests.deflated(text), crc: HostileArchiveTests.crc(text),
+            uncompressedSize: text.count + difference)
         let entry = archive.entries[0]
         var delivered = 0
         #expect(try !archive.readWhole(entry, scratch: WholeEntryScratch()) { delivered += $0.count })

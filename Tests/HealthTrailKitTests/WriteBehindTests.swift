@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import HealthTrailKit
+
 @testable import HealthTrailArchive
+@testable import HealthTrailKit
 @testable import HealthTrailSynth
 
 /// Files written during export.xml hand their full buffers to `WriteBehindQueue`'s thread. The
@@ -26,8 +27,9 @@ import Testing
         let dir = Support.temporaryDirectory()
         for bufferSize in [4096, 65_536] {
             let plain = try CSVWriter(path: dir + "/plain.csv", header: ["a", "b", "c", "d"], bufferSize: bufferSize)
-            let behind = try CSVWriter(path: dir + "/behind.csv", header: ["a", "b", "c", "d"], bufferSize: bufferSize,
-                                       writeBehind: true)
+            let behind = try CSVWriter(
+                path: dir + "/behind.csv", header: ["a", "b", "c", "d"], bufferSize: bufferSize,
+                writeBehind: true)
             Self.fill(plain, seed: 7)
             Self.fill(behind, seed: 7)
             try plain.close()
@@ -38,8 +40,9 @@ import Testing
             #expect(plain.rows == behind.rows)
             // The queue really wrote them: one hand-over per full buffer, none without write-behind.
             // (blocks larger than the buffer bypass it: at least half the bytes go through buffers)
-            #expect(behind.buffersHandedOver >= a.count / bufferSize / 2 && plain.buffersHandedOver == 0,
-                    "\(behind.buffersHandedOver) buffers handed over for \(a.count) bytes")
+            #expect(
+                behind.buffersHandedOver >= a.count / bufferSize / 2 && plain.buffersHandedOver == 0,
+                "\(behind.buffersHandedOver) buffers handed over for \(a.count) bytes")
         }
     }
 

@@ -1,4 +1,5 @@
 import FuzzSupport
+
 @testable import HealthTrailXML
 
 /// Differential: export.xml as libxml2 sees it with and without `DeviceValueElision` in front.
@@ -23,8 +24,9 @@ public func fuzzDeviceElision(_ data: UnsafePointer<UInt8>, _ count: Int) -> Int
     let a = SAXEventTrace(chunks: prologFiltered(original))
     let b = SAXEventTrace(chunks: prologFiltered(rewritten))
     if a.lines != b.lines || a.error != b.error {
-        fatalError("the elision changed what libxml2 reports: \(a.error ?? "no error") / \(b.error ?? "no error"), "
-                   + "\(a.lines.count) / \(b.lines.count) events, first difference at \(zip(a.lines, b.lines).prefix { $0 == $1 }.count)")
+        fatalError(
+            "the elision changed what libxml2 reports: \(a.error ?? "no error") / \(b.error ?? "no error"), "
+                + "\(a.lines.count) / \(b.lines.count) events, first difference at \(zip(a.lines, b.lines).prefix { $0 == $1 }.count)")
     }
     return 0
 }

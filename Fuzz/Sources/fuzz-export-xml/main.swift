@@ -1,6 +1,7 @@
 import FuzzSupport
-@testable import HealthTrailKit
+
 @testable import HealthTrailArchive
+@testable import HealthTrailKit
 @testable import HealthTrailXML
 
 /// One staging folder for the whole fuzzing process: each input's outputs are created afresh
@@ -23,8 +24,9 @@ public func fuzzExportXML(_ data: UnsafePointer<UInt8>, _ count: Int) -> Int32 {
     let input = ChunkedInput(data, count)
     guard let outputs = try? ExportOutputs(staging: staging) else { fatalError("cannot create the scratch outputs") }
     let faults = FaultLog(file: "fuzz-input", strict: false)
-    let decoder = ExportDecoder(outputs: outputs, faults: faults, fileName: "fuzz-input",
-                                entryName: "apple_health_export/export.xml", priority: .default)
+    let decoder = ExportDecoder(
+        outputs: outputs, faults: faults, fileName: "fuzz-input",
+        entryName: "apple_health_export/export.xml", priority: .default)
     if input.chunkSize % 2 == 0 { decoder.decodeOnOwnThread() }
     var filter = PrologFilter()
     do {

@@ -1,4 +1,5 @@
 import FuzzSupport
+
 @testable import HealthTrailKit
 
 /// The date parser on arbitrary bytes. A date it accepts must survive being written back:

@@ -1,4 +1,5 @@
 import FuzzSupport
+
 @testable import HealthTrailArchive
 @testable import HealthTrailXML
 

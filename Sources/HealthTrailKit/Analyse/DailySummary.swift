@@ -1,5 +1,6 @@
 import HealthTrailArchive
 import HealthTrailXML
+
 /// The figures of one local day, as `daily.csv` writes them. Plain fields, no arrays: a day is
 /// updated once per heart-rate sample, so it must not allocate or copy.
 struct DailyFigures {
@@ -123,15 +124,21 @@ final class DailySummary {
     }
 
     func heartRate(_ t: Timestamp, bpm: Double) {
-        update(CumulativeSeries.localDay(t.utcSeconds, Int16(t.offsetMinutes))) { $0.heartRateSum += bpm; $0.heartRateCount += 1 }
+        update(CumulativeSeries.localDay(t.utcSeconds, Int16(t.offsetMinutes))) {
+            $0.heartRateSum += bpm; $0.heartRateCount += 1
+        }
     }
 
     func restingHeartRate(_ t: Timestamp, bpm: Double) {
-        update(CumulativeSeries.localDay(t.utcSeconds, Int16(t.offsetMinutes))) { $0.restingSum += bpm; $0.restingCount += 1 }
+        update(CumulativeSeries.localDay(t.utcSeconds, Int16(t.offsetMinutes))) {
+            $0.restingSum += bpm; $0.restingCount += 1
+        }
     }
 
     func heartRateVariability(_ t: Timestamp, ms: Double) {
-        update(CumulativeSeries.localDay(t.utcSeconds, Int16(t.offsetMinutes))) { $0.hrvSum += ms; $0.hrvCount += 1 }
+        update(CumulativeSeries.localDay(t.utcSeconds, Int16(t.offsetMinutes))) {
+            $0.hrvSum += ms; $0.hrvCount += 1
+        }
     }
 
     func standHour(_ t: Timestamp, stood: Bool) {
@@ -145,8 +152,9 @@ final class DailySummary {
     func cumulative(_ kind: CumulativeKind, start: Timestamp, end: Timestamp, value: Double, source: Int) {
         // Samples are stored with 32-bit seconds (1970…2106): a date outside is a broken record.
         guard start.utcSeconds >= 0, end.utcSeconds <= Int64(UInt32.max), end.utcSeconds >= start.utcSeconds else { return }
-        let sample = CumulativeSample(start: start.utcSeconds, end: end.utcSeconds, value: value, source: Int32(source),
-                                      offsetMinutes: Int16(start.offsetMinutes))
+        let sample = CumulativeSample(
+            start: start.utcSeconds, end: end.utcSeconds, value: value, source: Int32(source),
+            offsetMinutes: Int16(start.offsetMinutes))
         if let last = lastOpen, last.kind == kind {
             last.series.append(sample)
             return
@@ -157,8 +165,9 @@ final class DailySummary {
             return
         }
         if closed.contains(kind) { reopened.insert(kind) }
-        let series = CumulativeSeries(kind: kind, spillPath: spillDirectory.map { "\($0)/.cumulative-\(kind).spill" },
-                                      runLength: spillRunLength)
+        let series = CumulativeSeries(
+            kind: kind, spillPath: spillDirectory.map { "\($0)/.cumulative-\(kind).spill" },
+            runLength: spillRunLength)
         series.append(sample)
         open[kind] = series
         lastOpen = (kind, series)
@@ -200,7 +209,9 @@ final class DailySummary {
     }
 
     func workout(localDay: Int64, minutes: Double) {
-        update(localDay) { $0.workouts += 1; $0.workoutMinutes += minutes }
+        update(localDay) {
+            $0.workouts += 1; $0.workoutMinutes += minutes
+        }
     }
 
     /// One `daily.csv` column's value for a day (those the calendars draw), nil when empty.
@@ -230,11 +241,13 @@ final class DailySummary {
             cumulative(.distance, digits: 1)
             cumulative(.activeEnergy, digits: 1)
             out.comma()
-            if let m = f.exerciseMinutesFromSummary { out.decimal(m, digits: 1) }
-            else if let seconds = DailySummary.total(f, .exerciseTime) { out.decimal(seconds / 60, digits: 1) }
+            if let m = f.exerciseMinutesFromSummary {
+                out.decimal(m, digits: 1)
+            } else if let seconds = DailySummary.total(f, .exerciseTime) {
+                out.decimal(seconds / 60, digits: 1)
+            }
             out.comma()
-            if let h = f.standHoursFromSummary { out.decimal(h, digits: 0) }
-            else if f.hasStandRecords { out.int(Int64(f.standHoursFromRecords)) }
+            if let h = f.standHoursFromSummary { out.decimal(h, digits: 0) } else if f.hasStandRecords { out.int(Int64(f.standHoursFromRecords)) }
             mean(f.restingSum, f.restingCount)
             mean(f.heartRateSum, f.heartRateCount)
             mean(f.hrvSum, f.hrvCount)

@@ -89,16 +89,22 @@ public enum RouteLinker {
         for (index, entry) in layout.routeFiles.enumerated() {
             let name = entry.path.hasPrefix(base) ? String(entry.path.dropFirst(base.count)) : entry.path
             if let w = workoutByEntry[entry.path] {
-                plan.files.append(.init(entry: entry, index: index, name: name, workoutID: w.id, activity: w.activity,
-                                        link: .reference))
+                plan.files.append(
+                    .init(
+                        entry: entry, index: index, name: name, workoutID: w.id, activity: w.activity,
+                        link: .reference))
                 continue
             }
             let first = try routes.firstUTC(of: index)
-            if let t = first, let w = unreferenced.first(where: {
-                $0.start.utcSeconds - timeSlack <= t && t <= $0.end.utcSeconds + timeSlack
-            }) {
-                plan.files.append(.init(entry: entry, index: index, name: name, workoutID: w.id, activity: w.activity,
-                                        link: .time))
+            if let t = first,
+                let w = unreferenced.first(where: {
+                    $0.start.utcSeconds - timeSlack <= t && t <= $0.end.utcSeconds + timeSlack
+                })
+            {
+                plan.files.append(
+                    .init(
+                        entry: entry, index: index, name: name, workoutID: w.id, activity: w.activity,
+                        link: .time))
                 plan.windows.append((t - timeSlack, w.end.utcSeconds + timeSlack))
             } else {
                 let stamp = first.map { Timestamp(utcSeconds: $0).utcString.filter { $0 != "-" && $0 != ":" } } ?? "unknown"
@@ -107,8 +113,10 @@ public enum RouteLinker {
                     id = "route-\(stamp)-\(n)"
                     n += 1
                 }
-                plan.files.append(.init(entry: entry, index: index, name: name, workoutID: id,
-                                        activity: "unknown", link: .orphan))
+                plan.files.append(
+                    .init(
+                        entry: entry, index: index, name: name, workoutID: id,
+                        activity: "unknown", link: .orphan))
                 if let t = first { plan.windows.append((t, t + orphanWindow)) }
             }
         }
@@ -116,9 +124,11 @@ public enum RouteLinker {
     }
 
     /// Sends every planned route file's points (and inline routes) through the join into the writers.
-    static func run(_ plan: Plan, routes: PredecodedRoutes, inlineRoutes: [(workout: Workout, points: [InlineLocation])],
-                    join: HeartRateJoin?, zones: HeartRateZones, csv: CSVWriter?, geojson: GeoJSONWriter?,
-                    maps: MapContext? = nil, faults: FaultLog) throws -> Result {
+    static func run(
+        _ plan: Plan, routes: PredecodedRoutes, inlineRoutes: [(workout: Workout, points: [InlineLocation])],
+        join: HeartRateJoin?, zones: HeartRateZones, csv: CSVWriter?, geojson: GeoJSONWriter?,
+        maps: MapContext? = nil, faults: FaultLog
+    ) throws -> Result {
         var result = Result()
         result.missingFiles = plan.missingFiles
 
@@ -132,9 +142,12 @@ public enum RouteLinker {
         let geojsonPart = try geojson.map { try GeoJSONWriter(path: $0.path + ".part", includeTimes: $0.includeTimes, part: true) }
         // Each thread's tracks spill to its own file in the staging folder (removed before commit).
         let spills = try (0..<2).map { k in try maps.map { try $0.staging.path(".map-tracks-\(k).spill") } }
-        let processors = [RouteProcessor(join: join, zones: zones, csv: csv, geojson: geojson, maps: maps, tracksSpillPath: spills[0]),
-                          RouteProcessor(join: join, zones: zones, csv: csvPart, geojson: geojsonPart, maps: maps,
-                                         tracksSpillPath: spills[1])]
+        let processors = [
+            RouteProcessor(join: join, zones: zones, csv: csv, geojson: geojson, maps: maps, tracksSpillPath: spills[0]),
+            RouteProcessor(
+                join: join, zones: zones, csv: csvPart, geojson: geojsonPart, maps: maps,
+                tracksSpillPath: spills[1]),
+        ]
         // One result object per worker: each thread writes only its own.
         let outcomes = [WorkerResult(), WorkerResult()]
 

@@ -38,8 +38,10 @@ public struct CohortReport: Codable, Sendable {
     /// Lines for a person at a terminal; `archives` maps failed pseudonyms to their archive's
     /// path, which only the terminal sees (the files name persons by pseudonym only).
     public func summary(archives: [String: String] = [:]) -> String {
-        var lines = ["healthtrail: cohort of \(persons.count) archives in \(Int(seconds.rounded())) s with \(jobs) jobs: "
-                     + "\(persons.filter { $0.status == "ok" }.count) processed, \(persons.filter { $0.status == "unchanged" }.count) unchanged, \(failed) failed"]
+        var lines = [
+            "healthtrail: cohort of \(persons.count) archives in \(Int(seconds.rounded())) s with \(jobs) jobs: "
+                + "\(persons.filter { $0.status == "ok" }.count) processed, \(persons.filter { $0.status == "unchanged" }.count) unchanged, \(failed) failed"
+        ]
         for p in persons where p.status == "failed" { lines.append("  failed: \(archives[p.person] ?? p.person): \(p.error ?? "?")") }
         for r in releases { lines.append("  released \(r.id) → \(r.path)\(r.charged ? "" : " (already released on this data: nothing spent)")") }
         return lines.joined(separator: "\n")

@@ -1,6 +1,6 @@
 import Foundation
-import Logging
 import HealthTrailArchive
+import Logging
 
 /// A cohort on one machine: each archive is one person, processed by `healthtrail partial` in a
 /// process of its own (up to `jobs` at once), then the partials are merged exactly and the DP
@@ -44,17 +44,24 @@ public enum CohortRun {
         for archive in options.archives {
             let pseudonym = key.pseudonym(for: PersonName.of(archive: archive))
             if chosen.contains(where: { $0.pseudonym == pseudonym }) {
-                duplicates.append(.init(person: pseudonym, status: "failed", seconds: 0,
-                                        error: "another archive has the same person name; this one was left out"))
-                log.error("two archives have the same person name; the second is left out",
-                          metadata: ["event": "cohort.duplicate_person", "person": .string(pseudonym)])
+                duplicates.append(
+                    .init(
+                        person: pseudonym, status: "failed", seconds: 0,
+                        error: "another archive has the same person name; this one was left out"))
+                log.error(
+                    "two archives have the same person name; the second is left out",
+                    metadata: ["event": "cohort.duplicate_person", "person": .string(pseudonym)])
                 continue
             }
             chosen.append((archive, pseudonym))
         }
         let people = chosen
-        log.info("cohort started", metadata: ["event": "cohort.started", "archives": .stringConvertible(people.count),
-                                              "jobs": .stringConvertible(options.jobs)])
+        log.info(
+            "cohort started",
+            metadata: [
+                "event": "cohort.started", "archives": .stringConvertible(people.count),
+                "jobs": .stringConvertible(options.jobs),
+            ])
 
         let progress = ProgressCounter(total: people.count)
         let results = ParallelJobs.run(count: people.count, jobs: options.jobs) { i -> CohortReport.Person in
@@ -62,12 +69,18 @@ public enum CohortRun {
             let outcome = PersonProcess.run(archive: archive, pseudonym: pseudonym, options: options)
             let position = progress.next()
             if outcome.status == "failed" {
-                log.error("person failed: \(outcome.error ?? "?")", metadata: [
-                    "event": "cohort.person_failed", "person": .string(pseudonym), "progress": .string(position)])
+                log.error(
+                    "person failed: \(outcome.error ?? "?")",
+                    metadata: [
+                        "event": "cohort.person_failed", "person": .string(pseudonym), "progress": .string(position),
+                    ])
             } else {
-                log.info("person \(outcome.status)", metadata: [
-                    "event": "cohort.person_done", "person": .string(pseudonym), "progress": .string(position),
-                    "seconds": .stringConvertible(outcome.seconds)])
+                log.info(
+                    "person \(outcome.status)",
+                    metadata: [
+                        "event": "cohort.person_done", "person": .string(pseudonym), "progress": .string(position),
+                        "seconds": .stringConvertible(outcome.seconds),
+                    ])
             }
             return outcome
         }
@@ -87,17 +100,21 @@ public enum CohortRun {
             // tries the release again.
             if options.spec.outputs.contains(.dp), let spec = options.spec.releases {
                 do {
-                    let outcomes = try ReleaseRunner.run(spec: spec, partial: merged, outputDirectory: out + "/dp",
-                                                         ledgerPath: out + "/privacy-ledger.jsonl")
+                    let outcomes = try ReleaseRunner.run(
+                        spec: spec, partial: merged, outputDirectory: out + "/dp",
+                        ledgerPath: out + "/privacy-ledger.jsonl")
                     releases = outcomes.map { .init(id: $0.id, charged: $0.charged, path: $0.path) }
                 } catch {
                     // The cohort ends here too: its end is logged before the error is reported.
-                    log.warning("cohort finished: its releases were refused", metadata: [
-                        "event": "cohort.finished", "persons": .stringConvertible(persons.count),
-                        "failed": .stringConvertible(persons.filter { $0.status == "failed" }.count),
-                        "merged": .stringConvertible(good.count), "releases": .stringConvertible(0),
-                        "releases_refused": .stringConvertible(true),
-                        "seconds": .stringConvertible((Date().timeIntervalSince(started) * 100).rounded() / 100)])
+                    log.warning(
+                        "cohort finished: its releases were refused",
+                        metadata: [
+                            "event": "cohort.finished", "persons": .stringConvertible(persons.count),
+                            "failed": .stringConvertible(persons.filter { $0.status == "failed" }.count),
+                            "merged": .stringConvertible(good.count), "releases": .stringConvertible(0),
+                            "releases_refused": .stringConvertible(true),
+                            "seconds": .stringConvertible((Date().timeIntervalSince(started) * 100).rounded() / 100),
+                        ])
                     throw error
                 }
             }
@@ -107,18 +124,22 @@ public enum CohortRun {
                 mergedChanged = true
             }
         }
-        let report = CohortReport(toolVersion: HealthTrailVersion.current, pipeline: options.spec.file,
-                                  startedUTC: Timestamp(utcSeconds: Int64(started.timeIntervalSince1970)).utcString,
-                                  seconds: (Date().timeIntervalSince(started) * 100).rounded() / 100, jobs: options.jobs,
-                                  persons: persons, merged: good.count, releases: releases)
+        let report = CohortReport(
+            toolVersion: HealthTrailVersion.current, pipeline: options.spec.file,
+            startedUTC: Timestamp(utcSeconds: Int64(started.timeIntervalSince1970)).utcString,
+            seconds: (Date().timeIntervalSince(started) * 100).rounded() / 100, jobs: options.jobs,
+            persons: persons, merged: good.count, releases: releases)
         // A cohort with nothing new leaves every file as it was, cohort.json included.
         if !report.nothingNew || mergedChanged {
             try writeReport(report, to: out + "/cohort.json")
         }
-        log.info("cohort finished", metadata: [
-            "event": "cohort.finished", "persons": .stringConvertible(persons.count), "failed": .stringConvertible(report.failed),
-            "merged": .stringConvertible(good.count), "releases": .stringConvertible(releases.count),
-            "seconds": .stringConvertible(report.seconds)])
+        log.info(
+            "cohort finished",
+            metadata: [
+                "event": "cohort.finished", "persons": .stringConvertible(persons.count), "failed": .stringConvertible(report.failed),
+                "merged": .stringConvertible(good.count), "releases": .stringConvertible(releases.count),
+                "seconds": .stringConvertible(report.seconds),
+            ])
         return Result(report: report, failedArchives: failedArchives)
     }
 

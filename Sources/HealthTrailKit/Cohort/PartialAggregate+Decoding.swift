@@ -22,8 +22,9 @@ extension PartialAggregate {
             throw fail("not a HealthTrail partial aggregate")
         }
         guard header.version == Self.formatVersion else {
-            throw fail("partial aggregate format version \(header.version.map(String.init) ?? "missing"); "
-                       + "this healthtrail reads version \(Self.formatVersion): rebuild it with this version")
+            throw fail(
+                "partial aggregate format version \(header.version.map(String.init) ?? "missing"); "
+                    + "this healthtrail reads version \(Self.formatVersion): rebuild it with this version")
         }
         let wire: Wire
         do {
@@ -31,8 +32,9 @@ extension PartialAggregate {
         } catch {
             throw fail("corrupt partial aggregate (fields missing or of the wrong type)")
         }
-        self.init(toolVersion: wire.toolVersion, specSHA256: wire.specSHA256, persons: wire.persons,
-                  releases: wire.releases.mapValues { BoundedTotals(counts: $0.counts, sums: $0.sums) }, file: file)
+        self.init(
+            toolVersion: wire.toolVersion, specSHA256: wire.specSHA256, persons: wire.persons,
+            releases: wire.releases.mapValues { BoundedTotals(counts: $0.counts, sums: $0.sums) }, file: file)
         guard encode() == bytes else {
             throw fail("corrupt partial aggregate (its bytes are not the canonical encoding of its contents: edited?)")
         }

@@ -54,8 +54,10 @@ public struct PartialAggregate: Sendable {
     public var file: String?
 
     /// A partial from its parts (`build` and `merge` make them; tests make odd ones).
-    public init(toolVersion: String = HealthTrailVersion.current, specSHA256: String, persons: [String: String],
-                releases: [String: BoundedTotals], file: String? = nil) {
+    public init(
+        toolVersion: String = HealthTrailVersion.current, specSHA256: String, persons: [String: String],
+        releases: [String: BoundedTotals], file: String? = nil
+    ) {
         self.toolVersion = toolVersion
         self.specSHA256 = specSHA256
         self.persons = persons
@@ -119,14 +121,19 @@ public struct PartialAggregate: Sendable {
     /// most 64. They appear in error messages, so a real name has no place here.
     static func isValidPerson(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.count <= 64
-            && name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_.-".unicodeScalars.contains($0)) }
+            && name.unicodeScalars.allSatisfy {
+                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_.-".unicodeScalars.contains($0))
+            }
     }
 
     static func json(_ releases: [String: BoundedTotals]) -> CanonicalJSON {
-        .object(releases.mapValues { totals in
-            .object(["counts": .object(totals.counts.mapValues { .integer($0) }),
-                     "sums": .object(totals.sums.mapValues { .integer($0) })])
-        })
+        .object(
+            releases.mapValues { totals in
+                .object([
+                    "counts": .object(totals.counts.mapValues { .integer($0) }),
+                    "sums": .object(totals.sums.mapValues { .integer($0) }),
+                ])
+            })
     }
 
     static func hex<D: Sequence>(_ digest: D) -> String where D.Element == UInt8 {

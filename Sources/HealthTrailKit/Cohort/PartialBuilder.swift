@@ -1,4 +1,5 @@
 import HealthTrailArchive
+
 extension PartialAggregate {
     /// One person's partial aggregate: the bounded totals of every release of `spec`, read from
     /// the outputs of `healthtrail run` in `runDirectory` (`daily.csv`, `workouts.csv`,
@@ -19,7 +20,8 @@ extension PartialAggregate {
         for release in spec.releases {
             releases[release.id] = try ContributionBounding.totals(for: release, runDirectory: runDirectory, person: person)
         }
-        return PartialAggregate(specSHA256: try specFingerprint(of: spec), persons: [person: totalsFingerprint(releases)],
-                                releases: releases)
+        return PartialAggregate(
+            specSHA256: try specFingerprint(of: spec), persons: [person: totalsFingerprint(releases)],
+            releases: releases)
     }
 }

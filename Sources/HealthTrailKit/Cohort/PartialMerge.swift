@@ -22,8 +22,10 @@ extension PartialAggregate {
         var owners: [String: String] = [:], persons: [String: String] = [:]
         for part in unique {
             guard part.toolVersion == HealthTrailVersion.current else {
-                throw InputError(file: part.displayName, "made by healthtrail \(part.toolVersion); this is "
-                                 + "\(HealthTrailVersion.current): rebuild it with this version")
+                throw InputError(
+                    file: part.displayName,
+                    "made by healthtrail \(part.toolVersion); this is "
+                        + "\(HealthTrailVersion.current): rebuild it with this version")
             }
             guard part.specSHA256 == first.specSHA256, Set(part.releases.keys) == Set(first.releases.keys) else {
                 throw InputError(file: part.displayName, "computed for other release definitions than \(first.displayName)")
@@ -55,7 +57,8 @@ extension PartialAggregate {
         }
         // Centred sums (`mean`) of several people can cancel out: zero entries are left out.
         for id in releases.keys { releases[id]!.sums = releases[id]!.sums.filter { $0.value != 0 } }
-        return PartialAggregate(toolVersion: first.toolVersion, specSHA256: first.specSHA256, persons: persons,
-                                releases: releases)
+        return PartialAggregate(
+            toolVersion: first.toolVersion, specSHA256: first.specSHA256, persons: persons,
+            releases: releases)
     }
 }

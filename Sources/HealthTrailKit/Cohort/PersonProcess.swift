@@ -8,9 +8,12 @@ enum PersonProcess {
         let out = options.outputDirectory
         let process = Process()
         process.executableURL = URL(fileURLWithPath: options.executable)
-        process.arguments = ["partial", archive, "--pipeline", options.spec.file,
-                             "--out", out + "/partials/\(pseudonym).partial", "--outputs", out + "/persons/\(pseudonym)",
-                             "--quiet", "--log-format", "json"]
+        process.arguments =
+            [
+                "partial", archive, "--pipeline", options.spec.file,
+                "--out", out + "/partials/\(pseudonym).partial", "--outputs", out + "/persons/\(pseudonym)",
+                "--quiet", "--log-format", "json",
+            ]
             + (options.force ? ["--force"] : []) + options.childArguments
         let errors = Pipe()
         process.standardError = errors
@@ -59,7 +62,8 @@ struct ChildLogLine {
                 .replacingOccurrences(of: name, with: "<archive of \(pseudonym)>")
         }
         guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-              let message = object["message"] as? String else {
+            let message = object["message"] as? String
+        else {
             // Not a log line (a crash's last words): kept as an error, scrubbed.
             guard !line.isEmpty else { return nil }
             (level, self.message) = (.error, scrub(line))

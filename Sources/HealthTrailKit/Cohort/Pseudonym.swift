@@ -1,9 +1,10 @@
 import Crypto
 import Foundation
+import HealthTrailArchive
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import HealthTrailArchive
 
 /// The secret key that turns people's names (or archive ids) into pseudonyms for partial
 /// aggregates: `p_` + the first 16 hex digits of HMAC-SHA256(key, name).
@@ -59,8 +60,10 @@ public struct PseudonymKey: Sendable {
         }
         let material = Self.keyMaterial(bytes)
         guard material.count >= Self.minimumBytes else {
-            throw InputError(file: path, "the key file holds \(material.count) bytes of key material; at least "
-                             + "\(Self.minimumBytes) are needed (make one with `healthtrail keygen FILE`)")
+            throw InputError(
+                file: path,
+                "the key file holds \(material.count) bytes of key material; at least "
+                    + "\(Self.minimumBytes) are needed (make one with `healthtrail keygen FILE`)")
         }
         key = SymmetricKey(data: material)
     }

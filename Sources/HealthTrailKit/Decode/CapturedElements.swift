@@ -52,8 +52,10 @@ final class CapturedElements {
     // MARK: Parsing thread
 
     /// Captures a start tag; false when the decoder has asked the parse to stop.
-    func start(_ name: UnsafePointer<UInt8>, _ count: Int32, _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?,
-               line: Int) -> Bool {
+    func start(
+        _ name: UnsafePointer<UInt8>, _ count: Int32, _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?,
+        line: Int
+    ) -> Bool {
         let element = elements.lookup(name)
         var kept = 0, size = Self.startHeader
         if Self.readsAttributes(element), let attributes {

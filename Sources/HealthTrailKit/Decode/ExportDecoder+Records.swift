@@ -1,4 +1,5 @@
 import HealthTrailXML
+
 /// `<Record>`, its `MetadataEntry` and HRV beat children, and `<ActivitySummary>`.
 extension ExportDecoder {
     @inline(__always)
@@ -26,8 +27,10 @@ extension ExportDecoder {
             return fault("bad_date", "Record startDate is missing or not a date")
         }
         var end = start
-        if let endSpan = attributes[.endDate], !(endSpan.count == startSpan.count
-                                                 && memcmp(endSpan.start, startSpan.start, endSpan.count) == 0) {
+        if let endSpan = attributes[.endDate],
+            !(endSpan.count == startSpan.count
+                && memcmp(endSpan.start, startSpan.start, endSpan.count) == 0)
+        {
             guard let parsed = Timestamp.parse(endSpan) else { return fault("bad_date", "Record endDate is not a date") }
             end = parsed
         }
@@ -105,16 +108,23 @@ extension ExportDecoder {
     /// Feeds daily figures and sleep nights; record types are grouped in export.xml, so a new
     /// type closes the previous cumulative series (only one type's samples are ever held).
     @inline(__always)
-    func observe(_ t: RecordType, start: Timestamp, end: Timestamp, number: Double, conversion: UnitConversion?,
-                 value: ByteSpan?) {
-        unretainedDaily?._withUnsafeGuaranteedRef { observe(t, start: start, end: end, number: number, conversion: conversion,
-                                                            value: value, into: $0) }
+    func observe(
+        _ t: RecordType, start: Timestamp, end: Timestamp, number: Double, conversion: UnitConversion?,
+        value: ByteSpan?
+    ) {
+        unretainedDaily?._withUnsafeGuaranteedRef {
+            observe(
+                t, start: start, end: end, number: number, conversion: conversion,
+                value: value, into: $0)
+        }
     }
 
     /// `observe` with the daily figures borrowed (no reference counting per record).
     @inline(__always)
-    private func observe(_ t: RecordType, start: Timestamp, end: Timestamp, number: Double, conversion: UnitConversion?,
-                         value: ByteSpan?, into daily: DailySummary) {
+    private func observe(
+        _ t: RecordType, start: Timestamp, end: Timestamp, number: Double, conversion: UnitConversion?,
+        value: ByteSpan?, into daily: DailySummary
+    ) {
         if ObjectIdentifier(t) != lastObservedType {
             lastObservedType = ObjectIdentifier(t)
             daily.closeSeries(except: t.cumulativeKind, sources: sources)
@@ -165,7 +175,8 @@ extension ExportDecoder {
         switch parent {
         case .record:
             guard heartRateRowOpen, let key = attributes[.key], key.equals("HKMetadataKeyHeartRateMotionContext"),
-                  let value = attributes[.value], value.count == 1 else { return }
+                let value = attributes[.value], value.count == 1
+            else { return }
             motionContext = value[0]
         case .workout:
             guard workout != nil, let key = attributes.string(.key) else { return }
@@ -204,20 +215,24 @@ extension ExportDecoder {
     func activitySummary() {
         activitySummaries += 1
         if let daily, let date = attributes[.dateComponents], date.count == 10,
-           let y = Timestamp.digits(date.start, 0, 4), let m = Timestamp.digits(date.start, 5, 2),
-           let d = Timestamp.digits(date.start, 8, 2) {
-            daily.activitySummary(localDay: Timestamp.daysFromCivil(year: y, month: m, day: d),
-                                  exerciseMinutes: attributes[.appleExerciseTime].flatMap(NumberText.fastDouble),
-                                  standHours: attributes[.appleStandHours].flatMap(NumberText.fastDouble))
+            let y = Timestamp.digits(date.start, 0, 4), let m = Timestamp.digits(date.start, 5, 2),
+            let d = Timestamp.digits(date.start, 8, 2)
+        {
+            daily.activitySummary(
+                localDay: Timestamp.daysFromCivil(year: y, month: m, day: d),
+                exerciseMinutes: attributes[.appleExerciseTime].flatMap(NumberText.fastDouble),
+                standHours: attributes[.appleStandHours].flatMap(NumberText.fastDouble))
         }
         guard let w = outputs?.activitySummaries else { return }
         guard let date = attributes[.dateComponents], date.count == 10 else {
             return fault("bad_date", "ActivitySummary dateComponents is not a date")
         }
         w.raw(date)
-        let numbers: [ExportAttribute] = [.activeEnergyBurned, .activeEnergyBurnedGoal, .activeEnergyBurnedUnit,
-                                          .appleMoveTime, .appleMoveTimeGoal, .appleExerciseTime,
-                                          .appleExerciseTimeGoal, .appleStandHours, .appleStandHoursGoal]
+        let numbers: [ExportAttribute] = [
+            .activeEnergyBurned, .activeEnergyBurnedGoal, .activeEnergyBurnedUnit,
+            .appleMoveTime, .appleMoveTimeGoal, .appleExerciseTime,
+            .appleExerciseTimeGoal, .appleStandHours, .appleStandHoursGoal,
+        ]
         for key in numbers {
             w.comma()
             guard let v = attributes[key] else { continue }
@@ -251,8 +266,8 @@ enum TimeOfDay {
         i += 1
         guard let sec = number(maxDigits: 2) else { return nil }
         if i < s.count, s[i] == 0x2E || s[i] == 0x2C { i += 1; _ = number(maxDigits: 9) }
-        while i < s.count, s[i] == 0x20 || s[i] == 0xE2 || s[i] == 0x80 || s[i] == 0xAF { i += 1 } // spaces incl. U+202F
-        if i + 1 < s.count, s[i + 1] == 0x4D || s[i + 1] == 0x6D { // AM / PM
+        while i < s.count, s[i] == 0x20 || s[i] == 0xE2 || s[i] == 0x80 || s[i] == 0xAF { i += 1 }   // spaces incl. U+202F
+        if i + 1 < s.count, s[i + 1] == 0x4D || s[i + 1] == 0x6D {   // AM / PM
             let pm = s[i] == 0x50 || s[i] == 0x70
             guard h >= 1, h <= 12 else { return nil }
             h = h % 12 + (pm ? 12 : 0)

@@ -75,8 +75,11 @@ extension ExportDecoder {
             for _ in 0..<count {
                 let key = ExportAttribute(rawValue: p.load(as: UInt8.self)) ?? .other
                 let length = Int(p.loadUnaligned(fromByteOffset: 1, as: UInt32.self))
-                attributes.set(key, ByteSpan(start: (p + CapturedElements.attributeHeader).assumingMemoryBound(to: UInt8.self),
-                                             count: length))
+                attributes.set(
+                    key,
+                    ByteSpan(
+                        start: (p + CapturedElements.attributeHeader).assumingMemoryBound(to: UInt8.self),
+                        count: length))
                 p += CapturedElements.attributeHeader + length
             }
             start(element)

@@ -6,7 +6,8 @@ extension ExportDecoder {
             return fault("missing_type", "Workout without workoutActivityType")
         }
         guard let start = attributes[.startDate].flatMap(Timestamp.parse),
-              let end = attributes[.endDate].flatMap(Timestamp.parse) else {
+            let end = attributes[.endDate].flatMap(Timestamp.parse)
+        else {
             return fault("bad_date", "Workout startDate or endDate is not a date")
         }
         let activity = ActivityCatalog.name(for: type).name
@@ -21,11 +22,12 @@ extension ExportDecoder {
             id = "\(id)-\(n)"
         }
         workoutIDs.insert(id)
-        workout = Workout(id: id, activity: activity, activityType: type, start: start, end: end,
-                          duration: attributes.quantity(.duration, .durationUnit),
-                          totalDistance: attributes.quantity(.totalDistance, .totalDistanceUnit),
-                          totalEnergyBurned: attributes.quantity(.totalEnergyBurned, .totalEnergyBurnedUnit),
-                          source: attributes.string(.sourceName) ?? "", line: line)
+        workout = Workout(
+            id: id, activity: activity, activityType: type, start: start, end: end,
+            duration: attributes.quantity(.duration, .durationUnit),
+            totalDistance: attributes.quantity(.totalDistance, .totalDistanceUnit),
+            totalEnergyBurned: attributes.quantity(.totalEnergyBurned, .totalEnergyBurnedUnit),
+            source: attributes.string(.sourceName) ?? "", line: line)
     }
 
     func workoutChild(_ element: ExportElement, parent: ExportElement) {
@@ -35,22 +37,26 @@ extension ExportDecoder {
             guard let date = attributes[.date].flatMap(Timestamp.parse) else {
                 return fault("bad_date", "WorkoutEvent date is not a date")
             }
-            workout!.events.append(WorkoutEvent(type: attributes.string(.type) ?? "", date: date,
-                                                duration: attributes.quantity(.duration, .durationUnit)))
+            workout!.events.append(
+                WorkoutEvent(
+                    type: attributes.string(.type) ?? "", date: date,
+                    duration: attributes.quantity(.duration, .durationUnit)))
         case .workoutStatistics:
-            workout!.statistics.append(WorkoutStatistic(
-                type: attributes.string(.type) ?? "",
-                start: attributes[.startDate].flatMap(Timestamp.parse),
-                end: attributes[.endDate].flatMap(Timestamp.parse),
-                average: attributes.double(.average), minimum: attributes.double(.minimum),
-                maximum: attributes.double(.maximum), sum: attributes.double(.sum), unit: attributes.string(.unit)))
+            workout!.statistics.append(
+                WorkoutStatistic(
+                    type: attributes.string(.type) ?? "",
+                    start: attributes[.startDate].flatMap(Timestamp.parse),
+                    end: attributes[.endDate].flatMap(Timestamp.parse),
+                    average: attributes.double(.average), minimum: attributes.double(.minimum),
+                    maximum: attributes.double(.maximum), sum: attributes.double(.sum), unit: attributes.string(.unit)))
         case .workoutActivity:
             guard let start = attributes[.startDate].flatMap(Timestamp.parse) else {
                 return fault("bad_date", "WorkoutActivity startDate is not a date")
             }
-            workoutActivity = WorkoutActivity(uuid: attributes.string(.uuid) ?? "", start: start,
-                                              end: attributes[.endDate].flatMap(Timestamp.parse),
-                                              duration: attributes.quantity(.duration, .durationUnit))
+            workoutActivity = WorkoutActivity(
+                uuid: attributes.string(.uuid) ?? "", start: start,
+                end: attributes[.endDate].flatMap(Timestamp.parse),
+                duration: attributes.quantity(.duration, .durationUnit))
         case .fileReference:
             guard parent == .workoutRoute, let path = attributes.string(.path) else { return }
             workout!.routeFiles.append(path)
@@ -68,7 +74,8 @@ extension ExportDecoder {
             return fault("bad_date", "Location date is not a date")
         }
         guard let lat = attributes[.latitude].flatMap(NumberText.fastDouble),
-              let lon = attributes[.longitude].flatMap(NumberText.fastDouble) else {
+            let lon = attributes[.longitude].flatMap(NumberText.fastDouble)
+        else {
             return fault("non_numeric_value", "Location latitude or longitude is not a number")
         }
         guard abs(lat) <= 90, abs(lon) <= 180 else {
@@ -77,11 +84,13 @@ extension ExportDecoder {
         workout!.inlineRoutePoints += 1
         inlineRoutePoints += 1
         func number(_ key: ExportAttribute) -> Double? { attributes[key].flatMap(NumberText.fastDouble) }
-        inlinePoints.append(InlineLocation(
-            point: RoutePoint(time: date.utcSeconds, latitude: lat, longitude: lon, elevation: number(.altitude),
-                              speed: number(.speed)),
-            horizontalAccuracy: number(.horizontalAccuracy), course: number(.course),
-            verticalAccuracy: number(.verticalAccuracy)))
+        inlinePoints.append(
+            InlineLocation(
+                point: RoutePoint(
+                    time: date.utcSeconds, latitude: lat, longitude: lon, elevation: number(.altitude),
+                    speed: number(.speed)),
+                horizontalAccuracy: number(.horizontalAccuracy), course: number(.course),
+                verticalAccuracy: number(.verticalAccuracy)))
     }
 }
 

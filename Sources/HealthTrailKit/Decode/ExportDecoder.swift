@@ -109,8 +109,10 @@ public final class ExportDecoder: SAXDocumentDecoder {
 
     /// - Parameters:
     ///   - outputs: where rows go; nil to only count (`healthtrail inspect`).
-    public init(outputs: ExportOutputs?, faults: FaultLog, fileName: String, entryName: String,
-                priority: SourcePriority? = nil) {
+    public init(
+        outputs: ExportOutputs?, faults: FaultLog, fileName: String, entryName: String,
+        priority: SourcePriority? = nil
+    ) {
         self.outputs = outputs
         self.daily = priority.map { DailySummary(priority: $0) }
         unretainedDaily = daily.map { Unmanaged.passUnretained($0) }
@@ -142,8 +144,9 @@ public final class ExportDecoder: SAXDocumentDecoder {
                 }
             }
         }
-        parser = SAXPushParser(handler: sax, userData: Unmanaged.passUnretained(self).toOpaque(),
-                               fileName: fileName, entryName: entryName)
+        parser = SAXPushParser(
+            handler: sax, userData: Unmanaged.passUnretained(self).toOpaque(),
+            fileName: fileName, entryName: entryName)
         unretainedParser = Unmanaged.passUnretained(parser)
     }
 
@@ -194,8 +197,9 @@ public final class ExportDecoder: SAXDocumentDecoder {
         case .exportDate:
             exportDate = attributes[.value].flatMap(Timestamp.parse)
         case .me:
-            me = Me(dateOfBirth: attributes.string(.dateOfBirth), biologicalSex: attributes.string(.biologicalSex),
-                    bloodType: attributes.string(.bloodType))
+            me = Me(
+                dateOfBirth: attributes.string(.dateOfBirth), biologicalSex: attributes.string(.biologicalSex),
+                bloodType: attributes.string(.bloodType))
         case .hrvList, .workoutRoute, .other:
             break
         }

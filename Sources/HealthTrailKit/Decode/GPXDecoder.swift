@@ -40,8 +40,10 @@ public final class GPXDecoder: SAXDocumentDecoder {
     static let maxFieldLength = 64
     static let latSlot = 6, lonSlot = 7
 
-    public init(faults: FaultLog, fileName: String, entryName: String,
-                onPoint: ((RoutePoint, GPXRawFields) -> Void)?) {
+    public init(
+        faults: FaultLog, fileName: String, entryName: String,
+        onPoint: ((RoutePoint, GPXRawFields) -> Void)?
+    ) {
         self.onPoint = onPoint
         self.faults = faults
         self.entryName = entryName
@@ -59,8 +61,9 @@ public final class GPXDecoder: SAXDocumentDecoder {
             guard let ctx, let text else { return }
             Unmanaged<GPXDecoder>.fromOpaque(ctx)._withUnsafeGuaranteedRef { $0.characters(text, Int(length)) }
         }
-        parser = SAXPushParser(handler: sax, userData: Unmanaged.passUnretained(self).toOpaque(),
-                               fileName: fileName, entryName: entryName)
+        parser = SAXPushParser(
+            handler: sax, userData: Unmanaged.passUnretained(self).toOpaque(),
+            fileName: fileName, entryName: entryName)
     }
 
     deinit {
@@ -109,7 +112,8 @@ public final class GPXDecoder: SAXDocumentDecoder {
             for i in 0..<Int(count) {
                 let base = attrs + i * 5
                 guard let n = base[0], let v = base[3], let e = base[4] else { continue }
-                let slot = n[0] == UInt8(ascii: "l") && n[1] == UInt8(ascii: "a") && n[2] == UInt8(ascii: "t") && n[3] == 0
+                let slot =
+                    n[0] == UInt8(ascii: "l") && n[1] == UInt8(ascii: "a") && n[2] == UInt8(ascii: "t") && n[3] == 0
                     ? Self.latSlot
                     : (n[0] == UInt8(ascii: "l") && n[1] == UInt8(ascii: "o") && n[2] == UInt8(ascii: "n") && n[3] == 0 ? Self.lonSlot : -1)
                 if slot >= 0, !append(slot, v, e - v) { fault("field_too_long", "trkpt \(slot == Self.latSlot ? "lat" : "lon") is too long") }
@@ -141,7 +145,8 @@ public final class GPXDecoder: SAXDocumentDecoder {
     func emitPoint() {
         let lat = span(Self.latSlot), lon = span(Self.lonSlot)
         guard NumberText.isNumber(lat), NumberText.isNumber(lon),
-              let latitude = NumberText.fastDouble(lat), let longitude = NumberText.fastDouble(lon) else {
+            let latitude = NumberText.fastDouble(lat), let longitude = NumberText.fastDouble(lon)
+        else {
             return fault("non_numeric_value", "trkpt lat or lon is not a number")
         }
         // Distances, maps and the GeoJSON assume a point on the globe (`lat="1e300"` is not).
@@ -159,11 +164,13 @@ public final class GPXDecoder: SAXDocumentDecoder {
             let v = span(field.rawValue)
             return v.count > 0 && NumberText.isNumber(v) ? v : nil
         }
-        let raw = GPXRawFields(latitude: lat, longitude: lon, elevation: number(.ele), speed: number(.speed),
-                               horizontalAccuracy: number(.hAcc), course: number(.course), verticalAccuracy: number(.vAcc))
-        let point = RoutePoint(time: time.utcSeconds, latitude: latitude, longitude: longitude,
-                               elevation: raw.elevation.flatMap(NumberText.fastDouble),
-                               speed: raw.speed.flatMap(NumberText.fastDouble))
+        let raw = GPXRawFields(
+            latitude: lat, longitude: lon, elevation: number(.ele), speed: number(.speed),
+            horizontalAccuracy: number(.hAcc), course: number(.course), verticalAccuracy: number(.vAcc))
+        let point = RoutePoint(
+            time: time.utcSeconds, latitude: latitude, longitude: longitude,
+            elevation: raw.elevation.flatMap(NumberText.fastDouble),
+            speed: raw.speed.flatMap(NumberText.fastDouble))
         onPoint(point, raw)
     }
 }

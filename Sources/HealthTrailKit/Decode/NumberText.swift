@@ -1,4 +1,5 @@
 import HealthTrailXML
+
 /// Checks and reads decimal numbers as Apple writes them (`72`, `-0.5`, `1.2e-05`) without allocating.
 public enum NumberText {
     /// True when the bytes are one decimal number: sign, digits, optional fraction and exponent.

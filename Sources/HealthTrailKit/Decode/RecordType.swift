@@ -1,4 +1,5 @@
 import HealthTrailXML
+
 /// One `type` of `<Record>` seen in the export, with its count and output file.
 public final class RecordType {
     /// `HKQuantityTypeIdentifierStepCount`.

@@ -1,4 +1,5 @@
 import HealthTrailXML
+
 /// Source indices by name bytes: an open-addressing table of (hash, index) slots, at most half
 /// full, whose names stay in the decoder's `sourceNames`.
 ///

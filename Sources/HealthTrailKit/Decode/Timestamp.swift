@@ -1,4 +1,5 @@
 import HealthTrailXML
+
 /// An instant in UTC seconds plus the UTC offset the record was stamped with.
 ///
 /// Apple writes `2024-01-02 07:31:22 -0800`: local wall time and its offset. HealthTrail keeps the
@@ -38,13 +39,15 @@ public struct Timestamp: Hashable, Comparable, Sendable, BitwiseCopyable {
     static func parse(_ p: UnsafePointer<UInt8>, _ n: Int) -> Timestamp? {
         guard n >= 19 else { return nil }
         guard let year = digits(p, 0, 4), p[4] == 0x2D, let month = digits(p, 5, 2), p[7] == 0x2D,
-              let day = digits(p, 8, 2), p[10] == 0x20 || p[10] == 0x54,
-              let hour = digits(p, 11, 2), p[13] == 0x3A, let minute = digits(p, 14, 2), p[16] == 0x3A,
-              let second = digits(p, 17, 2) else { return nil }
+            let day = digits(p, 8, 2), p[10] == 0x20 || p[10] == 0x54,
+            let hour = digits(p, 11, 2), p[13] == 0x3A, let minute = digits(p, 14, 2), p[16] == 0x3A,
+            let second = digits(p, 17, 2)
+        else { return nil }
         guard supportedYears.contains(year), (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
-              hour <= 23, minute <= 59, second <= 60 else { return nil }
+            hour <= 23, minute <= 59, second <= 60
+        else { return nil }
         var i = 19
-        if i < n, p[i] == 0x2E || p[i] == 0x2C {     // fraction: skip its digits
+        if i < n, p[i] == 0x2E || p[i] == 0x2C {   // fraction: skip its digits
             i += 1
             while i < n, p[i] &- 0x30 < 10 { i += 1 }
         }
@@ -52,7 +55,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, BitwiseCopyable {
         var offset: Int32 = 0
         if i < n {
             let c = p[i]
-            if c == 0x5A { // Z
+            if c == 0x5A {   // Z
                 i += 1
             } else if c == 0x2B || c == 0x2D {
                 guard let hh = digits(p, i + 1, 2, n) else { return nil }

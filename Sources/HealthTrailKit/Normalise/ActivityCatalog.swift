@@ -83,7 +83,8 @@ public enum ActivityCatalog {
                 let next = i + 1 < chars.count ? chars[i + 1] : nil
                 // A word starts at a capital after a lower-case letter or digit, or at the last
                 // capital of a run that is followed by lower case (the `W` of `HIITWorkout`).
-                let startsWord = previous.map { $0.isLowercase || $0.isNumber } ?? false
+                let startsWord =
+                    previous.map { $0.isLowercase || $0.isNumber } ?? false
                     || (previous?.isUppercase == true && next?.isLowercase == true)
                 if startsWord && !out.isEmpty && out.last != "_" { out.append("_") }
                 out.append(contentsOf: ch.lowercased())

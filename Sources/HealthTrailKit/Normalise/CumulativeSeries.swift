@@ -78,16 +78,21 @@ struct CumulativeSeries {
 
     /// The buffers of one cluster's de-duplication, reused from cluster to cluster.
     private struct ClusterWork {
-        var covered = SpanTree()          // spans of every better-ranked source
-        var pending: [(Int64, Int64)] = [] // spans of the source being processed
+        var covered = SpanTree()   // spans of every better-ranked source
+        var pending: [(Int64, Int64)] = []   // spans of the source being processed
 
-        mutating func deduplicate(_ cluster: inout [CumulativeSample], ranking: SourceRanking,
-                                  into add: (_ localDay: Int64, _ value: Double) -> Void) {
+        mutating func deduplicate(
+            _ cluster: inout [CumulativeSample], ranking: SourceRanking,
+            into add: (_ localDay: Int64, _ value: Double) -> Void
+        ) {
             if cluster.count == 1 {
                 // Nothing to overlap: the common case of one source at a time.
                 let s = cluster[0]
-                if s.end <= s.start { add(CumulativeSeries.localDay(s.start, s.offsetMinutes), s.value) }
-                else { CumulativeSeries.spread(s.value, over: s.start, s.end, offsetMinutes: s.offsetMinutes, into: add) }
+                if s.end <= s.start {
+                    add(CumulativeSeries.localDay(s.start, s.offsetMinutes), s.value)
+                } else {
+                    CumulativeSeries.spread(s.value, over: s.start, s.end, offsetMinutes: s.offsetMinutes, into: add)
+                }
                 return
             }
             // Best source first; within a source, by time. (No two sources rank equal.)
@@ -109,8 +114,9 @@ struct CumulativeSeries {
                 } else {
                     let length = Double(s.end - s.start)
                     covered.forEachGap(in: s.start, s.end) { a, b in
-                        CumulativeSeries.spread(s.value * Double(b - a) / length, over: a, b,
-                                                offsetMinutes: s.offsetMinutes, into: add)
+                        CumulativeSeries.spread(
+                            s.value * Double(b - a) / length, over: a, b,
+                            offsetMinutes: s.offsetMinutes, into: add)
                     }
                 }
                 pending.append((s.start, max(s.end, s.start)))
@@ -125,8 +131,10 @@ struct CumulativeSeries {
     }
 
     /// Splits `value` over [a, b) in proportion to the time on each side of local midnights.
-    static func spread(_ value: Double, over a: Int64, _ b: Int64, offsetMinutes: Int16,
-                       into add: (Int64, Double) -> Void) {
+    static func spread(
+        _ value: Double, over a: Int64, _ b: Int64, offsetMinutes: Int16,
+        into add: (Int64, Double) -> Void
+    ) {
         let offset = Int64(offsetMinutes) * 60
         var t = a
         while t < b {

@@ -1,10 +1,11 @@
+import HealthTrailArchive
+import HealthTrailXML
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import HealthTrailArchive
-import HealthTrailXML
 
 /// Values collected in any order and read back sorted, holding at most one run in memory: an
 /// external merge sort.

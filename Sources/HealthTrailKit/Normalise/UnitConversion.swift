@@ -1,9 +1,10 @@
+import HealthTrailXML
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import HealthTrailXML
 
 /// What a unit measures, which decides the canonical unit HealthTrail writes for it.
 public enum UnitKind: String, Sendable, CaseIterable {
@@ -42,8 +43,10 @@ public struct UnitConversion: Sendable, Equatable {
     public let factor: Double
     public let offset: Double
 
-    @inline(__always) init(_ unit: String, _ kind: UnitKind, _ canonicalUnit: String,
-                           factor: Double = 1, offset: Double = 0) {
+    @inline(__always) init(
+        _ unit: String, _ kind: UnitKind, _ canonicalUnit: String,
+        factor: Double = 1, offset: Double = 0
+    ) {
         self.unit = unit
         self.kind = kind
         self.canonicalUnit = canonicalUnit
@@ -160,26 +163,26 @@ private final class UnitTable: Sendable {
         // Known, written through unchanged. Listed so that a unit HealthTrail has never seen is
         // reported as unknown instead of silently passing.
         for unit in [
-            "mmHg",                         // blood pressure
-            "cmAq", "atm", "kPa",           // other pressures HKUnit offers
-            "dBASPL",                       // environmental / headphone audio exposure
-            "dBHL",                         // audiogram hearing level
-            "mL/min\u{00B7}kg",             // VO2 max, middle dot as Apple writes it
-            "kcal/hr\u{00B7}kg",            // physical effort (METs)
-            "m/s", "km/hr", "mi/hr",        // walking / running speed
+            "mmHg",   // blood pressure
+            "cmAq", "atm", "kPa",   // other pressures HKUnit offers
+            "dBASPL",   // environmental / headphone audio exposure
+            "dBHL",   // audiogram hearing level
+            "mL/min\u{00B7}kg",   // VO2 max, middle dot as Apple writes it
+            "kcal/hr\u{00B7}kg",   // physical effort (METs)
+            "m/s", "km/hr", "mi/hr",   // walking / running speed
             "count/s",
-            "mg/dL",                        // blood glucose, mass concentration
-            "mmol<180.1558800000541>/L",    // blood glucose, molar with glucose's molar mass
+            "mg/dL",   // blood glucose, mass concentration
+            "mmol<180.1558800000541>/L",   // blood glucose, molar with glucose's molar mass
             "mmol<180.15588000005408>/L",   // same, printed with 17 significant digits
-            "L", "mL", "fl_oz_us", "fl_oz_imp", "cup_us", "cup_imp", // water, lung volumes
-            "L/min",                        // peak expiratory flow
-            "IU",                           // insulin delivery
-            "mg", "mcg",                    // nutrients: kept small, kg would be all zeros
-            "W",                            // running / cycling power
-            "S", "mcS",                     // electrodermal activity (siemens)
-            "lx",                           // illuminance
-            "deg",                          // angle
-            "appleEffortScore",             // workout effort 1–10
+            "L", "mL", "fl_oz_us", "fl_oz_imp", "cup_us", "cup_imp",   // water, lung volumes
+            "L/min",   // peak expiratory flow
+            "IU",   // insulin delivery
+            "mg", "mcg",   // nutrients: kept small, kg would be all zeros
+            "W",   // running / cycling power
+            "S", "mcS",   // electrodermal activity (siemens)
+            "lx",   // illuminance
+            "deg",   // angle
+            "appleEffortScore",   // workout effort 1–10
         ] {
             add(unit, .other, unit)
         }

@@ -17,12 +17,15 @@ public enum PipelineFile {
     ///   - home: what `~` in the file stands for (default: $HOME).
     /// - Throws: `PipelineInvalid` with every problem found; `InputError` when the file cannot
     ///   be read at all.
-    public static func load(path: String,
-                            home: String = ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()) throws -> PipelineSpec {
+    public static func load(
+        path: String,
+        home: String = ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()
+    ) throws -> PipelineSpec {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw InputError(file: path, "cannot read the pipeline file")
         }
-        let absolute = PipelinePaths.resolve(path, home: home, folder: FileManager.default.currentDirectoryPath)
+        let absolute =
+            PipelinePaths.resolve(path, home: home, folder: FileManager.default.currentDirectoryPath)
             ?? PipelinePaths.standardised(FileManager.default.currentDirectoryPath + "/" + path)
         var walker = YAMLSchemaWalker()
         guard let root = walker.parse(text) else { throw PipelineInvalid(file: path, problems: walker.problems) }
@@ -32,7 +35,8 @@ public enum PipelineFile {
         var reader = PipelineSpecReader(walker: walker, file: absolute, shownFile: path, home: home)
         let spec = reader.read(root)
         guard let spec, reader.problems.isEmpty else {
-            let problems = reader.problems.isEmpty
+            let problems =
+                reader.problems.isEmpty
                 ? [PipelineProblem(line: 1, column: 1, keyPath: "", message: "not a pipeline file")] : reader.problems
             throw PipelineInvalid(file: path, problems: problems)
         }

@@ -1,10 +1,11 @@
 import Foundation
+import HealthTrailArchive
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import HealthTrailArchive
 
 /// The archives a pipeline's `input.path` names.
 ///
@@ -77,7 +78,8 @@ public enum PipelineInputs {
         var target = path
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue,
-           let xml = try? FileManager.default.contentsOfDirectory(atPath: path).first(where: { $0.lowercased() == "export.xml" }) {
+            let xml = try? FileManager.default.contentsOfDirectory(atPath: path).first(where: { $0.lowercased() == "export.xml" })
+        {
             target = path + "/" + xml
         }
         let attributes = try? FileManager.default.attributesOfItem(atPath: target)

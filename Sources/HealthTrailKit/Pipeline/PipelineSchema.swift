@@ -9,37 +9,46 @@ enum PipelineSchema {
     /// leave their `privacy_unit` out (the pipeline's unit fills it).
     static func pipeline(unitGiven: Bool) -> YAMLSchema {
         .mapping([
-            Field(name: "version", schema: .integer(1...1, unit: ""), required: true,
-                  whyRequired: "version: 1 is the format this healthtrail reads"),
+            Field(
+                name: "version", schema: .integer(1...1, unit: ""), required: true,
+                whyRequired: "version: 1 is the format this healthtrail reads"),
             Field(name: "kind", schema: .word(["person", "cohort"]), required: true),
-            Field(name: "input", schema: .mapping([
-                Field(name: "path", schema: .text(nonEmpty: true), required: true),
-                Field(name: "pick", schema: .word(["newest", "all"])),
-            ]), required: true),
+            Field(
+                name: "input",
+                schema: .mapping([
+                    Field(name: "path", schema: .text(nonEmpty: true), required: true),
+                    Field(name: "pick", schema: .word(["newest", "all"])),
+                ]), required: true),
             Field(name: "output", schema: .text(nonEmpty: true), required: true),
             Field(name: "outputs", schema: .list(of: .word(PipelineSpec.Output.allCases.map(\.rawValue)), count: 1...Int.max)),
             field(.strict),
             field(.joinTolerance),
-            Field(name: "zones", schema: .oneOf([
-                .word(["standard", birthDate]),
-                .mapping([field(.maxHR, required: true)]),
-            ])),
+            Field(
+                name: "zones",
+                schema: .oneOf([
+                    .word(["standard", birthDate]),
+                    .mapping([field(.maxHR, required: true)]),
+                ])),
             field(.sourcePriority, .list(of: .text(nonEmpty: true), count: 1...Int.max)),
-            Field(name: "maps", schema: .mapping([
-                field(.maps),
-                field(.svgSize),
-                field(.colourScale),
-                field(.mapArea, .list(of: .number(.finite), count: 4...4)),
-                field(.mapMinPoints),
-            ])),
+            Field(
+                name: "maps",
+                schema: .mapping([
+                    field(.maps),
+                    field(.svgSize),
+                    field(.colourScale),
+                    field(.mapArea, .list(of: .number(.finite), count: 4...4)),
+                    field(.mapMinPoints),
+                ])),
             field(.geojsonTimes),
             Field(name: "jobs", schema: .integer(1...256, unit: "archives at once")),
-            Field(name: "privacy", schema: .mapping([
-                Field(name: "unit", schema: .word(["day", "workout", "person"])),
-                Field(name: "key_file", schema: .text(nonEmpty: true)),
-                Field(name: "budget", schema: budget),
-                Field(name: "releases", schema: .oneOf([.text(nonEmpty: true), releaseList(unitRequired: !unitGiven)])),
-            ])),
+            Field(
+                name: "privacy",
+                schema: .mapping([
+                    Field(name: "unit", schema: .word(["day", "workout", "person"])),
+                    Field(name: "key_file", schema: .text(nonEmpty: true)),
+                    Field(name: "budget", schema: budget),
+                    Field(name: "releases", schema: .oneOf([.text(nonEmpty: true), releaseList(unitRequired: !unitGiven)])),
+                ])),
         ])
     }
 
@@ -89,8 +98,9 @@ enum PipelineSchema {
             Field(name: "from", schema: .text(nonEmpty: true), required: true),
             Field(name: "to", schema: .text(nonEmpty: true), required: true),
             Field(name: "activities", schema: .list(of: .text(nonEmpty: true), count: 1...Int.max)),
-            Field(name: "privacy_unit", schema: .word(["day", "workout", "person"]), required: unitRequired,
-                  whyRequired: "no privacy.unit is set to fill it in"),
+            Field(
+                name: "privacy_unit", schema: .word(["day", "workout", "person"]), required: unitRequired,
+                whyRequired: "no privacy.unit is set to fill it in"),
             Field(name: "lower", schema: .number(.finite)),
             Field(name: "upper", schema: .number(.finite)),
             Field(name: "resolution", schema: .number(.finite)),

@@ -58,8 +58,10 @@ public struct PipelineSpec: Sendable, Equatable {
         public var minPoints: Int?
 
         /// Map settings; every one left nil keeps the run's default.
-        public init(kinds: [String]? = nil, size: Int? = nil, colourScale: String? = nil, area: [Double]? = nil,
-                    minPoints: Int? = nil) {
+        public init(
+            kinds: [String]? = nil, size: Int? = nil, colourScale: String? = nil, area: [Double]? = nil,
+            minPoints: Int? = nil
+        ) {
             self.kinds = kinds
             self.size = size
             self.colourScale = colourScale
@@ -107,15 +109,18 @@ public struct PipelineSpec: Sendable, Equatable {
     /// /home/a/health; outputs csv, geojson, svg, dp; 5 releases (rho budget 2)`.
     public var summary: String {
         let what = pick == .newest ? "newest archive of" : "all archives of"
-        var text = "\(kind.rawValue) pipeline: \(what) \(inputPath) → \(output); outputs "
+        var text =
+            "\(kind.rawValue) pipeline: \(what) \(inputPath) → \(output); outputs "
             + Output.allCases.filter(outputs.contains).map(\.rawValue).joined(separator: ", ")
         if kind == .cohort { text += "; jobs \(jobs.map(String.init) ?? "one per core")" }
         if let releases {
             let count = releases.releases.count
             text += "; \(count) release\(count == 1 ? "" : "s")"
             if let budget = releases.budget {
-                let parts = [budget.epsilon.map { "epsilon budget \(YAMLSchema.Bounds.format($0))" },
-                             budget.rho.map { "rho budget \(YAMLSchema.Bounds.format($0))" }].compactMap { $0 }
+                let parts = [
+                    budget.epsilon.map { "epsilon budget \(YAMLSchema.Bounds.format($0))" },
+                    budget.rho.map { "rho budget \(YAMLSchema.Bounds.format($0))" },
+                ].compactMap { $0 }
                 text += " (" + parts.joined(separator: ", ") + ")"
             }
         }

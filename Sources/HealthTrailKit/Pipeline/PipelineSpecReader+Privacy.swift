@@ -4,8 +4,10 @@ import Yams
 /// The `privacy` section: unit, key file, budget and releases, and how they fit the pipeline.
 extension PipelineSpecReader {
     /// `privacy`: unit, key file, budget, releases, and how they fit the pipeline and its outputs.
-    mutating func readPrivacy(_ root: Node, kind: PipelineSpec.Kind?, outputsEntry: (key: Node, value: Node)?,
-                              into spec: inout PipelineSpec) {
+    mutating func readPrivacy(
+        _ root: Node, kind: PipelineSpec.Kind?, outputsEntry: (key: Node, value: Node)?,
+        into spec: inout PipelineSpec
+    ) {
         let privacyEntry = entry(root, "privacy")
         let privacy = privacyEntry?.value
         let unitEntry = entry(privacy, "unit")
@@ -18,11 +20,13 @@ extension PipelineSpecReader {
         let keyEntry = entry(privacy, "key_file")
         switch (kind, keyEntry) {
         case (.cohort, nil):
-            walker.report(privacyEntry?.key ?? root, path: "privacy.key_file",
-                          "required key missing (a cohort pseudonymises each person with HMAC-SHA256 under this key)")
+            walker.report(
+                privacyEntry?.key ?? root, path: "privacy.key_file",
+                "required key missing (a cohort pseudonymises each person with HMAC-SHA256 under this key)")
         case (.person, let keyEntry?):
-            walker.report(keyEntry.key, path: "privacy.key_file",
-                          "a person pipeline has no person ids to pseudonymise: key_file is for cohort pipelines")
+            walker.report(
+                keyEntry.key, path: "privacy.key_file",
+                "a person pipeline has no person ids to pseudonymise: key_file is for cohort pipelines")
         case (_, let keyEntry?):
             spec.keyFile = path(keyEntry.value, at: "privacy.key_file")
         default:
@@ -31,7 +35,8 @@ extension PipelineSpecReader {
 
         let budgetEntry = entry(privacy, "budget")
         if let budgetEntry, case .mapping(let budget) = budgetEntry.value,
-           budget.keys.filter({ ["epsilon", "rho"].contains($0.scalar?.string ?? "") }).count != 1 {
+            budget.keys.filter({ ["epsilon", "rho"].contains($0.scalar?.string ?? "") }).count != 1
+        {
             walker.report(budgetEntry.value, path: "privacy.budget", "give exactly one of epsilon or rho")
         }
         let pipelineBudget = budgetEntry.flatMap { ReleaseSpecReader.budget($0.value) }
@@ -41,8 +46,10 @@ extension PipelineSpecReader {
         var fileBudget: (budget: ReleaseSpec.Budget, node: Node)?
         if let releasesEntry {
             if case .sequence = releasesEntry.value {
-                releases = ReleaseSpecReader.items(of: releasesEntry.value, path: "privacy.releases", defaultUnit: unit,
-                                                   walker: &walker).map { ($0, false) }
+                releases = ReleaseSpecReader.items(
+                    of: releasesEntry.value, path: "privacy.releases", defaultUnit: unit,
+                    walker: &walker
+                ).map { ($0, false) }
             } else if let read = readReleaseFile(releasesEntry.value, defaultUnit: unit) {
                 releases = read.items.map { ($0, true) }
                 if let budget = read.budget, let node = read.budgetNode { fileBudget = (budget, node) }
@@ -54,14 +61,16 @@ extension PipelineSpecReader {
             if let outputsEntry {
                 walker.report(outputsEntry.value, path: "outputs", "dp needs privacy.releases: add them, or leave dp out")
             } else {
-                walker.report(root, path: "outputs",
-                              "the default outputs (csv, geojson, svg, dp) include dp, which needs privacy.releases: add them, or list outputs without dp")
+                walker.report(
+                    root, path: "outputs",
+                    "the default outputs (csv, geojson, svg, dp) include dp, which needs privacy.releases: add them, or list outputs without dp")
             }
         }
         let budget = pipelineBudget ?? fileBudget?.budget
         if let releasesEntry, spec.outputs.contains(.dp), budget == nil {
-            walker.report(releasesEntry.key, path: "privacy.budget",
-                          "dp needs a budget: privacy.budget, or budget in the release file")
+            walker.report(
+                releasesEntry.key, path: "privacy.budget",
+                "dp needs a budget: privacy.budget, or budget in the release file")
         }
         if let budget, !releases.isEmpty {
             let inFile = pipelineBudget == nil
@@ -72,19 +81,25 @@ extension PipelineSpecReader {
         }
     }
 
-    static let personUnitInPersonPipeline = "a person pipeline cannot use unit person: its archive holds one person, "
+    static let personUnitInPersonPipeline =
+        "a person pipeline cannot use unit person: its archive holds one person, "
         + "so protecting the whole person leaves nothing but noise (use day or workout)"
 
     /// The release file `privacy.releases` names: its problems carry its name and lines.
     private mutating func readReleaseFile(_ node: Node, defaultUnit: ReleaseSpec.PrivacyUnit?)
-        -> (items: [ReleaseSpecReader.Item], budget: ReleaseSpec.Budget?, budgetNode: Node?)? {
+        -> (items: [ReleaseSpecReader.Item], budget: ReleaseSpec.Budget?, budgetNode: Node?)?
+    {
         guard let written = YAMLValue.text(node), let absolute = path(node, at: "privacy.releases") else { return nil }
         // Shown as the user would reach it from where they ran healthtrail: beside the pipeline file.
         let shownFolder = (shownFile as NSString).deletingLastPathComponent
-        let shown = written.hasPrefix("/") || written.hasPrefix("~") ? absolute
+        let shown =
+            written.hasPrefix("/") || written.hasPrefix("~")
+            ? absolute
             : shownFolder.isEmpty ? written : shownFolder + "/" + written
         // A missing file is named by the path looked at, and how a relative one was resolved.
-        let resolved = written.hasPrefix("/") || written.hasPrefix("~") ? absolute
+        let resolved =
+            written.hasPrefix("/") || written.hasPrefix("~")
+            ? absolute
             : "\(absolute) (\(written) beside the pipeline file)"
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: absolute, isDirectory: &isFolder), !isFolder.boolValue else {
@@ -103,18 +118,22 @@ extension PipelineSpecReader {
 
     /// A release that states a unit must agree with the pipeline's; a person pipeline cannot
     /// release per person.
-    private mutating func checkUnits(_ releases: [ReadRelease], pipelineUnit: ReleaseSpec.PrivacyUnit?,
-                                     kind: PipelineSpec.Kind?) {
+    private mutating func checkUnits(
+        _ releases: [ReadRelease], pipelineUnit: ReleaseSpec.PrivacyUnit?,
+        kind: PipelineSpec.Kind?
+    ) {
         for (item, inFile) in releases where item.statedUnit {
             let at = item.node["privacy_unit"] ?? item.node
             let id = item.release.id, stated = item.release.privacyUnit
             if let pipelineUnit, stated != pipelineUnit {
-                report(inFile: inFile, at, path: releasePath(item, inFile) + ".privacy_unit",
-                       "release \(id) states privacy_unit \(stated.rawValue) but privacy.unit is \(pipelineUnit.rawValue): "
-                       + "leave it out, or make them agree")
+                report(
+                    inFile: inFile, at, path: releasePath(item, inFile) + ".privacy_unit",
+                    "release \(id) states privacy_unit \(stated.rawValue) but privacy.unit is \(pipelineUnit.rawValue): "
+                        + "leave it out, or make them agree")
             } else if kind == .person, stated == .person {
-                report(inFile: inFile, at, path: releasePath(item, inFile) + ".privacy_unit",
-                       "release \(id): " + Self.personUnitInPersonPipeline)
+                report(
+                    inFile: inFile, at, path: releasePath(item, inFile) + ".privacy_unit",
+                    "release \(id): " + Self.personUnitInPersonPipeline)
             }
         }
     }
@@ -133,8 +152,9 @@ extension PipelineSpecReader {
             case .gaussian:
                 rho += r.rho ?? 0
                 if budget.epsilon != nil {
-                    report(inFile: itemInFile, item.node["mechanism"] ?? item.node, path: releasePath(item, itemInFile) + ".mechanism",
-                           "release \(r.id): a gaussian release has no pure epsilon cost, so an epsilon budget cannot pay for it (budget in rho)")
+                    report(
+                        inFile: itemInFile, item.node["mechanism"] ?? item.node, path: releasePath(item, itemInFile) + ".mechanism",
+                        "release \(r.id): a gaussian release has no pure epsilon cost, so an epsilon budget cannot pay for it (budget in rho)")
                 }
             }
         }
@@ -142,12 +162,15 @@ extension PipelineSpecReader {
         let path = inFile ? "budget" : "privacy.budget"
         // A hair of tolerance: 0.1 + 0.2 must fit a budget of 0.3.
         if let limit = budget.epsilon, epsilon > limit * (1 + 1e-9) {
-            report(inFile: inFile, node, path: path,
-                   "one run of these releases spends epsilon \(Self.format(epsilon)), more than the whole budget \(Self.format(limit))")
+            report(
+                inFile: inFile, node, path: path,
+                "one run of these releases spends epsilon \(Self.format(epsilon)), more than the whole budget \(Self.format(limit))")
         }
         if let limit = budget.rho, rho > limit * (1 + 1e-9) {
-            report(inFile: inFile, node, path: path,
-                   "one run of these releases spends rho \(Self.format(rho)) (a laplace release costs epsilon²/2), more than the whole budget \(Self.format(limit))")
+            report(
+                inFile: inFile, node, path: path,
+                "one run of these releases spends rho \(Self.format(rho)) (a laplace release costs epsilon²/2), more than the whole budget \(Self.format(limit))"
+            )
         }
     }
 

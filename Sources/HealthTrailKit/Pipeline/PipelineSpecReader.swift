@@ -42,15 +42,18 @@ struct PipelineSpecReader {
         let input = entry(root, "input")?.value
         let inputPath = entry(input, "path").flatMap { path($0.value, at: "input.path") }
         if let inputPath, let node = entry(input, "path")?.value,
-           inputPath.split(separator: "/").dropLast().contains(where: PipelinePaths.isGlob) {
+            inputPath.split(separator: "/").dropLast().contains(where: PipelinePaths.isGlob)
+        {
             walker.report(node, path: "input.path", "a glob (*, ?, [..]) may only be in the last component, e.g. ~/study/*.zip")
         }
         let pickEntry = entry(input, "pick")
-        let pick = pickEntry.flatMap { YAMLValue.text($0.value) }.flatMap(PipelineSpec.Pick.init(rawValue:))
+        let pick =
+            pickEntry.flatMap { YAMLValue.text($0.value) }.flatMap(PipelineSpec.Pick.init(rawValue:))
             ?? (kind == .cohort ? .all : .newest)
         if kind == .person, pick == .all, let pickEntry {
-            walker.report(pickEntry.value, path: "input.pick",
-                          "a person pipeline reads one archive, the newest: pick all is for cohort pipelines")
+            walker.report(
+                pickEntry.value, path: "input.pick",
+                "a person pipeline reads one archive, the newest: pick all is for cohort pipelines")
         }
         let output = entry(root, "output").flatMap { path($0.value, at: "output") }
 
@@ -62,8 +65,9 @@ struct PipelineSpecReader {
             let list = outputsEntry.value.sequence.map(Array.init) ?? []
             outputs = Set(list.compactMap { YAMLValue.text($0).flatMap(PipelineSpec.Output.init(rawValue:)) })
             if !list.isEmpty && !outputs.contains(.csv) {
-                walker.report(outputsEntry.value, path: "outputs",
-                              "must include csv: every other output (geojson, svg, dp) is made from the CSV files")
+                walker.report(
+                    outputsEntry.value, path: "outputs",
+                    "must include csv: every other output (geojson, svg, dp) is made from the CSV files")
             }
         }
 

@@ -1,5 +1,5 @@
-import Yams
 import HealthTrailArchive
+import Yams
 
 /// Builds `ReleaseSpec` releases from YAML nodes: a release file, or the inline list of a
 /// pipeline's `privacy.releases`. Every `ReleaseSpec.Release` check failure is reported at the
@@ -19,8 +19,10 @@ enum ReleaseSpecReader {
 
     /// A whole release file: parsed, checked against the schema, every release built and
     /// checked. Nil when the text is not YAML or not a mapping (problems say why).
-    static func readFile(text: String, defaultUnit: ReleaseSpec.PrivacyUnit?,
-                         walker: inout YAMLSchemaWalker) -> (items: [Item], budget: ReleaseSpec.Budget?, budgetNode: Node?)? {
+    static func readFile(
+        text: String, defaultUnit: ReleaseSpec.PrivacyUnit?,
+        walker: inout YAMLSchemaWalker
+    ) -> (items: [Item], budget: ReleaseSpec.Budget?, budgetNode: Node?)? {
         guard let root = walker.parse(text) else { return nil }
         walker.check(root, PipelineSchema.releaseFile(unitRequired: defaultUnit == nil), path: "")
         guard case .mapping = root else { return nil }
@@ -31,8 +33,10 @@ enum ReleaseSpecReader {
 
     /// The releases of a list node the caller has already checked against `PipelineSchema`:
     /// builds the well-formed ones and reports their check failures and repeated ids.
-    static func items(of list: Node, path: String, defaultUnit: ReleaseSpec.PrivacyUnit?,
-                      walker: inout YAMLSchemaWalker) -> [Item] {
+    static func items(
+        of list: Node, path: String, defaultUnit: ReleaseSpec.PrivacyUnit?,
+        walker: inout YAMLSchemaWalker
+    ) -> [Item] {
         guard case .sequence(let sequence) = list else { return [] }
         let schema = PipelineSchema.release(unitRequired: defaultUnit == nil)
         var items: [Item] = []
@@ -76,7 +80,8 @@ enum ReleaseSpecReader {
             } else {
                 firstLine[release.id] = YAMLValue.position(idNode).line
             }
-            items.append(Item(release: release, node: node, index: i, statedUnit: node["privacy_unit"].map { !YAMLValue.isNull($0) } ?? false, valid: valid))
+            items.append(
+                Item(release: release, node: node, index: i, statedUnit: node["privacy_unit"].map { !YAMLValue.isNull($0) } ?? false, valid: valid))
         }
         return items
     }
@@ -88,14 +93,17 @@ enum ReleaseSpecReader {
     }
 
     /// The keys the noise of a release is computed from (`NoisePlan`).
-    static let noiseKeys: Set<String> = ["aggregate", "lower", "upper", "resolution", "max_partitions", "max_contributions",
-                                         "mechanism", "epsilon", "rho"]
+    static let noiseKeys: Set<String> = [
+        "aggregate", "lower", "upper", "resolution", "max_partitions", "max_contributions",
+        "mechanism", "epsilon", "rho",
+    ]
 
     /// A release from any mapping: required keys that are missing or unreadable get stand-ins
     /// that pass their own checks, and are returned in `filled` (empty: the mapping conforms
     /// to `PipelineSchema.release`, and the release is `release(_:defaultUnit:)`'s).
     static func lenientRelease(_ node: Node, defaultUnit: ReleaseSpec.PrivacyUnit?, placeholderID: String)
-        -> (release: ReleaseSpec.Release, filled: Set<String>) {
+        -> (release: ReleaseSpec.Release, filled: Set<String>)
+    {
         if let release = release(node, defaultUnit: defaultUnit) { return (release, []) }
         var filled: Set<String> = []
         func value(_ key: String) -> Node? { node[key].flatMap { YAMLValue.isNull($0) ? nil : $0 } }
@@ -106,8 +114,9 @@ enum ReleaseSpecReader {
         }
         let aggregate = required("aggregate", value("aggregate").flatMap(YAMLValue.text).flatMap(ReleaseSpec.Aggregate.init(rawValue:)), .count)
         let epsilon = value("epsilon").flatMap(YAMLValue.number), rho = value("rho").flatMap(YAMLValue.number)
-        let mechanism = required("mechanism", value("mechanism").flatMap(YAMLValue.text).flatMap(ReleaseSpec.MechanismKind.init(rawValue:)),
-                                 rho != nil && epsilon == nil ? .gaussian : .laplace)
+        let mechanism = required(
+            "mechanism", value("mechanism").flatMap(YAMLValue.text).flatMap(ReleaseSpec.MechanismKind.init(rawValue:)),
+            rho != nil && epsilon == nil ? .gaussian : .laplace)
         let release = ReleaseSpec.Release(
             id: required("id", value("id").flatMap(YAMLValue.text), placeholderID),
             metric: required("metric", value("metric").flatMap(YAMLValue.text), aggregate == .density ? "routes" : "workouts.count"),
@@ -116,8 +125,10 @@ enum ReleaseSpecReader {
             from: required("from", value("from").flatMap(YAMLValue.text), "1970-01-01"),
             to: required("to", value("to").flatMap(YAMLValue.text), "2999-12-31"),
             activities: value("activities").map { $0.array().compactMap(YAMLValue.text) },
-            privacyUnit: required("privacy_unit", value("privacy_unit").flatMap(YAMLValue.text).flatMap(ReleaseSpec.PrivacyUnit.init(rawValue:))
-                                  ?? defaultUnit, .person),
+            privacyUnit: required(
+                "privacy_unit",
+                value("privacy_unit").flatMap(YAMLValue.text).flatMap(ReleaseSpec.PrivacyUnit.init(rawValue:))
+                    ?? defaultUnit, .person),
             lower: value("lower").flatMap(YAMLValue.number), upper: value("upper").flatMap(YAMLValue.number),
             resolution: value("resolution").flatMap(YAMLValue.number),
             maxPartitions: required("max_partitions", value("max_partitions").flatMap(YAMLValue.integer), 1),
@@ -135,12 +146,13 @@ enum ReleaseSpecReader {
         func number(_ key: String) -> Double? { value(key).flatMap(YAMLValue.number) }
         func integer(_ key: String) -> Int? { value(key).flatMap(YAMLValue.integer) }
         guard let id = text("id"), let metric = text("metric"),
-              let aggregate = text("aggregate").flatMap(ReleaseSpec.Aggregate.init(rawValue:)),
-              let partition = text("partition").flatMap(ReleaseSpec.PartitionKind.init(rawValue:)),
-              let from = text("from"), let to = text("to"),
-              let unit = text("privacy_unit").flatMap(ReleaseSpec.PrivacyUnit.init(rawValue:)) ?? defaultUnit,
-              let maxPartitions = integer("max_partitions"), let maxContributions = integer("max_contributions"),
-              let mechanism = text("mechanism").flatMap(ReleaseSpec.MechanismKind.init(rawValue:)) else { return nil }
+            let aggregate = text("aggregate").flatMap(ReleaseSpec.Aggregate.init(rawValue:)),
+            let partition = text("partition").flatMap(ReleaseSpec.PartitionKind.init(rawValue:)),
+            let from = text("from"), let to = text("to"),
+            let unit = text("privacy_unit").flatMap(ReleaseSpec.PrivacyUnit.init(rawValue:)) ?? defaultUnit,
+            let maxPartitions = integer("max_partitions"), let maxContributions = integer("max_contributions"),
+            let mechanism = text("mechanism").flatMap(ReleaseSpec.MechanismKind.init(rawValue:))
+        else { return nil }
         return ReleaseSpec.Release(
             id: id, metric: metric, aggregate: aggregate, partition: partition, from: from, to: to,
             activities: value("activities").map { $0.array().compactMap(YAMLValue.text) },

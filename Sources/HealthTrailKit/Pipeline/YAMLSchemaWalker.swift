@@ -28,7 +28,7 @@ struct YAMLSchemaWalker {
         } catch let error as YamlError {
             switch error {
             case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
-                 .composer(let context, let problem, let mark, _):
+                .composer(let context, let problem, let mark, _):
                 let while_ = context.map { " (\($0.text) at line \($0.mark.line))" } ?? ""
                 report(line: mark.line, column: mark.column, path: "", "YAML syntax error: \(problem)\(while_)")
             case .reader(let problem, _, _, _):
@@ -98,7 +98,9 @@ struct YAMLSchemaWalker {
             report(node, path: path, "must not be empty")
             ok = false
         } else if !count.contains(sequence.count) {
-            let wanted = count.lowerBound == count.upperBound ? "exactly \(count.lowerBound)"
+            let wanted =
+                count.lowerBound == count.upperBound
+                ? "exactly \(count.lowerBound)"
                 : count.upperBound == Int.max ? "at least \(count.lowerBound)" : "\(count.lowerBound)…\(count.upperBound)"
             report(node, path: path, "must have \(wanted) items, has \(sequence.count)")
             ok = false

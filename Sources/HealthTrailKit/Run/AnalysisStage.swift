@@ -22,14 +22,17 @@ enum AnalysisStage {
             var unknownActivities: [String: Int] = [:]
             for w in decoder.workouts.sorted(by: { ($0.start, $0.id) < ($1.start, $1.id) }) {
                 let figures = WorkoutFigures(w)
-                WorkoutRow.write(w, figures: figures, routeFiles: routes.routes.filesByWorkout[w.id] ?? [],
-                                 route: routes.routes.statsByWorkout[w.id], zoneCount: zones.zones.count, to: workoutWriter)
-                daily.workout(localDay: CumulativeSeries.localDay(w.start.utcSeconds, Int16(figures.offsetMinutes)),
-                              minutes: w.durationSeconds / 60)
+                WorkoutRow.write(
+                    w, figures: figures, routeFiles: routes.routes.filesByWorkout[w.id] ?? [],
+                    route: routes.routes.statsByWorkout[w.id], zoneCount: zones.zones.count, to: workoutWriter)
+                daily.workout(
+                    localDay: CumulativeSeries.localDay(w.start.utcSeconds, Int16(figures.offsetMinutes)),
+                    minutes: w.durationSeconds / 60)
                 if !ActivityCatalog.name(for: w.activityType).isKnown { unknownActivities[w.activityType, default: 0] += 1 }
             }
-            let sleep = try SleepOutputs.write(decoder.sleepSamples, sources: decoder.sources,
-                                               ranks: routes.sourceRanking.patternRanks, outputs: run.outputs, daily: daily)
+            let sleep = try SleepOutputs.write(
+                decoder.sleepSamples, sources: decoder.sources,
+                ranks: routes.sourceRanking.patternRanks, outputs: run.outputs, daily: daily)
             daily.write(to: try run.outputs.addWriter(OutputSchema.daily.name, header: OutputSchema.daily.names))
             return (sleep, unknownActivities)
         }
@@ -39,7 +42,8 @@ enum AnalysisStage {
             try MapOutputs.writeCalendars(daily, options: maps.options, staging: run.staging)
             calendarSeconds = Date().timeIntervalSince(clock)
         }
-        return Result(sleepNights: sleep.nights, naps: sleep.naps, unknownActivities: unknownActivities,
-                      calendarSeconds: calendarSeconds)
+        return Result(
+            sleepNights: sleep.nights, naps: sleep.naps, unknownActivities: unknownActivities,
+            calendarSeconds: calendarSeconds)
     }
 }

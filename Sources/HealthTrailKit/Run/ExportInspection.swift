@@ -1,5 +1,6 @@
 import HealthTrailArchive
 import HealthTrailXML
+
 /// `healthtrail inspect`: a summary of an export, read in one pass, nothing written.
 public struct ExportInspection {
     public let source: String

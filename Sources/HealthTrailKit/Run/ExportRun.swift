@@ -1,8 +1,8 @@
 import Crypto
 import Foundation
-import Logging
 import HealthTrailArchive
 import HealthTrailXML
+import Logging
 
 /// What `healthtrail run` was asked to do.
 public struct RunOptions: Sendable {
@@ -48,8 +48,11 @@ public struct RunOptions: Sendable {
     /// Everything here that changes the outputs, as one line: a run with other options is not
     /// a repeat of an earlier one.
     var outputFingerprint: String {
-        let m = maps.map { "\($0.kinds.map(\.rawValue).sorted()) \($0.options.size) \($0.options.colourScale.rawValue) "
-            + "\(String(describing: $0.options.densityBoundingBox)) \($0.options.minimumPoints)" } ?? "none"
+        let m =
+            maps.map {
+                "\($0.kinds.map(\.rawValue).sorted()) \($0.options.size) \($0.options.colourScale.rawValue) "
+                    + "\(String(describing: $0.options.densityBoundingBox)) \($0.options.minimumPoints)"
+            } ?? "none"
         return "strict=\(strict) priority=\(sourcePriority.patterns) tolerance=\(joinTolerance) zones=\(zones) "
             + "geojsonTimes=\(geojsonTimes) maps=\(m)" + (geojson ? "" : " geojson=false")
             + (debugManifest ? " debugManifest=true" : "")
@@ -83,8 +86,9 @@ public enum ExportRun {
         }
         let optionsSHA = SHA256.hash(data: Array(options.outputFingerprint.utf8)).map { String(format: "%02x", $0) }.joined()
         if !options.force, let previous = folder.previous,
-           previous.toolVersion == HealthTrailVersion.current, previous.optionsSHA256 == optionsSHA,
-           let (archive, _) = try? hash.value(), previous.inputSize == archive.size, previous.inputSHA256 == archive.sha256 {
+            previous.toolVersion == HealthTrailVersion.current, previous.optionsSHA256 == optionsSHA,
+            let (archive, _) = try? hash.value(), previous.inputSize == archive.size, previous.inputSHA256 == archive.sha256
+        {
             throw NothingNew(input: options.inputPath, directory: options.outputDirectory)
         }
         let staging = try OutputStaging(outputDirectory: options.outputDirectory)
@@ -111,26 +115,31 @@ public enum ExportRun {
             run.timings["sha256_s"] = hashSeconds
             run.timings["total_s"] = Date().timeIntervalSince(started)
 
-            let manifest = try ManifestStage.manifest(run, xml: xml, routes: routes, analysis: analysis, written: written,
-                                                      outsideArea: drawnOverview?.outsideArea, archive: archive,
-                                                      optionsSHA256: optionsSHA)
+            let manifest = try ManifestStage.manifest(
+                run, xml: xml, routes: routes, analysis: analysis, written: written,
+                outsideArea: drawnOverview?.outsideArea, archive: archive,
+                optionsSHA256: optionsSHA)
             try writeJSON(manifest, to: staging.path(OutputCommit.manifestName))
             try staging.commit(replacing: folder.previous?.files ?? [])
             // Counts and durations only: nothing read from the data.
             if run.faults.total > 0 {
-                log.warning("\(run.faults.total) malformed records skipped (manifest.json lists them)",
-                            metadata: ["event": "run.faults", "input": .string(label), "faults": .stringConvertible(run.faults.total)])
+                log.warning(
+                    "\(run.faults.total) malformed records skipped (manifest.json lists them)",
+                    metadata: ["event": "run.faults", "input": .string(label), "faults": .stringConvertible(run.faults.total)])
             }
-            log.info("run finished", metadata: [
-                "event": "run.finished", "input": .string(label), "output": .string(options.outputDirectory),
-                "seconds": .stringConvertible(((run.timings["total_s"] ?? 0) * 100).rounded() / 100),
-                "records": .stringConvertible(xml.decoder.recordTypes.reduce(0) { $0 + $1.count }),
-                "workouts": .stringConvertible(xml.decoder.workouts.count), "route_points": .stringConvertible(routes.routes.points),
-                "files": .stringConvertible(written.count + 1)])
+            log.info(
+                "run finished",
+                metadata: [
+                    "event": "run.finished", "input": .string(label), "output": .string(options.outputDirectory),
+                    "seconds": .stringConvertible(((run.timings["total_s"] ?? 0) * 100).rounded() / 100),
+                    "records": .stringConvertible(xml.decoder.recordTypes.reduce(0) { $0 + $1.count }),
+                    "workouts": .stringConvertible(xml.decoder.workouts.count), "route_points": .stringConvertible(routes.routes.points),
+                    "files": .stringConvertible(written.count + 1),
+                ])
             return manifest
         } catch {
             _ = try? hash.value()   // nothing may still read the source
-            context?.abandon()      // nor decode route files or draw maps into the staging folder
+            context?.abandon()   // nor decode route files or draw maps into the staging folder
             staging.discard()
             throw error
         }
@@ -139,8 +148,10 @@ public enum ExportRun {
     /// Streams export.xml through the prolog filter into the decoder; returns the export version.
     /// `elideDeviceValues` empties the `device` attributes' values on the inflating thread
     /// (`DeviceValueElision`): the decoder never reads them, and they are half of libxml2's work.
-    static func stream(_ entry: ArchiveEntry, of source: ExportSource, into decoder: ExportDecoder,
-                       progress: ProgressLine, elideDeviceValues: Bool = true) throws -> String? {
+    static func stream(
+        _ entry: ArchiveEntry, of source: ExportSource, into decoder: ExportDecoder,
+        progress: ProgressLine, elideDeviceValues: Bool = true
+    ) throws -> String? {
         progress.begin(String(entry.fileName))
         // Whatever ends the stream, the decoding thread (if any) ends before this returns.
         defer { decoder.waitForDecoding() }
@@ -160,7 +171,8 @@ public enum ExportRun {
                 case .needMore:
                     return
                 case .notAnExport:
-                    throw InputError(file: source.displayName, entry: entry.path, "no <HealthData> element in the first 4 MB: not an Apple Health export")
+                    throw InputError(
+                        file: source.displayName, entry: entry.path, "no <HealthData> element in the first 4 MB: not an Apple Health export")
                 case .ready(let prolog, let resumeAt):
                     try prolog.withUnsafeBytes { try decoder.feed($0) }
                     try decoder.feed(UnsafeRawBufferPointer(rebasing: chunk[resumeAt...]))
@@ -189,9 +201,13 @@ public enum ExportRun {
         var hasher = SHA256()
         var size: UInt64 = 0
         if let zip = source as? ZipArchive {
-            try streamWholeFile(zip.file, entryName: nil) { hasher.update(bufferPointer: $0); size += UInt64($0.count) }
+            try streamWholeFile(zip.file, entryName: nil) {
+                hasher.update(bufferPointer: $0); size += UInt64($0.count)
+            }
         } else {
-            try source.read(main) { hasher.update(bufferPointer: $0); size += UInt64($0.count) }
+            try source.read(main) {
+                hasher.update(bufferPointer: $0); size += UInt64($0.count)
+            }
         }
         return (size, hasher.finalize().map { String(format: "%02x", $0) }.joined())
     }

@@ -10,23 +10,27 @@ enum ExportXMLStage {
 
     static func run(_ run: RunContext) throws -> Result {
         let (options, staging) = (run.options, run.staging)
-        run.routeFiles = PredecodedRoutes(entries: run.layout.routeFiles, source: run.source,
-                                          spillPaths: try (0..<3).map { try staging.path(".route-points-\($0).spill") },
-                                          faults: run.faults, progress: run.progress)
+        run.routeFiles = PredecodedRoutes(
+            entries: run.layout.routeFiles, source: run.source,
+            spillPaths: try (0..<3).map { try staging.path(".route-points-\($0).spill") },
+            faults: run.faults, progress: run.progress)
         return try run.timed("export_xml_s") {
-            let decoder = ExportDecoder(outputs: run.outputs, faults: run.faults, fileName: run.source.displayName,
-                                        entryName: run.layout.mainXML.path, priority: options.sourcePriority)
+            let decoder = ExportDecoder(
+                outputs: run.outputs, faults: run.faults, fileName: run.source.displayName,
+                entryName: run.layout.mainXML.path, priority: options.sourcePriority)
             let spill = try HeartRateSpill(path: staging.path(".heart-rate.spill"))
             run.heartRateSpill = spill
             decoder.heartRateSpill = spill
             decoder.daily?.spillDirectory = staging.stagingDirectory
             decoder.daily?.spillRunLength = options.spillRunLength
-            decoder.sleepSamples = SleepOutputs.collection(spillPath: try staging.path(".sleep.spill"),
-                                                           runLength: options.spillRunLength)
+            decoder.sleepSamples = SleepOutputs.collection(
+                spillPath: try staging.path(".sleep.spill"),
+                runLength: options.spillRunLength)
             // The parse is the critical path: it runs alone on this thread, decoding on another.
             decoder.decodeOnOwnThread()
-            let exportVersion = try ExportRun.stream(run.layout.mainXML, of: run.source, into: decoder, progress: run.progress,
-                                                     elideDeviceValues: options.elideDeviceValues)
+            let exportVersion = try ExportRun.stream(
+                run.layout.mainXML, of: run.source, into: decoder, progress: run.progress,
+                elideDeviceValues: options.elideDeviceValues)
             try spill.close()
             return Result(decoder: decoder, exportVersion: exportVersion)
         }

@@ -32,7 +32,9 @@ public enum HealthTrailLog {
     public static func fatal(_ message: String, event: String, metadata: Logger.Metadata = [:]) {
         var all = metadata
         all["event"] = .string(event)
-        LogLineHandler.writeLine(LogLineHandler.line(time: Date(), level: .error, message: message,
-                                                     metadata: all, format: format ?? .text))
+        LogLineHandler.writeLine(
+            LogLineHandler.line(
+                time: Date(), level: .error, message: message,
+                metadata: all, format: format ?? .text))
     }
 }

@@ -49,17 +49,20 @@ public struct InspectionReport: Codable, Sendable, Equatable {
     public var counts: Counts
 
     public init(_ inspection: ExportInspection, path: String) {
-        input = Input(path: path, kind: inspection.kind, mainEntry: inspection.layout.mainXML.path,
-                      mainEntryBytes: inspection.layout.mainXML.uncompressedSize, exportVersion: inspection.exportVersion,
-                      exportDate: inspection.exportDate?.utcString, locale: inspection.locale)
+        input = Input(
+            path: path, kind: inspection.kind, mainEntry: inspection.layout.mainXML.path,
+            mainEntryBytes: inspection.layout.mainXML.uncompressedSize, exportVersion: inspection.exportVersion,
+            exportDate: inspection.exportDate?.utcString, locale: inspection.locale)
         let range = inspection.dateRange
         dataFirstUTC = range?.0.utcString
         dataLastUTC = range?.1.utcString
-        entries = Entries(total: inspection.entries.count, routeFiles: inspection.layout.routeFiles.count,
-                          ecgFiles: inspection.layout.ecgFiles.count)
-        counts = Counts(recordsByType: Dictionary(inspection.recordTypes.map { ($0.identifier, $0.count) }, uniquingKeysWith: +),
-                        workouts: inspection.workouts, heartRate: inspection.heartRate, malformedRecords: inspection.faults,
-                        sources: inspection.sources.count)
+        entries = Entries(
+            total: inspection.entries.count, routeFiles: inspection.layout.routeFiles.count,
+            ecgFiles: inspection.layout.ecgFiles.count)
+        counts = Counts(
+            recordsByType: Dictionary(inspection.recordTypes.map { ($0.identifier, $0.count) }, uniquingKeysWith: +),
+            workouts: inspection.workouts, heartRate: inspection.heartRate, malformedRecords: inspection.faults,
+            sources: inspection.sources.count)
     }
 
     /// Pretty-printed JSON with snake_case keys in sorted order, and a final newline.

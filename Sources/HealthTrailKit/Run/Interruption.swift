@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Logging
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -65,7 +66,8 @@ public enum Interruption {
         let name = signalNumber == SIGTERM ? "SIGTERM" : "SIGINT"
         var message = "interrupted by \(name)"
         if let folder {
-            message += folder.stop()
+            message +=
+                folder.stop()
                 ? ": the new outputs were already in place, and are complete"
                 : ": nothing was replaced, the previous outputs are kept as they were"
         }

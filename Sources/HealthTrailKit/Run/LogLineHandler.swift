@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -38,8 +39,10 @@ public struct LogLineHandler: LogHandler {
     }
 
     /// One formatted line (with its newline).
-    public static func line(time: Date, level: Logger.Level, message: String, metadata: Logger.Metadata,
-                            format: LogFormat) -> String {
+    public static func line(
+        time: Date, level: Logger.Level, message: String, metadata: Logger.Metadata,
+        format: LogFormat
+    ) -> String {
         let stamp = Timestamp(utcSeconds: Int64(time.timeIntervalSince1970.rounded(.down))).utcString
         switch format {
         case .text:

@@ -1,4 +1,5 @@
 import HealthTrailArchive
+
 /// `manifest.json`: what was read, what was written, what was skipped, how long it took.
 ///
 /// Names, counts, sizes, lines and hashes only: no health value appears in it, and text read

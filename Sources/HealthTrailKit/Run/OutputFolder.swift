@@ -1,8 +1,9 @@
 import Foundation
+import HealthTrailArchive
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import HealthTrailArchive
 
 /// Which folders a run may write its outputs into.
 ///
@@ -17,7 +18,10 @@ enum OutputFolder {
         let components = resolved.split(separator: "/")
         let isHome = home.map { !$0.isEmpty && resolve($0) == resolved } ?? false
         guard components.count >= 2, !isHome else {
-            throw InputError(file: path, "refusing to write outputs into \(isHome ? "the home folder" : "a top-level folder"): give --out a folder of their own, such as \(isHome ? "~/health" : "/srv/health")")
+            throw InputError(
+                file: path,
+                "refusing to write outputs into \(isHome ? "the home folder" : "a top-level folder"): give --out a folder of their own, such as \(isHome ? "~/health" : "/srv/health")"
+            )
         }
     }
 
@@ -28,7 +32,10 @@ enum OutputFolder {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
         let foreign = entries.filter { !isOwnBookkeeping($0) }
         guard foreign.isEmpty else {
-            throw InputError(file: path, "the output folder holds \(foreign.count) item\(foreign.count == 1 ? "" : "s") HealthTrail did not write and no manifest.json of a previous run: choose an empty or new folder (HealthTrail never replaces files it did not write)")
+            throw InputError(
+                file: path,
+                "the output folder holds \(foreign.count) item\(foreign.count == 1 ? "" : "s") HealthTrail did not write and no manifest.json of a previous run: choose an empty or new folder (HealthTrail never replaces files it did not write)"
+            )
         }
     }
 

@@ -1,8 +1,9 @@
 import Foundation
+import HealthTrailArchive
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import HealthTrailArchive
 
 /// One run at a time per output folder: two cron runs must not write the same outputs at once.
 ///
@@ -48,7 +49,7 @@ final class OutputLock {
 
     deinit {
         _ = ftruncate(fd, 0)   // a clean end leaves no pid behind
-        close(fd)              // releases the flock
+        close(fd)   // releases the flock
     }
 }
 

@@ -12,11 +12,12 @@ struct PreviousRun {
 
     init?(directory: String) {
         guard let data = FileManager.default.contents(atPath: directory + "/manifest.json"),
-              let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              json["tool"] as? String == "healthtrail",
-              let version = json["tool_version"] as? String, let options = json["run_options_sha256"] as? String,
-              let input = json["input"] as? [String: Any], let sha = input["sha256"] as? String,
-              let size = (input["size_bytes"] as? NSNumber)?.uint64Value else { return nil }
+            let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            json["tool"] as? String == "healthtrail",
+            let version = json["tool_version"] as? String, let options = json["run_options_sha256"] as? String,
+            let input = json["input"] as? [String: Any], let sha = input["sha256"] as? String,
+            let size = (input["size_bytes"] as? NSNumber)?.uint64Value
+        else { return nil }
         (toolVersion, optionsSHA256, inputSHA256, inputSize) = (version, options, sha, size)
         if let listed = json["files"] as? [String] {
             files = Set(listed.filter(OutputCommit.isSafeRelativePath))
@@ -24,8 +25,9 @@ struct PreviousRun {
             // Written before manifests listed their files: its CSVs, the GeoJSON and the maps.
             let outputs = (json["outputs"] as? [String: Any]).map { Array($0.keys) } ?? []
             let maps = (try? FileManager.default.subpathsOfDirectory(atPath: directory + "/svg")) ?? []
-            files = Set((outputs + ["routes.geojson"] + maps.filter { $0.hasSuffix(".svg") }.map { "svg/" + $0 })
-                .filter(OutputCommit.isSafeRelativePath))
+            files = Set(
+                (outputs + ["routes.geojson"] + maps.filter { $0.hasSuffix(".svg") }.map { "svg/" + $0 })
+                    .filter(OutputCommit.isSafeRelativePath))
         }
         files.insert(OutputCommit.manifestName)
     }

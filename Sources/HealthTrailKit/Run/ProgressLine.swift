@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -84,14 +85,18 @@ public final class ProgressLine {
     }
 
     func draw(_ t: Double) {
-        terminal.drawProgress(Self.text(label: label, done: done, total: total, backgroundDone: backgroundBytesDone,
-                                         backgroundTotal: backgroundTotal, seconds: t - started))
+        terminal.drawProgress(
+            Self.text(
+                label: label, done: done, total: total, backgroundDone: backgroundBytesDone,
+                backgroundTotal: backgroundTotal, seconds: t - started))
     }
 
     /// `healthtrail: export.xml  70 / 120 MB  routes 12 / 41 MB  (51%)  85 MB/s`: each count
     /// over the size of the same files, in the same unit; the share and rate over all of them.
-    static func text(label: String, done: UInt64, total: UInt64, backgroundDone: UInt64, backgroundTotal: UInt64,
-                     seconds: Double) -> String {
+    static func text(
+        label: String, done: UInt64, total: UInt64, backgroundDone: UInt64, backgroundTotal: UInt64,
+        seconds: Double
+    ) -> String {
         func mb(_ bytes: UInt64) -> Int { Int(bytes / 1_000_000) }
         // Sizes come from the archive's directory: a lying entry may read past its size.
         let main = min(done, total), background = min(backgroundDone, backgroundTotal)

@@ -24,10 +24,11 @@ enum RouteStage {
             let plan = try RouteLinker.plan(layout: run.layout, routes: predecoded, workouts: decoder.workouts)
             let sourceRanking = decoder.daily!.sourceRanking(decoder.sources)
             let spill = run.heartRateSpill!
-            let join = try HeartRateJoin(spill: spill, windows: plan.windows, tolerance: options.joinTolerance,
-                                         sourceOrder: sourceRanking.order,
-                                         sortSpillPath: staging.path(".heart-rate-join.spill"),
-                                         runLength: options.spillRunLength)
+            let join = try HeartRateJoin(
+                spill: spill, windows: plan.windows, tolerance: options.joinTolerance,
+                sourceOrder: sourceRanking.order,
+                sortSpillPath: staging.path(".heart-rate-join.spill"),
+                runLength: options.spillRunLength)
             spill.remove()
             let zones = options.zones.resolve(dateOfBirth: decoder.me?.dateOfBirth, on: decoder.exportDate)
             return (plan, sourceRanking, join, zones)
@@ -37,14 +38,17 @@ enum RouteStage {
             let geojson = options.geojson ? try GeoJSONWriter(path: staging.path("routes.geojson"), includeTimes: options.geojsonTimes) : nil
             if options.maps?.kinds.contains(.workouts) == true { _ = try staging.path("svg/workouts/.") }   // before two threads write there
             let mapContext = options.maps.map { maps in
-                MapContext(staging: staging, options: maps.options, drawWorkouts: maps.kinds.contains(.workouts),
-                           filesPerWorkout: plan.files.reduce(into: [:]) { $0[$1.workoutID, default: 0] += 1 },
-                           offsets: Dictionary(decoder.workouts.map { ($0.id, WorkoutFigures($0).offsetMinutes) },
-                                               uniquingKeysWith: { a, _ in a }))
+                MapContext(
+                    staging: staging, options: maps.options, drawWorkouts: maps.kinds.contains(.workouts),
+                    filesPerWorkout: plan.files.reduce(into: [:]) { $0[$1.workoutID, default: 0] += 1 },
+                    offsets: Dictionary(
+                        decoder.workouts.map { ($0.id, WorkoutFigures($0).offsetMinutes) },
+                        uniquingKeysWith: { a, _ in a }))
             }
-            let routes = try RouteLinker.run(plan, routes: predecoded, inlineRoutes: decoder.inlineRoutes, join: join,
-                                             zones: zones, csv: run.outputs.routePoints, geojson: geojson, maps: mapContext,
-                                             faults: run.faults)
+            let routes = try RouteLinker.run(
+                plan, routes: predecoded, inlineRoutes: decoder.inlineRoutes, join: join,
+                zones: zones, csv: run.outputs.routePoints, geojson: geojson, maps: mapContext,
+                faults: run.faults)
             predecoded.remove()
             try geojson?.close()
             return (routes, geojson?.features ?? 0)
@@ -55,12 +59,14 @@ enum RouteStage {
             BackgroundTask { () throws -> (seconds: Double, outsideArea: Int?) in
                 let clock = Date()
                 defer { routes.tracks.discard() }   // spill files must not be committed
-                let outsideArea = try MapOutputs.writeOverviewAndDensity(routes.tracks, options: maps.options,
-                                                                         kinds: maps.kinds, staging: staging)
+                let outsideArea = try MapOutputs.writeOverviewAndDensity(
+                    routes.tracks, options: maps.options,
+                    kinds: maps.kinds, staging: staging)
                 return (Date().timeIntervalSince(clock), outsideArea)
             }
         }
-        return Result(routes: routes, sourceRanking: sourceRanking, zones: zones, joinSampleCount: join.sampleCount,
-                      geojsonFeatures: geojsonFeatures)
+        return Result(
+            routes: routes, sourceRanking: sourceRanking, zones: zones, joinSampleCount: join.sampleCount,
+            geojsonFeatures: geojsonFeatures)
     }
 }

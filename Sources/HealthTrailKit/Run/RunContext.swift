@@ -32,9 +32,10 @@ final class RunContext {
         self.started = started
         outputs = try ExportOutputs(staging: staging)
         faults = FaultLog(file: source.displayName, strict: options.strict)
-        progress = ProgressLine(totalBytes: layout.mainXML.uncompressedSize,
-                                backgroundBytes: layout.routeFiles.reduce(0) { $0 + $1.uncompressedSize },
-                                enabled: options.showProgress && ProgressLine.stderrIsTerminal)
+        progress = ProgressLine(
+            totalBytes: layout.mainXML.uncompressedSize,
+            backgroundBytes: layout.routeFiles.reduce(0) { $0 + $1.uncompressedSize },
+            enabled: options.showProgress && ProgressLine.stderrIsTerminal)
     }
 
     /// Times `body` as the manifest's `timings[name]`.

@@ -1,4 +1,5 @@
 import HealthTrailArchive
+
 /// The run settings: the options that shape a run's outputs, taken by `healthtrail run` and
 /// `healthtrail partial` and set by pipeline files.
 ///
@@ -20,7 +21,8 @@ extension RunOptionDeclaration {
     /// `--source-priority`, `source_priority`.
     public static let sourcePriority = RunOptionDeclaration(
         name: "source-priority", pipeline: .key(["source_priority"]),
-        abstract: "Which source counts where several wrote the same steps, energy or sleep: comma-separated parts of source names, best first. Sources matching none come last.",
+        abstract:
+            "Which source counts where several wrote the same steps, energy or sleep: comma-separated parts of source names, best first. Sources matching none come last.",
         valueName: "patterns", defaultValue: SourcePriority.default.patterns.joined(separator: ","))
 
     /// `--join-tolerance`, `join_tolerance_s`: seconds.

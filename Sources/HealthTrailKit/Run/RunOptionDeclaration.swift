@@ -44,8 +44,10 @@ public struct RunOptionDeclaration: Sendable, Equatable {
     public let accepted: Accepted?
 
     /// Declares a run setting, which `runSettings` must list.
-    public init(name: String, pipeline: PipelineSetting?, abstract: String, valueName: String? = nil,
-                defaultValue: String? = nil, accepted: Accepted? = nil) {
+    public init(
+        name: String, pipeline: PipelineSetting?, abstract: String, valueName: String? = nil,
+        defaultValue: String? = nil, accepted: Accepted? = nil
+    ) {
         self.name = name
         self.pipeline = pipeline
         self.abstract = abstract

@@ -1,10 +1,11 @@
 import Foundation
+import HealthTrailArchive
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import HealthTrailArchive
 
 /// `-` as the archive: an export read from standard input.
 ///

@@ -1,11 +1,12 @@
 import Foundation
+import HealthTrailArchive
+import HealthTrailXML
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import HealthTrailArchive
-import HealthTrailXML
 
 /// A buffered RFC 4180 CSV file: UTF-8, a header row, `\n` line ends, fields quoted only when
 /// they hold a comma, quote or line break.
@@ -156,9 +157,12 @@ public final class CSVWriter {
         var v = v
         if used + 21 > capacity { flushBuffer() }
         if v < 0 { byte(0x2D); v = -v }
-        var tmp: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                  UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var tmp:
+            (
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+            ) =
+                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &tmp) { t in
             var i = 20
             repeat { i -= 1; t[i] = UInt8(0x30 + v % 10); v /= 10 } while v > 0

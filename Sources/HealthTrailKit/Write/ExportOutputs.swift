@@ -14,15 +14,20 @@ public final class ExportOutputs {
     public init(staging: OutputStaging) throws {
         self.staging = staging
         // Files written while export.xml is parsed hand their writes to another thread (write-behind).
-        heartRate = try CSVWriter(path: staging.path("heart_rate.csv"), header: OutputSchema.heartRate.names, bufferSize: 1 << 20,
-                                  writeBehind: true)
-        routePoints = try CSVWriter(path: staging.path("route_points.csv"), header: OutputSchema.routePoints.names, bufferSize: 1 << 20,
-                                    writeBehind: true)
+        heartRate = try CSVWriter(
+            path: staging.path("heart_rate.csv"), header: OutputSchema.heartRate.names, bufferSize: 1 << 20,
+            writeBehind: true)
+        routePoints = try CSVWriter(
+            path: staging.path("route_points.csv"), header: OutputSchema.routePoints.names, bufferSize: 1 << 20,
+            writeBehind: true)
         hrvBeats = try CSVWriter(path: staging.path("hrv_beats.csv"), header: OutputSchema.hrvBeats.names, writeBehind: true)
-        activitySummaries = try CSVWriter(path: staging.path("activity_summaries.csv"), header: OutputSchema.activitySummaries.names,
-                                          writeBehind: true)
-        writers = [("heart_rate.csv", heartRate), ("route_points.csv", routePoints), ("hrv_beats.csv", hrvBeats),
-                   ("activity_summaries.csv", activitySummaries)]
+        activitySummaries = try CSVWriter(
+            path: staging.path("activity_summaries.csv"), header: OutputSchema.activitySummaries.names,
+            writeBehind: true)
+        writers = [
+            ("heart_rate.csv", heartRate), ("route_points.csv", routePoints), ("hrv_beats.csv", hrvBeats),
+            ("activity_summaries.csv", activitySummaries),
+        ]
     }
 
     /// Record-type file names already taken (`StepCount` of two identifier families, or `FooBar`
@@ -60,7 +65,9 @@ public final class ExportOutputs {
         for (_, w) in writers {
             w.flush()
             group.enter()
-            Thread { w.sync(); group.leave() }.start()
+            Thread {
+                w.sync(); group.leave()
+            }.start()
         }
         group.wait()
         for (_, w) in writers { try w.close() }

@@ -154,8 +154,8 @@ public final class GeoJSONWriter {
         case "walking": return "#2e7d32"   // green
         case "running": return "#c62828"   // red
         case "cycling": return "#1565c0"   // blue
-        case "hiking": return "#6d4c41"    // brown
-        case "swimming": return "#00796b"  // teal
+        case "hiking": return "#6d4c41"   // brown
+        case "swimming": return "#00796b"   // teal
         default:
             // FNV-1a, not `hashValue`: Swift seeds `Hasher` per process, and the file must be
             // the same bytes in every run.
@@ -167,14 +167,14 @@ public final class GeoJSONWriter {
 
     /// Distinct from the five fixed colours above and from the grey of segments without heart rate.
     public static let otherColours = [
-        "#6a1b9a", // purple
-        "#ef6c00", // orange
-        "#ad1457", // magenta
-        "#283593", // indigo
-        "#827717", // olive
-        "#37474f", // blue grey
-        "#f9a825", // gold
-        "#00acc1", // cyan
+        "#6a1b9a",   // purple
+        "#ef6c00",   // orange
+        "#ad1457",   // magenta
+        "#283593",   // indigo
+        "#827717",   // olive
+        "#37474f",   // blue grey
+        "#f9a825",   // gold
+        "#00acc1",   // cyan
     ]
 
     /// `marker-color` of start points (green) and end points (near black, a finish flag).
@@ -295,11 +295,11 @@ public final class GeoJSONWriter {
         switch c {
         case 0x22: out.byte(0x22)
         case 0x5C: out.byte(0x5C)
-        case 0x08: out.byte(0x62)  // b
-        case 0x0C: out.byte(0x66)  // f
-        case 0x0A: out.byte(0x6E)  // n
-        case 0x0D: out.byte(0x72)  // r
-        case 0x09: out.byte(0x74)  // t
+        case 0x08: out.byte(0x62)   // b
+        case 0x0C: out.byte(0x66)   // f
+        case 0x0A: out.byte(0x6E)   // n
+        case 0x0D: out.byte(0x72)   // r
+        case 0x09: out.byte(0x74)   // t
         default:
             let hex: StaticString = "0123456789abcdef"
             literal("u00")

@@ -35,8 +35,10 @@ public struct MapOutputs: Sendable {
     /// Tracks are read back one at a time (from their spill file): the density grid counts them
     /// as they come, and the overview keeps only their shape simplified to half a pixel, so
     /// memory is the grid's and the simplified shapes', however long the history.
-    static func writeOverviewAndDensity(_ tracks: MapTracks, options given: SVGOptions, kinds: Set<Kind>,
-                                        staging: OutputStaging) throws -> Int? {
+    static func writeOverviewAndDensity(
+        _ tracks: MapTracks, options given: SVGOptions, kinds: Set<Kind>,
+        staging: OutputStaging
+    ) throws -> Int? {
         guard kinds.contains(.routes) || kinds.contains(.density) else { return nil }
         guard !tracks.tracks.isEmpty else { return nil }
         var options = given
@@ -69,8 +71,9 @@ public struct MapOutputs: Sendable {
             for track in drawable { density.add(track: try MapTracks.points(of: track)) }
             bounds = density.bounds
             if kinds.contains(.density) {
-                try staging.writeFile(DensityMapSVG.render(grid: density.grid(options: options), options: options),
-                                      to: staging.path("svg/density.svg"))
+                try staging.writeFile(
+                    DensityMapSVG.render(grid: density.grid(options: options), options: options),
+                    to: staging.path("svg/density.svg"))
             }
         }
         let outsideArea = try drawOverview(drawable, area: area, bounds: bounds, options: options, kinds: kinds, staging: staging)
@@ -82,8 +85,10 @@ public struct MapOutputs: Sendable {
     /// simplified to half a pixel of a map of `bounds`; returns how many started outside it (nil:
     /// no overview drawn). A trip abroad would shrink home to a dot; leaving it out is said in
     /// the map and the manifest, never done silently.
-    private static func drawOverview(_ drawable: [MapTracks.Track], area: GeoBoundingBox?, bounds: GeoBoundingBox?,
-                                     options: SVGOptions, kinds: Set<Kind>, staging: OutputStaging) throws -> Int? {
+    private static func drawOverview(
+        _ drawable: [MapTracks.Track], area: GeoBoundingBox?, bounds: GeoBoundingBox?,
+        options: SVGOptions, kinds: Set<Kind>, staging: OutputStaging
+    ) throws -> Int? {
         guard kinds.contains(.routes) else { return nil }
 
         // Routes starting inside the area, simplified to half a pixel of the whole map.
@@ -112,8 +117,9 @@ public struct MapOutputs: Sendable {
             routes.append(.init(workoutID: track.workoutID, activity: track.activity, start: track.start, coordinates: kept))
         }
         guard !routes.isEmpty || outsideArea > 0 else { return nil }
-        try staging.writeFile(RoutesOverviewSVG.render(routes, options: options, outsideArea: outsideArea),
-                              to: staging.path("svg/routes.svg"))
+        try staging.writeFile(
+            RoutesOverviewSVG.render(routes, options: options, outsideArea: outsideArea),
+            to: staging.path("svg/routes.svg"))
         return outsideArea
     }
 
@@ -174,12 +180,15 @@ public struct MapOutputs: Sendable {
             }
             return origin + 3
         }
-        var box = (at(latBins, latOrigin, 0.01, upperEdge: false), at(lonBins, lonOrigin, 0.01, upperEdge: false),
-                   at(latBins, latOrigin, 0.99, upperEdge: true), at(lonBins, lonOrigin, 0.99, upperEdge: true))
+        var box = (
+            at(latBins, latOrigin, 0.01, upperEdge: false), at(lonBins, lonOrigin, 0.01, upperEdge: false),
+            at(latBins, latOrigin, 0.99, upperEdge: true), at(lonBins, lonOrigin, 0.99, upperEdge: true)
+        )
         let padLat = max(0.002, (box.2 - box.0) * 0.05), padLon = max(0.002, (box.3 - box.1) * 0.05)
         box = (box.0 - padLat, box.1 - padLon, box.2 + padLat, box.3 + padLon)
-        return GeoBoundingBox(minLatitude: max(-85, box.0), minLongitude: max(-180, box.1),
-                              maxLatitude: min(85, box.2), maxLongitude: min(180, box.3))
+        return GeoBoundingBox(
+            minLatitude: max(-85, box.0), minLongitude: max(-180, box.1),
+            maxLatitude: min(85, box.2), maxLongitude: min(180, box.3))
     }
 
     /// Web Mercator world units per pixel of a map of `size` pixels over `bounds`.
@@ -198,8 +207,9 @@ public struct MapOutputs: Sendable {
                 return (Timestamp(utcSeconds: day * 86_400).localDateString, v)
             }
             guard !values.isEmpty else { continue }
-            try staging.writeFile(CalendarHeatmapSVG.render(metric: metric, unit: unit, values: values, options: options, title: title),
-                                  to: staging.path("svg/calendar-\(metric).svg"))
+            try staging.writeFile(
+                CalendarHeatmapSVG.render(metric: metric, unit: unit, values: values, options: options, title: title),
+                to: staging.path("svg/calendar-\(metric).svg"))
         }
     }
 }

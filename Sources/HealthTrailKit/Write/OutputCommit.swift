@@ -1,8 +1,9 @@
 import Foundation
+import HealthTrailArchive
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import HealthTrailArchive
 
 /// Moves a complete staging folder into the output folder so that the folder holds every
 /// output of the previous run or every output of this one, whatever stops the process.
@@ -129,9 +130,13 @@ struct OutputCommit {
         }
         for item in ((try? fm.contentsOfDirectory(atPath: directory)) ?? []).sorted() {
             let pidText: Substring
-            if item.hasPrefix(".staging-") { pidText = item.dropFirst(9) }
-            else if item.hasPrefix(".old-") { pidText = item.dropFirst(5).prefix { $0 != "-" } }
-            else { continue }
+            if item.hasPrefix(".staging-") {
+                pidText = item.dropFirst(9)
+            } else if item.hasPrefix(".old-") {
+                pidText = item.dropFirst(5).prefix { $0 != "-" }
+            } else {
+                continue
+            }
             guard let pid = Int32(pidText), pid != own else { continue }
             if item.hasPrefix(".old-") {
                 // Left by an older HealthTrail, which swapped whole folders: when the folder it

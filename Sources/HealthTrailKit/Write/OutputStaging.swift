@@ -1,8 +1,9 @@
 import Foundation
+import HealthTrailArchive
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import HealthTrailArchive
 
 /// The folder a run writes into before its outputs replace the previous ones.
 ///
@@ -158,8 +159,9 @@ public final class OutputStaging {
             return
         }
         do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         } catch {
             throw InputError(file: path, "cannot create output folder: \(String(cString: strerror(errno == 0 ? EACCES : errno)))")
         }

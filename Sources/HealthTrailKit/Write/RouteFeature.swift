@@ -25,9 +25,11 @@ public struct RouteFeature: Sendable {
     /// Zone index → zone name, for the `zone` property of segments (`RouteSegment.zone`).
     public var zoneNames: [String]
 
-    public init(workoutID: String, activity: String, routeFile: String?, start: Int64, end: Int64,
-                distanceMeters: Double, durationSeconds: Double, averageBPM: Double?,
-                points: [RoutePoint], segments: [RouteSegment] = [], zoneNames: [String] = []) {
+    public init(
+        workoutID: String, activity: String, routeFile: String?, start: Int64, end: Int64,
+        distanceMeters: Double, durationSeconds: Double, averageBPM: Double?,
+        points: [RoutePoint], segments: [RouteSegment] = [], zoneNames: [String] = []
+    ) {
         self.workoutID = workoutID
         self.activity = activity
         self.routeFile = routeFile

@@ -14,8 +14,10 @@ enum SleepOutputs {
     /// Streams the collected samples (in `spanOrder`) into `sleep_samples.csv` and the nights
     /// into `sleep_nights.csv`: only the samples of one span and of one open session are held.
     /// - Parameter ranks: `SourcePriority.rank(of:)` of each source, by index.
-    static func write(_ collected: SortedRunFile<CollectedSleepSample>, sources: [String], ranks: [Int],
-                      outputs: ExportOutputs, daily: DailySummary) throws -> (nights: Int, naps: Int) {
+    static func write(
+        _ collected: SortedRunFile<CollectedSleepSample>, sources: [String], ranks: [Int],
+        outputs: ExportOutputs, daily: DailySummary
+    ) throws -> (nights: Int, naps: Int) {
         let sampleWriter = try outputs.addWriter(OutputSchema.sleepSamples.name, header: OutputSchema.sleepSamples.names)
         var builder = SleepNightBuilder()
         var group: [SleepSample] = []
@@ -40,9 +42,14 @@ enum SleepOutputs {
         }
         try collected.drain { c in
             if let first = group.first,
-               first.start.utcSeconds != c.start.utcSeconds || first.end.utcSeconds != c.end.utcSeconds { flushGroup() }
-            group.append(SleepSample(start: c.start, end: c.end, stage: c.stage, source: sources[c.source],
-                                     sourceRank: ranks[c.source]))
+                first.start.utcSeconds != c.start.utcSeconds || first.end.utcSeconds != c.end.utcSeconds
+            {
+                flushGroup()
+            }
+            group.append(
+                SleepSample(
+                    start: c.start, end: c.end, stage: c.stage, source: sources[c.source],
+                    sourceRank: ranks[c.source]))
         }
         flushGroup()
 

@@ -11,7 +11,8 @@ enum WorkoutRow {
     /// The row's heart-rate figures: the export's when it has any of them (never mixed with the
     /// route's), else the route's joined samples when any point has one, else none.
     static func heartRate(_ f: WorkoutFigures, route: RouteStats?)
-        -> (average: Double?, maximum: Double?, minimum: Double?, source: HeartRateSource?) {
+        -> (average: Double?, maximum: Double?, minimum: Double?, source: HeartRateSource?)
+    {
         if f.averageHeartRate != nil || f.maximumHeartRate != nil || f.minimumHeartRate != nil {
             return (f.averageHeartRate, f.maximumHeartRate, f.minimumHeartRate, .workout)
         }
@@ -19,8 +20,10 @@ enum WorkoutRow {
         return (nil, nil, nil, nil)
     }
 
-    static func write(_ w: Workout, figures f: WorkoutFigures, routeFiles: [String], route: RouteStats?, zoneCount: Int,
-                      to out: CSVWriter) {
+    static func write(
+        _ w: Workout, figures f: WorkoutFigures, routeFiles: [String], route: RouteStats?, zoneCount: Int,
+        to out: CSVWriter
+    ) {
         let hr = heartRate(f, route: route)
         out.field(w.id); out.comma()
         out.field(w.activity); out.comma()

@@ -33,8 +33,10 @@ public final class HeartRateJoin: @unchecked Sendable {
     ///   - sourceOrder: position of each source index in the priority order (0 best).
     ///   - sortSpillPath: where sorted runs of the windows' samples go while they are sorted
     ///     (nil: in memory).
-    init(spill: HeartRateSpill, windows: [(Int64, Int64)], tolerance: Int64, sourceOrder: [Int],
-         sortSpillPath: String? = nil, runLength: Int = 1 << 16) throws {
+    init(
+        spill: HeartRateSpill, windows: [(Int64, Int64)], tolerance: Int64, sourceOrder: [Int],
+        sortSpillPath: String? = nil, runLength: Int = 1 << 16
+    ) throws {
         self.tolerance = tolerance
         var set = IntervalSet()
         set.insert(contentsOf: windows.map { ($0.0 - tolerance, $0.1 + tolerance + 1) })

@@ -1,7 +1,8 @@
+import HealthTrailArchive
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import HealthTrailArchive
 
 /// Every heart-rate sample of an export, written to a binary file as export.xml streams by.
 ///

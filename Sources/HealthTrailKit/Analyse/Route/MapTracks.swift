@@ -1,9 +1,10 @@
+import HealthTrailArchive
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import HealthTrailArchive
 
 /// Every route's shape, compact, for the maps drawn after all routes are read.
 ///
@@ -36,8 +37,10 @@ final class MapTracks {
     func add(workoutID: String, activity: String, points: [RoutePoint]) {
         guard let first = points.first else { return }
         let offset = store.append(points)
-        tracks.append(Track(workoutID: workoutID, activity: activity, start: first.time, pointCount: points.count,
-                            store: store, offset: offset))
+        tracks.append(
+            Track(
+                workoutID: workoutID, activity: activity, start: first.time, pointCount: points.count,
+                store: store, offset: offset))
         pointCount += points.count
     }
 

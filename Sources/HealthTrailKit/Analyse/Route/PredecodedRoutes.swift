@@ -1,9 +1,10 @@
 import Foundation
+import HealthTrailArchive
+import HealthTrailXML
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import HealthTrailArchive
-import HealthTrailXML
 
 /// Route files decoded while export.xml is still being parsed, on the core that parse leaves idle.
 ///

@@ -58,11 +58,15 @@ public enum RouteGeometry {
             if n > 0, !zones.zones.isEmpty {
                 let mean = sum / Double(n)
                 let zone = zones.zoneIndex(for: mean)
-                result.append(RouteSegment(first: first, last: last, meanBPM: mean, zone: zone,
-                                           colour: zones.zones[zone].colour, opacity: zones.opacity(for: mean)))
+                result.append(
+                    RouteSegment(
+                        first: first, last: last, meanBPM: mean, zone: zone,
+                        colour: zones.zones[zone].colour, opacity: zones.opacity(for: mean)))
             } else {
-                result.append(RouteSegment(first: first, last: last, meanBPM: n > 0 ? sum / Double(n) : nil, zone: nil,
-                                           colour: noHeartRateColour, opacity: 1))
+                result.append(
+                    RouteSegment(
+                        first: first, last: last, meanBPM: n > 0 ? sum / Double(n) : nil, zone: nil,
+                        colour: noHeartRateColour, opacity: 1))
             }
         }
         return result

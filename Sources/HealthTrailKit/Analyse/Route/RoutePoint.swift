@@ -12,8 +12,10 @@ public struct RoutePoint: Sendable, Equatable {
     /// Heart rate at this moment from `HeartRateJoin`, nil where no sample lies within tolerance.
     public var bpm: Double?
 
-    public init(time: Int64, latitude: Double, longitude: Double, elevation: Double? = nil, speed: Double? = nil,
-                bpm: Double? = nil) {
+    public init(
+        time: Int64, latitude: Double, longitude: Double, elevation: Double? = nil, speed: Double? = nil,
+        bpm: Double? = nil
+    ) {
         self.time = time
         self.latitude = latitude
         self.longitude = longitude

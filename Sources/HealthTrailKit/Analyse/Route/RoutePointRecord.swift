@@ -1,10 +1,11 @@
+import HealthTrailArchive
+import HealthTrailXML
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import HealthTrailArchive
-import HealthTrailXML
 
 /// How `PredecodedRoutes` keeps a decoded GPX point in its spill file until the join is built.
 ///
@@ -38,10 +39,11 @@ enum RoutePointRecord {
         let count = Int(header.loadUnaligned(fromByteOffset: 40, as: UInt16.self))
         let elevation = header.loadUnaligned(fromByteOffset: 24, as: Double.self)
         let speed = header.loadUnaligned(fromByteOffset: 32, as: Double.self)
-        let point = RoutePoint(time: header.loadUnaligned(as: Int64.self),
-                               latitude: header.loadUnaligned(fromByteOffset: 8, as: Double.self),
-                               longitude: header.loadUnaligned(fromByteOffset: 16, as: Double.self),
-                               elevation: elevation.isNaN ? nil : elevation, speed: speed.isNaN ? nil : speed)
+        let point = RoutePoint(
+            time: header.loadUnaligned(as: Int64.self),
+            latitude: header.loadUnaligned(fromByteOffset: 8, as: Double.self),
+            longitude: header.loadUnaligned(fromByteOffset: 16, as: Double.self),
+            elevation: elevation.isNaN ? nil : elevation, speed: speed.isNaN ? nil : speed)
         return (point, ByteSpan(start: (header + headerLength).assumingMemoryBound(to: UInt8.self), count: count))
     }
 

@@ -1,4 +1,5 @@
 import HealthTrailXML
+
 /// Turns one thread's routes into `route_points.csv` rows, GeoJSON features and route figures.
 ///
 /// For each route (a GPX file, or a workout's inline locations): every point gets its heart
@@ -40,8 +41,10 @@ final class RouteProcessor {
     /// - Parameter tracksSpillPath: where the tracks' coordinates go until the maps are drawn
     ///   (nil: in memory).
     /// - Parameter drawnPointCap: points drawn per route and per pending workout map at most.
-    init(join: HeartRateJoin?, zones: HeartRateZones, csv: CSVWriter?, geojson: GeoJSONWriter?, maps: MapContext? = nil,
-         tracksSpillPath: String? = nil, drawnPointCap: Int = DrawnPoints.defaultCap) {
+    init(
+        join: HeartRateJoin?, zones: HeartRateZones, csv: CSVWriter?, geojson: GeoJSONWriter?, maps: MapContext? = nil,
+        tracksSpillPath: String? = nil, drawnPointCap: Int = DrawnPoints.defaultCap
+    ) {
         self.maps = maps
         self.drawnPointCap = drawnPointCap
         pointBox = UncheckedBox(DrawnPoints(cap: drawnPointCap))
@@ -113,16 +116,18 @@ final class RouteProcessor {
         guard let first = points.first, let last = points.last else { return }
         let meanBPM = stats.meanBPM
         let segments = RouteGeometry.segments(points, zones: zones)
-        geojson?.add(RouteFeature(
-            workoutID: id, activity: activity, routeFile: file, start: first.time, end: last.time,
-            distanceMeters: stats.distance, durationSeconds: Double(last.time - first.time),
-            averageBPM: meanBPM, points: points, segments: segments, zoneNames: zones.zones.map(\.name)))
+        geojson?.add(
+            RouteFeature(
+                workoutID: id, activity: activity, routeFile: file, start: first.time, end: last.time,
+                distanceMeters: stats.distance, durationSeconds: Double(last.time - first.time),
+                averageBPM: meanBPM, points: points, segments: segments, zoneNames: zones.zones.map(\.name)))
         guard let maps else { return }
         tracks.add(workoutID: id, activity: activity, points: points)
         guard maps.drawWorkouts else { return }
-        let route = MapRoute(workoutID: id, activity: activity, start: first.time, end: last.time,
-                             utcOffsetMinutes: maps.offsets[id] ?? 0, distanceMeters: stats.distance, meanBPM: meanBPM,
-                             timeInZone: stats.timeInZone, points: points, segments: segments)
+        let route = MapRoute(
+            workoutID: id, activity: activity, start: first.time, end: last.time,
+            utcOffsetMinutes: maps.offsets[id] ?? 0, distanceMeters: stats.distance, meanBPM: meanBPM,
+            timeInZone: stats.timeInZone, points: points, segments: segments)
         let files = maps.filesPerWorkout[id] ?? 1
         guard files > 1 else {
             try MapOutputs.writeWorkout(route, zones: zones, options: maps.options, staging: maps.staging)
@@ -180,15 +185,18 @@ extension MapRoute {
         for piece in sorted {
             let offset = points.count
             points += piece.points
-            segments += piece.segments.map { var s = $0; s.first += offset; s.last += offset; return s }
+            segments += piece.segments.map {
+                var s = $0; s.first += offset; s.last += offset; return s
+            }
             for (i, t) in piece.timeInZone.enumerated() where i < timeInZone.count { timeInZone[i] += t }
             if let m = piece.meanBPM { bpmSum += m * Double(piece.points.count); bpmCount += Double(piece.points.count) }
         }
         let first = sorted[0]
-        return MapRoute(workoutID: first.workoutID, activity: first.activity, start: first.start,
-                        end: sorted.map(\.end).max()!, utcOffsetMinutes: first.utcOffsetMinutes,
-                        distanceMeters: sorted.map(\.distanceMeters).reduce(0, +),
-                        meanBPM: bpmCount > 0 ? bpmSum / bpmCount : nil, timeInZone: timeInZone,
-                        points: points, segments: segments)
+        return MapRoute(
+            workoutID: first.workoutID, activity: first.activity, start: first.start,
+            end: sorted.map(\.end).max()!, utcOffsetMinutes: first.utcOffsetMinutes,
+            distanceMeters: sorted.map(\.distanceMeters).reduce(0, +),
+            meanBPM: bpmCount > 0 ? bpmSum / bpmCount : nil, timeInZone: timeInZone,
+            points: points, segments: segments)
     }
 }

@@ -16,7 +16,8 @@ public enum ZoneChoice: Sendable, Equatable {
             return .fromMaximum(bpm)
         case .fromDateOfBirth:
             guard let dateOfBirth, let exportDate else { return .default }
-            let day = Timestamp.civilFromDays(exportDate.localSeconds >= 0 ? exportDate.localSeconds / 86_400 : (exportDate.localSeconds - 86_399) / 86_400)
+            let day = Timestamp.civilFromDays(
+                exportDate.localSeconds >= 0 ? exportDate.localSeconds / 86_400 : (exportDate.localSeconds - 86_399) / 86_400)
             return HeartRateZones.fromDateOfBirth(dateOfBirth, on: day) ?? .default
         }
     }

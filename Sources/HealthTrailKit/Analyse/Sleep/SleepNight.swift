@@ -34,9 +34,11 @@ public struct SleepNight: Sendable, Equatable {
     /// stage won at least one moment of the merge. Sorted by rank, then name.
     public var sources: [String]
 
-    public init(date: String, bedStart: Timestamp, wakeEnd: Timestamp, inBedMinutes: Double, asleepMinutes: Double,
-                latencyMinutes: Double, efficiency: Double, awakenings: Int, coreMinutes: Double?, deepMinutes: Double?,
-                remMinutes: Double?, sources: [String]) {
+    public init(
+        date: String, bedStart: Timestamp, wakeEnd: Timestamp, inBedMinutes: Double, asleepMinutes: Double,
+        latencyMinutes: Double, efficiency: Double, awakenings: Int, coreMinutes: Double?, deepMinutes: Double?,
+        remMinutes: Double?, sources: [String]
+    ) {
         self.date = date
         self.bedStart = bedStart
         self.wakeEnd = wakeEnd

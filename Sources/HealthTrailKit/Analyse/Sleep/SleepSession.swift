@@ -50,7 +50,8 @@ struct SleepSession {
         // bed, and real nights have an app's asleep span start before another's InBed (Mi Fit
         // and Sleep Cycle), which would otherwise give an efficiency above 1.
         let asleepSpans = timeline.segments.filter { $0.stage?.isAsleep == true }.map { ($0.start, $0.end) }
-        let inBedSeconds = inBed.isEmpty
+        let inBedSeconds =
+            inBed.isEmpty
             ? wakeEnd.utcSeconds - bedStart.utcSeconds
             : Self.unionSeconds((inBed.map { ($0.start.utcSeconds, $0.end.utcSeconds) } + asleepSpans).sorted { $0.0 < $1.0 })
         if let first = asleepSpans.first?.0, first < bedStart.utcSeconds {
@@ -72,11 +73,12 @@ struct SleepSession {
         // night has unknown stages, which 0 would misstate as none.
         let staged = timeline.segments.contains { $0.stage == .core || $0.stage == .deep || $0.stage == .rem }
         func stageMinutes(_ stage: SleepStage) -> Double? { staged ? minutes(perStage[stage] ?? 0) : nil }
-        night = SleepNight(date: wakeEnd.localDateString, bedStart: bedStart, wakeEnd: wakeEnd,
-                           inBedMinutes: minutes(inBedSeconds), asleepMinutes: minutes(asleep),
-                           latencyMinutes: minutes(latency), efficiency: efficiency, awakenings: awakenings,
-                           coreMinutes: stageMinutes(.core), deepMinutes: stageMinutes(.deep),
-                           remMinutes: stageMinutes(.rem), sources: sources)
+        night = SleepNight(
+            date: wakeEnd.localDateString, bedStart: bedStart, wakeEnd: wakeEnd,
+            inBedMinutes: minutes(inBedSeconds), asleepMinutes: minutes(asleep),
+            latencyMinutes: minutes(latency), efficiency: efficiency, awakenings: awakenings,
+            coreMinutes: stageMinutes(.core), deepMinutes: stageMinutes(.deep),
+            remMinutes: stageMinutes(.rem), sources: sources)
         asleepSeconds = asleep
         self.inBedSeconds = inBedSeconds
         let sessionStart = samples[0].start.utcSeconds

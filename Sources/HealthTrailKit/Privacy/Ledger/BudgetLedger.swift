@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -131,8 +132,10 @@ public final class BudgetLedger: @unchecked Sendable {
     ///   `noisyResult` passed in is discarded and must not be published.
     /// - Throws: `LedgerError(.overBudget)` naming the release, its cost, what is spent and the
     ///   limit, with the files left byte-for-byte unchanged; `.tampered`, `.invalid`, `.io`.
-    public func reserve(release: String, fingerprint: String, mechanism: String, cost: PrivacyCost,
-                        noisyResult: Data) throws -> Reservation {
+    public func reserve(
+        release: String, fingerprint: String, mechanism: String, cost: PrivacyCost,
+        noisyResult: Data
+    ) throws -> Reservation {
         let fingerprint = fingerprint.lowercased()
         try validate(release: release, fingerprint: fingerprint, mechanism: mechanism, cost: cost)
         return try withLock { state in
@@ -140,27 +143,33 @@ public final class BudgetLedger: @unchecked Sendable {
                 return Reservation(release: try stored(seq, state), charged: false)
             }
             try checkBudget(release: release, cost: cost, spent: state.spent)
-            return try appendReservation(release: release, fingerprint: fingerprint, mechanism: mechanism, cost: cost,
-                                         noisyResult: noisyResult, &state)
+            return try appendReservation(
+                release: release, fingerprint: fingerprint, mechanism: mechanism, cost: cost,
+                noisyResult: noisyResult, &state)
         }
     }
 
     /// Stores `noisyResult` and appends its `reserved` line (the budget already checked).
-    private func appendReservation(release: String, fingerprint: String, mechanism: String, cost: PrivacyCost,
-                                   noisyResult: Data, _ state: inout LedgerState) throws -> Reservation {
+    private func appendReservation(
+        release: String, fingerprint: String, mechanism: String, cost: PrivacyCost,
+        noisyResult: Data, _ state: inout LedgerState
+    ) throws -> Reservation {
         let seq = state.lineCount + 1
         let name = LedgerEntry.resultName(seq: seq, release: release)
         files.removeFiles(in: resultsFolder, prefix: "\(seq)-")
         files.removeFiles(in: resultsFolder, prefix: ".tmp-")
         try files.writeAtomically([UInt8](noisyResult), to: resultsFolder + "/" + name)
-        let entry = LedgerEntry(seq: seq, prev: state.lastHash, timeUTC: BudgetLedger.now(), status: .reserved,
-                                releaseID: release, fingerprint: fingerprint, mechanism: mechanism, cost: cost,
-                                output: name, outputSHA256: LedgerEntry.sha256Hex(noisyResult))
+        let entry = LedgerEntry(
+            seq: seq, prev: state.lastHash, timeUTC: BudgetLedger.now(), status: .reserved,
+            releaseID: release, fingerprint: fingerprint, mechanism: mechanism, cost: cost,
+            output: name, outputSHA256: LedgerEntry.sha256Hex(noisyResult))
         try append(entry, &state)
-        return Reservation(release: StoredRelease(seq: seq, releaseID: release, fingerprint: fingerprint,
-                                                  mechanism: mechanism, cost: cost, timeUTC: entry.timeUTC,
-                                                  result: noisyResult, resultSHA256: entry.outputSHA256,
-                                                  isPublished: false), charged: true)
+        return Reservation(
+            release: StoredRelease(
+                seq: seq, releaseID: release, fingerprint: fingerprint,
+                mechanism: mechanism, cost: cost, timeUTC: entry.timeUTC,
+                result: noisyResult, resultSHA256: entry.outputSHA256,
+                isPublished: false), charged: true)
     }
 
     /// Records that the reservation `seq` has been published. Publishing one that is already
@@ -171,10 +180,11 @@ public final class BudgetLedger: @unchecked Sendable {
                 throw LedgerError(.invalid, path: path, "no reservation with seq \(seq) to mark published")
             }
             if state.published.contains(seq) { return }
-            let entry = LedgerEntry(seq: state.lineCount + 1, prev: state.lastHash, timeUTC: BudgetLedger.now(),
-                                    status: .published, releaseID: reserved.releaseID,
-                                    fingerprint: reserved.fingerprint, reservation: seq,
-                                    outputSHA256: reserved.outputSHA256)
+            let entry = LedgerEntry(
+                seq: state.lineCount + 1, prev: state.lastHash, timeUTC: BudgetLedger.now(),
+                status: .published, releaseID: reserved.releaseID,
+                fingerprint: reserved.fingerprint, reservation: seq,
+                outputSHA256: reserved.outputSHA256)
             try append(entry, &state)
         }
     }
@@ -196,14 +206,17 @@ public final class BudgetLedger: @unchecked Sendable {
     ///     same bytes again).
     /// - Returns: the release as recorded; `charged` tells whether this call spent budget.
     @discardableResult
-    public func release(_ id: String, fingerprint: String, mechanism: String, cost: PrivacyCost,
-                        draw: () throws -> Data, publish: (Data) throws -> Void) throws -> Reservation {
+    public func release(
+        _ id: String, fingerprint: String, mechanism: String, cost: PrivacyCost,
+        draw: () throws -> Data, publish: (Data) throws -> Void
+    ) throws -> Reservation {
         var reservation: Reservation
         if let stored = try lookup(release: id, fingerprint: fingerprint) {
             reservation = Reservation(release: stored, charged: false)
         } else {
-            reservation = try reserve(release: id, fingerprint: fingerprint, mechanism: mechanism, cost: cost,
-                                      noisyResult: try draw())
+            reservation = try reserve(
+                release: id, fingerprint: fingerprint, mechanism: mechanism, cost: cost,
+                noisyResult: try draw())
         }
         try publish(reservation.release.result)
         if !reservation.release.isPublished {
@@ -257,8 +270,9 @@ public final class BudgetLedger: @unchecked Sendable {
                 guard let result = drawn[i] else {
                     throw LedgerError(.tampered, path: path, "release \(r.id) disappeared from the ledger while it was read")
                 }
-                return try appendReservation(release: r.id, fingerprint: r.fingerprint, mechanism: r.mechanism,
-                                             cost: r.cost, noisyResult: result, &state)
+                return try appendReservation(
+                    release: r.id, fingerprint: r.fingerprint, mechanism: r.mechanism,
+                    cost: r.cost, noisyResult: result, &state)
             }
         }
         try publish(reservations)
@@ -342,8 +356,9 @@ public final class BudgetLedger: @unchecked Sendable {
             state.bySubject[subject] = entry.seq
         case .published:
             guard let seq = entry.reservation, let reserved = state.reservations[seq],
-                  reserved.releaseID == entry.releaseID, reserved.fingerprint == entry.fingerprint,
-                  reserved.outputSHA256 == entry.outputSHA256, !state.published.contains(seq) else {
+                reserved.releaseID == entry.releaseID, reserved.fingerprint == entry.fingerprint,
+                reserved.outputSHA256 == entry.outputSHA256, !state.published.contains(seq)
+            else {
                 throw broken(line, "a published line that matches no open reservation")
             }
             state.published.insert(seq)
@@ -356,12 +371,14 @@ public final class BudgetLedger: @unchecked Sendable {
             throw broken(nil, "its head file \(headPath) is missing")
         }
         guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
-              let seq = object["seq"] as? Int, seq >= 0, let hash = object["sha256"] as? String else {
+            let seq = object["seq"] as? Int, seq >= 0, let hash = object["sha256"] as? String
+        else {
             throw broken(nil, "its head file \(headPath) is not valid")
         }
         if seq > state.lineCount {
-            throw broken(state.lineCount == 0 ? nil : state.lineCount,
-                         "the ledger ends here but line \(seq) was written (lines deleted from the end?)")
+            throw broken(
+                state.lineCount == 0 ? nil : state.lineCount,
+                "the ledger ends here but line \(seq) was written (lines deleted from the end?)")
         }
         if hash != (seq == 0 ? LedgerEntry.genesis : hashes[seq - 1]) {
             throw broken(seq == 0 ? nil : seq, "this line's bytes no longer match the hash the head file recorded")
@@ -397,10 +414,11 @@ public final class BudgetLedger: @unchecked Sendable {
         guard let bytes = try files.read(file), LedgerEntry.sha256Hex(bytes) == entry.outputSHA256 else {
             throw broken(seq, "the stored result \(file) is missing or changed")
         }
-        return StoredRelease(seq: seq, releaseID: entry.releaseID, fingerprint: entry.fingerprint,
-                             mechanism: entry.mechanism ?? "", cost: entry.cost!, timeUTC: entry.timeUTC,
-                             result: Data(bytes), resultSHA256: entry.outputSHA256,
-                             isPublished: state.published.contains(seq))
+        return StoredRelease(
+            seq: seq, releaseID: entry.releaseID, fingerprint: entry.fingerprint,
+            mechanism: entry.mechanism ?? "", cost: entry.cost!, timeUTC: entry.timeUTC,
+            result: Data(bytes), resultSHA256: entry.outputSHA256,
+            isPublished: state.published.contains(seq))
     }
 
     private func validate(release: String, fingerprint: String, mechanism: String, cost: PrivacyCost) throws {
@@ -428,7 +446,10 @@ public final class BudgetLedger: @unchecked Sendable {
             throw LedgerError(.invalid, path: path, "release \(release): the budget sum overflows exact arithmetic")
         }
         func refuse(_ why: String) -> LedgerError {
-            let together = alongside == 0 ? "" : " (counting the spec's \(alongside) other new release\(alongside == 1 ? "" : "s") before it: a spec is spent whole or not at all)"
+            let together =
+                alongside == 0
+                ? ""
+                : " (counting the spec's \(alongside) other new release\(alongside == 1 ? "" : "s") before it: a spec is spent whole or not at all)"
             return LedgerError(.overBudget, path: path, "release \(release) refused, nothing recorded: \(why)\(together)")
         }
         if let total = limit.epsilon {
@@ -470,8 +491,9 @@ public final class BudgetLedger: @unchecked Sendable {
         var t = time(nil)
         var parts = tm()
         gmtime_r(&t, &parts)
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02dZ", parts.tm_year + 1900, parts.tm_mon + 1,
-                      parts.tm_mday, parts.tm_hour, parts.tm_min, parts.tm_sec)
+        return String(
+            format: "%04d-%02d-%02dT%02d:%02d:%02dZ", parts.tm_year + 1900, parts.tm_mon + 1,
+            parts.tm_mday, parts.tm_hour, parts.tm_min, parts.tm_sec)
     }
 }
 

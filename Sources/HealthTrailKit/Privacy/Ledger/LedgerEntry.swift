@@ -72,8 +72,9 @@ struct LedgerEntry: Equatable {
         guard let release = string("release_id"), BudgetLedger.isValidReleaseID(release) else { return (nil, "no release_id") }
         guard let fingerprint = string("fingerprint"), isHex64(fingerprint) else { return (nil, "no fingerprint") }
         guard let sha = string("output_sha256"), isHex64(sha) else { return (nil, "no output_sha256") }
-        var entry = LedgerEntry(seq: seq, prev: prev, timeUTC: time, status: status, releaseID: release,
-                                fingerprint: fingerprint, outputSHA256: sha)
+        var entry = LedgerEntry(
+            seq: seq, prev: prev, timeUTC: time, status: status, releaseID: release,
+            fingerprint: fingerprint, outputSHA256: sha)
         switch status {
         case .reserved:
             guard let mechanism = string("mechanism"), BudgetLedger.isValidMechanism(mechanism) else {

@@ -1,8 +1,9 @@
 import Foundation
+import HealthTrailArchive
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import HealthTrailArchive
 
 /// The ledger's file operations: whole reads, appends that are either complete or rolled back,
 /// atomic replaces (temporary name, fsync, rename, fsync of the folder), owner-only modes.
@@ -108,8 +109,9 @@ struct LedgerFiles {
             return
         }
         do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         } catch {
             throw LedgerError(.io, path: ledger, "cannot create the folder \(path)")
         }

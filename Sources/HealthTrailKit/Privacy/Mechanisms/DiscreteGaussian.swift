@@ -47,13 +47,13 @@ public enum DiscreteGaussian {
     /// The exponent is (|Y|·q·t − p)² / (2·p·q·t²), numerator in 128 bits.
     static func sample<S: NoiseSource>(p: UInt64, q: UInt64, using source: inout S) -> Int64 {
         let t = floorSqrt(p: p, q: q) + 1
-        let qt = q * t                     // < 2^31
-        let denominator = 2 * p * (qt * t) // 2·p·q·t² < 2^63
+        let qt = q * t   // < 2^31
+        let denominator = 2 * p * (qt * t)   // 2·p·q·t² < 2^63
         while true {
             let y = DiscreteLaplace.sample(numerator: t, denominator: 1, using: &source)
             let magnitude = y.magnitude
             if magnitude > 1 << 32 { continue }
-            let scaled = magnitude * qt    // < 2^63
+            let scaled = magnitude * qt   // < 2^63
             let w = scaled >= p ? scaled - p : p - scaled
             let square = w.multipliedFullWidth(by: w)
             if ExactBernoulli.expMinus(numeratorHigh: square.high, low: square.low, over: denominator, using: &source) {

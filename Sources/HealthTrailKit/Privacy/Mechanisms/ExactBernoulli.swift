@@ -23,7 +23,8 @@ enum ExactBernoulli {
         var k: UInt64 = 1
         while true {
             let (bk, overflow) = b.multipliedReportingOverflow(by: k)
-            let accept = overflow
+            let accept =
+                overflow
                 ? (ratio(a, over: b, using: &source) && source.uniform(below: k) == 0)
                 : source.uniform(below: bk) < a
             if !accept { break }
@@ -47,8 +48,10 @@ enum ExactBernoulli {
     ///
     /// When ⌊γ⌋ ≥ 2^64 the loop is capped at 2^64 − 1 trials of Bernoulli(exp(−1)); reaching the
     /// cap has probability e^−(2^64 − 1), and the trial then fails — an error below e^−(2^64).
-    static func expMinus<S: NoiseSource>(numeratorHigh high: UInt64, low: UInt64, over d: UInt64,
-                                         using source: inout S) -> Bool {
+    static func expMinus<S: NoiseSource>(
+        numeratorHigh high: UInt64, low: UInt64, over d: UInt64,
+        using source: inout S
+    ) -> Bool {
         precondition(d > 0)
         if high >= d {
             for _ in 0..<UInt64.max where !expMinusOne(using: &source) { return false }

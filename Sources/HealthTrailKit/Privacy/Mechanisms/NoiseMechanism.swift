@@ -33,7 +33,8 @@ public enum NoiseMechanism: Sendable, Hashable, CustomStringConvertible {
         guard sensitivity >= 1 else { throw .notPositive("sensitivity") }
         guard epsilon.numerator > 0 else { throw .notPositive("epsilon") }
         guard let scale = Rational(sensitivity).dividedReportingOverflow(by: epsilon),
-              DiscreteLaplace.supports(scale: scale) else {
+            DiscreteLaplace.supports(scale: scale)
+        else {
             throw .outOfRange("Laplace scale Δ/ε = \(sensitivity)/(\(epsilon)) (at most 2^32)")
         }
         return .discreteLaplace(scale: scale)
@@ -46,9 +47,10 @@ public enum NoiseMechanism: Sendable, Hashable, CustomStringConvertible {
         guard rho.numerator > 0 else { throw .notPositive("rho") }
         let delta = Rational(sensitivity)
         guard let deltaSquared = delta.multipliedReportingOverflow(by: delta),
-              let halfOverRho = Rational(rho.denominator, rho.numerator).multipliedReportingOverflow(by: Rational(1, 2)),
-              let sigmaSquared = deltaSquared.multipliedReportingOverflow(by: halfOverRho),
-              DiscreteGaussian.supports(sigmaSquared: sigmaSquared) else {
+            let halfOverRho = Rational(rho.denominator, rho.numerator).multipliedReportingOverflow(by: Rational(1, 2)),
+            let sigmaSquared = deltaSquared.multipliedReportingOverflow(by: halfOverRho),
+            DiscreteGaussian.supports(sigmaSquared: sigmaSquared)
+        else {
             throw .outOfRange("Gaussian σ² = Δ²/(2ρ) for Δ = \(sensitivity), ρ = \(rho) (numerator and denominator below 2^30)")
         }
         return .discreteGaussian(sigmaSquared: sigmaSquared)

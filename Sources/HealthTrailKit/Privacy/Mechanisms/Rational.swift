@@ -42,7 +42,8 @@ public struct Rational: Sendable, Hashable, CustomStringConvertible {
             self = value
         case 2:
             guard let top = Rational.parseDecimal(parts[0]), let bottom = Rational.parseDecimal(parts[1]),
-                  bottom.numerator != 0, let value = top.dividedReportingOverflow(by: bottom) else { return nil }
+                bottom.numerator != 0, let value = top.dividedReportingOverflow(by: bottom)
+            else { return nil }
             self = value
         default:
             return nil
@@ -96,7 +97,8 @@ public struct Rational: Sendable, Hashable, CustomStringConvertible {
         guard pieces.count <= 2 else { return nil }
         let whole = pieces[0], fraction = pieces.count == 2 ? pieces[1] : ""
         guard !(whole.isEmpty && fraction.isEmpty),
-              (whole + fraction).allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+            (whole + fraction).allSatisfy({ $0.isASCII && $0.isNumber })
+        else { return nil }
         var digits: Int64 = 0
         for ch in whole + fraction {
             let (times10, o1) = digits.multipliedReportingOverflow(by: 10)
@@ -111,8 +113,10 @@ public struct Rational: Sendable, Hashable, CustomStringConvertible {
             guard !o else { return nil }
             power = p
         }
-        let magnitude = exponent >= 0 ? Rational(digits, 1).multipliedReportingOverflow(by: Rational(power, 1))
-                                      : Rational(digits, power)
+        let magnitude =
+            exponent >= 0
+            ? Rational(digits, 1).multipliedReportingOverflow(by: Rational(power, 1))
+            : Rational(digits, power)
         guard let magnitude else { return nil }
         return negative ? Rational(-magnitude.numerator, magnitude.denominator) : magnitude
     }

@@ -1,4 +1,5 @@
 import HealthTrailArchive
+
 /// One value a privacy unit contributes to one partition.
 struct Contribution {
     /// The privacy unit, qualified by the person it belongs to: `<person>|<date>` (`day`),
@@ -76,7 +77,9 @@ enum ContributionBounding {
                     // Bounds and resolution are the spec's, checked when it is read; converted
                     // exactly anyway, so that a spec check missed is an error, never a trap.
                     guard let units = Int64(exactly: ((clamped - centre) / resolution).rounded()) else {
-                        throw InputError(file: release.id, "release \(release.id): a bounded value does not fit 64-bit integers; lower the bounds or raise the resolution")
+                        throw InputError(
+                            file: release.id,
+                            "release \(release.id): a bounded value does not fit 64-bit integers; lower the bounds or raise the resolution")
                     }
                     try add(units, to: &totals.sums, partition, release: release)
                 }

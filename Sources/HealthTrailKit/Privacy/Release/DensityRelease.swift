@@ -9,27 +9,33 @@ import HealthTrailArchive
 /// Every cell of the grid gets noise, empty or not; negative noisy counts are kept in the CSV and
 /// floored at zero for the picture only.
 enum DensityRelease {
-    static let columns = ["row", "column", "lat", "lon", "value", "error95", "mechanism", "epsilon", "rho", "delta",
-                          "privacy_unit", "max_partitions"]
+    static let columns = [
+        "row", "column", "lat", "lon", "value", "error95", "mechanism", "epsilon", "rho", "delta",
+        "privacy_unit", "max_partitions",
+    ]
 
     /// The fixed grid of a density release, from the spec alone.
     static func grid(for r: ReleaseSpec.Release) -> DensityGrid {
         let a = r.area!
-        return DensityGrid(bounds: GeoBoundingBox(minLatitude: a[0], minLongitude: a[1], maxLatitude: a[2], maxLongitude: a[3]),
-                           columns: r.cells!)
+        return DensityGrid(
+            bounds: GeoBoundingBox(minLatitude: a[0], minLongitude: a[1], maxLatitude: a[2], maxLongitude: a[3]),
+            columns: r.cells!)
     }
 
     /// The bounded cell counts (row-major) of one person's route points, and the grid they lie on.
     static func bounded(_ r: ReleaseSpec.Release, runDirectory: String, person: String = "self") throws
-        -> (grid: DensityGrid, counts: [Int64]) {
+        -> (grid: DensityGrid, counts: [Int64])
+    {
         let grid = grid(for: r)
         return (grid, bound(try cellsByUnit(r, grid: grid, runDirectory: runDirectory, person: person), release: r, grid: grid))
     }
 
     /// The cells each privacy unit's route points fall in; units are named after `person` as in
     /// `Contribution.unit`.
-    static func cellsByUnit(_ r: ReleaseSpec.Release, grid: DensityGrid, runDirectory: String,
-                            person: String) throws -> [String: Set<Int>] {
+    static func cellsByUnit(
+        _ r: ReleaseSpec.Release, grid: DensityGrid, runDirectory: String,
+        person: String
+    ) throws -> [String: Set<Int>] {
         var cellsByUnit: [String: Set<Int>] = [:]
         // route_points.csv streams line by line: it can hold millions of points.
         let path = runDirectory + "/route_points.csv"
@@ -39,8 +45,9 @@ enum DensityRelease {
             if header { header = false; return }
             let fields = bytes.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
             guard fields.count >= 4, let lat = Double(String(decoding: fields[2], as: UTF8.self)),
-                  let lon = Double(String(decoding: fields[3], as: UTF8.self)),
-                  let cell = grid.cell(latitude: lat, longitude: lon) else { return }
+                let lon = Double(String(decoding: fields[3], as: UTF8.self)),
+                let cell = grid.cell(latitude: lat, longitude: lon)
+            else { return }
             let unit = r.privacyUnit == .person ? person : person + "|" + String(decoding: fields[0], as: UTF8.self)
             cellsByUnit[unit, default: []].insert(cell.y * grid.width + cell.x)
         }
@@ -57,16 +64,20 @@ enum DensityRelease {
     static func bound(_ cellsByUnit: [String: Set<Int>], release r: ReleaseSpec.Release, grid: DensityGrid) -> [Int64] {
         var counts = [Int64](repeating: 0, count: grid.width * grid.height)
         for unit in cellsByUnit.keys.sorted() {
-            let kept = cellsByUnit[unit]!.sorted { ContributionBounding.stableHash("\(unit)|\($0)") < ContributionBounding.stableHash("\(unit)|\($1)") }
-                .prefix(r.maxPartitions)
+            let kept = cellsByUnit[unit]!.sorted {
+                ContributionBounding.stableHash("\(unit)|\($0)") < ContributionBounding.stableHash("\(unit)|\($1)")
+            }
+            .prefix(r.maxPartitions)
             for cell in kept { counts[cell] += 1 }   // at most one per unit: cannot overflow
         }
         return counts
     }
 
     /// The noisy table (CSV bytes) for every cell.
-    static func noisyTable(_ r: ReleaseSpec.Release, grid: DensityGrid, counts: [Int64], mechanism: NoiseMechanism,
-                           name: String) throws -> [UInt8] {
+    static func noisyTable(
+        _ r: ReleaseSpec.Release, grid: DensityGrid, counts: [Int64], mechanism: NoiseMechanism,
+        name: String
+    ) throws -> [UInt8] {
         var text = columns.joined(separator: ",") + "\n"
         let error = mechanism.errorBar95()
         for y in 0..<grid.height {
@@ -74,7 +85,8 @@ enum DensityRelease {
                 let noisy = try mechanism.noisy(counts[y * grid.width + x])
                 let lon = WebMercator.longitude(x: grid.originX + (Double(x) + 0.5) * grid.cellWorldSize)
                 let lat = WebMercator.latitude(y: grid.originY + (Double(y) + 0.5) * grid.cellWorldSize)
-                text += "\(y),\(x)," + String(format: "%.5f,%.5f", lat, lon) + ",\(noisy),\(error),\(name),"
+                text +=
+                    "\(y),\(x)," + String(format: "%.5f,%.5f", lat, lon) + ",\(noisy),\(error),\(name),"
                     + "\(r.epsilon.map { ReleaseRunner.format($0) } ?? ""),\(r.rho.map { ReleaseRunner.format($0) } ?? ""),0,"
                     + "\(r.privacyUnit.rawValue),\(r.maxPartitions)\n"
             }
@@ -94,7 +106,8 @@ enum DensityRelease {
         var picture = grid
         picture.replaceCounts(values)
         let budget = r.epsilon.map { "ε = \(ReleaseRunner.format($0))" } ?? "ρ = \(ReleaseRunner.format(r.rho ?? 0))"
-        return DensityMapSVG.render(grid: picture, options: SVGOptions(),
-                                    title: "Route density · differentially private (\(budget), per \(r.privacyUnit.rawValue))")
+        return DensityMapSVG.render(
+            grid: picture, options: SVGOptions(),
+            title: "Route density · differentially private (\(budget), per \(r.privacyUnit.rawValue))")
     }
 }

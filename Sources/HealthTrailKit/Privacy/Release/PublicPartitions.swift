@@ -30,7 +30,7 @@ enum PublicPartitions {
 
     /// ISO 8601 week of a day: `2024-W05` (weeks start on Monday; week 1 holds the first Thursday).
     static func isoWeek(_ day: Int64) -> String {
-        let weekday = Int((day + 3) % 7 + 7) % 7          // 0 = Monday (1970-01-01 was a Thursday)
+        let weekday = Int((day + 3) % 7 + 7) % 7   // 0 = Monday (1970-01-01 was a Thursday)
         let thursday = day - Int64(weekday) + 3
         let year = Timestamp.civilFromDays(thursday).year
         let firstDay = Timestamp.daysFromCivil(year: year, month: 1, day: 1)

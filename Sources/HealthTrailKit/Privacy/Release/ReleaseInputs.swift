@@ -31,7 +31,8 @@ enum ReleaseInputs {
             }
         case "workouts":
             guard let id = csv.column("workout_id"), let start = csv.column("start_utc"), let offset = csv.column("utc_offset"),
-                  let activity = csv.column("activity") else { throw InputError(file: path, "not a workouts.csv") }
+                let activity = csv.column("activity")
+            else { throw InputError(file: path, "not a workouts.csv") }
             let valueColumn = column == "count" ? nil : csv.column(column)
             if column != "count" && valueColumn == nil {
                 throw InputError(file: path, "release \(release.id): workouts.csv has no column \(column)")

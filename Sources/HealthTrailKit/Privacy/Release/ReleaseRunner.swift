@@ -18,14 +18,18 @@ public enum ReleaseRunner {
         public var path: String
     }
 
-    public static let columns = ["partition", "aggregate", "value", "ci95_low", "ci95_high", "error95", "mechanism",
-                                 "epsilon", "rho", "delta", "lower", "upper", "resolution", "privacy_unit",
-                                 "max_partitions", "max_contributions"]
+    public static let columns = [
+        "partition", "aggregate", "value", "ci95_low", "ci95_high", "error95", "mechanism",
+        "epsilon", "rho", "delta", "lower", "upper", "resolution", "privacy_unit",
+        "max_partitions", "max_contributions",
+    ]
 
     /// Releases one person's run outputs (`daily.csv`, `workouts.csv`, `route_points.csv` in
     /// `dataDirectory`): their partial aggregate, as person `self`, released at once.
-    public static func run(spec: ReleaseSpec, dataDirectory: String, outputDirectory: String,
-                           ledgerPath: String) throws -> [Outcome] {
+    public static func run(
+        spec: ReleaseSpec, dataDirectory: String, outputDirectory: String,
+        ledgerPath: String
+    ) throws -> [Outcome] {
         let partial = try PartialAggregate.build(spec: spec, runDirectory: dataDirectory, person: "self")
         return try run(spec: spec, partial: partial, outputDirectory: outputDirectory, ledgerPath: ledgerPath)
     }
@@ -41,8 +45,10 @@ public enum ReleaseRunner {
     ///   definitions than `spec`, lacks one of its releases, or holds a partition a release does
     ///   not declare or a total beyond `largestTotal`: all checked before anything is spent or
     ///   published. `LedgerError` (over budget, …).
-    public static func run(spec: ReleaseSpec, partial: PartialAggregate, outputDirectory: String,
-                           ledgerPath: String) throws -> [Outcome] {
+    public static func run(
+        spec: ReleaseSpec, partial: PartialAggregate, outputDirectory: String,
+        ledgerPath: String
+    ) throws -> [Outcome] {
         let outcomes = try spendAndPublish(spec: spec, partial: partial, outputDirectory: outputDirectory, ledgerPath: ledgerPath)
         logPublished(outcomes, spec: spec)
         return outcomes
@@ -54,24 +60,32 @@ public enum ReleaseRunner {
     static func logPublished(_ outcomes: [Outcome], spec: ReleaseSpec) {
         let log = HealthTrailLog.logger
         for (outcome, release) in zip(outcomes, spec.releases) {
-            log.info("release \(outcome.id) published\(outcome.charged ? "" : " (already released on this data: nothing spent)")", metadata: [
-                "event": "release.published", "release": .string(outcome.id), "partitions": .stringConvertible(outcome.partitions),
-                "charged": .stringConvertible(outcome.charged), "file": .string(outcome.path),
-                "mechanism": .string(release.mechanism.rawValue), "privacy_unit": .string(release.privacyUnit.rawValue)])
+            log.info(
+                "release \(outcome.id) published\(outcome.charged ? "" : " (already released on this data: nothing spent)")",
+                metadata: [
+                    "event": "release.published", "release": .string(outcome.id), "partitions": .stringConvertible(outcome.partitions),
+                    "charged": .stringConvertible(outcome.charged), "file": .string(outcome.path),
+                    "mechanism": .string(release.mechanism.rawValue), "privacy_unit": .string(release.privacyUnit.rawValue),
+                ])
         }
     }
 
     /// Checks, spends and publishes (`run(spec:partial:outputDirectory:ledgerPath:)`).
-    static func spendAndPublish(spec: ReleaseSpec, partial: PartialAggregate, outputDirectory: String,
-                                ledgerPath: String) throws -> [Outcome] {
+    static func spendAndPublish(
+        spec: ReleaseSpec, partial: PartialAggregate, outputDirectory: String,
+        ledgerPath: String
+    ) throws -> [Outcome] {
         guard partial.specSHA256 == (try PartialAggregate.specFingerprint(of: spec)) else {
-            throw InputError(file: partial.displayName, "computed for other release definitions than this spec: "
-                             + "build the partials again with this spec")
+            throw InputError(
+                file: partial.displayName,
+                "computed for other release definitions than this spec: "
+                    + "build the partials again with this spec")
         }
         let checked = try spec.releases.map { try checkedTotals(of: $0, in: partial) }
         try OutputStaging.makeDirectory(outputDirectory)
-        let limit = BudgetLimit(epsilon: spec.budget?.epsilon.flatMap { Rational(String($0)) },
-                                rho: spec.budget?.rho.flatMap { Rational(String($0)) })
+        let limit = BudgetLimit(
+            epsilon: spec.budget?.epsilon.flatMap { Rational(String($0)) },
+            rho: spec.budget?.rho.flatMap { Rational(String($0)) })
         let ledger = try BudgetLedger(path: ledgerPath, limit: limit)
         // Every release is prepared, then the spec is spent whole or not at all, then every
         // file is published together: a spec that does not fit spends and publishes nothing.
@@ -79,7 +93,8 @@ public enum ReleaseRunner {
         var files: [(Data) throws -> [(path: String, bytes: Data)]] = []
         var outcomes: [Outcome] = []
         for (release, totals) in zip(spec.releases, checked) {
-            let prepared = release.aggregate == .density
+            let prepared =
+                release.aggregate == .density
                 ? try prepareDensity(release, totals: totals, source: partial.displayName, outputDirectory: outputDirectory)
                 : try prepare(release, totals: totals, outputDirectory: outputDirectory)
             requests.append(prepared.request)
@@ -113,8 +128,9 @@ public enum ReleaseRunner {
             id: release.id, fingerprint: BudgetLedger.fingerprint(of: Array(fingerprintText.utf8)),
             mechanism: plan.mechanismName, cost: plan.cost,
             draw: { Data(try noisyTable(release, keys: keys, totals: totals, plan: plan)) })
-        return Prepared(request: request, files: { [(path, $0)] },
-                        outcome: Outcome(id: release.id, charged: false, partitions: keys.count, path: path))
+        return Prepared(
+            request: request, files: { [(path, $0)] },
+            outcome: Outcome(id: release.id, charged: false, partitions: keys.count, path: path))
     }
 
     /// Writes every file of a spec's releases under a temporary name, then renames each into
@@ -164,7 +180,7 @@ public enum ReleaseRunner {
         let resolution = release.resolution ?? 1
         let limit = Double(largestTotal)
         guard totals.counts.values.allSatisfy({ $0.magnitude <= largestTotal.magnitude }),
-              totals.sums.values.allSatisfy({ $0.magnitude <= largestTotal.magnitude && Double($0).magnitude * resolution <= limit })
+            totals.sums.values.allSatisfy({ $0.magnitude <= largestTotal.magnitude && Double($0).magnitude * resolution <= limit })
         else {
             throw corrupt("holds a total beyond 2^53, more than any release can carry")
         }
@@ -172,8 +188,10 @@ public enum ReleaseRunner {
     }
 
     /// The DP density release: `dp/<id>.csv` (every cell) and `dp/<id>.svg` (its picture).
-    static func prepareDensity(_ release: ReleaseSpec.Release, totals: BoundedTotals, source: String,
-                               outputDirectory: String) throws -> Prepared {
+    static func prepareDensity(
+        _ release: ReleaseSpec.Release, totals: BoundedTotals, source: String,
+        outputDirectory: String
+    ) throws -> Prepared {
         let grid = DensityRelease.grid(for: release)
         let counts = try cellCounts(release, totals: totals, source: source)
         let k = Int64(release.maxPartitions)
@@ -199,9 +217,10 @@ public enum ReleaseRunner {
         let request = BudgetLedger.Request(
             id: release.id, fingerprint: BudgetLedger.fingerprint(of: Array(fingerprintText.utf8)), mechanism: name, cost: cost,
             draw: { Data(try DensityRelease.noisyTable(release, grid: grid, counts: counts, mechanism: mechanism, name: name)) })
-        return Prepared(request: request,
-                        files: { data in [(csvPath, data), (svgPath, Data(try DensityRelease.svg(fromTable: data, grid: grid, release: release)))] },
-                        outcome: Outcome(id: release.id, charged: false, partitions: grid.width * grid.height, path: csvPath))
+        return Prepared(
+            request: request,
+            files: { data in [(csvPath, data), (svgPath, Data(try DensityRelease.svg(fromTable: data, grid: grid, release: release)))] },
+            outcome: Outcome(id: release.id, charged: false, partitions: grid.width * grid.height, path: csvPath))
     }
 
     /// A density release's counts per cell of its grid (row-major).
@@ -248,10 +267,12 @@ public enum ReleaseRunner {
                 low = max(lower, corners.min()!); high = min(upper, corners.max()!)
                 error = (high - low) / 2
             }
-            let fields: [String] = [key, r.aggregate.rawValue, format(value), format(low), format(high), format(error),
-                                    plan.mechanismName, r.epsilon.map { format($0) } ?? "", r.rho.map { format($0) } ?? "",
-                                    "0", r.lower.map { format($0) } ?? "", r.upper.map { format($0) } ?? "",
-                                    format(resolution), r.privacyUnit.rawValue, "\(r.maxPartitions)", "\(r.maxContributions)"]
+            let fields: [String] = [
+                key, r.aggregate.rawValue, format(value), format(low), format(high), format(error),
+                plan.mechanismName, r.epsilon.map { format($0) } ?? "", r.rho.map { format($0) } ?? "",
+                "0", r.lower.map { format($0) } ?? "", r.upper.map { format($0) } ?? "",
+                format(resolution), r.privacyUnit.rawValue, "\(r.maxPartitions)", "\(r.maxContributions)",
+            ]
             text += fields.map { $0.contains(",") ? "\"\($0)\"" : $0 }.joined(separator: ",") + "\n"
         }
         return Array(text.utf8)
@@ -305,7 +326,8 @@ struct NoisePlan {
                 // σ² = Δ₂²/(2ρ) with Δ₂² = K·M²·(bound)²: the L2 norm over a unit's K partitions.
                 func sigma2(_ bound: Int64) throws -> Rational {
                     guard let twoRho = share.multipliedReportingOverflow(by: Rational(2)),
-                          let s = Rational(try product(k, m, m, bound, bound)).dividedReportingOverflow(by: twoRho) else {
+                        let s = Rational(try product(k, m, m, bound, bound)).dividedReportingOverflow(by: twoRho)
+                    else {
                         throw InputError(file: r.id, "release \(r.id): noise variance overflows; lower the bounds, K or M")
                     }
                     return s

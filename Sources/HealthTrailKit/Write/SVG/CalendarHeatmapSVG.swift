@@ -27,8 +27,10 @@ public enum CalendarHeatmapSVG {
     ///
     /// `title` heads the calendar ("Steps per day"), followed by the span of the dates; nil
     /// makes one from the metric and unit ("steps per day (count)").
-    public static func render(metric: String, unit: String, values: [(date: String, value: Double)],
-                              options: SVGOptions = SVGOptions(), title: String? = nil) -> [UInt8] {
+    public static func render(
+        metric: String, unit: String, values: [(date: String, value: Double)],
+        options: SVGOptions = SVGOptions(), title: String? = nil
+    ) -> [UInt8] {
         var byDay: [Int64: Double] = [:]
         for (date, value) in values {
             guard value.isFinite, let day = parseDay(date) else { continue }
@@ -81,12 +83,14 @@ public enum CalendarHeatmapSVG {
                 let end = start + Int64(Timestamp.daysIn(month: m, year: year)) - 1
                 guard end >= first, start <= last else { continue }
                 let column = (max(start, first) - monday) / 7
-                out.textElement(monthNames[m - 1], x: left + Double(column) * pitch, y: top + 12, size: 10,
-                                fill: "#555555", cls: "month")
+                out.textElement(
+                    monthNames[m - 1], x: left + Double(column) * pitch, y: top + 12, size: 10,
+                    fill: "#555555", cls: "month")
             }
             for (row, name) in weekdayNames.enumerated() {
-                out.textElement(name, x: left - 6, y: top + monthRow + Double(row) * pitch + cell - 2,
-                                size: min(10, cell - 1), anchor: "end", fill: "#555555", cls: "weekday")
+                out.textElement(
+                    name, x: left - 6, y: top + monthRow + Double(row) * pitch + cell - 2,
+                    size: min(10, cell - 1), anchor: "end", fill: "#555555", cls: "weekday")
             }
             let from = max(first, Timestamp.daysFromCivil(year: year, month: 1, day: 1))
             let to = min(last, Timestamp.daysFromCivil(year: year, month: 12, day: 31))
@@ -129,8 +133,9 @@ public enum CalendarHeatmapSVG {
         out.attribute("width", cell - 1); out.attribute("height", cell - 1)
         out.literal(" rx=\"2\" fill=\"none\" stroke=\"#c8c8c8\"/>\n")
         out.textElement("no data", x: missingX + pitch + 2, y: y + cell - 2, size: 11, cls: "legend-note")
-        out.textElement("linear scale from the lowest to the highest day, " + scale.rawValue, x: left, y: y + cell + 22,
-                        size: 10, fill: "#777777", cls: "legend-note")
+        out.textElement(
+            "linear scale from the lowest to the highest day, " + scale.rawValue, x: left, y: y + cell + 22,
+            size: 10, fill: "#777777", cls: "legend-note")
         out.literal("</g>\n")
         out.close()
         return out.bytes
@@ -164,7 +169,8 @@ public enum CalendarHeatmapSVG {
             return v
         }
         guard let y = digits(0..<4), let m = digits(5..<7), let d = digits(8..<10),
-              (1...12).contains(m), (1...Timestamp.daysIn(month: m, year: y)).contains(d) else { return nil }
+            (1...12).contains(m), (1...Timestamp.daysIn(month: m, year: y)).contains(d)
+        else { return nil }
         return Timestamp.daysFromCivil(year: y, month: m, day: d)
     }
 

@@ -122,7 +122,8 @@ public struct DensityGrid: Sendable {
                 // Metres of the step: world distance × the Mercator scale at its latitude
                 // (1 / cosh(π(1 − 2y)) is cos(latitude)).
                 let dx = w.x - p.x, dy = w.y - p.y
-                let metres = (dx * dx + dy * dy).squareRoot() * 2 * Double.pi * WebMercator.earthRadius
+                let metres =
+                    (dx * dx + dy * dy).squareRoot() * 2 * Double.pi * WebMercator.earthRadius
                     / cosh(Double.pi * (1 - 2 * w.y))
                 if metres <= maxStepMetres {
                     line((p.x - originX) * inv, (p.y - originY) * inv, gx, gy)
@@ -152,7 +153,8 @@ public struct DensityGrid: Sendable {
         let dx = x1 - x0, dy = y1 - y0
         let lo = -1.0, hiX = Double(width + 1), hiY = Double(height + 1)
         guard Self.clip(-dx, x0 - lo, &t0, &t1), Self.clip(dx, hiX - x0, &t0, &t1),
-              Self.clip(-dy, y0 - lo, &t0, &t1), Self.clip(dy, hiY - y0, &t0, &t1) else { return }
+            Self.clip(-dy, y0 - lo, &t0, &t1), Self.clip(dy, hiY - y0, &t0, &t1)
+        else { return }
         let ax = x0 + t0 * dx, ay = y0 + t0 * dy
         let bx = x0 + t1 * dx, by = y0 + t1 * dy
         var cx = Int(floor(ax)), cy = Int(floor(ay))
@@ -193,9 +195,10 @@ public struct DensityGrid: Sendable {
 
     /// Adds another grid's counts (same geometry), e.g. one filled by a second thread.
     public mutating func merge(_ other: DensityGrid) {
-        precondition(other.width == width && other.height == height && other.originX == originX
-                     && other.originY == originY && other.cellWorldSize == cellWorldSize,
-                     "DensityGrid.merge needs grids of the same geometry")
+        precondition(
+            other.width == width && other.height == height && other.originX == originX
+                && other.originY == originY && other.cellWorldSize == cellWorldSize,
+            "DensityGrid.merge needs grids of the same geometry")
         for i in counts.indices {
             let c = counts[i] &+ other.counts[i]
             counts[i] = c
@@ -240,8 +243,9 @@ public struct DensityTracks: Sendable {
     /// The data's area in WGS84, nil without points.
     public var bounds: GeoBoundingBox? {
         guard !box.isEmpty else { return nil }
-        return GeoBoundingBox(minLatitude: WebMercator.latitude(y: box.maxY), minLongitude: WebMercator.longitude(x: box.minX),
-                              maxLatitude: WebMercator.latitude(y: box.minY), maxLongitude: WebMercator.longitude(x: box.maxX))
+        return GeoBoundingBox(
+            minLatitude: WebMercator.latitude(y: box.maxY), minLongitude: WebMercator.longitude(x: box.minX),
+            maxLatitude: WebMercator.latitude(y: box.minY), maxLongitude: WebMercator.longitude(x: box.maxX))
     }
 
     /// The grid of `options`: over `options.densityBoundingBox`, or else the data's box padded by
@@ -251,8 +255,9 @@ public struct DensityTracks: Sendable {
         if let b = options.densityBoundingBox {
             grid = DensityGrid(bounds: b, options: options)
         } else {
-            grid = DensityGrid(world: box.isEmpty ? box : box.padded(max(0, options.densityPadding)),
-                               columns: DensityGrid.columns(options))
+            grid = DensityGrid(
+                world: box.isEmpty ? box : box.padded(max(0, options.densityPadding)),
+                columns: DensityGrid.columns(options))
         }
         var start = 0
         var world: [(x: Double, y: Double)] = []

@@ -84,8 +84,10 @@ public enum DensityMapSVG {
         var out = SVGBytes(capacity: 8192 + rectCount * 16)
         out.open(width: width, height: height)
         // A differentially private map passes its own title: raw track and point counts would leak.
-        let title = customTitle ?? ("Route density · \(grid.tracks) track" + (grid.tracks == 1 ? "" : "s")
-            + " · \(grid.points) point" + (grid.points == 1 ? "" : "s"))
+        let title =
+            customTitle
+            ?? ("Route density · \(grid.tracks) track" + (grid.tracks == 1 ? "" : "s")
+                + " · \(grid.points) point" + (grid.points == 1 ? "" : "s"))
         out.literal("<title>"); out.text(title); out.literal("</title>\n")
         out.literal("<rect width=\"100%\" height=\"100%\" fill=\""); out.plain(background); out.literal("\"/>\n")
         out.textElement(title, x: 16, y: 26, size: 16, fill: "#f0f0f0", weight: "bold", cls: "title")
@@ -107,8 +109,9 @@ public enum DensityMapSVG {
         }
         out.literal("</g>\n")
         if grid.maximum == 0 {
-            out.textElement("No route to draw", x: Double(width) / 2, y: titleBand + Double(mapHeight) / 2, size: 16,
-                            anchor: "middle", fill: "#bbbbbb", cls: "note")
+            out.textElement(
+                "No route to draw", x: Double(width) / 2, y: titleBand + Double(mapHeight) / 2, size: 16,
+                anchor: "middle", fill: "#bbbbbb", cls: "note")
         }
 
         // Legend: the levels present, from the smallest count's to the top, with their counts.
@@ -126,11 +129,13 @@ public enum DensityMapSVG {
             }
             out.literal("</g>\n")
             out.textElement("\(minimum)", x: 16, y: top + 40, size: 12, fill: "#e0e0e0", cls: "legend-min")
-            out.textElement("\(grid.maximum)", x: 16 + barWidth, y: top + 40, size: 12, anchor: "end",
-                            fill: "#e0e0e0", cls: "legend-max")
+            out.textElement(
+                "\(grid.maximum)", x: 16 + barWidth, y: top + 40, size: 12, anchor: "end",
+                fill: "#e0e0e0", cls: "legend-max")
         }
-        out.textElement("points and line crossings per cell, log scale: colour = log(1 + n) / log(1 + max), "
-                        + scale.rawValue, x: 16, y: top + 62, size: 11, fill: "#bdbdbd", cls: "legend-note")
+        out.textElement(
+            "points and line crossings per cell, log scale: colour = log(1 + n) / log(1 + max), "
+                + scale.rawValue, x: 16, y: top + 62, size: 11, fill: "#bdbdbd", cls: "legend-note")
         out.literal("</g>\n")
         let lat = WebMercator.latitude(y: grid.originY + Double(grid.height) * grid.cellWorldSize / 2)
         let mpp = WebMercator.metresPerWorldUnit(atLatitude: lat) * grid.cellWorldSize / Double(cell)

@@ -139,8 +139,10 @@ enum ScaleBar {
     }
 
     /// Draws the bar for a map `width` px wide at `metresPerPixel`.
-    static func draw(_ out: inout SVGBytes, metresPerPixel mpp: Double, width: Double, right: Double, y: Double,
-                     dark: Bool = false) {
+    static func draw(
+        _ out: inout SVGBytes, metresPerPixel mpp: Double, width: Double, right: Double, y: Double,
+        dark: Bool = false
+    ) {
         let metres = roundLength(atMost: mpp * width / 4)
         let length = metres / mpp
         let left = right - length
@@ -150,8 +152,9 @@ enum ScaleBar {
         out.number(left); out.byte(0x20); out.number(y - 5)
         out.literal("V"); out.number(y); out.literal("H"); out.number(right)
         out.literal("V"); out.number(y - 5); out.literal("\"/>\n</g>\n")
-        out.textElement(label(metres), x: (left + right) / 2, y: y - 8, size: 12, anchor: "middle",
-                        fill: ink, cls: "scale-label")
+        out.textElement(
+            label(metres), x: (left + right) / 2, y: y - 8, size: 12, anchor: "middle",
+            fill: ink, cls: "scale-label")
     }
 }
 
@@ -166,8 +169,10 @@ enum RoutePath {
     /// `tolerance` px, consecutive duplicates after rounding dropped. Returns false (writing
     /// nothing) when the stretch has no usable point.
     @discardableResult
-    static func appendData(_ out: inout SVGBytes, _ pixels: [(x: Double, y: Double)], _ a: Int, _ b: Int,
-                           tolerance: Double) -> Bool {
+    static func appendData(
+        _ out: inout SVGBytes, _ pixels: [(x: Double, y: Double)], _ a: Int, _ b: Int,
+        tolerance: Double
+    ) -> Bool {
         var stretch: [(x: Double, y: Double)] = []
         stretch.reserveCapacity(b - a + 1)
         for i in a...b where pixels[i].x.isFinite { stretch.append(pixels[i]) }
@@ -193,8 +198,10 @@ enum RoutePath {
 
     /// Start and end markers: green and near black circles with a white ring (the GeoJSON's
     /// `marker-color`s).
-    static func markers(_ out: inout SVGBytes, start: (x: Double, y: Double), end: (x: Double, y: Double),
-                        radius: Double) {
+    static func markers(
+        _ out: inout SVGBytes, start: (x: Double, y: Double), end: (x: Double, y: Double),
+        radius: Double
+    ) {
         out.literal("<circle class=\"marker start\"")
         out.attribute("cx", start.x); out.attribute("cy", start.y); out.attribute("r", radius)
         out.literal(" fill=\""); out.plain(GeoJSONWriter.startColour)

@@ -24,9 +24,11 @@ public struct MapRoute: Sendable {
     /// Stretches of `points` drawn in one colour each (`RouteGeometry.segments`).
     public var segments: [RouteSegment]
 
-    public init(workoutID: String, activity: String, start: Int64, end: Int64, utcOffsetMinutes: Int32 = 0,
-                distanceMeters: Double, meanBPM: Double?, timeInZone: [Double] = [],
-                points: [RoutePoint], segments: [RouteSegment] = []) {
+    public init(
+        workoutID: String, activity: String, start: Int64, end: Int64, utcOffsetMinutes: Int32 = 0,
+        distanceMeters: Double, meanBPM: Double?, timeInZone: [Double] = [],
+        points: [RoutePoint], segments: [RouteSegment] = []
+    ) {
         self.workoutID = workoutID
         self.activity = activity
         self.start = start
@@ -59,7 +61,8 @@ public struct GeoBoundingBox: Sendable, Equatable {
     /// unless latitudes lie in ±90, longitudes in ±180 and each minimum is below its maximum.
     public init?(checked v: [Double]) {
         guard v.count == 4, v[0] < v[2], v[1] < v[3], (-90...90).contains(v[0]), (-90...90).contains(v[2]),
-              (-180...180).contains(v[1]), (-180...180).contains(v[3]) else { return nil }
+            (-180...180).contains(v[1]), (-180...180).contains(v[3])
+        else { return nil }
         self.init(minLatitude: v[0], minLongitude: v[1], maxLatitude: v[2], maxLongitude: v[3])
     }
 
@@ -81,8 +84,9 @@ public struct GeoBoundingBox: Sendable, Equatable {
             b.maxLongitude = max(b.maxLongitude, p.longitude)
             box = b
         } else {
-            box = GeoBoundingBox(minLatitude: p.latitude, minLongitude: p.longitude,
-                                 maxLatitude: p.latitude, maxLongitude: p.longitude)
+            box = GeoBoundingBox(
+                minLatitude: p.latitude, minLongitude: p.longitude,
+                maxLatitude: p.latitude, maxLongitude: p.longitude)
         }
     }
 }
@@ -108,8 +112,10 @@ public struct SVGOptions: Sendable {
     /// coordinates to 0.1 px, stays under a pixel: the simplified line covers the same pixels.
     public var simplificationTolerance: Double = 0.5
 
-    public init(size: Int = 800, colourScale: ColourScale = .viridis, densityBoundingBox: GeoBoundingBox? = nil,
-                minimumPoints: Int = 2) {
+    public init(
+        size: Int = 800, colourScale: ColourScale = .viridis, densityBoundingBox: GeoBoundingBox? = nil,
+        minimumPoints: Int = 2
+    ) {
         self.size = size
         self.colourScale = colourScale
         self.densityBoundingBox = densityBoundingBox

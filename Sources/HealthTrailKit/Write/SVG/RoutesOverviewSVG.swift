@@ -39,8 +39,9 @@ public enum RoutesOverviewSVG {
             var c: [Float] = []
             c.reserveCapacity(route.points.count * 2)
             for p in route.points { c.append(Float(p.latitude)); c.append(Float(p.longitude)) }
-            self.init(workoutID: route.workoutID, activity: route.activity, start: route.start,
-                      utcOffsetMinutes: route.utcOffsetMinutes, coordinates: c)
+            self.init(
+                workoutID: route.workoutID, activity: route.activity, start: route.start,
+                utcOffsetMinutes: route.utcOffsetMinutes, coordinates: c)
         }
 
         /// The points, made when drawn (time only on the first).
@@ -91,13 +92,16 @@ public enum RoutesOverviewSVG {
         frame.drawHead(&out, title: title)
         if outsideArea > 0 {
             let routes = outsideArea == 1 ? "1 route starts" : "\(outsideArea) routes start"
-            out.textElement("\(routes) outside this area and \(outsideArea == 1 ? "is" : "are") not drawn "
-                            + "(the area is where most points lie; each workout keeps its own map)",
-                            x: 16, y: 44, size: 11, fill: "#666666", cls: "note outside-area")
+            out.textElement(
+                "\(routes) outside this area and \(outsideArea == 1 ? "is" : "are") not drawn "
+                    + "(the area is where most points lie; each workout keeps its own map)",
+                x: 16, y: 44, size: 11, fill: "#666666", cls: "note outside-area")
         }
 
         var ends: [((x: Double, y: Double), (x: Double, y: Double))] = []
-        out.literal("<g class=\"route-lines\" fill=\"none\" stroke-width=\"2.5\" stroke-opacity=\"0.75\" stroke-linecap=\"round\" stroke-linejoin=\"round\">\n")
+        out.literal(
+            "<g class=\"route-lines\" fill=\"none\" stroke-width=\"2.5\" stroke-opacity=\"0.75\" stroke-linecap=\"round\" stroke-linejoin=\"round\">\n"
+        )
         for d in drawn {
             let pixels = RoutePath.project(d.route.points, frame: frame)
             out.literal("<path class=\"route\"")
@@ -110,16 +114,18 @@ public enum RoutesOverviewSVG {
         for (start, end) in ends { RoutePath.markers(&out, start: start, end: end, radius: 3.5) }
         out.literal("</g>\n")
         if drawn.isEmpty {
-            out.textElement("No route to draw", x: frame.width / 2, y: frame.top + frame.height / 2, size: 16,
-                            anchor: "middle", fill: "#666666", cls: "note")
+            out.textElement(
+                "No route to draw", x: frame.width / 2, y: frame.top + frame.height / 2, size: 16,
+                anchor: "middle", fill: "#666666", cls: "note")
         }
 
         out.literal("<g class=\"legend\">\n")
         out.textElement("Activities (routes)", x: 16, y: legendTop + 22, size: 13, weight: "bold")
         for (i, entry) in activities.enumerated() {
-            WorkoutMapSVG.legendRow(&out, index: i, top: legendTop + 30,
-                                    colour: GeoJSONWriter.colour(forActivity: entry.key),
-                                    label: SVGFormat.activityTitle(entry.key) + " (\(entry.value))")
+            WorkoutMapSVG.legendRow(
+                &out, index: i, top: legendTop + 30,
+                colour: GeoJSONWriter.colour(forActivity: entry.key),
+                label: SVGFormat.activityTitle(entry.key) + " (\(entry.value))")
         }
         out.literal("</g>\n")
         if !drawn.isEmpty {

@@ -59,9 +59,12 @@ struct SVGBytes {
     mutating func int(_ v: Int) {
         var v = v
         if v < 0 { bytes.append(0x2D); v = -v }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var digits:
+            (
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+            ) =
+                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &digits) { t in
             var i = 20
             repeat { i -= 1; t[i] = UInt8(0x30 + v % 10); v /= 10 } while v > 0
@@ -101,9 +104,11 @@ struct SVGBytes {
     }
 
     /// `<text x y …>content</text>` with optional extra attributes (a literal, already valid).
-    mutating func textElement(_ content: String, x: Double, y: Double, size: Double,
-                              anchor: StaticString? = nil, fill: StaticString = "#222222",
-                              weight: StaticString? = nil, cls: StaticString? = nil) {
+    mutating func textElement(
+        _ content: String, x: Double, y: Double, size: Double,
+        anchor: StaticString? = nil, fill: StaticString = "#222222",
+        weight: StaticString? = nil, cls: StaticString? = nil
+    ) {
         literal("<text")
         if let cls { literal(" class=\""); literal(cls); byte(0x22) }
         attribute("x", x); attribute("y", y)

@@ -70,8 +70,9 @@ public enum WorkoutMapSVG {
             out.literal("</g>\n")
             RoutePath.markers(&out, start: pixels[first], end: pixels[last], radius: 6)
         } else {
-            out.textElement("No route to draw", x: frame.width / 2, y: frame.top + frame.height / 2, size: 16,
-                            anchor: "middle", fill: "#666666", cls: "note")
+            out.textElement(
+                "No route to draw", x: frame.width / 2, y: frame.top + frame.height / 2, size: 16,
+                anchor: "middle", fill: "#666666", cls: "note")
         }
 
         // Legend: zones with their time.
@@ -79,12 +80,14 @@ public enum WorkoutMapSVG {
         out.textElement("Heart-rate zones (time in zone)", x: 16, y: legendTop + 22, size: 13, weight: "bold")
         for (i, zone) in zones.zones.enumerated() {
             let seconds = i < route.timeInZone.count ? route.timeInZone[i] : 0
-            legendRow(&out, index: i, top: legendTop + 30, colour: zone.colour,
-                      label: zone.name + "  " + SVGFormat.minutesSeconds(seconds))
+            legendRow(
+                &out, index: i, top: legendTop + 30, colour: zone.colour,
+                label: zone.name + "  " + SVGFormat.minutesSeconds(seconds))
         }
         if lacksZone {
-            legendRow(&out, index: zones.zones.count, top: legendTop + 30, colour: RouteGeometry.noHeartRateColour,
-                      label: "no heart rate")
+            legendRow(
+                &out, index: zones.zones.count, top: legendTop + 30, colour: RouteGeometry.noHeartRateColour,
+                label: "no heart rate")
         }
         out.literal("</g>\n")
         if drawn {
@@ -96,10 +99,12 @@ public enum WorkoutMapSVG {
 
     /// `Running · 2024-01-02 · 10.02 km · 0:52:13 · 142 bpm` (the bpm part only with heart rate).
     static func titleText(_ route: MapRoute) -> String {
-        var parts = [SVGFormat.activityTitle(route.activity),
-                     SVGFormat.localDate(route.start, offsetMinutes: route.utcOffsetMinutes),
-                     SVGFormat.decimals(route.distanceMeters / 1000, 2) + " km",
-                     SVGFormat.hoursMinutesSeconds(Double(route.end - route.start))]
+        var parts = [
+            SVGFormat.activityTitle(route.activity),
+            SVGFormat.localDate(route.start, offsetMinutes: route.utcOffsetMinutes),
+            SVGFormat.decimals(route.distanceMeters / 1000, 2) + " km",
+            SVGFormat.hoursMinutesSeconds(Double(route.end - route.start)),
+        ]
         if let bpm = route.meanBPM, bpm.isFinite { parts.append(SVGFormat.decimals(bpm, 0) + " bpm") }
         return parts.joined(separator: " · ")
     }
