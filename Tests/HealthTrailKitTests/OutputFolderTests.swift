@@ -29,6 +29,35 @@ import Testing
         #expect(try String(contentsOfFile: victim, encoding: .utf8) == "mine\n")
     }
 
+    /// A signal's handler removes the staging folder while the run's other threads still write:
+    /// once it is discarded, a file opened by its staging path is not created, no subfolder is
+    /// made again, and nothing of the run is left in the output folder.
+    @Test func aDiscardedStagingFolderCannotBeFilledAgain() throws {
+        let out = Support.temporaryDirectory()
+        let staging = try OutputStaging(outputDirectory: out)
+        let spill = try staging.path(".route-points-2.spill")
+        let early = open(spill, O_CREAT | O_WRONLY, 0o600)
+        #expect(early >= 0)
+        staging.discard()
+        let late = open(spill, O_CREAT | O_WRONLY, 0o600)
+        #expect(late == -1 && errno == ENOENT)
+        if late >= 0 { close(late) }
+        if early >= 0 { close(early) }
+        #expect(throws: CancellationError.self) { try staging.path("svg/workouts/a.svg") }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out).filter { $0.hasPrefix(".staging-") } == [])
+    }
+
+    /// A run killed while removing its staging folder leaves `.staging-<pid>.removed`; the next
+    /// run removes it as it removes any stopped run's staging folder.
+    @Test func aHalfRemovedStagingFolderIsClearedByTheNextRun() throws {
+        let out = Support.temporaryDirectory()
+        let left = out + "/.staging-999999.removed"
+        try FileManager.default.createDirectory(atPath: left + "/svg", withIntermediateDirectories: true)
+        try Data("x".utf8).write(to: URL(fileURLWithPath: left + "/svg/a.svg"))
+        _ = try OutputCommit.rollForward(in: out)
+        #expect(!FileManager.default.fileExists(atPath: left))
+    }
+
     @Test func aFolderItDidNotFillIsRefusedAndLeftAlone() throws {
         let dir = Support.temporaryDirectory()
         let zip = try Self.archive(dir, "export.zip", Self.heartRate)

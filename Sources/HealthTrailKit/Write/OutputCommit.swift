@@ -131,7 +131,9 @@ struct OutputCommit {
         for item in ((try? fm.contentsOfDirectory(atPath: directory)) ?? []).sorted() {
             let pidText: Substring
             if item.hasPrefix(".staging-") {
-                pidText = item.dropFirst(9)
+                // `.staging-<pid>`, or `.staging-<pid>.removed` when the run was stopped while
+                // removing it (`OutputStaging.removeStagingFolder`).
+                pidText = item.dropFirst(9).prefix { $0 != "." }
             } else if item.hasPrefix(".old-") {
                 pidText = item.dropFirst(5).prefix { $0 != "-" }
             } else {

@@ -56,6 +56,11 @@ public final class OutputStaging {
         }
         let full = stagingDirectory + "/" + relative
         if let slash = relative.lastIndex(of: "/") {
+            // Under the lock, and never once the run is abandoned: a signal's handler removing
+            // the staging folder must not see it made again by a thread still writing.
+            state.lock()
+            defer { state.unlock() }
+            guard phase != .abandoned else { throw CancellationError() }
             try OutputStaging.makeDirectory(stagingDirectory + "/" + relative[..<slash])
         }
         return full
@@ -126,7 +131,21 @@ public final class OutputStaging {
         let removable = phase == .writing || phase == .abandoned
         if phase == .writing { phase = .abandoned }
         state.unlock()
-        if removable { try? FileManager.default.removeItem(atPath: stagingDirectory) }
+        if removable { removeStagingFolder() }
+    }
+
+    /// Removes the staging folder for good, though the run's other threads may still be writing
+    /// (they run until the process exits): the folder is first renamed to `<staging>.removed`,
+    /// after which a file opened by its staging path fails instead of being created, and `path`
+    /// makes no subfolder once the run is abandoned. Then the renamed folder is removed.
+    private func removeStagingFolder() {
+        let removed = stagingDirectory + ".removed"
+        try? FileManager.default.removeItem(atPath: removed)
+        if rename(stagingDirectory, removed) == 0 {
+            try? FileManager.default.removeItem(atPath: removed)
+        } else {
+            try? FileManager.default.removeItem(atPath: stagingDirectory)
+        }
     }
 
     /// For a signal's handler thread: stops the run's outputs where they stand. Before the commit,
@@ -140,7 +159,7 @@ public final class OutputStaging {
         state.unlock()
         switch current {
         case .writing:
-            try? FileManager.default.removeItem(atPath: stagingDirectory)
+            removeStagingFolder()
             return false
         case .committing:
             commitEnded.wait()
