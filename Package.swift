@@ -4,8 +4,9 @@ import PackageDescription
 // HealthTrail: Apple Health export archives → CSV / GeoJSON / SVG / DP releases.
 // Each target is a layer of docs/ARCHITECTURE.md, and its dependencies are the only arrows the
 // compiler allows: HealthTrailArchive (files, zip, inflate) ← HealthTrailXML (libxml2 SAX) ←
-// HealthTrailKit (decode, normalise, analyse, write, privacy, run); HealthTrailSynth, the
-// generator the tests and benchmarks compare against, sees only the archive writer.
+// HealthTrailKit (decode, normalise, analyse, write, DP releases, run), which also uses
+// HealthTrailPrivacy (the DP samplers and budget ledger, blind to exports); HealthTrailSynth,
+// the generator the tests and benchmarks compare against, sees only the archive writer.
 // Only HealthTrailArchive and HealthTrailXML import zlib, libdeflate and libxml2 among the
 // lower layers (HealthTrailKit's decoders still register libxml2 callbacks of their own).
 let package = Package(
@@ -13,7 +14,8 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "healthtrail", targets: ["healthtrail"]),
-        .library(name: "HealthTrailKit", targets: ["HealthTrailKit", "HealthTrailArchive", "HealthTrailXML", "HealthTrailSynth"]),
+        .library(
+            name: "HealthTrailKit", targets: ["HealthTrailKit", "HealthTrailArchive", "HealthTrailXML", "HealthTrailPrivacy", "HealthTrailSynth"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -57,10 +59,19 @@ let package = Package(
             name: "HealthTrailSynth",
             dependencies: ["HealthTrailArchive"]
         ),
+        // Differential privacy's arithmetic: exact discrete samplers and the budget ledger. It sees
+        // bounded aggregates only, never an export or a decoder.
+        .target(
+            name: "HealthTrailPrivacy",
+            dependencies: [
+                "HealthTrailArchive",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .target(
             name: "HealthTrailKit",
             dependencies: [
-                "HealthTrailArchive", "HealthTrailXML", "CLibXML2",
+                "HealthTrailArchive", "HealthTrailXML", "HealthTrailPrivacy", "CLibXML2",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
@@ -69,7 +80,7 @@ let package = Package(
         .executableTarget(
             name: "healthtrail",
             dependencies: [
-                "HealthTrailKit", "HealthTrailArchive", "HealthTrailSynth",
+                "HealthTrailKit", "HealthTrailArchive", "HealthTrailPrivacy", "HealthTrailSynth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -88,7 +99,9 @@ let package = Package(
         ),
         .testTarget(
             name: "HealthTrailKitTests",
-            dependencies: ["HealthTrailKit", "HealthTrailArchive", "HealthTrailXML", "HealthTrailSynth", "CLibXML2", "CZlib"],
+            dependencies: [
+                "HealthTrailKit", "HealthTrailArchive", "HealthTrailXML", "HealthTrailPrivacy", "HealthTrailSynth", "CLibXML2", "CZlib",
+            ],
             exclude: ["geojson_check.py", "malloc_counter.c"]   // the GeoJSON validator and the allocation counter the tests run
         ),
     ],

@@ -1,5 +1,6 @@
 import ArgumentParser
 import HealthTrailKit
+import HealthTrailPrivacy
 
 /// `healthtrail dp-sample`: raw noise draws, for comparing the samplers with other libraries
 /// (a developer's tool, hidden from user help).

@@ -1,6 +1,7 @@
 import ArgumentParser
 import HealthTrailArchive
 import HealthTrailKit
+import HealthTrailPrivacy
 
 #if canImport(Glibc)
 import Glibc

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HealthTrailKit
+@testable import HealthTrailPrivacy
 
 /// The privacy budget ledger: replay, charging, refusal, tampering, crash recovery, locking, modes.
 @Suite struct BudgetLedgerTests {

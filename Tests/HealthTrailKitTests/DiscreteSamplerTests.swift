@@ -2,8 +2,9 @@ import Foundation
 import Testing
 
 @testable import HealthTrailKit
+@testable import HealthTrailPrivacy
 
-// Statistical tests of the exact discrete samplers (Privacy/Mechanisms).
+// Statistical tests of the exact discrete samplers (HealthTrailPrivacy/Mechanisms).
 //
 // Every statistical test draws from the internal seeded generator, so it is reproducible; one
 // test exercises the secure source. Each goodness-of-fit test is also run against deliberately

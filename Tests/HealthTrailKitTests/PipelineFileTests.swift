@@ -3,6 +3,7 @@ import Testing
 
 @testable import HealthTrailArchive
 @testable import HealthTrailKit
+@testable import HealthTrailPrivacy
 @testable import HealthTrailSynth
 
 /// Pipeline files: the schema check (every mistake at its line), the model a good file becomes,

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HealthTrailKit
+@testable import HealthTrailPrivacy
 
 // Empirical-ε audit of the discrete Laplace mechanism.
 //

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HealthTrailKit
+@testable import HealthTrailPrivacy
 @testable import HealthTrailSynth
 
 /// `healthtrail release` end to end on a synthesized person: run, release, replay, new data,

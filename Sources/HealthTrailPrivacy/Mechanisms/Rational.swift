@@ -73,7 +73,7 @@ public struct Rational: Sendable, Hashable, CustomStringConvertible {
         return multipliedReportingOverflow(by: Rational(other.denominator, other.numerator))
     }
 
-    static func gcd(_ a: UInt64, _ b: UInt64) -> UInt64 {
+    package static func gcd(_ a: UInt64, _ b: UInt64) -> UInt64 {
         var (a, b) = (a, b)
         while b != 0 { (a, b) = (b, a % b) }
         return a == 0 ? 1 : a

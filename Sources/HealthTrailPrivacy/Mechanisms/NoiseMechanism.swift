@@ -91,7 +91,7 @@ public enum NoiseMechanism: Sendable, Hashable, CustomStringConvertible {
 
     /// Sampling from any source: internal, so only this module and `@testable` tests can choose
     /// the source (the seeded one for reproducible statistics).
-    func sample<S: NoiseSource>(using source: inout S) -> Int64 {
+    package func sample<S: NoiseSource>(using source: inout S) -> Int64 {
         switch self {
         case .discreteLaplace(let scale): return DiscreteLaplace.sample(scale: scale, using: &source)
         case .discreteGaussian(let sigmaSquared): return DiscreteGaussian.sample(sigmaSquared: sigmaSquared, using: &source)

@@ -1,5 +1,6 @@
 import Foundation
 import HealthTrailArchive
+import HealthTrailPrivacy
 
 /// The route density map released under differential privacy: `dp/<id>.csv` and `dp/<id>.svg`.
 ///

@@ -8,9 +8,9 @@ import Glibc
 /// The ledger's file operations: whole reads, appends that are either complete or rolled back,
 /// atomic replaces (temporary name, fsync, rename, fsync of the folder), owner-only modes.
 /// Errors are `LedgerError(.io)` naming the ledger and the file.
-struct LedgerFiles {
+package struct LedgerFiles {
     /// The ledger path, for messages.
-    let ledger: String
+    package let ledger: String
 
     private func failure(_ file: String, _ what: String) -> LedgerError {
         let reason = String(cString: strerror(errno))
@@ -19,7 +19,7 @@ struct LedgerFiles {
     }
 
     /// The whole file, or nil when it does not exist.
-    func read(_ path: String) throws -> [UInt8]? {
+    package func read(_ path: String) throws -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 {
             if errno == ENOENT { return nil }
@@ -40,14 +40,14 @@ struct LedgerFiles {
         return bytes
     }
 
-    func exists(_ path: String) -> Bool {
+    package func exists(_ path: String) -> Bool {
         var st = stat()
         return lstat(path, &st) == 0
     }
 
     /// Appends `bytes` with O_APPEND and fsyncs. A failed or short write is cut back off
     /// (ftruncate to the previous size), so the file never keeps half a line it reported as failed.
-    func append(_ bytes: [UInt8], to path: String) throws {
+    package func append(_ bytes: [UInt8], to path: String) throws {
         let created = !exists(path)
         let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw failure(path, "open") }
@@ -71,7 +71,7 @@ struct LedgerFiles {
     }
 
     /// Replaces `path` atomically with `bytes`, owner-only and synced.
-    func writeAtomically(_ bytes: [UInt8], to path: String) throws {
+    package func writeAtomically(_ bytes: [UInt8], to path: String) throws {
         let slash = path.lastIndex(of: "/")
         let folder = slash.map { String(path[..<$0]) } ?? "."
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
@@ -100,7 +100,7 @@ struct LedgerFiles {
     }
 
     /// Creates a folder (and its parents) owner-only; an existing folder is left as it is.
-    func makeFolder(_ path: String) throws {
+    package func makeFolder(_ path: String) throws {
         var st = stat()
         if stat(path, &st) == 0 {
             guard (st.st_mode & S_IFMT) == S_IFDIR else {
@@ -119,7 +119,7 @@ struct LedgerFiles {
 
     /// Deletes the files in `folder` whose names start with `prefix` (results of a reservation
     /// whose line never made it into the ledger, and temporary files of killed runs).
-    func removeFiles(in folder: String, prefix: String) {
+    package func removeFiles(in folder: String, prefix: String) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
         for name in names where name.hasPrefix(prefix) { unlink(folder + "/" + name) }
     }
@@ -137,12 +137,12 @@ struct LedgerFiles {
 /// verify, check, append). flock locks belong to an open file description, so two processes —
 /// and two `BudgetLedger` objects in one process — exclude each other. The lock is released by
 /// the kernel when a process dies, so a killed run never leaves the ledger locked.
-final class LedgerFileLock {
+package final class LedgerFileLock {
     private let fd: Int32
     private let path: String
     private let ledger: String
 
-    init(path: String, ledger: String) throws {
+    package init(path: String, ledger: String) throws {
         fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         self.path = path
         self.ledger = ledger
@@ -155,7 +155,7 @@ final class LedgerFileLock {
 
     /// Waits for the lock, polling, at most `timeout` seconds (a cron run that finds another one
     /// stuck fails with a message instead of piling up).
-    func acquire(timeout: Double) throws {
+    package func acquire(timeout: Double) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK || errno == EINTR else {
@@ -168,5 +168,5 @@ final class LedgerFileLock {
         }
     }
 
-    func release() { _ = flock(fd, LOCK_UN) }
+    package func release() { _ = flock(fd, LOCK_UN) }
 }

@@ -470,13 +470,13 @@ public final class BudgetLedger: @unchecked Sendable {
         }
     }
 
-    static func isValidReleaseID(_ s: String) -> Bool {
+    package static func isValidReleaseID(_ s: String) -> Bool {
         let u = s.utf8
         guard (1...100).contains(u.count), u.first != UInt8(ascii: "."), u.first != UInt8(ascii: "-") else { return false }
         return u.allSatisfy { isAlphanumeric($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }
     }
 
-    static func isValidMechanism(_ s: String) -> Bool {
+    package static func isValidMechanism(_ s: String) -> Bool {
         let u = s.utf8
         return (1...64).contains(u.count)
             && u.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: "_") }
@@ -487,7 +487,7 @@ public final class BudgetLedger: @unchecked Sendable {
     }
 
     /// Now in UTC, `2024-01-02T15:31:22Z`.
-    static func now() -> String {
+    package static func now() -> String {
         var t = time(nil)
         var parts = tm()
         gmtime_r(&t, &parts)
@@ -498,25 +498,25 @@ public final class BudgetLedger: @unchecked Sendable {
 }
 
 /// What a verified read of the ledger knows.
-struct LedgerState {
-    var lineCount = 0
-    var lastHash = LedgerEntry.genesis
+package struct LedgerState {
+    package var lineCount = 0
+    package var lastHash = LedgerEntry.genesis
     /// Reserved entries by seq.
-    var reservations: [Int: LedgerEntry] = [:]
+    package var reservations: [Int: LedgerEntry] = [:]
     /// Seqs of reservations that have a published line.
-    var published: Set<Int> = []
+    package var published: Set<Int> = []
     /// `subject(release, fingerprint)` → seq of its reservation.
-    var bySubject: [String: Int] = [:]
-    var spent = Spent()
+    package var bySubject: [String: Int] = [:]
+    package var spent = Spent()
     /// The head file lags the last line (new ledger, or a run died between append and head).
-    var headStale = false
+    package var headStale = false
 
-    static func subject(_ release: String, _ fingerprint: String) -> String { release + "\u{0}" + fingerprint }
+    package static func subject(_ release: String, _ fingerprint: String) -> String { release + "\u{0}" + fingerprint }
 }
 
 extension Spent {
     /// The totals after one more release, or nil on overflow.
-    func adding(_ cost: PrivacyCost) -> Spent? {
+    package func adding(_ cost: PrivacyCost) -> Spent? {
         var next = self
         switch cost {
         case .pureDP(let epsilon):

@@ -15,28 +15,28 @@ import Foundation
 /// exactly one of `epsilon` (pure ε-DP) or `rho` (ρ-zCDP), as an exact fraction string; `output`
 /// names the stored noisy result in the `<ledger>.d/` folder, `output_sha256` its hash. A
 /// `published` entry points back at its reservation by `reservation` (a seq) and spends nothing.
-struct LedgerEntry: Equatable {
-    enum Status: String { case reserved, published }
+package struct LedgerEntry: Equatable {
+    package enum Status: String { case reserved, published }
 
-    var seq: Int
-    var prev: String
-    var timeUTC: String
-    var status: Status
-    var releaseID: String
-    var fingerprint: String
+    package var seq: Int
+    package var prev: String
+    package var timeUTC: String
+    package var status: Status
+    package var releaseID: String
+    package var fingerprint: String
     /// Reserved entries only.
-    var mechanism: String?
-    var cost: PrivacyCost?
-    var output: String?
+    package var mechanism: String?
+    package var cost: PrivacyCost?
+    package var output: String?
     /// Published entries only: the seq of the reserved entry.
-    var reservation: Int?
-    var outputSHA256: String
+    package var reservation: Int?
+    package var outputSHA256: String
 
-    static let genesis = String(repeating: "0", count: 64)
+    package static let genesis = String(repeating: "0", count: 64)
 
     /// The line, without its `\n`. Keys in a fixed order, so a person can read it; the chain
     /// hashes the bytes as written, so the order is not what makes it verifiable.
-    func encoded() -> String {
+    package func encoded() -> String {
         var fields: [(String, String)] = [
             ("seq", "\(seq)"), ("prev", json(prev)), ("time_utc", json(timeUTC)), ("status", json(status.rawValue)),
             ("release_id", json(releaseID)), ("fingerprint", json(fingerprint)),
@@ -59,7 +59,7 @@ struct LedgerEntry: Equatable {
 
     /// Parses one line; nil when it is not a well-formed entry (the caller names the line).
     /// Only the canonical forms the ledger writes are accepted (fractions reduced, hex lowercase).
-    static func parse(_ line: ArraySlice<UInt8>) -> (entry: LedgerEntry?, problem: String) {
+    package static func parse(_ line: ArraySlice<UInt8>) -> (entry: LedgerEntry?, problem: String) {
         guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else {
             return (nil, "not a JSON object")
         }
@@ -99,13 +99,13 @@ struct LedgerEntry: Equatable {
     }
 
     /// The name of a reservation's stored result inside `<ledger>.d/`.
-    static func resultName(seq: Int, release: String) -> String { "\(seq)-\(release).result" }
+    package static func resultName(seq: Int, release: String) -> String { "\(seq)-\(release).result" }
 
-    static func sha256Hex<D: DataProtocol>(_ bytes: D) -> String {
+    package static func sha256Hex<D: DataProtocol>(_ bytes: D) -> String {
         SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
     }
 
-    static func isHex64(_ s: String) -> Bool {
+    package static func isHex64(_ s: String) -> Bool {
         s.utf8.count == 64 && s.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import HealthTrailArchive
+import HealthTrailPrivacy
 
 /// `healthtrail release`: bounds the contributions of a run's outputs (or takes the bounded
 /// totals of a cohort's merged partial aggregate), adds noise once and writes

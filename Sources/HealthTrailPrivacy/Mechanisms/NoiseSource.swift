@@ -29,7 +29,7 @@ public protocol NoiseSource {
 /// half tells which words fall in the 2^64 mod n surplus, which are rejected and redrawn, so
 /// every bucket keeps exactly ⌊2^64/n⌋ words.
 @inline(__always)
-func uniformWord<G: RandomNumberGenerator>(below n: UInt64, from generator: inout G) -> UInt64 {
+package func uniformWord<G: RandomNumberGenerator>(below n: UInt64, from generator: inout G) -> UInt64 {
     precondition(n > 0, "uniform(below: 0)")
     if n & (n &- 1) == 0 { return generator.next() & (n &- 1) }   // a power of two: mask
     var product = generator.next().multipliedFullWidth(by: n)
@@ -41,12 +41,12 @@ func uniformWord<G: RandomNumberGenerator>(below n: UInt64, from generator: inou
 }
 
 /// Hands out the 64 bits of one word one at a time, so a fair coin costs 1/64 of a draw.
-struct BitBuffer {
+package struct BitBuffer {
     private var word: UInt64 = 0
     private var remaining = 0
 
     @inline(__always)
-    mutating func bit<G: RandomNumberGenerator>(from generator: inout G) -> Bool {
+    package mutating func bit<G: RandomNumberGenerator>(from generator: inout G) -> Bool {
         if remaining == 0 { word = generator.next(); remaining = 64 }
         remaining -= 1
         let b = word & 1 == 1
@@ -71,11 +71,11 @@ public struct SecureNoiseSource: NoiseSource {
 /// A seedable, NOT secure generator (xoshiro256**, seeded through SplitMix64) so that the
 /// statistical tests are reproducible. Internal on purpose: only `@testable import` reaches it,
 /// so it cannot be selected by a release (see the design note at the top of this file).
-struct SeededNoiseSource: NoiseSource {
+package struct SeededNoiseSource: NoiseSource {
     private struct Xoshiro256StarStar: RandomNumberGenerator {
-        var s: (UInt64, UInt64, UInt64, UInt64)
+        package var s: (UInt64, UInt64, UInt64, UInt64)
 
-        init(seed: UInt64) {
+        package init(seed: UInt64) {
             var x = seed
             func splitMix() -> UInt64 {
                 x &+= 0x9E37_79B9_7F4A_7C15
@@ -88,7 +88,7 @@ struct SeededNoiseSource: NoiseSource {
         }
 
         @inline(__always)
-        mutating func next() -> UInt64 {
+        package mutating func next() -> UInt64 {
             let result = ((s.1 &* 5) << 7 | (s.1 &* 5) >> 57) &* 9
             let t = s.1 << 17
             s.2 ^= s.0; s.3 ^= s.1; s.1 ^= s.2; s.0 ^= s.3
@@ -101,8 +101,8 @@ struct SeededNoiseSource: NoiseSource {
     private var generator: Xoshiro256StarStar
     private var bits = BitBuffer()
 
-    init(seed: UInt64) { generator = Xoshiro256StarStar(seed: seed) }
+    package init(seed: UInt64) { generator = Xoshiro256StarStar(seed: seed) }
 
-    mutating func uniform(below n: UInt64) -> UInt64 { uniformWord(below: n, from: &generator) }
-    mutating func bit() -> Bool { bits.bit(from: &generator) }
+    package mutating func uniform(below n: UInt64) -> UInt64 { uniformWord(below: n, from: &generator) }
+    package mutating func bit() -> Bool { bits.bit(from: &generator) }
 }

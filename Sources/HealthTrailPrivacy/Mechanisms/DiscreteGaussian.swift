@@ -33,7 +33,7 @@ public enum DiscreteGaussian {
     }
 
     /// ⌊√(p/q)⌋ by binary search on integers: the largest m with m²·q ≤ p (m < 2^15).
-    static func floorSqrt(p: UInt64, q: UInt64) -> UInt64 {
+    package static func floorSqrt(p: UInt64, q: UInt64) -> UInt64 {
         var lo: UInt64 = 0, hi: UInt64 = 1 << 15   // m²q ≤ p < 2^30 ⇒ m < 2^15
         while lo < hi {
             let mid = (lo + hi + 1) / 2
@@ -45,7 +45,7 @@ public enum DiscreteGaussian {
     /// CKS20 Algorithm 3 for σ² = p/q: t ← ⌊σ⌋ + 1; repeat Y ← DiscreteLaplace(t),
     /// C ← Bernoulli(exp(−(|Y| − σ²/t)² / (2σ²))) until C = 1; return Y.
     /// The exponent is (|Y|·q·t − p)² / (2·p·q·t²), numerator in 128 bits.
-    static func sample<S: NoiseSource>(p: UInt64, q: UInt64, using source: inout S) -> Int64 {
+    package static func sample<S: NoiseSource>(p: UInt64, q: UInt64, using source: inout S) -> Int64 {
         let t = floorSqrt(p: p, q: q) + 1
         let qt = q * t   // < 2^31
         let denominator = 2 * p * (qt * t)   // 2·p·q·t² < 2^63

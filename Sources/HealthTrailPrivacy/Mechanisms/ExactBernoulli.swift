@@ -3,10 +3,10 @@
 // section 5. Integer arithmetic only: no floating point anywhere, hence none of the
 // least-significant-bit leaks of textbook floating-point Laplace noise (Mironov, CCS 2012).
 
-enum ExactBernoulli {
+package enum ExactBernoulli {
     /// Bernoulli(a / b), exactly: a uniform draw from `0..<b` is below `a`.
     @inline(__always)
-    static func ratio<S: NoiseSource>(_ a: UInt64, over b: UInt64, using source: inout S) -> Bool {
+    package static func ratio<S: NoiseSource>(_ a: UInt64, over b: UInt64, using source: inout S) -> Bool {
         if a == 0 { return false }
         if a >= b { return true }
         return source.uniform(below: b) < a
@@ -17,7 +17,7 @@ enum ExactBernoulli {
     /// K ← 1; repeat A ← Bernoulli(γ/K), K ← K + 1 while A = 1; return (K odd).
     /// Bernoulli(a/(bK)) is drawn as one uniform below b·K when that fits in 64 bits, otherwise
     /// as the product of independent Bernoulli(a/b) and Bernoulli(1/K), the same probability.
-    static func expMinusFraction<S: NoiseSource>(_ a: UInt64, over b: UInt64, using source: inout S) -> Bool {
+    package static func expMinusFraction<S: NoiseSource>(_ a: UInt64, over b: UInt64, using source: inout S) -> Bool {
         precondition(b > 0 && a <= b)
         if a == 0 { return true }
         var k: UInt64 = 1
@@ -36,7 +36,7 @@ enum ExactBernoulli {
     /// Bernoulli(exp(−1)): Algorithm 1 with γ = 1; the first trial, Bernoulli(1/1), always
     /// succeeds, so K starts at 2 and each trial is a uniform draw below K being 0.
     @inline(__always)
-    static func expMinusOne<S: NoiseSource>(using source: inout S) -> Bool {
+    package static func expMinusOne<S: NoiseSource>(using source: inout S) -> Bool {
         var k: UInt64 = 2
         while source.uniform(below: k) == 0 { k += 1 }
         return k & 1 == 1
@@ -48,7 +48,7 @@ enum ExactBernoulli {
     ///
     /// When ⌊γ⌋ ≥ 2^64 the loop is capped at 2^64 − 1 trials of Bernoulli(exp(−1)); reaching the
     /// cap has probability e^−(2^64 − 1), and the trial then fails — an error below e^−(2^64).
-    static func expMinus<S: NoiseSource>(
+    package static func expMinus<S: NoiseSource>(
         numeratorHigh high: UInt64, low: UInt64, over d: UInt64,
         using source: inout S
     ) -> Bool {

@@ -37,7 +37,7 @@ public enum DiscreteLaplace {
     /// 2. V ← number of successes of Bernoulli(exp(−1)) before the first failure.
     /// 3. X ← U + n·V (geometric: P(X = x) ∝ exp(−x/n)); Y ← ⌊X/d⌋ (P(Y = y) ∝ exp(−y·d/n)).
     /// 4. B ← fair bit; if B = 1 and Y = 0 restart (so 0 is not counted twice); return (1−2B)·Y.
-    static func sample<S: NoiseSource>(numerator n: UInt64, denominator d: UInt64, using source: inout S) -> Int64 {
+    package static func sample<S: NoiseSource>(numerator n: UInt64, denominator d: UInt64, using source: inout S) -> Int64 {
         while true {
             let u: UInt64 = n == 1 ? 0 : source.uniform(below: n)
             if !ExactBernoulli.expMinusFraction(u, over: n, using: &source) { continue }
