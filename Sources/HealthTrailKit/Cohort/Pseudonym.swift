@@ -52,8 +52,7 @@ public struct PseudonymKey: Sendable {
         }
         var bytes: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 4096)
         while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
-            if n < 0 && errno == EINTR { continue }
+            let n = readSome(fd, into: &chunk)
             guard n >= 0 else { throw InputError(file: path, "cannot read the key file: \(String(cString: strerror(errno)))") }
             if n == 0 { break }
             bytes += chunk[..<n]

@@ -32,8 +32,8 @@ final class OutputLock {
             close(descriptor)
             throw InputError(file: path, "the lock file is not a regular file of this user's; remove it")
         }
-        var previous = [UInt8](repeating: 0, count: 32)
-        let n = previous.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, 31) }
+        var previous = [UInt8](repeating: 0, count: 31)
+        let n = readSome(descriptor, into: &previous)
         let holder = n > 0 ? Int32(String(decoding: previous[0..<n], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) : nil
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             close(descriptor)
@@ -44,7 +44,7 @@ final class OutputLock {
         tookOverFrom = holder.flatMap { $0 != getpid() && kill($0, 0) != 0 ? $0 : nil }
         let pid = Array("\(getpid())\n".utf8)
         _ = ftruncate(fd, 0)
-        _ = pid.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        writeFully(fd, pid, at: 0)
     }
 
     deinit {

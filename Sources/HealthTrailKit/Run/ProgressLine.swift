@@ -1,4 +1,5 @@
 import Foundation
+import HealthTrailArchive
 
 #if canImport(Glibc)
 import Glibc
@@ -161,15 +162,6 @@ public final class TerminalLine: @unchecked Sendable {
     }
 
     private static func put(_ fd: Int32, _ text: String) {
-        var bytes = Array(text.utf8)
-        bytes.withUnsafeMutableBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { return }
-                offset += n
-            }
-        }
+        writeFully(fd, Array(text.utf8))   // a terminal that fails a write loses the line, nothing else
     }
 }

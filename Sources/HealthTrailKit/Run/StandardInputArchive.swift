@@ -88,14 +88,12 @@ public final class StandardInputArchive {
         let fd = open(folder, O_RDWR | O_CLOEXEC | 0o20000000 | O_DIRECTORY, 0o600)
         if fd >= 0 { return fd }
         #endif
-        var template = Array((folder + "/.healthtrail-stdin-XXXXXX").utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard made >= 0 else {
+        guard let made = makeTemporaryFile(template: folder + "/.healthtrail-stdin-XXXXXX") else {
             throw InputError(file: folder, "cannot make the file standard input is spooled to: \(String(cString: strerror(errno)))")
         }
-        unlink(String(cString: template))
-        fchmod(made, 0o600)
-        return made
+        unlink(made.path)
+        fchmod(made.fd, 0o600)
+        return made.fd
     }
 
     /// Copies all of standard input to `fd`; returns the bytes copied.
@@ -103,20 +101,14 @@ public final class StandardInputArchive {
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var total: UInt64 = 0
         while true {
-            let n = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress!, $0.count) }
+            let n = readSome(0, into: &buffer)
             if n == 0 { return total }
             if n < 0 {
-                if errno == EINTR { continue }
                 throw InputError(file: label, "cannot read standard input: \(String(cString: strerror(errno)))")
             }
-            var written = 0
-            while written < n {
-                let w = buffer.withUnsafeBytes { write(fd, $0.baseAddress! + written, n - written) }
-                if w < 0 {
-                    if errno == EINTR { continue }
-                    throw InputError(file: folder, "cannot spool standard input here: \(String(cString: strerror(errno)))")
-                }
-                written += w
+            let failed = writeFully(fd, buffer, count: n)
+            if failed != 0 {
+                throw InputError(file: folder, "cannot spool standard input here: \(String(cString: strerror(failed)))")
             }
             total += UInt64(n)
         }
