@@ -2,6 +2,7 @@ import FuzzSupport
 
 @testable import HealthTrailArchive
 @testable import HealthTrailKit
+@testable import HealthTrailXML
 
 /// The GPX decoder (libxml2 SAX and the fixed-slot point fields) on arbitrary bytes, fed in
 /// chunks of a size the input chooses. Every point handed out must carry finite coordinates
