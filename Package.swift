@@ -15,7 +15,8 @@ let package = Package(
     products: [
         .executable(name: "healthtrail", targets: ["healthtrail"]),
         .library(
-            name: "HealthTrailKit", targets: ["HealthTrailKit", "HealthTrailArchive", "HealthTrailXML", "HealthTrailPrivacy", "HealthTrailSynth"]),
+            name: "HealthTrailKit",
+            targets: ["HealthTrailKit", "HealthTrailArchive", "HealthTrailXML", "HealthTrailCommit", "HealthTrailPrivacy", "HealthTrailSynth"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -59,6 +60,12 @@ let package = Package(
             name: "HealthTrailSynth",
             dependencies: ["HealthTrailArchive"]
         ),
+        // Output that is all or nothing: owner-only files written in a staging folder, moved into
+        // place by a journalled commit that a killed run's successor finishes; write-behind.
+        .target(
+            name: "HealthTrailCommit",
+            dependencies: ["HealthTrailArchive"]
+        ),
         // Differential privacy's arithmetic: exact discrete samplers and the budget ledger. It sees
         // bounded aggregates only, never an export or a decoder.
         .target(
@@ -71,7 +78,7 @@ let package = Package(
         .target(
             name: "HealthTrailKit",
             dependencies: [
-                "HealthTrailArchive", "HealthTrailXML", "HealthTrailPrivacy", "CLibXML2",
+                "HealthTrailArchive", "HealthTrailXML", "HealthTrailCommit", "HealthTrailPrivacy", "CLibXML2",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
@@ -100,7 +107,8 @@ let package = Package(
         .testTarget(
             name: "HealthTrailKitTests",
             dependencies: [
-                "HealthTrailKit", "HealthTrailArchive", "HealthTrailXML", "HealthTrailPrivacy", "HealthTrailSynth", "CLibXML2", "CZlib",
+                "HealthTrailKit", "HealthTrailArchive", "HealthTrailXML", "HealthTrailCommit", "HealthTrailPrivacy", "HealthTrailSynth",
+                "CLibXML2", "CZlib",
             ],
             exclude: ["geojson_check.py", "malloc_counter.c"]   // the GeoJSON validator and the allocation counter the tests run
         ),

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HealthTrailArchive
+@testable import HealthTrailCommit
 @testable import HealthTrailKit
 
 /// A run touches only its own files: it refuses folders it did not fill and roots, replaces or

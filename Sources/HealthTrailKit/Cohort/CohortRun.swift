@@ -1,5 +1,6 @@
 import Foundation
 import HealthTrailArchive
+import HealthTrailCommit
 import Logging
 
 /// A cohort on one machine: each archive is one person, processed by `healthtrail partial` in a

@@ -1,5 +1,6 @@
 import Foundation
 import HealthTrailArchive
+import HealthTrailCommit
 import HealthTrailPrivacy
 
 /// `healthtrail release`: bounds the contributions of a run's outputs (or takes the bounded

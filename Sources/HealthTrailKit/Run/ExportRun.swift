@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HealthTrailArchive
+import HealthTrailCommit
 import HealthTrailXML
 import Logging
 

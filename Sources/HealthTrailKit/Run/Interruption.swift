@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import HealthTrailCommit
 import Logging
 
 #if canImport(Glibc)

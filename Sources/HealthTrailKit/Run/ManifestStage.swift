@@ -1,4 +1,5 @@
 import Foundation
+import HealthTrailCommit
 
 /// The last stage before the commit: `manifest.json`, from what every stage counted. Names,
 /// counts, sizes and hashes only; text from the data is tagged (`ManifestNames`).

@@ -1,3 +1,4 @@
+import HealthTrailCommit
 import Logging
 
 /// The output folder, made ready for a run: refused if it is a root or someone else's, locked

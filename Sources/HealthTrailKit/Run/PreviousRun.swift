@@ -1,4 +1,5 @@
 import Foundation
+import HealthTrailCommit
 
 /// What the manifest of the outputs already in a folder says about the run that made them.
 struct PreviousRun {

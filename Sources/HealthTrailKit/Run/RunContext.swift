@@ -1,5 +1,6 @@
 import Foundation
 import HealthTrailArchive
+import HealthTrailCommit
 import HealthTrailXML
 
 /// What the stages of one `ExportRun` share: its input, its staging folder and open outputs,

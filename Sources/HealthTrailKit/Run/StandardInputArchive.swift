@@ -1,5 +1,6 @@
 import Foundation
 import HealthTrailArchive
+import HealthTrailCommit
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import Foundation
 import HealthTrailArchive
+import HealthTrailCommit
 import HealthTrailXML
 
 #if canImport(Glibc)

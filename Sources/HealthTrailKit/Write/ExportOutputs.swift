@@ -1,4 +1,5 @@
 import Foundation
+import HealthTrailCommit
 
 /// The CSV files one run writes while export.xml and the route files stream through.
 ///

@@ -1,3 +1,4 @@
+import HealthTrailCommit
 import HealthTrailXML
 
 /// Turns one thread's routes into `route_points.csv` rows, GeoJSON features and route figures.

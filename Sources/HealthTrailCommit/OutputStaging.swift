@@ -80,7 +80,7 @@ public final class OutputStaging {
     /// for the disk after each.
     /// `commit` waits for every such fsync first and fails on the first that failed, so no file
     /// is renamed into place before it is on disk.
-    func writeFile(_ bytes: [UInt8], to path: String) throws {
+    package func writeFile(_ bytes: [UInt8], to path: String) throws {
         let fd = try OutputFile.writeUnsynced(bytes, to: path)
         syncSlots.wait()
         pendingSyncs.enter()
@@ -96,7 +96,7 @@ public final class OutputStaging {
     }
 
     /// Waits for the fsyncs `writeFile` handed over; throws the first that failed.
-    func waitForFileSyncs() throws {
+    package func waitForFileSyncs() throws {
         pendingSyncs.wait()
         state.lock(); let failure = syncFailure; state.unlock()
         if let failure { throw failure }
@@ -152,7 +152,7 @@ public final class OutputStaging {
     /// the staging folder is removed and no commit can begin; during it, this waits until it has
     /// ended (renames take moments, and a commit stopped halfway would leave the folder mixed
     /// until the next run). Returns whether this run's outputs are the ones in place.
-    func stop() -> Bool {
+    package func stop() -> Bool {
         state.lock()
         let current = phase
         if current == .writing { phase = .abandoned }
@@ -171,7 +171,7 @@ public final class OutputStaging {
     }
 
     /// Creates a folder (and its parents) owner-only; an existing folder is kept as it is.
-    static func makeDirectory(_ path: String) throws {
+    package static func makeDirectory(_ path: String) throws {
         var st = stat()
         if stat(path, &st) == 0 {
             guard (st.st_mode & S_IFMT) == S_IFDIR else { throw InputError(file: path, "output path exists and is not a folder") }

@@ -2,8 +2,8 @@ import Foundation
 import HealthTrailArchive
 
 /// Writes a whole small output (an SVG map) owner-only and synced, as the CSV writers do.
-enum OutputFile {
-    static func write(_ bytes: [UInt8], to path: String) throws {
+package enum OutputFile {
+    package static func write(_ bytes: [UInt8], to path: String) throws {
         let fd = try writeUnsynced(bytes, to: path)
         defer { close(fd) }
         guard fsync(fd) == 0 || errno == EINVAL else {
@@ -16,7 +16,7 @@ enum OutputFile {
     /// A symbolic link at `path` is refused (`ELOOP`), never followed: every path written here
     /// is one HealthTrail names itself (staging files, journals, temporaries beside a result),
     /// and a link planted there must not redirect the write onto someone else's file.
-    static func writeUnsynced(_ bytes: [UInt8], to path: String) throws -> Int32 {
+    package static func writeUnsynced(_ bytes: [UInt8], to path: String) throws -> Int32 {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw InputError(file: path, "cannot create output file: \(String(cString: strerror(errno)))") }
         let failed = writeFully(fd, bytes)

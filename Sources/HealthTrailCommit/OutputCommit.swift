@@ -24,22 +24,23 @@ import Glibc
 ///
 /// Only files are moved or removed, never whole folders. A file the user put in `records/`
 /// stays, and a file HealthTrail did not write is never replaced (`notOurs`).
-struct OutputCommit {
+package struct OutputCommit {
     /// The manifest, renamed into place last.
-    static let manifestName = "manifest.json"
-    static let notOurs = "exists and was not written by HealthTrail, which never replaces such a file: move it away or choose another output folder"
+    package static let manifestName = "manifest.json"
+    package static let notOurs =
+        "exists and was not written by HealthTrail, which never replaces such a file: move it away or choose another output folder"
     /// Inside the staging folder: the files this commit replaced or retired, until it ends.
-    static let previousFolder = ".previous"
+    package static let previousFolder = ".previous"
 
-    let outputDirectory: String
-    let stagingDirectory: String
+    package let outputDirectory: String
+    package let stagingDirectory: String
 
     /// The journal of the commit of process `pid`.
-    static func journalPath(_ outputDirectory: String, pid: Int32) -> String { outputDirectory + "/.commit-\(pid)" }
+    package static func journalPath(_ outputDirectory: String, pid: Int32) -> String { outputDirectory + "/.commit-\(pid)" }
 
     /// Runs steps 1 to 5. `listed` is what the previous manifest lists (nil when the folder has
     /// no manifest): the only files a commit may replace or remove.
-    func run(listed: Set<String>, journal: String) throws {
+    package func run(listed: Set<String>, journal: String) throws {
         let staged = try Self.stagedFiles(in: stagingDirectory)
         let written = Set(staged)
         for file in staged where file != Self.manifestName && !listed.contains(file) {
@@ -101,12 +102,12 @@ struct OutputCommit {
     // MARK: Recovery
 
     /// What `rollForward` found and did, for the log.
-    struct Recovery: Equatable {
+    package struct Recovery: Equatable {
         /// The pid of the run that was stopped.
-        var pid: Int32
+        package var pid: Int32
         /// True when its commit was finished (the folder now holds that run's outputs); false
         /// when only an unfinished staging folder was removed (the folder kept what it held).
-        var finishedCommit: Bool
+        package var finishedCommit: Bool
     }
 
     /// Finishes or removes what runs stopped before they ended left in `directory`. Call it
@@ -118,7 +119,7 @@ struct OutputCommit {
     /// A staging folder without a journal was not: it is deleted, and the outputs stay as the
     /// previous run left them.
     /// - Throws: when a commit cannot be finished (the run must not go on over a mixed folder).
-    static func rollForward(in directory: String) throws -> [Recovery] {
+    package static func rollForward(in directory: String) throws -> [Recovery] {
         let fm = FileManager.default
         guard let items = try? fm.contentsOfDirectory(atPath: directory) else { return [] }
         var done: [Recovery] = []
@@ -189,7 +190,7 @@ struct OutputCommit {
 
     /// Every output file under `staging`, relative to it and sorted: names starting with a dot
     /// (scratch files, `.previous/`) are left out.
-    static func stagedFiles(in staging: String) throws -> [String] {
+    package static func stagedFiles(in staging: String) throws -> [String] {
         var st = stat()
         guard lstat(staging, &st) == 0 else { return [] }
         let all = try FileManager.default.subpathsOfDirectory(atPath: staging)
@@ -202,7 +203,7 @@ struct OutputCommit {
     }
 
     /// A path a manifest or journal may name: relative, without `..`, `.` or empty components.
-    static func isSafeRelativePath(_ path: String) -> Bool {
+    package static func isSafeRelativePath(_ path: String) -> Bool {
         guard !path.isEmpty, !path.hasPrefix("/") else { return false }
         return path.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." }
     }

@@ -7,13 +7,13 @@ import Foundation
 /// spare: a `CSVWriter` with write-behind hands a full buffer here and fills its second one
 /// meanwhile. Each writer has at most one buffer in flight, so the queue never holds more jobs
 /// than there are writers.
-final class WriteBehindQueue: @unchecked Sendable {
+package final class WriteBehindQueue: @unchecked Sendable {
     /// The process's queue for `write`s, started on first use and never stopped (its thread
     /// sleeps when idle).
-    static let shared = WriteBehindQueue()
+    package static let shared = WriteBehindQueue()
     /// A second one for the fsyncs of whole files (`OutputStaging.writeFile`): an fsync waits for
     /// the disk, and the buffers queued on `shared` must not wait behind it.
-    static let fileSyncs = WriteBehindQueue()
+    package static let fileSyncs = WriteBehindQueue()
 
     private let condition = NSCondition()
     private var jobs: [() -> Void] = []
@@ -34,7 +34,7 @@ final class WriteBehindQueue: @unchecked Sendable {
     }
 
     /// Runs `job` on the queue's thread after every job submitted before it.
-    func submit(_ job: @escaping () -> Void) {
+    package func submit(_ job: @escaping () -> Void) {
         condition.lock()
         jobs.append(job)
         condition.signal()
