@@ -1,6 +1,7 @@
 import FuzzSupport
 
 @testable import HealthTrailArchive
+@testable import HealthTrailCommit
 @testable import HealthTrailKit
 @testable import HealthTrailXML
 
