@@ -42,7 +42,7 @@ public final class ZipWriter {
 
     /// Adds an entry whose content `produce` writes through the `emit` function it is given.
     /// `level` is zlib's (0 stores the entry uncompressed).
-    public func addEntry(
+    package func addEntry(
         _ name: String, level: Int32 = Z_DEFAULT_COMPRESSION,
         _ produce: (_ emit: (UnsafeRawBufferPointer) throws -> Void) throws -> Void
     ) throws {
@@ -105,7 +105,7 @@ public final class ZipWriter {
 
     /// Adds an entry whose compressed bytes the caller supplies with their declared CRC and sizes,
     /// which need not be true: tests use it to build archives that lie or that are enormous.
-    public func addRawEntry(
+    package func addRawEntry(
         _ name: String, method: UInt16, crc: UInt32, uncompressedSize: UInt64,
         compressedSize: UInt64, _ produce: (_ emit: (UnsafeRawBufferPointer) throws -> Void) throws -> Void
     ) throws {

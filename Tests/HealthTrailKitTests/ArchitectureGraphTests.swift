@@ -93,4 +93,49 @@ import Testing
         }
         #expect(checked > 50)
     }
+
+    /// No public declaration takes or returns a raw pointer: a pointer valid only during a call
+    /// stays inside HealthTrail's own targets (`package`), where its invariant is stated.
+    @Test func noPublicDeclarationHandsOutARawPointer() throws {
+        let pointer = try NSRegularExpression(pattern: #"\bUnsafe(Mutable)?(Raw)?(Buffer)?Pointer\b|\bOpaquePointer\b|\bUnmanaged\b"#)
+        let sources = Support.packageRoot.appendingPathComponent("Sources")
+        let files = FileManager.default.enumerator(atPath: sources.path)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") } ?? []
+        #expect(files.count > 100)
+        var found: [String] = []
+        for file in files {
+            let lines = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8).components(separatedBy: "\n")
+            for (index, line) in lines.enumerated() {
+                var words = line.split(separator: " ").drop { $0.hasPrefix("@") }
+                words = words.drop { $0 == "final" || $0 == "static" || $0 == "nonisolated" }
+                guard let first = words.first, first == "public" || first == "open" else { continue }
+                let signature = Self.signature(lines[index...])
+                if pointer.firstMatch(in: signature, range: NSRange(signature.startIndex..., in: signature)) != nil {
+                    found.append("Sources/\(file):\(index + 1): \(signature.prefix(120))")
+                }
+            }
+        }
+        #expect(found.isEmpty, "public declarations with a raw pointer:\n\(found.joined(separator: "\n"))")
+    }
+
+    /// A declaration's signature from its first line: up to its body or value (`{` or `=` outside
+    /// brackets), across the lines its parameters are wrapped over.
+    static func signature(_ lines: ArraySlice<String>) -> String {
+        var text = "", depth = 0
+        for line in lines {
+            var previous: Character = " "
+            for character in line {
+                if depth == 0 && (character == "{" || character == "=") { return text }
+                // A generic parameter list follows a name (`Array<T>`, `func f<T>`); `func <` and
+                // `->` are an operator and an arrow.
+                let opensGenerics = character == "<" && (previous.isLetter || previous.isNumber)
+                if character == "(" || character == "[" || opensGenerics { depth += 1 }
+                if character == ")" || character == "]" || (character == ">" && previous != "-") { depth = max(0, depth - 1) }
+                text.append(character)
+                previous = character
+            }
+            if depth == 0 { return text }
+            text.append(" ")
+        }
+        return text
+    }
 }
