@@ -5,6 +5,7 @@ import PackageDescription
 // Each target is a layer of docs/ARCHITECTURE.md, and its dependencies are the only arrows the
 // compiler allows: HealthTrailArchive (files, zip, inflate) ← HealthTrailXML (libxml2 SAX) ←
 // HealthTrailKit (decode, normalise, analyse, write, DP releases, run), which also uses
+// HealthTrailCommit (staging and the journalled commit, which know files, not health data) and
 // HealthTrailPrivacy (the DP samplers and budget ledger, blind to exports); HealthTrailSynth,
 // the generator the tests and benchmarks compare against, sees only the archive writer.
 // Only HealthTrailArchive and HealthTrailXML import zlib, libdeflate and libxml2 among the
