@@ -67,8 +67,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("A pipeline file (YAML) declaring inputs, outputs and settings.", valueName: "file"))
     var pipeline: String?
 
-    @Option(
-        help: ArgumentHelp("Cohort pipelines: archives processed at once (default: the pipeline's jobs, else the number of cores).", valueName: "n"))
+    @Option(name: RunOptionDeclaration.jobs.longName, help: RunOptionDeclaration.jobs.argumentHelp)
     var jobs: Int?
 
     @Flag(help: "Process the archive even if the output folder already holds its outputs (same content, version and options).")
@@ -96,7 +95,7 @@ struct RunCommand: ParsableCommand {
             guard archive != nil else { throw ValidationError("give the archive to process (or --pipeline FILE)") }
             guard out != nil else { throw ValidationError("missing --out: the output folder") }
         }
-        if let jobs, !(1...256).contains(jobs) { throw ValidationError("--jobs must be 1…256") }
+        if let jobs { try RunOptionDeclaration.jobs.check(jobs) }
     }
 
     func run() throws {

@@ -100,7 +100,7 @@ import Testing
     @Test func everyKeyOfAPipelineThatSetsARunSettingIsDeclared() {
         let schema = PipelineSchema.pipeline(unitGiven: false)
         var declared: Set<String> = []
-        for setting in RunOptionDeclaration.runSettings {
+        for setting in RunOptionDeclaration.runSettings + [.jobs] {
             switch setting.pipeline {
             case nil:
                 continue
@@ -115,13 +115,51 @@ import Testing
                     "\(setting.option): \(path.joined(separator: ".")) does not take \(word)")
             }
         }
-        // The keys that are the pipeline's own, not a run's setting (jobs: the cohort's, not a person's).
-        let own: Set<String> = ["version", "kind", "input", "input.path", "input.pick", "output", "outputs", "jobs", "privacy"]
+        // The keys that are the pipeline's own, not a run's setting.
+        let own: Set<String> = ["version", "kind", "input", "input.path", "input.pick", "output", "outputs", "privacy"]
         let keys = Self.keys(of: schema)
         #expect(
             keys.subtracting(own).subtracting(declared).isEmpty,
             "pipeline keys neither a run setting's (RunOptionDeclaration) nor the pipeline's own: \(keys.subtracting(own).subtracting(declared).sorted())"
         )
         #expect(declared.subtracting(keys).isEmpty, "declared keys pipeline files do not have: \(declared.subtracting(keys).sorted())")
+    }
+
+    /// `--jobs` is declared like a run setting, but a cohort keeps it: how many persons run at
+    /// once is not part of any person's outputs.
+    @Test func jobsIsDeclaredOnceAndNotPassedOn() throws {
+        let argument = try #require(try Self.arguments(of: "run")["jobs"])
+        #expect(argument["abstract"] as? String == RunOptionDeclaration.jobs.help)
+        #expect(RunOptionDeclaration.jobs.help.contains("(1…256 archives at once; default: "))
+        #expect(!RunOptionDeclaration.runSettings.contains(.jobs))
+        #expect(RunOptionDeclaration.forwardedArguments(["healthtrail", "--jobs", "3", "--strict"]) == ["--strict"])
+        let refused = try Support.runCLI(["run", "--pipeline", "p.yaml", "--jobs", "0"])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("--jobs must be 1…256 archives at once"))
+    }
+
+    /// The ranges the shipped pipeline files state in their comments (`size: 800  # pixels
+    /// across (100…10000)`) are the declared ones: each comment's range belongs to the one
+    /// declared key its line names.
+    @Test func theShippedPipelinesStateTheDeclaredRanges() throws {
+        let declarations = (RunOptionDeclaration.runSettings + [.jobs]).filter { $0.integers != nil || $0.numbers != nil }
+        let range = try Regex(#"\((\d+)…(\d+)"#)
+        var checked = 0
+        for name in ["nightly.yaml", "cohort.yaml", "releases.yaml"] {
+            let url = Support.packageRoot.appendingPathComponent("pipelines/" + name)
+            for (number, line) in try String(contentsOf: url, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                guard let match = line.firstMatch(of: range) else { continue }
+                let named = declarations.filter { setting in setting.pipelineName.map { line.contains($0 + ":") } ?? false }
+                if named.isEmpty { continue }   // a range of dates or weeks, not of a setting
+                #expect(named.count == 1, "\(name):\(number + 1) names \(named.map(\.option))")
+                let stated = (Double(match.output[1].substring!)!, Double(match.output[2].substring!)!)
+                let declared =
+                    named[0].integers.map { (Double($0.lowerBound), Double($0.upperBound)) }
+                    ?? named[0].numbers.map { ($0.lowerBound, $0.upperBound) }!
+                #expect(stated == declared, "\(name):\(number + 1) states \(stated) for \(named[0].option), declared \(declared)")
+                checked += 1
+            }
+        }
+        #expect(checked >= 4, "only \(checked) stated ranges found")
     }
 }

@@ -40,7 +40,7 @@ enum PipelineSchema {
                     field(.mapMinPoints),
                 ])),
             field(.geojsonTimes),
-            Field(name: "jobs", schema: .integer(1...256, unit: "archives at once")),
+            field(.jobs),
             Field(
                 name: "privacy",
                 schema: .mapping([

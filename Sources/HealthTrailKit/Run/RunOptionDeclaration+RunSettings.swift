@@ -13,6 +13,13 @@ extension RunOptionDeclaration {
         maps, mapArea, mapMinPoints, maxExpansionRatio, maxUncompressed,
     ]
 
+    /// `--jobs`, `jobs`: a cohort's setting, not a run setting. It says how many persons run at
+    /// once, not what any of them outputs, so a cohort does not pass it on to `partial`.
+    public static let jobs = RunOptionDeclaration(
+        name: "jobs", pipeline: .key(["jobs"]),
+        abstract: "Cohort pipelines: archives processed at once, each in a process of its own.",
+        valueName: "n", defaultValue: "the pipeline's jobs, else one per core", accepted: .integers(1...256, unit: "archives at once"))
+
     /// `--strict`, `strict: true`.
     public static let strict = RunOptionDeclaration(
         name: "strict", pipeline: .key(["strict"]),
