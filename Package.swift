@@ -8,8 +8,8 @@ import PackageDescription
 // HealthTrailCommit (staging and the journalled commit, which know files, not health data) and
 // HealthTrailPrivacy (the DP samplers and budget ledger, blind to exports); HealthTrailSynth,
 // the generator the tests and benchmarks compare against, sees only the archive writer.
-// Only HealthTrailArchive and HealthTrailXML import zlib, libdeflate and libxml2 among the
-// lower layers (HealthTrailKit's decoders still register libxml2 callbacks of their own).
+// Only HealthTrailArchive and HealthTrailXML import zlib, libdeflate and libxml2: the decoders
+// in HealthTrailKit receive libxml2's events through HealthTrailXML's SAXEventHandler.
 let package = Package(
     name: "HealthTrail",
     platforms: [.macOS(.v13)],
@@ -50,8 +50,8 @@ let package = Package(
             name: "HealthTrailArchive",
             dependencies: ["CZlib", "CLibDeflate"]
         ),
-        // libxml2's SAX parser behind one type, the byte spans its callbacks hand over, and the
-        // rewrite of export.xml's device values.
+        // libxml2's SAX parser behind one type, the events and byte spans its callbacks hand
+        // over, the capture of events for a decoding thread, and the rewrite of device values.
         .target(
             name: "HealthTrailXML",
             dependencies: ["HealthTrailArchive", "CLibXML2"]
@@ -79,7 +79,7 @@ let package = Package(
         .target(
             name: "HealthTrailKit",
             dependencies: [
-                "HealthTrailArchive", "HealthTrailXML", "HealthTrailCommit", "HealthTrailPrivacy", "CLibXML2",
+                "HealthTrailArchive", "HealthTrailXML", "HealthTrailCommit", "HealthTrailPrivacy",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),

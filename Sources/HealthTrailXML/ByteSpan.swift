@@ -16,6 +16,14 @@ public struct ByteSpan {
         self.count = count
     }
 
+    /// The bytes of a string literal, which live as long as the program.
+    @inlinable @inline(__always) package init(_ literal: StaticString) {
+        self.init(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
+    }
+
+    /// No bytes.
+    @inlinable package static var empty: ByteSpan { ByteSpan(start: emptyBytes, count: 0) }
+
     /// A span over a NUL-terminated C string.
     @inlinable @inline(__always) package init(cString: UnsafePointer<UInt8>) {
         self.init(start: cString, count: strlen(UnsafeRawPointer(cString).assumingMemoryBound(to: CChar.self)))
@@ -44,9 +52,21 @@ public struct ByteSpan {
 
     @inlinable public func dropFirst(_ n: Int) -> ByteSpan { ByteSpan(start: start + min(n, count), count: max(0, count - n)) }
 
+    /// Feeds the bytes to `hasher`.
+    @inlinable public func hash(into hasher: inout Hasher) {
+        hasher.combine(bytes: UnsafeRawBufferPointer(buffer))
+    }
+
     @inlinable public var string: String { String(decoding: buffer, as: UTF8.self) }
     @inlinable public var bytes: [UInt8] { Array(buffer) }
 }
+
+/// What `ByteSpan.empty` points at: a byte no span reads.
+@usableFromInline let emptyBytes: UnsafePointer<UInt8> = {
+    let byte = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
+    byte.initialize(to: 0)
+    return UnsafePointer(byte)
+}()
 
 #if canImport(Glibc)
 import Glibc

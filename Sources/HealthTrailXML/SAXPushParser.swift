@@ -22,6 +22,10 @@ public final class SAXPushParser {
     /// The callbacks and their `ctx`, kept for `parseWhole`'s own context.
     private let handler: xmlSAXHandler
     private let userData: UnsafeMutableRawPointer
+    /// The callbacks' `ctx` of a parser made with `init(events:…)`, kept alive here.
+    @usableFromInline var eventContext: SAXEventContext?
+    /// What `captureEvents(into:)` copies the tags into, kept alive here.
+    var capturing: SAXEventCapture?
     /// Set by `parseWhole`: the document has been parsed, `feed` and `finish` have nothing to do.
     private var parsedWhole = false
     private static let options =
@@ -31,7 +35,7 @@ public final class SAXPushParser {
     /// - Parameters:
     ///   - handler: the SAX2 callbacks (its `initialized` is set to `XML_SAX2_MAGIC` and `serror` to ours).
     ///   - userData: passed to every callback as `ctx`.
-    package init(handler: xmlSAXHandler, userData: UnsafeMutableRawPointer, fileName: String, entryName: String?) {
+    @usableFromInline package init(handler: xmlSAXHandler, userData: UnsafeMutableRawPointer, fileName: String, entryName: String?) {
         self.fileName = fileName
         self.entryName = entryName
         var sax = handler
@@ -100,9 +104,8 @@ public final class SAXPushParser {
 
     /// Parses a whole document held in memory, instead of `feed` and `finish` (call it first,
     /// and only once): with the same callbacks, options and errors, but in libxml2's pull mode,
-    /// which reads a route file in about 80 % of the time push mode takes (0.69 s against
-    /// 0.83 s for the benchmark's 212 MB of GPX). Push mode has to look ahead for the end of
-    /// every text node before it parses it; a route file is mostly short text nodes.
+    /// which reads a route file faster than push mode: push mode has to look ahead for the end
+    /// of every text node before it parses it, and a route file is mostly short text nodes.
     package func parseWhole(_ document: UnsafeRawBufferPointer) throws {
         guard !parsedWhole, document.count > 0 else {
             throw InputError(file: fileName, entry: entryName, "libxml2 could not start a parser")

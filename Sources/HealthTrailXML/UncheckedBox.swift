@@ -10,10 +10,10 @@
 ///
 /// Inlinable, so that the users in HealthTrailKit get it specialised for their `Value` (a generic
 /// class used across a module boundary is otherwise reached through unspecialised witnesses).
-package final class UncheckedBox<Value> {
+public final class UncheckedBox<Value> {
     @usableFromInline let pointer: UnsafeMutablePointer<Value>
 
-    @inlinable package init(_ value: Value) {
+    @inlinable public init(_ value: Value) {
         pointer = .allocate(capacity: 1)
         pointer.initialize(to: value)
     }
@@ -23,7 +23,7 @@ package final class UncheckedBox<Value> {
         pointer.deallocate()
     }
 
-    @inlinable package var value: Value {
+    @inlinable public var value: Value {
         // SAFETY: `pointer` is initialised from init to deinit; exclusivity as stated above.
         @inline(__always) unsafeAddress { UnsafePointer(pointer) }
         @inline(__always) unsafeMutableAddress { pointer }

@@ -7,7 +7,7 @@ import Testing
 @testable import HealthTrailXML
 
 /// `healthtrail run` parses export.xml on one thread and decodes on another
-/// (`ExportDecoder.decodeOnOwnThread`, `CapturedElements`); `inspect` decodes in libxml2's
+/// (`ExportDecoder.decodeOnOwnThread`, `SAXEventCapture`); `inspect` decodes in libxml2's
 /// callbacks (the fuzzer does both). Both must write the same bytes, count the same faults on the same lines,
 /// and fail with the same error.
 @Suite struct DecodingThreadTests {

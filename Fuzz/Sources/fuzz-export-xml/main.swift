@@ -17,7 +17,7 @@ let staging: OutputStaging = {
 /// export.xml on arbitrary bytes the way `ExportRun.stream` reads it: the prolog filter, then
 /// libxml2 SAX into an `ExportDecoder` that writes CSV files (records, heart rate, HRV, daily
 /// figures), which are then closed. The input chooses its chunk size; an even size decodes on
-/// the decoder's own thread as `healthtrail run` does (`CapturedElements` and their replay), an
+/// the decoder's own thread as `healthtrail run` does (`SAXEventCapture` and its replay), an
 /// odd one in libxml2's callbacks as `inspect` does. The prefetching thread of
 /// `ExportRun.stream` is left out: it only moves the same chunks between threads.
 @_cdecl("LLVMFuzzerTestOneInput")

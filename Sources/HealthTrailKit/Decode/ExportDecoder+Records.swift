@@ -16,7 +16,7 @@ extension ExportDecoder {
             }
             return fault("too_many_types", "Record of a type past the first \(Self.maxRecordTypes) distinct types")
         }
-        type._withUnsafeGuaranteedRef { startRecord(of: $0) }
+        type.with { startRecord(of: $0) }
     }
 
     /// The rest of `startRecord`, with the record's type borrowed: a retain and a release of it
@@ -49,7 +49,7 @@ extension ExportDecoder {
                 if conversion == nil { unknownUnit(unit) }
             }
         }
-        let sourceSpan = attributes[.sourceName] ?? ByteSpan(start: emptyBytes, count: 0)
+        let sourceSpan = attributes[.sourceName] ?? .empty
         recordSource = sourceIndex(sourceSpan)
         t.recordCount += 1
         if start.utcSeconds < t.earliestUTC { t.earliestUTC = start.utcSeconds }
@@ -72,7 +72,7 @@ extension ExportDecoder {
             return
         }
         guard let writer = writer(for: t) else { return }
-        writer._withUnsafeGuaranteedRef { w in
+        writer.with { w in
             w.utc(start.utcSeconds); w.comma()
             w.utc(end.utcSeconds); w.comma()
             w.offset(start.offsetMinutes); w.comma()
@@ -112,7 +112,7 @@ extension ExportDecoder {
         _ t: RecordType, start: Timestamp, end: Timestamp, number: Double, conversion: UnitConversion?,
         value: ByteSpan?
     ) {
-        unretainedDaily?._withUnsafeGuaranteedRef {
+        unretainedDaily?.with {
             observe(
                 t, start: start, end: end, number: number, conversion: conversion,
                 value: value, into: $0)
@@ -160,8 +160,8 @@ extension ExportDecoder {
     func endRecord() {
         if heartRateRowOpen, let w = outputs?.heartRate {
             switch motionContext {
-            case UInt8(ascii: "1"): w.raw(sedentary.baseAddress!, sedentary.count)
-            case UInt8(ascii: "2"): w.raw(active.baseAddress!, active.count)
+            case UInt8(ascii: "1"): w.raw(ByteSpan("sedentary"))
+            case UInt8(ascii: "2"): w.raw(ByteSpan("active"))
             default: break
             }
             w.endRow()
@@ -240,15 +240,6 @@ extension ExportDecoder {
         }
         w.endRow()
     }
-}
-
-private let emptyByte: [UInt8] = [0]
-private let emptyBytes: UnsafePointer<UInt8> = emptyByte.withUnsafeBufferPointer { UnsafePointer($0.baseAddress!) }
-private let sedentary: UnsafeBufferPointer<UInt8> = staticBytes("sedentary")
-private let active: UnsafeBufferPointer<UInt8> = staticBytes("active")
-
-func staticBytes(_ s: StaticString) -> UnsafeBufferPointer<UInt8> {
-    UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount)
 }
 
 /// Time-of-day text as HRV beats carry it: `00:20:37,80`, `7:20:37.80 PM`, `19:20:37`.

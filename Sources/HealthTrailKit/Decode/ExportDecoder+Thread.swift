@@ -2,7 +2,7 @@ import Foundation
 import HealthTrailXML
 
 /// Decoding on a thread of its own: the thread feeding the decoder runs only libxml2 and
-/// `CapturedElements`, whose blocks this thread replays through the same `start(_:)` and
+/// `SAXEventCapture`, whose blocks this thread replays through the same `start(_:)` and
 /// `end()` as the direct path. Outputs, faults and errors are the same; only the threads differ.
 ///
 /// A fatal error found while decoding (a fault under `--strict`, a file that cannot be written)
@@ -13,8 +13,9 @@ extension ExportDecoder {
     /// Moves decoding to a thread of its own; call before the first `feed`.
     public func decodeOnOwnThread() {
         guard capture == nil else { return }
-        let capture = CapturedElements()
+        let capture = SAXEventCapture(vocabulary: .export)
         self.capture = capture
+        parser.captureEvents(into: capture)
         let done = DispatchSemaphore(value: 0)
         decodingDone = done
         let thread = Thread { [self] in
@@ -57,33 +58,21 @@ extension ExportDecoder {
     }
 
     /// Decodes one block of captured events.
-    private func replay(_ block: CapturedElements.Block) {
-        var p = UnsafeRawPointer(block.bytes)
-        let end = p + block.count
-        while p < end {
-            if p.load(as: UInt8.self) == CapturedElements.endTag {
-                self.end()
-                p += 1
-                if fatal != nil { return capture!.requestStop() }
-                continue
-            }
-            let element = ExportElement(rawValue: p.load(fromByteOffset: 1, as: UInt8.self)) ?? .other
-            capturedLine = Int(p.loadUnaligned(fromByteOffset: 2, as: UInt32.self))
-            let count = Int(p.load(fromByteOffset: 6, as: UInt8.self))
-            p += CapturedElements.startHeader
-            attributes.clear()
-            for _ in 0..<count {
-                let key = ExportAttribute(rawValue: p.load(as: UInt8.self)) ?? .other
-                let length = Int(p.loadUnaligned(fromByteOffset: 1, as: UInt32.self))
-                attributes.set(
-                    key,
-                    ByteSpan(
-                        start: (p + CapturedElements.attributeHeader).assumingMemoryBound(to: UInt8.self),
-                        count: length))
-                p += CapturedElements.attributeHeader + length
-            }
-            start(element)
-            if fatal != nil { return capture!.requestStop() }
-        }
+    private func replay(_ block: SAXEventCapture.Block) {
+        SAXEventCapture.replay(
+            block,
+            start: { element, line, captured in
+                capturedLine = line
+                attributes.clear()
+                captured.forEach { key, value in attributes.set(ExportAttribute(rawValue: key) ?? .other, value) }
+                start(ExportElement(rawValue: element) ?? .other)
+                if fatal != nil { capture!.requestStop() }
+                return fatal == nil
+            },
+            end: {
+                end()
+                if fatal != nil { capture!.requestStop() }
+                return fatal == nil
+            })
     }
 }

@@ -1,4 +1,3 @@
-import CLibXML2
 import Foundation
 import HealthTrailArchive
 import HealthTrailXML
@@ -8,7 +7,7 @@ import HealthTrailXML
 /// Records stream straight to their CSV writer (nothing per record is kept); workouts, which
 /// are few, are collected whole because their routes are linked after export.xml is read.
 /// Records nested in a `<Correlation>` are skipped: Apple writes them at the top level too.
-public final class ExportDecoder: SAXDocumentDecoder {
+public final class ExportDecoder: SAXDocumentDecoder, SAXEventHandler {
     // MARK: Results
     public private(set) var locale: String?
     public private(set) var exportDate: Timestamp?
@@ -40,14 +39,7 @@ public final class ExportDecoder: SAXDocumentDecoder {
     /// A fatal error raised inside a callback (a write failure, a fault under `--strict`).
     package var fatal: InputError?
     /// Set by `decodeOnOwnThread()`: the parse only captures elements, another thread decodes.
-    var capture: CapturedElements? {
-        didSet { unretainedCapture = capture.map { Unmanaged.passUnretained($0) } }
-    }
-    /// `capture` and `parser` for the callbacks libxml2 makes per element on the parsing
-    /// thread, the run's critical path: without a retain and a release each per event. Both
-    /// objects live as long as the decoder, which holds them strongly above.
-    private(set) var unretainedCapture: Unmanaged<CapturedElements>?
-    private(set) var unretainedParser: Unmanaged<SAXPushParser>!
+    var capture: SAXEventCapture?
     var decodingDone: DispatchSemaphore?
     /// The line of the element being decoded on the decoding thread.
     var capturedLine = 0
@@ -56,20 +48,20 @@ public final class ExportDecoder: SAXDocumentDecoder {
     let attributes = AttributeSlots()
     let elements = InternedNames<ExportElement> { ExportElement(name: $0) }
     /// Kinds of the open elements (deeper nesting than this is not decoded, only counted).
-    let stack = UnsafeMutablePointer<ExportElement>.allocate(capacity: 256)
+    let stack = FixedSlots<ExportElement>(repeating: .other, count: 256)
     var depth = 0
     var typesByBytes: [[UInt8]: RecordType] = [:]
     /// The previous record's type (most records follow one of their type). Unretained, so that
     /// checking it costs no reference counting per record: `recordTypes` keeps every type.
-    var lastType: Unmanaged<RecordType>?
+    var lastType: Unretained<RecordType>?
     var sourceIndexByBytes = SourceNameTable()
     /// The last few sources seen, checked before the table, without reference counting: their
     /// names (from `sourceNames`) and indices, newest last.
-    let recentSourceNames = UnsafeMutablePointer<ByteSpan>.allocate(capacity: ExportDecoder.recentSourceCapacity)
-    let recentSourceIndices = UnsafeMutablePointer<Int>.allocate(capacity: ExportDecoder.recentSourceCapacity)
+    let recentSourceNames = FixedSlots<ByteSpan>(repeating: .empty, count: ExportDecoder.recentSourceCapacity)
+    let recentSourceIndices = FixedSlots<Int>(repeating: 0, count: ExportDecoder.recentSourceCapacity)
     /// Records of each recent source since it became one, added to `sourceCounts` when it drops
     /// out: counting a record costs no array update (an exclusivity check and a uniqueness check).
-    let recentSourceHits = UnsafeMutablePointer<Int>.allocate(capacity: ExportDecoder.recentSourceCapacity)
+    let recentSourceHits = FixedSlots<Int>(repeating: 0, count: ExportDecoder.recentSourceCapacity)
     var recentSourceCount = 0
     /// Records per source, but for the recent sources' `recentSourceHits`.
     var sourceCounts: [Int] = []
@@ -93,7 +85,7 @@ public final class ExportDecoder: SAXDocumentDecoder {
     /// Daily figures; nil when only counting (`inspect`).
     let daily: DailySummary?
     /// `daily` for the per-record path, without reference counting.
-    let unretainedDaily: Unmanaged<DailySummary>?
+    let unretainedDaily: Unretained<DailySummary>?
     /// The type whose records `observe` saw last (only its identity is compared).
     var lastObservedType: ObjectIdentifier?
     /// Sleep samples, kept for the night analysis after the file is read (a few per night).
@@ -115,57 +107,26 @@ public final class ExportDecoder: SAXDocumentDecoder {
     ) {
         self.outputs = outputs
         self.daily = priority.map { DailySummary(priority: $0) }
-        unretainedDaily = daily.map { Unmanaged.passUnretained($0) }
+        unretainedDaily = daily.map(Unretained.init)
         self.faults = faults
         self.entryName = entryName
-        stack.initialize(repeating: .other, count: 256)
-        var sax = xmlSAXHandler()
-        // `_withUnsafeGuaranteedRef`: the decoder outlives the parser, so no retain/release per event.
-        sax.startElementNs = { ctx, localname, _, _, _, _, count, _, attrs in
-            guard let ctx, let localname else { return }
-            Unmanaged<ExportDecoder>.fromOpaque(ctx)._withUnsafeGuaranteedRef { decoder in
-                if let capture = decoder.unretainedCapture {
-                    let line = decoder.unretainedParser._withUnsafeGuaranteedRef { $0.line }
-                    if !capture._withUnsafeGuaranteedRef({ $0.start(localname, count, attrs, line: line) }) {
-                        decoder.parser.stop()
-                    }
-                } else {
-                    decoder.start(localname, count, attrs)
-                }
-            }
-        }
-        sax.endElementNs = { ctx, _, _, _ in
-            guard let ctx else { return }
-            Unmanaged<ExportDecoder>.fromOpaque(ctx)._withUnsafeGuaranteedRef { decoder in
-                if let capture = decoder.unretainedCapture {
-                    if !capture._withUnsafeGuaranteedRef({ $0.end() }) { decoder.parser.stop() }
-                } else {
-                    decoder.end()
-                }
-            }
-        }
-        parser = SAXPushParser(
-            handler: sax, userData: Unmanaged.passUnretained(self).toOpaque(),
-            fileName: fileName, entryName: entryName)
-        unretainedParser = Unmanaged.passUnretained(parser)
-    }
-
-    deinit {
-        stack.deallocate()
-        recentSourceNames.deallocate()
-        recentSourceIndices.deallocate()
-        recentSourceHits.deallocate()
+        parser = SAXPushParser(events: self, reportsText: false, fileName: fileName, entryName: entryName)
     }
 
     // MARK: Element dispatch
 
-    /// A start tag decoded where libxml2 reports it (no decoding thread).
+    /// A start tag decoded where libxml2 reports it (no decoding thread: the parser hands its
+    /// tags to `capture` once there is one).
     @inline(__always)
-    func start(_ name: UnsafePointer<UInt8>, _ count: Int32, _ attrs: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
+    public func startElement(_ name: SAXName, attributes tag: SAXAttributes) {
         let element = elements.lookup(name)
-        if CapturedElements.readsAttributes(element) { attributes.load(count, attrs) }
+        if element.readsAttributes { attributes.load(tag) }
         start(element)
     }
+
+    /// An end tag decoded where libxml2 reports it.
+    @inline(__always)
+    public func endElement(_ name: SAXName) { end() }
 
     /// A start tag whose attributes are in `attributes` already.
     @inline(__always)
@@ -284,9 +245,9 @@ public final class ExportDecoder: SAXDocumentDecoder {
             }
             recentSourceCount -= 1
         }
-        (recentSourceNames + recentSourceCount).initialize(to: sourceNames[index])
-        (recentSourceIndices + recentSourceCount).initialize(to: index)
-        (recentSourceHits + recentSourceCount).initialize(to: 0)
+        recentSourceNames[recentSourceCount] = sourceNames[index]
+        recentSourceIndices[recentSourceCount] = index
+        recentSourceHits[recentSourceCount] = 0
         recentSourceCount += 1
     }
 
@@ -302,8 +263,8 @@ public final class ExportDecoder: SAXDocumentDecoder {
     /// `maxRecordTypes` or `maxTypeLength`, or for a name that cannot name a file
     /// (`RecordType.fileName(for:)`).
     @inline(__always)
-    func type(_ span: ByteSpan) -> Unmanaged<RecordType>? {
-        if let last = lastType, span.equals(last._withUnsafeGuaranteedRef({ $0.identifierBytes })) { return last }
+    func type(_ span: ByteSpan) -> Unretained<RecordType>? {
+        if let last = lastType, span.equals(last.with({ $0.identifierBytes })) { return last }
         guard span.count <= Self.maxTypeLength else { return nil }
         let bytes = span.bytes
         let t: RecordType
@@ -317,18 +278,18 @@ public final class ExportDecoder: SAXDocumentDecoder {
             typesByBytes[bytes] = t
             recordTypes.append(t)
         }
-        lastType = Unmanaged.passUnretained(t)
+        lastType = Unretained(t)
         return lastType
     }
 
     /// The writer for a record type, unretained (`outputs` keeps it); a failure to create it
     /// is fatal.
     @inline(__always)
-    func writer(for type: RecordType) -> Unmanaged<CSVWriter>? {
+    func writer(for type: RecordType) -> Unretained<CSVWriter>? {
         if let w = type.writer { return w }
         guard let outputs else { return nil }
         do {
-            return Unmanaged.passUnretained(try outputs.recordWriter(for: type))
+            return Unretained(try outputs.recordWriter(for: type))
         } catch {
             fatal = error as? InputError ?? InputError(file: parser.fileName, "\(error)")
             stopParsing()

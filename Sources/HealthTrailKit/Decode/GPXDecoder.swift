@@ -1,4 +1,3 @@
-import CLibXML2
 import HealthTrailArchive
 import HealthTrailXML
 
@@ -8,7 +7,7 @@ import HealthTrailXML
 /// and `extensions/{speed,course,hAcc,vAcc}` children whose text is captured into a small
 /// fixed buffer (a field longer than that is a fault, not an allocation). Each point comes with
 /// its fields' text too, so writers can copy the numbers as the file wrote them.
-public final class GPXDecoder: SAXDocumentDecoder {
+public final class GPXDecoder: SAXDocumentDecoder, SAXEventHandler {
     enum Field: Int { case ele = 0, time, speed, course, hAcc, vAcc, none }
 
     public var points: Int { pointCount }
@@ -28,15 +27,15 @@ public final class GPXDecoder: SAXDocumentDecoder {
     package var fatal: InputError?
 
     let names = InternedNames<Field> { GPXDecoder.field(named: $0) }
-    var trkptName: UnsafePointer<UInt8>?
+    var trkptName: SAXName?
     var inPoint = false
     var current = Field.none
     /// Open elements, to stop past `SAXPushParser.maxDepth`.
     var depth = 0
     /// Text of lat, lon and each child field of the current point, in fixed slots: a point
-    /// costs no allocation. Slot `i` holds `lengths[i]` bytes at `text + i * maxFieldLength`.
-    let text = UnsafeMutablePointer<UInt8>.allocate(capacity: 8 * GPXDecoder.maxFieldLength)
-    let lengths = UnsafeMutablePointer<Int>.allocate(capacity: 8)
+    /// costs no allocation. Slot `i` holds `lengths[i]` bytes at `i * maxFieldLength`.
+    let text = FixedSlots<UInt8>(repeating: 0, count: 8 * GPXDecoder.maxFieldLength)
+    let lengths = FixedSlots<Int>(repeating: 0, count: 8)
     static let maxFieldLength = 64
     static let latSlot = 6, lonSlot = 7
 
@@ -47,47 +46,26 @@ public final class GPXDecoder: SAXDocumentDecoder {
         self.onPoint = onPoint
         self.faults = faults
         self.entryName = entryName
-        lengths.initialize(repeating: 0, count: 8)
-        var sax = xmlSAXHandler()
-        sax.startElementNs = { ctx, name, _, _, _, _, count, _, attrs in
-            guard let ctx, let name else { return }
-            Unmanaged<GPXDecoder>.fromOpaque(ctx)._withUnsafeGuaranteedRef { $0.start(name, count, attrs) }
-        }
-        sax.endElementNs = { ctx, name, _, _ in
-            guard let ctx, let name else { return }
-            Unmanaged<GPXDecoder>.fromOpaque(ctx)._withUnsafeGuaranteedRef { $0.end(name) }
-        }
-        sax.characters = { ctx, text, length in
-            guard let ctx, let text else { return }
-            Unmanaged<GPXDecoder>.fromOpaque(ctx)._withUnsafeGuaranteedRef { $0.characters(text, Int(length)) }
-        }
-        parser = SAXPushParser(
-            handler: sax, userData: Unmanaged.passUnretained(self).toOpaque(),
-            fileName: fileName, entryName: entryName)
-    }
-
-    deinit {
-        text.deallocate()
-        lengths.deallocate()
+        parser = SAXPushParser(events: self, reportsText: true, fileName: fileName, entryName: entryName)
     }
 
     package var line: Int { parser.line }
     package func stopParsing() { parser.stop() }
 
     @inline(__always) func span(_ slot: Int) -> ByteSpan {
-        ByteSpan(start: text + slot * Self.maxFieldLength, count: lengths[slot])
+        text.span(from: slot * Self.maxFieldLength, count: lengths[slot])
     }
 
     /// Appends bytes to a slot; false when the field would be longer than a slot.
-    @inline(__always) func append(_ slot: Int, _ bytes: UnsafePointer<UInt8>, _ n: Int) -> Bool {
-        guard lengths[slot] + n <= Self.maxFieldLength else { return false }
-        (text + slot * Self.maxFieldLength + lengths[slot]).update(from: bytes, count: n)
-        lengths[slot] += n
+    @inline(__always) func append(_ slot: Int, _ bytes: ByteSpan) -> Bool {
+        guard lengths[slot] + bytes.count <= Self.maxFieldLength else { return false }
+        text.copy(bytes, to: slot * Self.maxFieldLength + lengths[slot])
+        lengths[slot] += bytes.count
         return true
     }
 
-    static func field(named name: UnsafePointer<UInt8>) -> Field {
-        switch String(cString: name) {
+    static func field(named name: SAXName) -> Field {
+        switch name.string {
         case "ele": return .ele
         case "time": return .time
         case "speed": return .speed
@@ -98,25 +76,19 @@ public final class GPXDecoder: SAXDocumentDecoder {
         }
     }
 
-    func start(_ name: UnsafePointer<UInt8>, _ count: Int32, _ attrs: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
+    public func startElement(_ name: SAXName, attributes: SAXAttributes) {
         depth += 1
         if depth > SAXPushParser.maxDepth {
             if fatal == nil { fatal = parser.depthError() }
             return parser.stop()
         }
-        if name == trkptName || (trkptName == nil && strcmp(name, "trkpt") == 0) {
+        if trkptName.map(name.isSameInterned) ?? name.equals("trkpt") {
             trkptName = name
             inPoint = true
-            lengths.update(repeating: 0, count: 8)
-            guard let attrs else { return }
-            for i in 0..<Int(count) {
-                let base = attrs + i * 5
-                guard let n = base[0], let v = base[3], let e = base[4] else { continue }
-                let slot =
-                    n[0] == UInt8(ascii: "l") && n[1] == UInt8(ascii: "a") && n[2] == UInt8(ascii: "t") && n[3] == 0
-                    ? Self.latSlot
-                    : (n[0] == UInt8(ascii: "l") && n[1] == UInt8(ascii: "o") && n[2] == UInt8(ascii: "n") && n[3] == 0 ? Self.lonSlot : -1)
-                if slot >= 0, !append(slot, v, e - v) { fault("field_too_long", "trkpt \(slot == Self.latSlot ? "lat" : "lon") is too long") }
+            lengths.fill(0, first: 8)
+            attributes.forEach { key, value in
+                let slot = key.equals("lat") ? Self.latSlot : key.equals("lon") ? Self.lonSlot : -1
+                if slot >= 0, !append(slot, value) { fault("field_too_long", "trkpt \(slot == Self.latSlot ? "lat" : "lon") is too long") }
             }
             return
         }
@@ -124,9 +96,9 @@ public final class GPXDecoder: SAXDocumentDecoder {
     }
 
     @inline(__always)
-    func characters(_ text: UnsafePointer<UInt8>, _ length: Int) {
+    public func characters(_ text: ByteSpan) {
         guard current != .none else { return }
-        if !append(current.rawValue, text, length) {
+        if !append(current.rawValue, text) {
             lengths[current.rawValue] = 0
             current = .none
             fault("field_too_long", "trkpt field text is longer than \(Self.maxFieldLength) bytes")
@@ -134,10 +106,10 @@ public final class GPXDecoder: SAXDocumentDecoder {
     }
 
     @inline(__always)
-    func end(_ name: UnsafePointer<UInt8>) {
+    public func endElement(_ name: SAXName) {
         depth -= 1
         current = .none
-        guard name == trkptName, inPoint else { return }
+        guard inPoint, let trkptName, name.isSameInterned(as: trkptName) else { return }
         inPoint = false
         emitPoint()
     }

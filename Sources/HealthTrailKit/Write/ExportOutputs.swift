@@ -1,5 +1,6 @@
 import Foundation
 import HealthTrailCommit
+import HealthTrailXML
 
 /// The CSV files one run writes while export.xml and the route files stream through.
 ///
@@ -37,14 +38,14 @@ public final class ExportOutputs {
 
     /// The `records/<name>.csv` writer of a record type, created on first use.
     func recordWriter(for type: RecordType) throws -> CSVWriter {
-        if let w = type.writer { return w.takeUnretainedValue() }
+        if let w = type.writer { return w.with { $0 } }
         var base = type.fileName, n = 2
         while takenNames.contains(base) { base = "\(type.fileName)-\(n)"; n += 1 }
         takenNames.insert(base)
         let name = "records/\(base).csv"
         // Large buffers only where the data is large: dozens of types would otherwise cost RSS.
         let w = try CSVWriter(path: staging.path(name), header: OutputSchema.records.names, bufferSize: 64 * 1024, writeBehind: true)
-        type.writer = Unmanaged.passUnretained(w)   // `writers` below keeps it
+        type.writer = Unretained(w)   // `writers` below keeps it
         writers.append((name, w))
         return w
     }

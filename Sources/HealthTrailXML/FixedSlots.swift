@@ -1,0 +1,80 @@
+/// A fixed number of values in memory of their own, read and written in place by index.
+///
+/// For the decoders' small tables updated once per element (the open elements, attribute
+/// values, the recent sources, a point's fields): an array held by a class costs an exclusivity
+/// check and a uniqueness check per write, this costs a bounds check and a store.
+///
+/// Inlinable, so that the decoders get it specialised for their `Element`.
+public final class FixedSlots<Element> {
+    // SAFETY: holds `count` initialised values from init to deinit; every access below checks
+    // its index against `count`. Used by one thread at a time, like the decoder that holds it.
+    @usableFromInline let pointer: UnsafeMutablePointer<Element>
+    /// How many slots there are.
+    public let count: Int
+
+    /// `count` slots, each holding `value`.
+    @inlinable public init(repeating value: Element, count: Int) {
+        precondition(count > 0)
+        self.count = count
+        pointer = .allocate(capacity: count)
+        pointer.initialize(repeating: value, count: count)
+    }
+
+    deinit {
+        pointer.deinitialize(count: count)
+        pointer.deallocate()
+    }
+
+    @inlinable public subscript(i: Int) -> Element {
+        @inline(__always) get {
+            precondition(UInt(bitPattern: i) < UInt(bitPattern: count), "slot out of range")
+            return pointer[i]
+        }
+        @inline(__always) set {
+            precondition(UInt(bitPattern: i) < UInt(bitPattern: count), "slot out of range")
+            pointer[i] = newValue
+        }
+    }
+
+    /// Sets the first `n` slots to `value`.
+    @inlinable public func fill(_ value: Element, first n: Int) {
+        precondition(n >= 0 && n <= count, "slot out of range")
+        pointer.update(repeating: value, count: n)
+    }
+}
+
+extension FixedSlots where Element == UInt8 {
+    /// Copies `bytes` into the slots from `offset` on.
+    @inlinable @inline(__always) public func copy(_ bytes: ByteSpan, to offset: Int) {
+        precondition(offset >= 0 && bytes.count >= 0 && offset <= count - bytes.count, "slot out of range")
+        (pointer + offset).update(from: bytes.start, count: bytes.count)
+    }
+
+    /// A span over `length` bytes from `offset`: valid while the slots live and until they are
+    /// written again.
+    @inlinable @inline(__always) public func span(from offset: Int, count length: Int) -> ByteSpan {
+        precondition(offset >= 0 && length >= 0 && offset <= count - length, "slot out of range")
+        return ByteSpan(start: pointer + offset, count: length)
+    }
+}
+
+/// A reference that costs no retain and no release to use, to an object something else keeps
+/// alive: for the objects a decoder reaches once per record (a record's type, its writer).
+///
+/// SAFETY: whoever makes one keeps the object alive as long as the `Unretained` is used, and
+/// says where it does so.
+public struct Unretained<Object: AnyObject> {
+    @usableFromInline let reference: Unmanaged<Object>
+
+    @inlinable @inline(__always) public init(_ object: Object) { reference = .passUnretained(object) }
+
+    /// Calls `body` with the object.
+    @inlinable @inline(__always) public func with<Result>(_ body: (Object) throws -> Result) rethrows -> Result {
+        try reference._withUnsafeGuaranteedRef(body)
+    }
+
+    /// True when this refers to `object`.
+    @inlinable @inline(__always) public func refers(to object: Object) -> Bool {
+        reference.toOpaque() == Unmanaged.passUnretained(object).toOpaque()
+    }
+}

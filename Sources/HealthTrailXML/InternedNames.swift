@@ -1,0 +1,62 @@
+/// Maps the names of one parser (`SAXName`) to values: element and attribute kinds.
+///
+/// libxml2 interns names, so after the first sighting a name is recognised by its address
+/// instead of its text. The addresses are kept in a small hash table (open addressing, at most
+/// half full), so that a name is found in one or two probes whatever the vocabulary's size: a
+/// linear scan of every name seen was the hottest loop of the parsing thread. A vocabulary
+/// larger than `capacity` still works: its extra names are classified by text each time.
+///
+/// Inlinable, so that the decoders get `lookup` specialised for their `Value`.
+public final class InternedNames<Value> {
+    /// Names kept at most; the table has twice as many slots, so an empty one always ends a probe.
+    @usableFromInline let capacity = 64
+    @usableFromInline static var slotCount: Int { 128 }
+    @usableFromInline var count = 0
+    // SAFETY: both hold `slotCount` slots from init to deinit; `names[i]` is nil or the address
+    // of a name of the parser this table serves, and `values[i]` is initialised exactly when
+    // `names[i]` is not nil. The table serves one parser and one thread.
+    @usableFromInline let names: UnsafeMutablePointer<UInt?>
+    @usableFromInline let values: UnsafeMutablePointer<Value>
+    @usableFromInline let classify: (SAXName) -> Value
+
+    /// - Parameter classify: the value of a name seen for the first time.
+    @inlinable public init(_ classify: @escaping (SAXName) -> Value) {
+        self.classify = classify
+        names = .allocate(capacity: Self.slotCount)
+        names.initialize(repeating: nil, count: Self.slotCount)
+        values = .allocate(capacity: Self.slotCount)
+    }
+
+    deinit {
+        for i in 0..<Self.slotCount where names[i] != nil { (values + i).deinitialize(count: 1) }
+        values.deallocate()
+        names.deallocate()
+    }
+
+    /// The first slot to probe for an address: its top 7 bits times 2^64 / φ (Fibonacci hashing
+    /// spreads aligned addresses evenly).
+    @inlinable @inline(__always)
+    static func home(_ address: UInt) -> Int {
+        Int(truncatingIfNeeded: (UInt64(address) &* 0x9E37_79B9_7F4A_7C15) >> 57)
+    }
+
+    /// The value of `name`.
+    @inlinable @inline(__always)
+    public func lookup(_ name: SAXName) -> Value {
+        let address = name.address
+        var i = Self.home(address)
+        // SAFETY: i stays in 0..<slotCount (masked), and at most `capacity`, half the slots, are
+        // ever filled, so the probe meets an empty slot and ends.
+        while let known = names[i] {
+            if known == address { return values[i] }
+            i = (i &+ 1) & (Self.slotCount &- 1)
+        }
+        let value = classify(name)
+        if count < capacity {
+            names[i] = address
+            (values + i).initialize(to: value)
+            count += 1
+        }
+        return value
+    }
+}

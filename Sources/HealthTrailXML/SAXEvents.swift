@@ -1,0 +1,181 @@
+import CLibXML2
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The name of an element or attribute as libxml2 reports it: a NUL-terminated string in the
+/// parser's dictionary, valid while the parser lives.
+///
+/// libxml2 interns names, so within one parser a name always arrives at the same address: after
+/// the first sighting, `InternedNames` recognises it by that address instead of by its text.
+public struct SAXName {
+    // SAFETY: points into the dictionary of the parser that reported it; the name is read only
+    // while that parser lives (inside its callbacks, or as a key of its decoder's tables).
+    @usableFromInline package let cString: UnsafePointer<UInt8>
+
+    @inlinable @inline(__always) package init(cString: UnsafePointer<UInt8>) { self.cString = cString }
+
+    /// The name as text (an allocation: for recognising a name the first time it is seen).
+    public var string: String { String(cString: cString) }
+
+    /// The same interned name: within one parser, the same name.
+    @inlinable @inline(__always) public func isSameInterned(as other: SAXName) -> Bool { cString == other.cString }
+
+    /// True when the name is `literal` (ASCII).
+    @inlinable @inline(__always) public func equals(_ literal: StaticString) -> Bool {
+        strcmp(UnsafeRawPointer(cString).assumingMemoryBound(to: CChar.self), UnsafeRawPointer(literal.utf8Start).assumingMemoryBound(to: CChar.self))
+            == 0
+    }
+
+    /// The address, for hashing an interned name.
+    @inlinable @inline(__always) package var address: UInt { UInt(bitPattern: cString) }
+}
+
+/// The attributes of one start tag, as libxml2's SAX2 callback hands them over. Valid only
+/// during that callback.
+public struct SAXAttributes {
+    // SAFETY: libxml2's array of `count` attributes of five pointers each (local name, prefix,
+    // namespace URI, value start, value end), the value's bytes between its start and end; it
+    // lives until the callback returns, and a `SAXAttributes` is never kept past it.
+    @usableFromInline let base: UnsafeMutablePointer<UnsafePointer<UInt8>?>?
+    /// How many attributes the tag has.
+    public let count: Int
+
+    @inlinable @inline(__always) init(base: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, count: Int) {
+        self.base = base
+        self.count = count
+    }
+
+    /// Calls `body` with each attribute's name and value, in the tag's order.
+    @inlinable @inline(__always)
+    public func forEach(_ body: (SAXName, ByteSpan) throws -> Void) rethrows {
+        guard let base else { return }
+        for i in 0..<count {
+            let attribute = base + i * 5
+            guard let name = attribute[0], let start = attribute[3], let end = attribute[4] else { continue }
+            try body(SAXName(cString: name), ByteSpan(start: start, count: end - start))
+        }
+    }
+}
+
+/// What a decoder implements to receive a parse's events from `SAXPushParser(events:…)`.
+///
+/// The names, attributes and text are views into libxml2's buffers, valid only during the call;
+/// whatever outlives it is copied (`OwnedBytes`, `SAXEventCapture`).
+public protocol SAXEventHandler: AnyObject {
+    /// A start tag, with its attributes.
+    func startElement(_ name: SAXName, attributes: SAXAttributes)
+    /// An end tag (also reported for an empty element, `<a/>`).
+    func endElement(_ name: SAXName)
+    /// Text between tags, in pieces as libxml2 splits it; reported only to a parser made with
+    /// `reportsText: true`.
+    func characters(_ text: ByteSpan)
+}
+
+extension SAXEventHandler {
+    public func characters(_ text: ByteSpan) {}
+}
+
+/// The `ctx` of libxml2's callbacks for a parser made with `SAXPushParser(events:…)`: the one
+/// place that turns a C callback into a call on the handler. The callbacks reach the handler
+/// through this class's overridden methods, which know its type (`HandlerContext`): holding the
+/// handler as `any SAXEventHandler` instead would retain and release it on every event.
+@usableFromInline class SAXEventContext {
+    /// Set by `SAXPushParser.captureEvents(into:)`: the tags go to the capture instead of the
+    /// handler, with no call between libxml2 and the copy (the parsing thread's critical path).
+    var capture: Unretained<SAXEventCapture>?
+    /// The parser, for the capture's line numbers and stop.
+    @usableFromInline var parser: Unretained<SAXPushParser>?
+
+    @usableFromInline init() {}
+    @usableFromInline func startElement(_ name: SAXName, attributes: SAXAttributes) {}
+    @usableFromInline func endElement(_ name: SAXName) {}
+    @usableFromInline func characters(_ text: ByteSpan) {}
+
+    /// The SAX2 callbacks, each forwarding to the context it is given.
+    @usableFromInline static func callbacks(reportsText: Bool) -> xmlSAXHandler {
+        var sax = xmlSAXHandler()
+        sax.startElementNs = { ctx, name, _, _, _, _, count, _, attributes in
+            guard let ctx, let name else { return }
+            // SAFETY: `ctx` is the context `SAXPushParser(events:…)` passed, which the parser keeps.
+            Unmanaged<SAXEventContext>.fromOpaque(ctx)._withUnsafeGuaranteedRef { context in
+                let name = SAXName(cString: name), attributes = SAXAttributes(base: attributes, count: Int(count))
+                guard let capture = context.capture, let parser = context.parser else {
+                    return context.startElement(name, attributes: attributes)
+                }
+                parser.with { parser in
+                    if !capture.with({ $0.start(name, attributes, line: parser.line) }) { parser.stop() }
+                }
+            }
+        }
+        sax.endElementNs = { ctx, name, _, _ in
+            guard let ctx, let name else { return }
+            // SAFETY: as above.
+            Unmanaged<SAXEventContext>.fromOpaque(ctx)._withUnsafeGuaranteedRef { context in
+                guard let capture = context.capture, let parser = context.parser else {
+                    return context.endElement(SAXName(cString: name))
+                }
+                if !capture.with({ $0.end() }) { parser.with { $0.stop() } }
+            }
+        }
+        if reportsText {
+            sax.characters = { ctx, text, length in
+                guard let ctx, let text else { return }
+                // SAFETY: as above; libxml2 hands `length` bytes at `text`.
+                Unmanaged<SAXEventContext>.fromOpaque(ctx)._withUnsafeGuaranteedRef {
+                    $0.characters(ByteSpan(start: text, count: Int(length)))
+                }
+            }
+        }
+        return sax
+    }
+}
+
+/// The context of one handler type. Inlinable, so that the decoders get it specialised: an
+/// unspecialised generic call per event would cost more than the event.
+@usableFromInline final class HandlerContext<Handler: SAXEventHandler>: SAXEventContext {
+    // SAFETY: the handler owns the parser, which owns this context, so the handler outlives
+    // every callback; unretained, so that the two form no cycle and an event costs no
+    // reference counting.
+    @usableFromInline let handler: Unretained<Handler>
+
+    @inlinable init(handler: Handler) { self.handler = Unretained(handler) }
+
+    @inlinable override func startElement(_ name: SAXName, attributes: SAXAttributes) {
+        handler.with { $0.startElement(name, attributes: attributes) }
+    }
+
+    @inlinable override func endElement(_ name: SAXName) { handler.with { $0.endElement(name) } }
+
+    @inlinable override func characters(_ text: ByteSpan) { handler.with { $0.characters(text) } }
+}
+
+extension SAXPushParser {
+    /// A parser that reports its events to `handler`, which must keep the parser (and so
+    /// outlive it).
+    ///
+    /// - Parameters:
+    ///   - reportsText: whether `handler.characters` is called; without it libxml2 skips text.
+    ///   - fileName, entryName: named in errors.
+    @inlinable
+    public convenience init<Handler: SAXEventHandler>(events handler: Handler, reportsText: Bool, fileName: String, entryName: String?) {
+        let context = HandlerContext(handler: handler)
+        self.init(
+            handler: SAXEventContext.callbacks(reportsText: reportsText), userData: Unmanaged.passUnretained(context).toOpaque(),
+            fileName: fileName, entryName: entryName)
+        context.parser = Unretained(self)
+        eventContext = context
+    }
+
+    /// From now on, copies each start and end tag into `capture` (for a decoder on another
+    /// thread to replay) instead of reporting it to the handler. For a parser made with
+    /// `init(events:…)`, before its first `feed`.
+    package func captureEvents(into capture: SAXEventCapture) {
+        precondition(eventContext != nil, "captureEvents(into:) needs a parser made with init(events:)")
+        capturing = capture
+        eventContext?.capture = Unretained(capture)
+    }
+}
