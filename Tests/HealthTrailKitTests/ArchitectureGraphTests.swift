@@ -94,6 +94,52 @@ import Testing
         #expect(checked > 50)
     }
 
+    /// The files outside HealthTrailArchive and HealthTrailXML that still hold pointer code: the
+    /// CSV writer's buffer, the binary spill records of routes and heart rate, the date and
+    /// number fast paths, the generator's buffers and the ledger's file reads. The list may only
+    /// shrink: a file that no longer needs its entry fails the test until the entry goes.
+    static let pointerCodeOutsideTheLowerLayers: Set<String> = [
+        "HealthTrailKit/Analyse/Route/HeartRateSpill.swift",
+        "HealthTrailKit/Analyse/Route/MapTracks.swift",
+        "HealthTrailKit/Analyse/Route/PredecodedRoutes.swift",
+        "HealthTrailKit/Analyse/Route/RoutePointRecord.swift",
+        "HealthTrailKit/Analyse/Route/RouteProcessor.swift",
+        "HealthTrailKit/Decode/ExportDecoder+Thread.swift",
+        "HealthTrailKit/Decode/GPXDecoder.swift",
+        "HealthTrailKit/Decode/NumberText.swift",
+        "HealthTrailKit/Decode/Timestamp.swift",
+        "HealthTrailKit/Normalise/SortedRunFile.swift",
+        "HealthTrailKit/Normalise/UnitConversion.swift",
+        "HealthTrailKit/Run/ExportRun.swift",
+        "HealthTrailKit/Write/CSVWriter.swift",
+        "HealthTrailPrivacy/Ledger/LedgerFiles.swift",
+        "HealthTrailSynth/ExportSynthesizer.swift",
+        "HealthTrailSynth/SynthBuffer.swift",
+        "HealthTrailSynth/SynthSidecars.swift",
+    ]
+
+    /// Raw pointers live in HealthTrailArchive and HealthTrailXML, behind small types that state
+    /// their invariants (`FixedSlots`, `SAXEventCapture`, `ByteSpan`); libxml2's callbacks and
+    /// `Unmanaged` live there only.
+    @Test func pointerCodeStaysInTheLowerLayers() throws {
+        let pointer = try Regex(#"\bUnsafe[A-Za-z]*|withUnsafe|\bUnmanaged\b|\bOpaquePointer\b|unsafeAddress|assumingMemoryBound"#)
+        let callbacks = try Regex(#"\bUnmanaged\b|xmlSAXHandler|_withUnsafeGuaranteedRef|import CLibXML2"#)
+        let sources = Support.packageRoot.appendingPathComponent("Sources")
+        let files = FileManager.default.enumerator(atPath: sources.path)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") } ?? []
+        #expect(files.count > 100)
+        var pointerFiles: Set<String> = []
+        for file in files where !file.hasPrefix("HealthTrailArchive/") && !file.hasPrefix("HealthTrailXML/") {
+            let code = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+                .split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }.joined(separator: "\n")
+            if code.contains(pointer) { pointerFiles.insert(file) }
+            #expect(!code.contains(callbacks), "\(file): libxml2 callbacks or Unmanaged outside HealthTrailXML and HealthTrailArchive")
+        }
+        let unlisted = pointerFiles.subtracting(Self.pointerCodeOutsideTheLowerLayers)
+        #expect(unlisted.isEmpty, "pointer code in files not listed in pointerCodeOutsideTheLowerLayers: \(unlisted.sorted())")
+        let stale = Self.pointerCodeOutsideTheLowerLayers.subtracting(pointerFiles)
+        #expect(stale.isEmpty, "listed in pointerCodeOutsideTheLowerLayers but free of pointer code now: \(stale.sorted())")
+    }
+
     /// No public declaration takes or returns a raw pointer: a pointer valid only during a call
     /// stays inside HealthTrail's own targets (`package`), where its invariant is stated.
     @Test func noPublicDeclarationHandsOutARawPointer() throws {

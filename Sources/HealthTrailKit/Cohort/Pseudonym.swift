@@ -89,7 +89,9 @@ public struct PseudonymKey: Sendable {
             throw InputError(file: path, "cannot create the key file: \(String(cString: strerror(errno)))")
         }
         defer { close(fd) }
-        let text = SymmetricKey(size: .bits256).withUnsafeBytes { $0.map { String(format: "%02x", $0) }.joined() } + "\n"
+        // 256 bits from the system's cryptographically secure generator (getrandom on Linux).
+        var random = SystemRandomNumberGenerator()
+        let text = (0..<32).map { _ in String(format: "%02x", random.next() as UInt8) }.joined() + "\n"
         // 0600 whatever the umask, and synced before it is used.
         var failed = fchmod(fd, 0o600) == 0 ? writeFully(fd, Array(text.utf8)) : errno
         if failed == 0 && fsync(fd) != 0 && errno != EINVAL { failed = errno }

@@ -17,7 +17,7 @@ struct SourceNameTable {
 
     static func hash(_ span: ByteSpan) -> Int {
         var hasher = Hasher()
-        hasher.combine(bytes: UnsafeRawBufferPointer(start: span.start, count: span.count))
+        span.hash(into: &hasher)
         return hasher.finalize()
     }
 

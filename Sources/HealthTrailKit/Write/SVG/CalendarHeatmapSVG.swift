@@ -175,9 +175,7 @@ public enum CalendarHeatmapSVG {
     }
 
     static func dateText(_ day: Int64) -> String {
-        var out = [UInt8](repeating: 0, count: 10)
-        out.withUnsafeMutableBufferPointer { Timestamp.writeDate(localSeconds: day * 86_400, to: $0.baseAddress!) }
-        return String(decoding: out, as: UTF8.self)
+        Timestamp(utcSeconds: day * 86_400).localDateString
     }
 
     /// 0 for Monday … 6 for Sunday (1970-01-01 was a Thursday).

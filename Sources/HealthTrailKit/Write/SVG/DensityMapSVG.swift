@@ -57,23 +57,22 @@ public enum DensityMapSVG {
         }
         var runs = [[(x: Int, y: Int, length: Int)]](repeating: [], count: levels)
         var minimum = UInt32.max
-        grid.counts.withUnsafeBufferPointer { counts in
-            for y in 0..<grid.height {
-                let row = y * grid.width
-                var x = 0
-                while x < grid.width {
-                    let c = counts[row + x]
-                    guard c > 0 else { x += 1; continue }
-                    minimum = min(minimum, c)
-                    let l = level(c)
-                    var end = x + 1
-                    while end < grid.width, counts[row + end] > 0, level(counts[row + end]) == l {
-                        minimum = min(minimum, counts[row + end])
-                        end += 1
-                    }
-                    runs[l].append((x, y, end - x))
-                    x = end
+        let counts = grid.counts
+        for y in 0..<grid.height {
+            let row = y * grid.width
+            var x = 0
+            while x < grid.width {
+                let c = counts[row + x]
+                guard c > 0 else { x += 1; continue }
+                minimum = min(minimum, c)
+                let l = level(c)
+                var end = x + 1
+                while end < grid.width, counts[row + end] > 0, level(counts[row + end]) == l {
+                    minimum = min(minimum, counts[row + end])
+                    end += 1
                 }
+                runs[l].append((x, y, end - x))
+                x = end
             }
         }
         func colour(_ l: Int) -> String {

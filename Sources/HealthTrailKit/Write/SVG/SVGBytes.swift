@@ -27,7 +27,7 @@ struct SVGBytes {
 
     @inline(__always)
     mutating func literal(_ s: StaticString) {
-        bytes.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+        s.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
     @inline(__always)
@@ -59,17 +59,10 @@ struct SVGBytes {
     mutating func int(_ v: Int) {
         var v = v
         if v < 0 { bytes.append(0x2D); v = -v }
-        var digits:
-            (
-                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
-            ) =
-                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &digits) { t in
-            var i = 20
-            repeat { i -= 1; t[i] = UInt8(0x30 + v % 10); v /= 10 } while v > 0
-            bytes.append(contentsOf: t[i..<20])
-        }
+        // The digits come last first: appended, then put in order.
+        let first = bytes.count
+        repeat { bytes.append(UInt8(0x30 + v % 10)); v /= 10 } while v > 0
+        bytes[first...].reverse()
     }
 
     /// `v` with at most `digits` decimals (0…6), trailing zeros removed. Non-finite values and
@@ -170,9 +163,7 @@ enum SVGFormat {
     /// `2024-01-02` of UTC seconds shifted by an offset in minutes.
     static func localDate(_ utcSeconds: Int64, offsetMinutes: Int32) -> String {
         let local = utcSeconds + Int64(offsetMinutes) * 60
-        var out = [UInt8](repeating: 0, count: 10)
-        out.withUnsafeMutableBufferPointer { Timestamp.writeDate(localSeconds: local, to: $0.baseAddress!) }
-        return String(decoding: out, as: UTF8.self)
+        return Timestamp(utcSeconds: local).localDateString
     }
 
     /// `running` → `Running`, `traditional_strength_training` → `Traditional strength training`.
