@@ -32,8 +32,8 @@ import Testing
         let outputs = try ExportOutputs(staging: staging)
         let faults = FaultLog(file: "export.xml", strict: strict)
         let decoder = ExportDecoder(
-            outputs: outputs, faults: faults, fileName: "export.xml", entryName: "export.xml",
-            priority: .default)
+            sink: RunRecordSink(outputs: outputs, priority: .default), faults: faults, fileName: "export.xml",
+            entryName: "export.xml")
         if threaded { decoder.decodeOnOwnThread() }
         var failure: String?
         do {

@@ -201,7 +201,7 @@ import Testing
         try xml.write(toFile: dir + "/export.xml", atomically: true, encoding: .utf8)
         let source = try openExportSource(path: dir + "/export.xml")
         let layout = try ExportLayout(source: source)
-        let decoder = ExportDecoder(outputs: nil, faults: FaultLog(file: dir, strict: false), fileName: dir, entryName: "export.xml")
+        let decoder = ExportDecoder(sink: nil, faults: FaultLog(file: dir, strict: false), fileName: dir, entryName: "export.xml")
         _ = try ExportRun.stream(layout.mainXML, of: source, into: decoder, progress: ProgressLine(totalBytes: 1, enabled: false))
         let w = try #require(decoder.workouts.first)
         #expect(w.activity == "traditional_strength_training")

@@ -289,7 +289,7 @@ import Glibc
     /// its fault log and the error that ended it, if any.
     static func decode(_ xml: String) -> (ExportDecoder, FaultLog, Error?) {
         let faults = FaultLog(file: "export.xml", strict: false)
-        let decoder = ExportDecoder(outputs: nil, faults: faults, fileName: "export.xml", entryName: "export.xml")
+        let decoder = ExportDecoder(sink: nil, faults: faults, fileName: "export.xml", entryName: "export.xml")
         do {
             try Array(xml.utf8).withUnsafeBytes { try decoder.feed($0) }
             try decoder.finish()

@@ -26,8 +26,8 @@ public func fuzzExportXML(_ data: UnsafePointer<UInt8>, _ count: Int) -> Int32 {
     guard let outputs = try? ExportOutputs(staging: staging) else { fatalError("cannot create the scratch outputs") }
     let faults = FaultLog(file: "fuzz-input", strict: false)
     let decoder = ExportDecoder(
-        outputs: outputs, faults: faults, fileName: "fuzz-input",
-        entryName: "apple_health_export/export.xml", priority: .default)
+        sink: RunRecordSink(outputs: outputs, priority: .default), faults: faults, fileName: "fuzz-input",
+        entryName: "apple_health_export/export.xml")
     if input.chunkSize % 2 == 0 { decoder.decodeOnOwnThread() }
     var filter = PrologFilter()
     do {

@@ -1,3 +1,4 @@
+import HealthTrailArchive
 import HealthTrailXML
 
 /// `<Record>`, its `MetadataEntry` and HRV beat children, and `<ActivitySummary>`.
@@ -28,8 +29,7 @@ extension ExportDecoder {
         }
         var end = start
         if let endSpan = attributes[.endDate],
-            !(endSpan.count == startSpan.count
-                && memcmp(endSpan.start, startSpan.start, endSpan.count) == 0)
+            !endSpan.equals(startSpan)
         {
             guard let parsed = Timestamp.parse(endSpan) else { return fault("bad_date", "Record endDate is not a date") }
             end = parsed
@@ -56,99 +56,23 @@ extension ExportDecoder {
         if start.utcSeconds > t.latestUTC { t.latestUTC = start.utcSeconds }
         recordOpen = true
         recordStart = start
-        observe(t, start: start, end: end, number: number, conversion: conversion, value: value)
-
+        if t.isHeartRate { heartRateCount += 1 }
+        guard let sink = unretainedSink else { return }
+        let record = DecodedRecord(
+            start: start, end: end, value: value, number: number, conversion: conversion, unit: attributes[.unit],
+            source: sourceSpan, sourceIndex: recordSource)
         if t.isHeartRate {
-            heartRateCount += 1
-            heartRateSpill?.add(time: start.utcSeconds, bpm: conversion.map { $0.convert(number) } ?? number, source: recordSource)
-            guard let w = outputs?.heartRate else { return }
-            // The row stays open: motion context arrives in a MetadataEntry child.
-            w.utc(start.utcSeconds); w.comma()
-            w.offset(start.offsetMinutes); w.comma()
-            writeCanonical(value!, number, conversion, to: w); w.comma()
-            w.field(sourceSpan); w.comma()
+            // The record stays open: motion context arrives in a MetadataEntry child.
             heartRateRowOpen = true
             motionContext = 0
+            sink.with { $0.heartRate(record, of: t, decoder: self) }
             return
         }
-        guard let writer = writer(for: t) else { return }
-        writer.with { w in
-            w.utc(start.utcSeconds); w.comma()
-            w.utc(end.utcSeconds); w.comma()
-            w.offset(start.offsetMinutes); w.comma()
-            let unit = attributes[.unit]
-            if let conversion, let value {
-                writeCanonical(value, number, conversion, to: w); w.comma()
-                w.field(conversion.canonicalUnit); w.comma()
-                w.field(sourceSpan); w.comma()
-                // The export's own value and unit, where normalisation changed either.
-                if !conversion.isIdentity { w.raw(value); w.comma(); w.field(unit!) } else { w.comma() }
-            } else {
-                if let value { w.field(value) }
-                w.comma()
-                if let unit { w.field(unit) }
-                w.comma()
-                w.field(sourceSpan); w.comma()   // no original_value / original_unit: nothing changed
-                w.comma()
-            }
-            w.endRow()
-        }
-    }
-
-    /// The value in the canonical unit: the export's bytes when nothing changes, else converted.
-    @inline(__always)
-    func writeCanonical(_ raw: ByteSpan, _ number: Double, _ conversion: UnitConversion?, to w: CSVWriter) {
-        if let conversion, !conversion.preservesValue {
-            w.decimal(conversion.convert(number), digits: 6)
-        } else {
-            w.raw(raw)
-        }
-    }
-
-    /// Feeds daily figures and sleep nights; record types are grouped in export.xml, so a new
-    /// type closes the previous cumulative series (only one type's samples are ever held).
-    @inline(__always)
-    func observe(
-        _ t: RecordType, start: Timestamp, end: Timestamp, number: Double, conversion: UnitConversion?,
-        value: ByteSpan?
-    ) {
-        unretainedDaily?.with {
-            observe(
-                t, start: start, end: end, number: number, conversion: conversion,
-                value: value, into: $0)
-        }
-    }
-
-    /// `observe` with the daily figures borrowed (no reference counting per record).
-    @inline(__always)
-    private func observe(
-        _ t: RecordType, start: Timestamp, end: Timestamp, number: Double, conversion: UnitConversion?,
-        value: ByteSpan?, into daily: DailySummary
-    ) {
-        if ObjectIdentifier(t) != lastObservedType {
-            lastObservedType = ObjectIdentifier(t)
-            daily.closeSeries(except: t.cumulativeKind, sources: sources)
-        }
-        switch t.role {
-        case .heartRate:
-            daily.heartRate(start, bpm: conversion.map { $0.convert(number) } ?? number)
-        case .restingHeartRate:
-            daily.restingHeartRate(start, bpm: conversion.map { $0.convert(number) } ?? number)
-        case .heartRateVariability:
-            daily.heartRateVariability(start, ms: conversion.map { $0.convert(number) } ?? number)
-        case .cumulative(let kind):
-            // Without a known unit the value cannot be summed with others: reported, not guessed.
-            guard let conversion else { return }
-            daily.cumulative(kind, start: start, end: end, value: conversion.convert(number), source: recordSource)
-        case .sleep:
-            guard let value, let stage = SleepStage(exportValue: value.string) else {
-                return fault("unknown_category", "SleepAnalysis value is not a known sleep stage")
-            }
-            sleepSamples.append(CollectedSleepSample(start: start, end: end, stage: stage, source: recordSource))
-        case .standHour:
-            daily.standHour(start, stood: value?.equals("HKCategoryValueAppleStandHourStood") ?? false)
-        case .other:
-            break
+        do {
+            try sink.with { try $0.record(record, of: t, decoder: self) }
+        } catch {
+            fatal = error as? InputError ?? InputError(file: parser.fileName, "\(error)")
+            stopParsing()
         }
     }
 
@@ -158,14 +82,7 @@ extension ExportDecoder {
 
     @inline(__always)
     func endRecord() {
-        if heartRateRowOpen, let w = outputs?.heartRate {
-            switch motionContext {
-            case UInt8(ascii: "1"): w.raw(ByteSpan("sedentary"))
-            case UInt8(ascii: "2"): w.raw(ByteSpan("active"))
-            default: break
-            }
-            w.endRow()
-        }
+        if heartRateRowOpen { unretainedSink?.with { $0.heartRateEnded(motionContext: motionContext) } }
         heartRateRowOpen = false
         recordOpen = false
     }
@@ -199,46 +116,25 @@ extension ExportDecoder {
             return fault("bad_date", "InstantaneousBeatsPerMinute time is not a time of day")
         }
         hrvBeatCount += 1
-        guard let w = outputs?.hrvBeats else { return }
+        guard let sink = unretainedSink else { return }
         let recordLocal = recordStart.localSeconds
         let dayStart = recordLocal - ((recordLocal % 86_400) + 86_400) % 86_400
         // The beat lies within a minute or so of its record: pick the day that makes it closest.
         var local = dayStart + Int64(secondOfDay)
         if local - recordLocal > 43_200 { local -= 86_400 } else if recordLocal - local > 43_200 { local += 86_400 }
-        w.utc(local - Int64(recordStart.offsetMinutes) * 60); w.comma()
-        w.offset(recordStart.offsetMinutes); w.comma()
-        w.raw(bpm); w.comma()
-        w.field(sources[recordSource])
-        w.endRow()
+        sink.with {
+            $0.hrvBeat(
+                utcSeconds: local - Int64(recordStart.offsetMinutes) * 60, offsetMinutes: recordStart.offsetMinutes, bpm: bpm,
+                sourceIndex: recordSource, decoder: self)
+        }
     }
 
     func activitySummary() {
         activitySummaries += 1
-        if let daily, let date = attributes[.dateComponents], date.count == 10,
-            let y = Timestamp.digits(date.start, 0, 4), let m = Timestamp.digits(date.start, 5, 2),
-            let d = Timestamp.digits(date.start, 8, 2)
-        {
-            daily.activitySummary(
-                localDay: Timestamp.daysFromCivil(year: y, month: m, day: d),
-                exerciseMinutes: attributes[.appleExerciseTime].flatMap(NumberText.fastDouble),
-                standHours: attributes[.appleStandHours].flatMap(NumberText.fastDouble))
-        }
-        guard let w = outputs?.activitySummaries else { return }
-        guard let date = attributes[.dateComponents], date.count == 10 else {
-            return fault("bad_date", "ActivitySummary dateComponents is not a date")
-        }
-        w.raw(date)
-        let numbers: [ExportAttribute] = [
-            .activeEnergyBurned, .activeEnergyBurnedGoal, .activeEnergyBurnedUnit,
-            .appleMoveTime, .appleMoveTimeGoal, .appleExerciseTime,
-            .appleExerciseTimeGoal, .appleStandHours, .appleStandHoursGoal,
-        ]
-        for key in numbers {
-            w.comma()
-            guard let v = attributes[key] else { continue }
-            if key == .activeEnergyBurnedUnit || NumberText.isNumber(v) { w.field(v) }
-        }
-        w.endRow()
+        guard let sink = unretainedSink else { return }
+        let summary = DecodedActivitySummary(
+            date: attributes[.dateComponents], fields: DecodedActivitySummary.fieldAttributes.map { attributes[$0] })
+        sink.with { $0.activitySummary(summary, decoder: self) }
     }
 }
 

@@ -2,10 +2,10 @@ import Foundation
 import HealthTrailArchive
 import HealthTrailXML
 
-/// Decodes export.xml from SAX2 events into CSV rows and typed values.
+/// Decodes export.xml from SAX2 events into typed records for its `ExportRecordSink`.
 ///
-/// Records stream straight to their CSV writer (nothing per record is kept); workouts, which
-/// are few, are collected whole because their routes are linked after export.xml is read.
+/// Records stream straight to the sink (nothing per record is kept); workouts, which are few,
+/// are collected whole because their routes are linked after export.xml is read.
 /// Records nested in a `<Correlation>` are skipped: Apple writes them at the top level too.
 public final class ExportDecoder: SAXDocumentDecoder, SAXEventHandler {
     // MARK: Results
@@ -32,7 +32,10 @@ public final class ExportDecoder: SAXDocumentDecoder, SAXEventHandler {
     public internal(set) var inlineRoutePoints = 0
 
     // MARK: Configuration
-    let outputs: ExportOutputs?
+    /// Where records go; nil to only count (`healthtrail inspect`).
+    public let sink: ExportRecordSink?
+    /// `sink` for the per-record path, without reference counting (`sink` keeps it).
+    let unretainedSink: Unretained<ExportRecordSink>?
     package let faults: FaultLog
     package let entryName: String
     package private(set) var parser: SAXPushParser!
@@ -82,17 +85,6 @@ public final class ExportDecoder: SAXDocumentDecoder, SAXEventHandler {
     var workoutIDs: Set<String> = []
     /// The next suffix to try for a workout id already taken (`…-running-2`, `-3`, …).
     var nextWorkoutSuffix: [String: Int] = [:]
-    /// Daily figures; nil when only counting (`inspect`).
-    let daily: DailySummary?
-    /// `daily` for the per-record path, without reference counting.
-    let unretainedDaily: Unretained<DailySummary>?
-    /// The type whose records `observe` saw last (only its identity is compared).
-    var lastObservedType: ObjectIdentifier?
-    /// Sleep samples, kept for the night analysis after the file is read (a few per night).
-    /// Sleep samples, sorted by span as they come (in memory unless `ExportRun` gives a spill file).
-    var sleepSamples = SleepOutputs.collection(spillPath: nil)
-    /// Every heart-rate sample goes here for the route join (nil when only counting).
-    var heartRateSpill: HeartRateSpill?
     /// Old exports' inline route points, per workout, in file order.
     public internal(set) var inlineRoutes: [(workout: Workout, points: [InlineLocation])] = []
     var inlinePoints: [InlineLocation] = []
@@ -100,14 +92,11 @@ public final class ExportDecoder: SAXDocumentDecoder, SAXEventHandler {
     public internal(set) var unknownUnits: [String: Int] = [:]
 
     /// - Parameters:
-    ///   - outputs: where rows go; nil to only count (`healthtrail inspect`).
-    public init(
-        outputs: ExportOutputs?, faults: FaultLog, fileName: String, entryName: String,
-        priority: SourcePriority? = nil
-    ) {
-        self.outputs = outputs
-        self.daily = priority.map { DailySummary(priority: $0) }
-        unretainedDaily = daily.map(Unretained.init)
+    ///   - sink: where records go; nil to only count (`healthtrail inspect`).
+    ///   - fileName, entryName: named in faults and errors.
+    public init(sink: ExportRecordSink?, faults: FaultLog, fileName: String, entryName: String) {
+        self.sink = sink
+        unretainedSink = sink.map(Unretained.init)
         self.faults = faults
         self.entryName = entryName
         parser = SAXPushParser(events: self, reportsText: false, fileName: fileName, entryName: entryName)
@@ -280,20 +269,5 @@ public final class ExportDecoder: SAXDocumentDecoder, SAXEventHandler {
         }
         lastType = Unretained(t)
         return lastType
-    }
-
-    /// The writer for a record type, unretained (`outputs` keeps it); a failure to create it
-    /// is fatal.
-    @inline(__always)
-    func writer(for type: RecordType) -> Unretained<CSVWriter>? {
-        if let w = type.writer { return w }
-        guard let outputs else { return nil }
-        do {
-            return Unretained(try outputs.recordWriter(for: type))
-        } catch {
-            fatal = error as? InputError ?? InputError(file: parser.fileName, "\(error)")
-            stopParsing()
-            return nil
-        }
     }
 }

@@ -25,9 +25,6 @@ public final class RecordType {
     var recordCount = 0
     var earliestUTC: Int64 = .max
     var latestUTC: Int64 = .min
-    /// Its `records/` writer once opened. `ExportOutputs` owns it; this reference is unretained
-    /// so that the per-record path does no reference counting.
-    var writer: Unretained<CSVWriter>?
     /// What the type feeds besides its CSV (daily figures, sleep nights).
     let role: RecordRole
     /// The unit last seen for this type and how to convert it: a type keeps one unit almost

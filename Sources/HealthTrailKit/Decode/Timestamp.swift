@@ -83,6 +83,12 @@ public struct Timestamp: Hashable, Comparable, Sendable, BitwiseCopyable {
     public static let supportedYears = 1900...2200
 
     @inline(__always)
+    /// `digits` of a span; nil unless the `count` bytes at `at` lie inside it.
+    static func digits(_ span: ByteSpan, _ at: Int, _ count: Int) -> Int? {
+        guard at >= 0, count >= 0, at <= span.count - count else { return nil }
+        return digits(span.start, at, count)
+    }
+
     static func digits(_ p: UnsafePointer<UInt8>, _ at: Int, _ count: Int, _ limit: Int = .max) -> Int? {
         guard at + count <= limit else { return nil }
         var v = 0

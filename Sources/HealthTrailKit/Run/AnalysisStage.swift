@@ -12,9 +12,9 @@ enum AnalysisStage {
         let calendarSeconds: Double
     }
 
-    static func run(_ run: RunContext, decoder: ExportDecoder, routes: RouteStage.Result) throws -> Result {
+    static func run(_ run: RunContext, decoder: ExportDecoder, sink: RunRecordSink, routes: RouteStage.Result) throws -> Result {
         let zones = routes.zones
-        let daily = decoder.daily!
+        let daily = sink.daily
         let (sleep, unknownActivities) = try run.timed("analyse_s") {
             daily.closeSeries(except: nil, sources: decoder.sources)
             try daily.throwSpillFailure()
@@ -31,7 +31,7 @@ enum AnalysisStage {
                 if !ActivityCatalog.name(for: w.activityType).isKnown { unknownActivities[w.activityType, default: 0] += 1 }
             }
             let sleep = try SleepOutputs.write(
-                decoder.sleepSamples, sources: decoder.sources,
+                sink.sleepSamples, sources: decoder.sources,
                 ranks: routes.sourceRanking.patternRanks, outputs: run.outputs, daily: daily)
             daily.write(to: try run.outputs.addWriter(OutputSchema.daily.name, header: OutputSchema.daily.names))
             return (sleep, unknownActivities)

@@ -21,7 +21,7 @@ public struct ExportInspection {
         let source = try openExportSource(path: path)
         let layout = try ExportLayout(source: source)
         let faults = FaultLog(file: source.displayName, strict: false)
-        let decoder = ExportDecoder(outputs: nil, faults: faults, fileName: source.displayName, entryName: layout.mainXML.path)
+        let decoder = ExportDecoder(sink: nil, faults: faults, fileName: source.displayName, entryName: layout.mainXML.path)
         let progress = ProgressLine(totalBytes: layout.mainXML.uncompressedSize, enabled: showProgress && ProgressLine.stderrIsTerminal)
         defer { progress.finish() }
         let version = try ExportRun.stream(layout.mainXML, of: source, into: decoder, progress: progress)

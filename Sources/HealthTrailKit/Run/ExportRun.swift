@@ -106,8 +106,8 @@ public enum ExportRun {
             run.timings["open_s"] = Date().timeIntervalSince(started)
 
             let xml = try ExportXMLStage.run(run)
-            let routes = try RouteStage.run(run, decoder: xml.decoder)
-            let analysis = try AnalysisStage.run(run, decoder: xml.decoder, routes: routes)
+            let routes = try RouteStage.run(run, decoder: xml.decoder, sink: xml.sink)
+            let analysis = try AnalysisStage.run(run, decoder: xml.decoder, sink: xml.sink, routes: routes)
             // The CSV files' fsyncs wait for the disk while the overview is still drawn.
             let written = try run.timed("close_s") { try run.outputs.closeAll() }
             let drawnOverview = try run.overview?.value()

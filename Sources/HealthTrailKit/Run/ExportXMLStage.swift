@@ -1,9 +1,11 @@
-/// The first stage: export.xml streamed into the decoder, which writes the records' CSVs as it
-/// goes, while the route files are decoded in the background on what the parse leaves of the
+/// The first stage: export.xml streamed into the decoder, whose sink writes the records' CSVs
+/// as it goes, while the route files are decoded in the background on what the parse leaves of the
 /// cores (`PredecodedRoutes`).
 enum ExportXMLStage {
     struct Result {
         let decoder: ExportDecoder
+        /// What the decoder's records went to: the daily figures and the sleep samples.
+        let sink: RunRecordSink
         /// The export's `HealthData` version attribute.
         let exportVersion: String?
     }
@@ -15,15 +17,15 @@ enum ExportXMLStage {
             spillPaths: try (0..<3).map { try staging.path(".route-points-\($0).spill") },
             faults: run.faults, progress: run.progress)
         return try run.timed("export_xml_s") {
+            let sink = RunRecordSink(outputs: run.outputs, priority: options.sourcePriority)
             let decoder = ExportDecoder(
-                outputs: run.outputs, faults: run.faults, fileName: run.source.displayName,
-                entryName: run.layout.mainXML.path, priority: options.sourcePriority)
+                sink: sink, faults: run.faults, fileName: run.source.displayName, entryName: run.layout.mainXML.path)
             let spill = try HeartRateSpill(path: staging.path(".heart-rate.spill"))
             run.heartRateSpill = spill
-            decoder.heartRateSpill = spill
-            decoder.daily?.spillDirectory = staging.stagingDirectory
-            decoder.daily?.spillRunLength = options.spillRunLength
-            decoder.sleepSamples = SleepOutputs.collection(
+            sink.heartRateSpill = spill
+            sink.daily.spillDirectory = staging.stagingDirectory
+            sink.daily.spillRunLength = options.spillRunLength
+            sink.sleepSamples = SleepOutputs.collection(
                 spillPath: try staging.path(".sleep.spill"),
                 runLength: options.spillRunLength)
             // The parse is the critical path: it runs alone on this thread, decoding on another.
@@ -32,7 +34,7 @@ enum ExportXMLStage {
                 run.layout.mainXML, of: run.source, into: decoder, progress: run.progress,
                 elideDeviceValues: options.elideDeviceValues)
             try spill.close()
-            return Result(decoder: decoder, exportVersion: exportVersion)
+            return Result(decoder: decoder, sink: sink, exportVersion: exportVersion)
         }
     }
 }

@@ -52,7 +52,7 @@ enum ManifestStage {
                 unknownUnits: names.names(decoder.unknownUnits),
                 unknownActivityTypes: names.names(analysis.unknownActivities),
                 sourcePriority: options.sourcePriority.patterns, sleepNights: analysis.sleepNights,
-                naps: analysis.naps, regroupedSeries: decoder.daily!.reopened.map { "\($0)" }.sorted()),
+                naps: analysis.naps, regroupedSeries: xml.sink.daily.reopened.map { "\($0)" }.sorted()),
             timings: run.timings.mapValues { ($0 * 1000).rounded() / 1000 }, runOptionsSHA256: optionsSHA256,
             files: try OutputCommit.stagedFiles(in: run.staging.stagingDirectory))
     }

@@ -15,14 +15,14 @@ enum RouteStage {
         let geojsonFeatures: Int
     }
 
-    static func run(_ run: RunContext, decoder: ExportDecoder) throws -> Result {
+    static func run(_ run: RunContext, decoder: ExportDecoder, sink: RunRecordSink) throws -> Result {
         let (options, staging) = (run.options, run.staging)
         let predecoded = run.routeFiles!
         try run.timed("routes_wait_s") { try predecoded.wait() }
 
         let (plan, sourceRanking, join, zones) = try run.timed("join_s") {
             let plan = try RouteLinker.plan(layout: run.layout, routes: predecoded, workouts: decoder.workouts)
-            let sourceRanking = decoder.daily!.sourceRanking(decoder.sources)
+            let sourceRanking = sink.daily.sourceRanking(decoder.sources)
             let spill = run.heartRateSpill!
             let join = try HeartRateJoin(
                 spill: spill, windows: plan.windows, tolerance: options.joinTolerance,

@@ -35,17 +35,19 @@ public final class ExportOutputs {
     /// Record-type file names already taken (`StepCount` of two identifier families, or `FooBar`
     /// and `Foo_Bar`, would otherwise share a file and overwrite each other).
     private var takenNames: Set<String> = []
+    /// Each record type's writer (`RecordType`s live as long as their decoder, which outlives this).
+    private var recordWriters: [ObjectIdentifier: CSVWriter] = [:]
 
     /// The `records/<name>.csv` writer of a record type, created on first use.
     func recordWriter(for type: RecordType) throws -> CSVWriter {
-        if let w = type.writer { return w.with { $0 } }
+        if let w = recordWriters[ObjectIdentifier(type)] { return w }
         var base = type.fileName, n = 2
         while takenNames.contains(base) { base = "\(type.fileName)-\(n)"; n += 1 }
         takenNames.insert(base)
         let name = "records/\(base).csv"
         // Large buffers only where the data is large: dozens of types would otherwise cost RSS.
         let w = try CSVWriter(path: staging.path(name), header: OutputSchema.records.names, bufferSize: 64 * 1024, writeBehind: true)
-        type.writer = Unretained(w)   // `writers` below keeps it
+        recordWriters[ObjectIdentifier(type)] = w
         writers.append((name, w))
         return w
     }

@@ -1,0 +1,71 @@
+import HealthTrailXML
+
+/// What becomes of the records `ExportDecoder` decodes: rows of CSV, daily figures, spill files.
+///
+/// The decoder parses and checks each record and hands it here; it writes nothing itself.
+/// `RunRecordSink` is the sink of `healthtrail run`; `inspect` decodes with none, counting only.
+///
+/// A class rather than a protocol: the decoder reaches its sink through `Unretained`, so a record
+/// costs one method call and no reference counting. Each method does nothing unless overridden.
+/// Calls come on the decoding thread, in file order; spans are valid only during a call.
+open class ExportRecordSink {
+    public init() {}
+
+    /// A `<Record>` that is not heart rate. Throws to stop the decoding (a file that cannot be
+    /// created); `decoder` is where faults go and source names are.
+    open func record(_ record: DecodedRecord, of type: RecordType, decoder: ExportDecoder) throws {}
+
+    /// A heart-rate `<Record>`. What is written of it stays open until `heartRateEnded`: its
+    /// motion context comes in a child element.
+    open func heartRate(_ record: DecodedRecord, of type: RecordType, decoder: ExportDecoder) {}
+
+    /// The end of the heart-rate record last handed to `heartRate`, with its motion context as
+    /// the export wrote it (`1` sedentary, `2` active; 0 when it has none).
+    open func heartRateEnded(motionContext: UInt8) {}
+
+    /// An HRV record's `<InstantaneousBeatsPerMinute>`: its time in UTC and the record's offset,
+    /// `bpm` as written, the record's source.
+    open func hrvBeat(utcSeconds: Int64, offsetMinutes: Int32, bpm: ByteSpan, sourceIndex: Int, decoder: ExportDecoder) {}
+
+    /// An `<ActivitySummary>`, its attributes as the export wrote them.
+    open func activitySummary(_ summary: DecodedActivitySummary, decoder: ExportDecoder) {}
+}
+
+/// One `<Record>` as decoded. Its spans are valid only during the sink's call.
+public struct DecodedRecord {
+    /// `startDate` and `endDate` (`endDate` equals `startDate` when the export leaves it out).
+    public let start: Timestamp
+    public let end: Timestamp
+    /// The `value` attribute as written; nil when the record has none.
+    public let value: ByteSpan?
+    /// The value as a number: quantity records only, 0 for categories.
+    public let number: Double
+    /// How the record's unit converts to its kind's canonical unit; nil for categories and
+    /// for units no conversion knows.
+    public let conversion: UnitConversion?
+    /// The `unit` attribute as written; nil when the record has none.
+    public let unit: ByteSpan?
+    /// The `sourceName` as written (empty when missing) and its index in `ExportDecoder.sources`.
+    public let source: ByteSpan
+    public let sourceIndex: Int
+}
+
+/// One `<ActivitySummary>` as decoded. Its spans are valid only during the sink's call.
+public struct DecodedActivitySummary {
+    /// The attributes after the date, in the order of `activity_summaries.csv`.
+    static let fieldAttributes: [ExportAttribute] = [
+        .activeEnergyBurned, .activeEnergyBurnedGoal, .activeEnergyBurnedUnit,
+        .appleMoveTime, .appleMoveTimeGoal, .appleExerciseTime,
+        .appleExerciseTimeGoal, .appleStandHours, .appleStandHoursGoal,
+    ]
+
+    /// `dateComponents` as written (`2024-01-02`); nil when missing.
+    public let date: ByteSpan?
+    /// `activeEnergyBurned`, its goal and unit, `appleMoveTime` and its goal, `appleExerciseTime`
+    /// and its goal, `appleStandHours` and its goal, as written; nil where missing.
+    public let fields: [ByteSpan?]
+
+    /// `appleExerciseTime` and `appleStandHours`.
+    public var exerciseMinutes: ByteSpan? { fields[5] }
+    public var standHours: ByteSpan? { fields[7] }
+}

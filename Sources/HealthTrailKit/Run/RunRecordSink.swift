@@ -1,0 +1,163 @@
+import HealthTrailArchive
+import HealthTrailXML
+
+/// The sink of `healthtrail run`: each record's row goes to its CSV (`ExportOutputs`), its
+/// figures to `DailySummary`, heart rate also to the join's spill file, sleep samples to their
+/// collection for the night analysis.
+public final class RunRecordSink: ExportRecordSink {
+    let outputs: ExportOutputs
+    /// The daily figures, fed as records come.
+    let daily: DailySummary
+    /// `daily` for the per-record path, without reference counting (`daily` keeps it).
+    private let unretainedDaily: Unretained<DailySummary>
+    /// Every heart-rate sample, for the route join; nil when nothing joins (tests, the fuzzer).
+    var heartRateSpill: HeartRateSpill?
+    /// Sleep samples, sorted by span as they come (in memory unless given a spill file).
+    var sleepSamples = SleepOutputs.collection(spillPath: nil)
+    /// The type whose records `observe` saw last (only its identity is compared).
+    private var lastObservedType: ObjectIdentifier?
+    /// The writer of the last record's type: records come grouped by type, so the writers'
+    /// table is consulted once per group. Unretained: `outputs` keeps every writer.
+    private var lastWriterType: ObjectIdentifier?
+    private var lastWriter: Unretained<CSVWriter>?
+
+    /// - Parameter priority: which source counts where several wrote the same figures.
+    public init(outputs: ExportOutputs, priority: SourcePriority) {
+        self.outputs = outputs
+        daily = DailySummary(priority: priority)
+        unretainedDaily = Unretained(daily)
+    }
+
+    public override func record(_ record: DecodedRecord, of type: RecordType, decoder: ExportDecoder) throws {
+        observe(record, of: type, decoder: decoder)
+        let writer: Unretained<CSVWriter>
+        if let lastWriter, lastWriterType == ObjectIdentifier(type) {
+            writer = lastWriter
+        } else {
+            writer = Unretained(try outputs.recordWriter(for: type))
+            lastWriter = writer
+            lastWriterType = ObjectIdentifier(type)
+        }
+        writer.with { w in
+            w.utc(record.start.utcSeconds); w.comma()
+            w.utc(record.end.utcSeconds); w.comma()
+            w.offset(record.start.offsetMinutes); w.comma()
+            if let conversion = record.conversion, let value = record.value {
+                writeCanonical(value, record.number, conversion, to: w); w.comma()
+                w.field(conversion.canonicalUnit); w.comma()
+                w.field(record.source); w.comma()
+                // The export's own value and unit, where normalisation changed either.
+                if !conversion.isIdentity { w.raw(value); w.comma(); w.field(record.unit!) } else { w.comma() }
+            } else {
+                if let value = record.value { w.field(value) }
+                w.comma()
+                if let unit = record.unit { w.field(unit) }
+                w.comma()
+                w.field(record.source); w.comma()   // no original_value / original_unit: nothing changed
+                w.comma()
+            }
+            w.endRow()
+        }
+    }
+
+    public override func heartRate(_ record: DecodedRecord, of type: RecordType, decoder: ExportDecoder) {
+        observe(record, of: type, decoder: decoder)
+        heartRateSpill?.add(
+            time: record.start.utcSeconds, bpm: record.conversion.map { $0.convert(record.number) } ?? record.number,
+            source: record.sourceIndex)
+        let w = outputs.heartRate
+        w.utc(record.start.utcSeconds); w.comma()
+        w.offset(record.start.offsetMinutes); w.comma()
+        writeCanonical(record.value!, record.number, record.conversion, to: w); w.comma()
+        w.field(record.source); w.comma()
+    }
+
+    public override func heartRateEnded(motionContext: UInt8) {
+        let w = outputs.heartRate
+        switch motionContext {
+        case UInt8(ascii: "1"): w.raw(ByteSpan("sedentary"))
+        case UInt8(ascii: "2"): w.raw(ByteSpan("active"))
+        default: break
+        }
+        w.endRow()
+    }
+
+    public override func hrvBeat(utcSeconds: Int64, offsetMinutes: Int32, bpm: ByteSpan, sourceIndex: Int, decoder: ExportDecoder) {
+        let w = outputs.hrvBeats
+        w.utc(utcSeconds); w.comma()
+        w.offset(offsetMinutes); w.comma()
+        w.raw(bpm); w.comma()
+        w.field(decoder.sources[sourceIndex])
+        w.endRow()
+    }
+
+    public override func activitySummary(_ summary: DecodedActivitySummary, decoder: ExportDecoder) {
+        if let date = summary.date, date.count == 10, let y = Timestamp.digits(date, 0, 4), let m = Timestamp.digits(date, 5, 2),
+            let d = Timestamp.digits(date, 8, 2)
+        {
+            daily.activitySummary(
+                localDay: Timestamp.daysFromCivil(year: y, month: m, day: d),
+                exerciseMinutes: summary.exerciseMinutes.flatMap(NumberText.fastDouble),
+                standHours: summary.standHours.flatMap(NumberText.fastDouble))
+        }
+        let w = outputs.activitySummaries
+        guard let date = summary.date, date.count == 10 else {
+            return decoder.fault("bad_date", "ActivitySummary dateComponents is not a date")
+        }
+        w.raw(date)
+        for (key, value) in zip(DecodedActivitySummary.fieldAttributes, summary.fields) {
+            w.comma()
+            guard let value else { continue }
+            if key == .activeEnergyBurnedUnit || NumberText.isNumber(value) { w.field(value) }
+        }
+        w.endRow()
+    }
+
+    /// The value in the canonical unit: the export's bytes when nothing changes, else converted.
+    @inline(__always)
+    private func writeCanonical(_ raw: ByteSpan, _ number: Double, _ conversion: UnitConversion?, to w: CSVWriter) {
+        if let conversion, !conversion.preservesValue {
+            w.decimal(conversion.convert(number), digits: 6)
+        } else {
+            w.raw(raw)
+        }
+    }
+
+    /// Feeds daily figures and sleep nights; record types are grouped in export.xml, so a new
+    /// type closes the previous cumulative series (only one type's samples are ever held).
+    @inline(__always)
+    private func observe(_ record: DecodedRecord, of type: RecordType, decoder: ExportDecoder) {
+        unretainedDaily.with { observe(record, of: type, decoder: decoder, into: $0) }
+    }
+
+    /// `observe` with the daily figures borrowed (no reference counting per record).
+    @inline(__always)
+    private func observe(_ record: DecodedRecord, of t: RecordType, decoder: ExportDecoder, into daily: DailySummary) {
+        let (start, number, conversion) = (record.start, record.number, record.conversion)
+        if ObjectIdentifier(t) != lastObservedType {
+            lastObservedType = ObjectIdentifier(t)
+            daily.closeSeries(except: t.cumulativeKind, sources: decoder.sources)
+        }
+        switch t.role {
+        case .heartRate:
+            daily.heartRate(start, bpm: conversion.map { $0.convert(number) } ?? number)
+        case .restingHeartRate:
+            daily.restingHeartRate(start, bpm: conversion.map { $0.convert(number) } ?? number)
+        case .heartRateVariability:
+            daily.heartRateVariability(start, ms: conversion.map { $0.convert(number) } ?? number)
+        case .cumulative(let kind):
+            // Without a known unit the value cannot be summed with others: reported, not guessed.
+            guard let conversion else { return }
+            daily.cumulative(kind, start: start, end: record.end, value: conversion.convert(number), source: record.sourceIndex)
+        case .sleep:
+            guard let value = record.value, let stage = SleepStage(exportValue: value.string) else {
+                return decoder.fault("unknown_category", "SleepAnalysis value is not a known sleep stage")
+            }
+            sleepSamples.append(CollectedSleepSample(start: start, end: record.end, stage: stage, source: record.sourceIndex))
+        case .standHour:
+            daily.standHour(start, stood: record.value?.equals("HKCategoryValueAppleStandHourStood") ?? false)
+        case .other:
+            break
+        }
+    }
+}
