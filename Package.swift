@@ -4,12 +4,13 @@ import PackageDescription
 // HealthTrail: Apple Health export archives → CSV / GeoJSON / SVG / DP releases.
 // Each target is a layer of docs/ARCHITECTURE.md, and its dependencies are the only arrows the
 // compiler allows: HealthTrailArchive (files, zip, inflate) ← HealthTrailXML (libxml2 SAX) ←
-// HealthTrailKit (decode, normalise, analyse, write, DP releases, run), which also uses
+// HealthTrailDecode (export.xml and GPX → typed records for a sink; it writes nothing) ←
+// HealthTrailKit (normalise, analyse, write, DP releases, run), which also uses
 // HealthTrailCommit (staging and the journalled commit, which know files, not health data) and
 // HealthTrailPrivacy (the DP samplers and budget ledger, blind to exports); HealthTrailSynth,
 // the generator the tests and benchmarks compare against, sees only the archive writer.
 // Only HealthTrailArchive and HealthTrailXML import zlib, libdeflate and libxml2: the decoders
-// in HealthTrailKit receive libxml2's events through HealthTrailXML's SAXEventHandler.
+// receive libxml2's events through HealthTrailXML's SAXEventHandler.
 let package = Package(
     name: "HealthTrail",
     platforms: [.macOS(.v13)],
@@ -17,7 +18,10 @@ let package = Package(
         .executable(name: "healthtrail", targets: ["healthtrail"]),
         .library(
             name: "HealthTrailKit",
-            targets: ["HealthTrailKit", "HealthTrailArchive", "HealthTrailXML", "HealthTrailCommit", "HealthTrailPrivacy", "HealthTrailSynth"]),
+            targets: [
+                "HealthTrailKit", "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode", "HealthTrailCommit", "HealthTrailPrivacy",
+                "HealthTrailSynth",
+            ]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -56,6 +60,16 @@ let package = Package(
             name: "HealthTrailXML",
             dependencies: ["HealthTrailArchive", "CLibXML2"]
         ),
+        // export.xml and GPX decoded into typed records for a sink (`ExportRecordSink`), and the
+        // vocabulary of an export: record types, units and their conversions, activities, dates.
+        // It writes nothing and knows no output.
+        .target(
+            name: "HealthTrailDecode",
+            dependencies: [
+                "HealthTrailArchive", "HealthTrailXML",
+                .product(name: "Crypto", package: "swift-crypto"),   // SHA-256 that shortens an overlong type's name
+            ]
+        ),
         // The seeded export generator: the tests' and benchmarks' oracle, and `healthtrail synth`.
         .target(
             name: "HealthTrailSynth",
@@ -79,7 +93,7 @@ let package = Package(
         .target(
             name: "HealthTrailKit",
             dependencies: [
-                "HealthTrailArchive", "HealthTrailXML", "HealthTrailCommit", "HealthTrailPrivacy",
+                "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode", "HealthTrailCommit", "HealthTrailPrivacy",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
@@ -102,14 +116,14 @@ let package = Package(
         // Drives `make bench`: medians of wall time and peak RSS, floor vs. healthtrail, same run.
         .executableTarget(
             name: "healthtrail-bench",
-            dependencies: ["HealthTrailKit", "HealthTrailArchive", "HealthTrailSynth"],
+            dependencies: ["HealthTrailKit", "HealthTrailArchive", "HealthTrailDecode", "HealthTrailSynth"],
             path: "Benchmarks/Bench"
         ),
         .testTarget(
             name: "HealthTrailKitTests",
             dependencies: [
-                "HealthTrailKit", "HealthTrailArchive", "HealthTrailXML", "HealthTrailCommit", "HealthTrailPrivacy", "HealthTrailSynth",
-                "CLibXML2", "CZlib",
+                "HealthTrailKit", "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode", "HealthTrailCommit", "HealthTrailPrivacy",
+                "HealthTrailSynth", "CLibXML2", "CZlib",
             ],
             exclude: ["geojson_check.py", "malloc_counter.c"]   // the GeoJSON validator and the allocation counter the tests run
         ),

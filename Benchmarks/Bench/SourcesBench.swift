@@ -4,6 +4,7 @@
 
 import Foundation
 import HealthTrailArchive
+import HealthTrailDecode
 import HealthTrailKit
 
 struct SourcesBenchOptions {

@@ -1,5 +1,6 @@
 import Testing
 
+@testable import HealthTrailDecode
 @testable import HealthTrailKit
 
 @Suite struct ActivityCatalogTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import HealthTrailDecode
 @testable import HealthTrailKit
 
 /// File names made from text in the data (record types, workout activity types) are bounded and

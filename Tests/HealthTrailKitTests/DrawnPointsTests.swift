@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HealthTrailCommit
+@testable import HealthTrailDecode
 @testable import HealthTrailKit
 
 /// A route's drawn lines are bounded; its CSV rows and figures keep every point.

@@ -3,6 +3,7 @@ import Testing
 
 @testable import HealthTrailArchive
 @testable import HealthTrailCommit
+@testable import HealthTrailDecode
 @testable import HealthTrailKit
 @testable import HealthTrailXML
 

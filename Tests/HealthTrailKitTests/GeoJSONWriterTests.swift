@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import HealthTrailDecode
 @testable import HealthTrailKit
 
 /// `routes.geojson`: every file is checked by `geojson_check.py` (Python's `json` plus the RFC 7946

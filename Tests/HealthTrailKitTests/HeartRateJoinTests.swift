@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import HealthTrailDecode
 @testable import HealthTrailKit
 
 /// Heart rate joined to GPS points, against a heart rate that is a known function of time.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HealthTrailCommit
+@testable import HealthTrailDecode
 @testable import HealthTrailKit
 
 /// The SVG maps rendered by a real browser (Debian's Chromium, headless): what people see.

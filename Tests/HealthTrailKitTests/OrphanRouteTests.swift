@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import HealthTrailDecode
 @testable import HealthTrailKit
 
 /// Route files no workout names are exported under ids of their own, even when they start in

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HealthTrailArchive
+@testable import HealthTrailDecode
 @testable import HealthTrailKit
 
 /// Real exports from ../shared/fixtures/real (see its README). Expected counts were taken with

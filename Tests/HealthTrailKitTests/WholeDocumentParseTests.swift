@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HealthTrailArchive
+@testable import HealthTrailDecode
 @testable import HealthTrailKit
 
 /// Route files small enough to be inflated whole are parsed whole, in libxml2's pull mode

@@ -2,6 +2,7 @@ import FuzzSupport
 
 @testable import HealthTrailArchive
 @testable import HealthTrailCommit
+@testable import HealthTrailDecode
 @testable import HealthTrailKit
 @testable import HealthTrailXML
 

@@ -1,5 +1,6 @@
 import FuzzSupport
 
+@testable import HealthTrailDecode
 @testable import HealthTrailKit
 
 /// The date parser on arbitrary bytes. A date it accepts must survive being written back:

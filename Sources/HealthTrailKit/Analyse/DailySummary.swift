@@ -1,4 +1,5 @@
 import HealthTrailArchive
+import HealthTrailDecode
 import HealthTrailXML
 
 /// The figures of one local day, as `daily.csv` writes them. Plain fields, no arrays: a day is

@@ -1,5 +1,6 @@
 import Foundation
 import HealthTrailArchive
+import HealthTrailDecode
 import HealthTrailXML
 
 /// Links route files to workouts, then streams their points through the heart-rate join into
@@ -226,12 +227,4 @@ public enum RouteLinker {
         try processor.end()
         return points
     }
-}
-
-/// A point of an old export's inline `WorkoutRoute/Location`, kept until routes are processed.
-public struct InlineLocation: Sendable {
-    public var point: RoutePoint
-    public var horizontalAccuracy: Double?
-    public var course: Double?
-    public var verticalAccuracy: Double?
 }

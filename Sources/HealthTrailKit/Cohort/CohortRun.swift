@@ -1,6 +1,7 @@
 import Foundation
 import HealthTrailArchive
 import HealthTrailCommit
+import HealthTrailDecode
 import Logging
 
 /// A cohort on one machine: each archive is one person, processed by `healthtrail partial` in a

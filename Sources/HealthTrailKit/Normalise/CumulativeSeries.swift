@@ -1,7 +1,4 @@
-/// A cumulative quantity summed per day: steps, distance, energy, flights, exercise minutes.
-public enum CumulativeKind: Int, CaseIterable, Sendable {
-    case steps, distance, activeEnergy, basalEnergy, flights, exerciseTime
-}
+import HealthTrailDecode
 
 /// One sample of a cumulative quantity in 20 bytes: a type's samples are held until its group
 /// of records ends, and one type can have millions (active energy, once a minute for years).

@@ -1,4 +1,5 @@
 import Foundation
+import HealthTrailDecode
 
 /// A workout's totals in canonical units, from `WorkoutStatistics` when present, else from the
 /// legacy attributes (`totalDistance` in km or mi, `totalEnergyBurned` in kcal, Cal or kJ).

@@ -1,3 +1,5 @@
+import HealthTrailDecode
+
 /// The partitions a release reports on, from the spec alone: every one is released (with noise)
 /// whether or not the data has it, so which keys appear never reveals anything.
 enum PublicPartitions {

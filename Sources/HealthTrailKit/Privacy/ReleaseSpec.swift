@@ -1,5 +1,6 @@
 import Foundation
 import HealthTrailArchive
+import HealthTrailDecode
 
 /// What to release under differential privacy: read from a YAML file in `pipelines/`.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import HealthTrailDecode
 
 /// The third stage: `workouts.csv` with each workout's route figures, sleep nights and
 /// samples, `daily.csv`, and the calendar maps drawn from the days.

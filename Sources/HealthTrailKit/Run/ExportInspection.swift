@@ -1,4 +1,5 @@
 import HealthTrailArchive
+import HealthTrailDecode
 import HealthTrailXML
 
 /// `healthtrail inspect`: a summary of an export, read in one pass, nothing written.

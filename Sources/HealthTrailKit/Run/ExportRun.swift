@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HealthTrailArchive
 import HealthTrailCommit
+import HealthTrailDecode
 import HealthTrailXML
 import Logging
 

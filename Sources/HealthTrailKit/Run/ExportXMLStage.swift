@@ -1,3 +1,5 @@
+import HealthTrailDecode
+
 /// The first stage: export.xml streamed into the decoder, whose sink writes the records' CSVs
 /// as it goes, while the route files are decoded in the background on what the parse leaves of the
 /// cores (`PredecodedRoutes`).

@@ -1,4 +1,5 @@
 import Foundation
+import HealthTrailDecode
 import Logging
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import Foundation
+import HealthTrailDecode
 
 /// The second stage: route files linked to workouts, heart rate joined to every point, and
 /// `route_points.csv`, `routes.geojson` and the workout maps written; the overview and density

@@ -1,4 +1,5 @@
 import HealthTrailArchive
+import HealthTrailDecode
 import HealthTrailXML
 
 /// The sink of `healthtrail run`: each record's row goes to its CSV (`ExportOutputs`), its

@@ -1,6 +1,7 @@
 import Foundation
 import HealthTrailArchive
 import HealthTrailCommit
+import HealthTrailDecode
 import HealthTrailXML
 
 #if canImport(Glibc)

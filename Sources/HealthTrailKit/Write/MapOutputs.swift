@@ -1,4 +1,5 @@
 import HealthTrailCommit
+import HealthTrailDecode
 
 /// The SVG maps of a run: one per workout with a route, all routes together, the route density,
 /// and a calendar per daily metric, under `svg/`.

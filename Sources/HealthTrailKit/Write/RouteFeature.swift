@@ -1,3 +1,5 @@
+import HealthTrailDecode
+
 /// Everything `GeoJSONWriter` needs about one route: one GPX file, or a workout's inline
 /// `WorkoutRoute/Location`s.
 ///

@@ -1,3 +1,5 @@
+import HealthTrailDecode
+
 /// Writes `sleep_samples.csv` and `sleep_nights.csv`, and gives each night to the daily table.
 enum SleepOutputs {
     /// The order sleep samples are collected in: by start, then end (the rest of the order is

@@ -1,3 +1,5 @@
+import HealthTrailDecode
+
 /// A `workouts.csv` row.
 enum WorkoutRow {
     /// Where a row's `avg_hr`, `max_hr` and `min_hr` come from (`hr_source`).

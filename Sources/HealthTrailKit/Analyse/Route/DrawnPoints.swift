@@ -1,3 +1,5 @@
+import HealthTrailDecode
+
 /// The points of one route kept for drawing: every point up to `cap`, then every second, every
 /// fourth, … point, so that what a route holds in memory is bounded however long its track.
 ///

@@ -1,4 +1,5 @@
 import HealthTrailArchive
+import HealthTrailDecode
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import Foundation
 import HealthTrailArchive
+import HealthTrailDecode
 import HealthTrailXML
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import HealthTrailArchive
+import HealthTrailDecode
 import HealthTrailXML
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import HealthTrailCommit
+import HealthTrailDecode
 import HealthTrailXML
 
 /// Turns one thread's routes into `route_points.csv` rows, GeoJSON features and route figures.

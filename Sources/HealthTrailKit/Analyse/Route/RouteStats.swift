@@ -1,3 +1,5 @@
+import HealthTrailDecode
+
 /// Figures derived from a route's points, accumulated point by point: routes stream out of the
 /// GPX decoder, so nothing here needs the whole array (the state is the previous point, a few
 /// elevations and the running sums).

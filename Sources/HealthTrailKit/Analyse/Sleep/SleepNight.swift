@@ -1,3 +1,5 @@
+import HealthTrailDecode
+
 /// One night of sleep: the main sleep session that ends on a given local date.
 public struct SleepNight: Sendable, Equatable {
     /// Local calendar date (`2024-01-02`) of `wakeEnd`, in the wake sample's own offset: the

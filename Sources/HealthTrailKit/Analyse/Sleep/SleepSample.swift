@@ -1,3 +1,5 @@
+import HealthTrailDecode
+
 /// One sleep record ready for the night analysis: its span, stage and ranked source.
 public struct SleepSample: Sendable, Equatable {
     /// Start instant, with the offset the record was stamped with.

@@ -1,3 +1,5 @@
+import HealthTrailDecode
+
 /// A cluster of sleep samples (any stage, any source) close enough in time to be one sleep,
 /// measured into a `SleepNight`. Whether it is the night or a nap is `SleepAnalysis`'s call.
 struct SleepSession {

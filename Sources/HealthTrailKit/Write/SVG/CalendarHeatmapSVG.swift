@@ -1,3 +1,5 @@
+import HealthTrailDecode
+
 /// `svg/calendar-<metric>.svg`: a daily metric as a year-by-week calendar (the style of
 /// GitHub's contribution graph).
 ///

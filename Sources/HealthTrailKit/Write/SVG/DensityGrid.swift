@@ -1,3 +1,5 @@
+import HealthTrailDecode
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

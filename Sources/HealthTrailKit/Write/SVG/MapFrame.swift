@@ -1,3 +1,5 @@
+import HealthTrailDecode
+
 /// Pieces the route maps share: which points are drawable, the fitting of Web Mercator world
 /// units into the map's pixels, the scale bar and the lines of a route.
 enum MapGeometry {

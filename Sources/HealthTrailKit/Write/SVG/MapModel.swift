@@ -1,3 +1,5 @@
+import HealthTrailDecode
+
 /// One workout's route for the SVG maps: the points of all its route files concatenated in
 /// time order, its segments (indices into `points`) and the figures of its title and legend.
 public struct MapRoute: Sendable {

@@ -1,3 +1,5 @@
+import HealthTrailDecode
+
 /// `svg/routes.svg`: every route on one Web Mercator map, coloured by activity
 /// (`GeoJSONWriter.colour(forActivity:)`: walks green, runs red, others their own colour).
 ///

@@ -35,7 +35,7 @@ public final class ExportDecoder: SAXDocumentDecoder, SAXEventHandler {
     /// Where records go; nil to only count (`healthtrail inspect`).
     public let sink: ExportRecordSink?
     /// `sink` for the per-record path, without reference counting (`sink` keeps it).
-    let unretainedSink: Unretained<ExportRecordSink>?
+    package let unretainedSink: Unretained<ExportRecordSink>?
     package let faults: FaultLog
     package let entryName: String
     package private(set) var parser: SAXPushParser!
@@ -48,10 +48,10 @@ public final class ExportDecoder: SAXDocumentDecoder, SAXEventHandler {
     var capturedLine = 0
 
     // MARK: Decoding state
-    let attributes = AttributeSlots()
-    let elements = InternedNames<ExportElement> { ExportElement(name: $0) }
+    package let attributes = AttributeSlots()
+    package let elements = InternedNames<ExportElement> { ExportElement(name: $0) }
     /// Kinds of the open elements (deeper nesting than this is not decoded, only counted).
-    let stack = FixedSlots<ExportElement>(repeating: .other, count: 256)
+    package let stack = FixedSlots<ExportElement>(repeating: .other, count: 256)
     var depth = 0
     var typesByBytes: [[UInt8]: RecordType] = [:]
     /// The previous record's type (most records follow one of their type). Unretained, so that
@@ -60,15 +60,15 @@ public final class ExportDecoder: SAXDocumentDecoder, SAXEventHandler {
     var sourceIndexByBytes = SourceNameTable()
     /// The last few sources seen, checked before the table, without reference counting: their
     /// names (from `sourceNames`) and indices, newest last.
-    let recentSourceNames = FixedSlots<ByteSpan>(repeating: .empty, count: ExportDecoder.recentSourceCapacity)
-    let recentSourceIndices = FixedSlots<Int>(repeating: 0, count: ExportDecoder.recentSourceCapacity)
+    package let recentSourceNames = FixedSlots<ByteSpan>(repeating: .empty, count: ExportDecoder.recentSourceCapacity)
+    package let recentSourceIndices = FixedSlots<Int>(repeating: 0, count: ExportDecoder.recentSourceCapacity)
     /// Records of each recent source since it became one, added to `sourceCounts` when it drops
     /// out: counting a record costs no array update (an exclusivity check and a uniqueness check).
-    let recentSourceHits = FixedSlots<Int>(repeating: 0, count: ExportDecoder.recentSourceCapacity)
+    package let recentSourceHits = FixedSlots<Int>(repeating: 0, count: ExportDecoder.recentSourceCapacity)
     var recentSourceCount = 0
     /// Records per source, but for the recent sources' `recentSourceHits`.
     var sourceCounts: [Int] = []
-    static let recentSourceCapacity = 4
+    package static let recentSourceCapacity = 4
     /// Each source's name, by index, in memory of its own (freed with the decoder): one copy
     /// per distinct source, however often it drops out of the recent ones and comes back.
     var sourceNames: [ByteSpan] = []
@@ -119,7 +119,7 @@ public final class ExportDecoder: SAXDocumentDecoder, SAXEventHandler {
 
     /// A start tag whose attributes are in `attributes` already.
     @inline(__always)
-    func start(_ element: ExportElement) {
+    package func start(_ element: ExportElement) {
         let parent = depth > 0 ? stack[min(depth - 1, 255)] : .other
         if depth < 256 { stack[depth] = element }
         depth += 1
@@ -156,7 +156,7 @@ public final class ExportDecoder: SAXDocumentDecoder, SAXEventHandler {
     }
 
     @inline(__always)
-    func end() {
+    package func end() {
         depth -= 1
         let element = depth < 256 ? stack[depth] : .other
         switch element {
@@ -179,7 +179,7 @@ public final class ExportDecoder: SAXDocumentDecoder, SAXEventHandler {
 
     /// Stops at the first element deeper than `SAXPushParser.maxDepth`: a fatal error, as
     /// libxml2's own depth check would be.
-    func nestedTooDeep() {
+    package func nestedTooDeep() {
         if fatal == nil { fatal = parser.depthError(line: line) }
         stopParsing()
     }
@@ -196,7 +196,7 @@ public final class ExportDecoder: SAXDocumentDecoder, SAXEventHandler {
 
     /// The index of a source name, recognised by its bytes; a handful of recent ones are checked first.
     @inline(__always)
-    func sourceIndex(_ span: ByteSpan) -> Int {
+    package func sourceIndex(_ span: ByteSpan) -> Int {
         var k = recentSourceCount
         while k > 0 {
             k -= 1
@@ -243,16 +243,16 @@ public final class ExportDecoder: SAXDocumentDecoder, SAXEventHandler {
     /// Distinct record types kept; records of further types are skipped as faults. HealthKit
     /// defines about 200, and each type costs an open CSV file and its 64 KiB buffer, so a
     /// hostile file naming a new type per record must not get one each.
-    static let maxRecordTypes = 1000
+    package static let maxRecordTypes = 1000
     /// Longest type identifier accepted (HealthKit's are under 70 bytes; the name becomes a file
     /// name, shortened past `DataFileName.maxBytes`).
-    static let maxTypeLength = 200
+    package static let maxTypeLength = 200
 
     /// The record type named by `span`, unretained (`recordTypes` keeps it); nil past
     /// `maxRecordTypes` or `maxTypeLength`, or for a name that cannot name a file
     /// (`RecordType.fileName(for:)`).
     @inline(__always)
-    func type(_ span: ByteSpan) -> Unretained<RecordType>? {
+    package func type(_ span: ByteSpan) -> Unretained<RecordType>? {
         if let last = lastType, span.equals(last.with({ $0.identifierBytes })) { return last }
         guard span.count <= Self.maxTypeLength else { return nil }
         let bytes = span.bytes

@@ -4,10 +4,10 @@ import HealthTrailXML
 public final class RecordType {
     /// `HKQuantityTypeIdentifierStepCount`.
     public let identifier: String
-    let bytes: [UInt8]
+    package let bytes: [UInt8]
     /// The same bytes in memory of its own, compared once per record without the retain and
     /// release an array's would cost: a view of `identifierStorage`, which lives as long as the type.
-    let identifierBytes: ByteSpan
+    package let identifierBytes: ByteSpan
     private let identifierStorage: OwnedBytes
     /// `step_count`: the name of its `records/<name>.csv`.
     public let fileName: String
@@ -26,14 +26,14 @@ public final class RecordType {
     var earliestUTC: Int64 = .max
     var latestUTC: Int64 = .min
     /// What the type feeds besides its CSV (daily figures, sleep nights).
-    let role: RecordRole
+    package let role: RecordRole
     /// The unit last seen for this type and how to convert it: a type keeps one unit almost
     /// always, so the table lookup runs once per change, not once per record.
     var lastUnit: [UInt8] = []
     var lastConversion: UnitConversion?
 
     /// - Parameter fileName: `RecordType.fileName(for: identifier)`, checked by the caller.
-    init(identifier: String, fileName: String) {
+    package init(identifier: String, fileName: String) {
         self.identifier = identifier
         bytes = Array(identifier.utf8)
         identifierStorage = OwnedBytes(copying: bytes)
@@ -46,17 +46,17 @@ public final class RecordType {
         keepsItsUnits = identifier.hasPrefix("HKQuantityTypeIdentifierDietary")
     }
 
-    var cumulativeKind: CumulativeKind? {
+    package var cumulativeKind: CumulativeKind? {
         if case .cumulative(let kind) = role { return kind }
         return nil
     }
 
     /// Nutrition stays in the units its apps log (45 g of protein, not 0.045 kg).
-    let keepsItsUnits: Bool
+    package let keepsItsUnits: Bool
 
     /// The conversion of `unit` to the canonical unit of its kind; nil for an unknown unit.
     @inline(__always)
-    func conversion(for unit: ByteSpan) -> UnitConversion? {
+    package func conversion(for unit: ByteSpan) -> UnitConversion? {
         if unit.equals(lastUnit) { return lastConversion }
         lastUnit = unit.bytes
         lastConversion = UnitConversion.forUnit(unit).map { known in
@@ -72,7 +72,7 @@ public final class RecordType {
     /// Only ASCII letters, digits and `_` are kept (anything else becomes `_`), and a name
     /// longer than `DataFileName.maxBytes` is shortened with a hash of the identifier: the name
     /// comes from the data and must never fail the run as a file name.
-    static func fileName(for identifier: String) -> String? {
+    package static func fileName(for identifier: String) -> String? {
         var name = Substring(identifier)
         for prefix in ["HKQuantityTypeIdentifier", "HKCategoryTypeIdentifier", "HKCorrelationTypeIdentifier", "HKDataType"]
         where name.hasPrefix(prefix) {

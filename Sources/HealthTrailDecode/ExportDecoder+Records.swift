@@ -4,7 +4,7 @@ import HealthTrailXML
 /// `<Record>`, its `MetadataEntry` and HRV beat children, and `<ActivitySummary>`.
 extension ExportDecoder {
     @inline(__always)
-    func startRecord() {
+    package func startRecord() {
         recordOpen = false
         guard let typeSpan = attributes[.type] else { return fault("missing_type", "Record without a type") }
         guard let type = type(typeSpan) else {
@@ -76,19 +76,19 @@ extension ExportDecoder {
         }
     }
 
-    func unknownUnit(_ unit: ByteSpan) {
+    package func unknownUnit(_ unit: ByteSpan) {
         unknownUnits[unit.string, default: 0] += 1
     }
 
     @inline(__always)
-    func endRecord() {
+    package func endRecord() {
         if heartRateRowOpen { unretainedSink?.with { $0.heartRateEnded(motionContext: motionContext) } }
         heartRateRowOpen = false
         recordOpen = false
     }
 
     @inline(__always)
-    func metadataEntry(parent: ExportElement) {
+    package func metadataEntry(parent: ExportElement) {
         switch parent {
         case .record:
             guard heartRateRowOpen, let key = attributes[.key], key.equals("HKMetadataKeyHeartRateMotionContext"),
@@ -108,7 +108,7 @@ extension ExportDecoder {
 
     /// `<InstantaneousBeatsPerMinute bpm="62" time="00:20:37,80"/>` (or `7:20:37.80 PM`): a
     /// local time of day, placed on the day of its HRV record.
-    func beat() {
+    package func beat() {
         guard let bpm = attributes[.bpm], NumberText.isNumber(bpm) else {
             return fault("non_numeric_value", "InstantaneousBeatsPerMinute bpm is not a number")
         }
@@ -129,7 +129,7 @@ extension ExportDecoder {
         }
     }
 
-    func activitySummary() {
+    package func activitySummary() {
         activitySummaries += 1
         guard let sink = unretainedSink else { return }
         let summary = DecodedActivitySummary(
@@ -139,8 +139,8 @@ extension ExportDecoder {
 }
 
 /// Time-of-day text as HRV beats carry it: `00:20:37,80`, `7:20:37.80 PM`, `19:20:37`.
-enum TimeOfDay {
-    static func seconds(_ s: ByteSpan) -> Int? {
+package enum TimeOfDay {
+    package static func seconds(_ s: ByteSpan) -> Int? {
         var i = 0
         func number(maxDigits: Int) -> Int? {
             var v = 0, n = 0

@@ -1,12 +1,12 @@
 import HealthTrailXML
 
 /// The elements of export.xml that HealthTrail decodes; everything else is `.other`.
-enum ExportElement: UInt8 {
+package enum ExportElement: UInt8 {
     case healthData, exportDate, me, record, correlation, metadataEntry, hrvList, beat
     case workout, workoutEvent, workoutStatistics, workoutActivity, workoutRoute, fileReference, location
     case activitySummary, other
 
-    init(name: SAXName) {
+    package init(name: SAXName) {
         switch name.string {
         case "HealthData": self = .healthData
         case "ExportDate": self = .exportDate
@@ -31,7 +31,7 @@ enum ExportElement: UInt8 {
 
 extension ExportElement {
     /// Whether the decoder reads the element's attributes.
-    var readsAttributes: Bool {
+    package var readsAttributes: Bool {
         switch self {
         case .correlation, .hrvList, .workoutRoute, .other: return false
         default: return true
@@ -41,7 +41,7 @@ extension ExportElement {
 
 extension SAXEventCapture.Vocabulary {
     /// export.xml's elements and attributes, as `ExportElement` and `ExportAttribute` codes.
-    static let export = SAXEventCapture.Vocabulary(
+    package static let export = SAXEventCapture.Vocabulary(
         element: { ExportElement(name: $0).rawValue },
         attribute: { name in
             let key = ExportAttribute(name: name)
@@ -51,7 +51,7 @@ extension SAXEventCapture.Vocabulary {
 }
 
 /// The attributes HealthTrail reads; a bit each in `AttributeSlots.present`.
-enum ExportAttribute: UInt8, CaseIterable {
+package enum ExportAttribute: UInt8, CaseIterable {
     case type, unit, value, sourceName, startDate, endDate, key, bpm, time
     case workoutActivityType, duration, durationUnit, totalDistance, totalDistanceUnit
     case totalEnergyBurned, totalEnergyBurnedUnit, date, average, minimum, maximum, sum, uuid, path
@@ -62,7 +62,7 @@ enum ExportAttribute: UInt8, CaseIterable {
     case dateOfBirth = 60, biologicalSex, bloodType
     case other = 63
 
-    init(name: SAXName) {
+    package init(name: SAXName) {
         let text = name.string
         switch text {
         case "HKCharacteristicTypeIdentifierDateOfBirth": self = .dateOfBirth
@@ -75,15 +75,15 @@ enum ExportAttribute: UInt8, CaseIterable {
 
 /// The attribute values of the element being decoded, as spans into libxml2's buffers or, on
 /// the decoding thread, into the `SAXEventCapture` block being replayed.
-final class AttributeSlots {
+package final class AttributeSlots {
     private(set) var present: UInt64 = 0
     /// The value of each key present, at its raw value.
     private let slots = FixedSlots<ByteSpan>(repeating: .empty, count: 64)
-    let names = InternedNames<ExportAttribute> { ExportAttribute(name: $0) }
+    package let names = InternedNames<ExportAttribute> { ExportAttribute(name: $0) }
 
     /// Loads the attributes of a start tag libxml2 reports.
     @inline(__always)
-    func load(_ attributes: SAXAttributes) {
+    package func load(_ attributes: SAXAttributes) {
         present = 0
         attributes.forEach { name, value in
             let key = names.lookup(name)
@@ -94,24 +94,24 @@ final class AttributeSlots {
     }
 
     /// Forgets every value (before `set`s of a captured element).
-    @inline(__always) func clear() { present = 0 }
+    @inline(__always) package func clear() { present = 0 }
 
     /// One value of a captured element (`SAXEventCapture`).
     @inline(__always)
-    func set(_ key: ExportAttribute, _ value: ByteSpan) {
+    package func set(_ key: ExportAttribute, _ value: ByteSpan) {
         guard key != .other else { return }
         slots[Int(key.rawValue)] = value
         present |= 1 << UInt64(key.rawValue)
     }
 
     @inline(__always)
-    subscript(_ key: ExportAttribute) -> ByteSpan? {
+    package subscript(_ key: ExportAttribute) -> ByteSpan? {
         present & (1 << UInt64(key.rawValue)) != 0 ? slots[Int(key.rawValue)] : nil
     }
 
-    func string(_ key: ExportAttribute) -> String? { self[key]?.string }
-    func double(_ key: ExportAttribute) -> Double? { self[key].flatMap(NumberText.double) }
-    func quantity(_ value: ExportAttribute, _ unit: ExportAttribute) -> Quantity? {
+    package func string(_ key: ExportAttribute) -> String? { self[key]?.string }
+    package func double(_ key: ExportAttribute) -> Double? { self[key].flatMap(NumberText.double) }
+    package func quantity(_ value: ExportAttribute, _ unit: ExportAttribute) -> Quantity? {
         guard let v = double(value) else { return nil }
         return Quantity(value: v, unit: string(unit) ?? "")
     }

@@ -48,7 +48,7 @@ extension NumberText {
     /// repeated multiplication by 10). A switch over literals: a static array cost a lazy
     /// initialisation check and a bounds check per number.
     @inline(__always)
-    static func powerOfTen(_ k: Int) -> Double {
+    package static func powerOfTen(_ k: Int) -> Double {
         switch k {
         case 0: return 1e0
         case 1: return 1e1

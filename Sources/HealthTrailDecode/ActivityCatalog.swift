@@ -63,13 +63,13 @@ public enum ActivityCatalog {
     /// The longest name an unknown type gets (HealthKit's longest is 32 bytes): the name is part
     /// of a workout id and so of a file name (`svg/workouts/<id>.svg`), and an export's type can
     /// be of any length. A longer one is shortened and ends in a hash of the type.
-    static let maxNameBytes = 64
+    package static let maxNameBytes = 64
 
     /// `HighIntensityIntervalTraining` → `high_intensity_interval_training`; a run of capitals
     /// stays one word (`HIITWorkout` → `hiit_workout`); anything but ASCII letters and digits
     /// becomes `_`. Names end up in file names (workout ids, map files), so an export must not be
     /// able to put `/` or `..` in one.
-    static func snakeCase<S: StringProtocol>(_ text: S) -> String {
+    package static func snakeCase<S: StringProtocol>(_ text: S) -> String {
         let chars = Array(text)
         var out = ""
         out.reserveCapacity(chars.count + 8)

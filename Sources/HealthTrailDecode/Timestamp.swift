@@ -36,7 +36,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, BitwiseCopyable {
         return copy.withUTF8 { parse($0.baseAddress!, $0.count) }
     }
 
-    static func parse(_ p: UnsafePointer<UInt8>, _ n: Int) -> Timestamp? {
+    package static func parse(_ p: UnsafePointer<UInt8>, _ n: Int) -> Timestamp? {
         guard n >= 19 else { return nil }
         guard let year = digits(p, 0, 4), p[4] == 0x2D, let month = digits(p, 5, 2), p[7] == 0x2D,
             let day = digits(p, 8, 2), p[10] == 0x20 || p[10] == 0x54,
@@ -84,12 +84,12 @@ public struct Timestamp: Hashable, Comparable, Sendable, BitwiseCopyable {
 
     @inline(__always)
     /// `digits` of a span; nil unless the `count` bytes at `at` lie inside it.
-    static func digits(_ span: ByteSpan, _ at: Int, _ count: Int) -> Int? {
+    package static func digits(_ span: ByteSpan, _ at: Int, _ count: Int) -> Int? {
         guard at >= 0, count >= 0, at <= span.count - count else { return nil }
         return digits(span.start, at, count)
     }
 
-    static func digits(_ p: UnsafePointer<UInt8>, _ at: Int, _ count: Int, _ limit: Int = .max) -> Int? {
+    package static func digits(_ p: UnsafePointer<UInt8>, _ at: Int, _ count: Int, _ limit: Int = .max) -> Int? {
         guard at + count <= limit else { return nil }
         var v = 0
         for k in 0..<count {
@@ -100,7 +100,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, BitwiseCopyable {
         return v
     }
 
-    static func daysIn(month: Int, year: Int) -> Int {
+    package static func daysIn(month: Int, year: Int) -> Int {
         switch month {
         case 2: return (year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)) ? 29 : 28
         case 4, 6, 9, 11: return 30
@@ -120,6 +120,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, BitwiseCopyable {
     }
 
     /// The civil date of a day count since 1970-01-01.
+    @inlinable
     public static func civilFromDays(_ z0: Int64) -> (year: Int, month: Int, day: Int) {
         let z = z0 + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
@@ -133,10 +134,11 @@ public struct Timestamp: Hashable, Comparable, Sendable, BitwiseCopyable {
     }
 
     // MARK: Formatting
+    // Inlinable: CSVWriter (HealthTrailKit) writes a date or an offset into most rows.
 
     /// Writes `2024-01-02T15:31:22Z` (20 bytes) at `out`.
-    @inline(__always)
-    static func writeUTC(_ seconds: Int64, to out: UnsafeMutablePointer<UInt8>) {
+    @inlinable @inline(__always)
+    package static func writeUTC(_ seconds: Int64, to out: UnsafeMutablePointer<UInt8>) {
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let rest = Int(seconds - days * 86_400)
         let (y, m, d) = civilFromDays(days)
@@ -147,25 +149,25 @@ public struct Timestamp: Hashable, Comparable, Sendable, BitwiseCopyable {
     }
 
     /// Writes `+01:00` / `-08:00` (6 bytes) at `out`.
-    @inline(__always)
-    static func writeOffset(_ minutes: Int32, to out: UnsafeMutablePointer<UInt8>) {
+    @inlinable @inline(__always)
+    package static func writeOffset(_ minutes: Int32, to out: UnsafeMutablePointer<UInt8>) {
         let a = Int(abs(minutes))
         out[0] = minutes < 0 ? 0x2D : 0x2B
         put2(a / 60, out + 1); out[3] = 0x3A; put2(a % 60, out + 4)
     }
 
     /// Writes the local calendar date `2024-01-02` (10 bytes) of `localSeconds`.
-    @inline(__always)
-    static func writeDate(localSeconds: Int64, to out: UnsafeMutablePointer<UInt8>) {
+    @inlinable @inline(__always)
+    package static func writeDate(localSeconds: Int64, to out: UnsafeMutablePointer<UInt8>) {
         let days = localSeconds >= 0 ? localSeconds / 86_400 : (localSeconds - 86_399) / 86_400
         let (y, m, d) = civilFromDays(days)
         put4(y, out); out[4] = 0x2D; put2(m, out + 5); out[7] = 0x2D; put2(d, out + 8)
     }
 
-    @inline(__always) static func put2(_ v: Int, _ p: UnsafeMutablePointer<UInt8>) {
+    @inlinable @inline(__always) package static func put2(_ v: Int, _ p: UnsafeMutablePointer<UInt8>) {
         p[0] = UInt8(0x30 + v / 10 % 10); p[1] = UInt8(0x30 + v % 10)
     }
-    @inline(__always) static func put4(_ v: Int, _ p: UnsafeMutablePointer<UInt8>) {
+    @inlinable @inline(__always) package static func put4(_ v: Int, _ p: UnsafeMutablePointer<UInt8>) {
         put2(v / 100, p); put2(v % 100, p + 2)
     }
 

@@ -53,7 +53,7 @@ public struct DecodedRecord {
 /// One `<ActivitySummary>` as decoded. Its spans are valid only during the sink's call.
 public struct DecodedActivitySummary {
     /// The attributes after the date, in the order of `activity_summaries.csv`.
-    static let fieldAttributes: [ExportAttribute] = [
+    package static let fieldAttributes: [ExportAttribute] = [
         .activeEnergyBurned, .activeEnergyBurnedGoal, .activeEnergyBurnedUnit,
         .appleMoveTime, .appleMoveTimeGoal, .appleExerciseTime,
         .appleExerciseTimeGoal, .appleStandHours, .appleStandHoursGoal,

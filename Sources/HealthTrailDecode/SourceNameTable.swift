@@ -8,14 +8,14 @@ import HealthTrailXML
 /// miss each) whenever it grew, which made such exports cost over twice as much as ones with a
 /// single source. Here a lookup hashes the span in one call and allocates nothing, and growing
 /// reuses the stored hashes.
-struct SourceNameTable {
+package struct SourceNameTable {
     /// Slot → source index, −1 for an empty slot; its count is a power of two.
     private var indices: [Int32] = Array(repeating: -1, count: 64)
     /// Slot → the hash of its name (meaningless in empty slots).
     private var hashes: [Int] = Array(repeating: 0, count: 64)
     private(set) var count = 0
 
-    static func hash(_ span: ByteSpan) -> Int {
+    package static func hash(_ span: ByteSpan) -> Int {
         var hasher = Hasher()
         span.hash(into: &hasher)
         return hasher.finalize()
@@ -23,7 +23,7 @@ struct SourceNameTable {
 
     /// The index stored for `span`'s bytes, whose hash is `hash`; `names` holds every stored
     /// index's name.
-    func index(of span: ByteSpan, hash: Int, names: [ByteSpan]) -> Int? {
+    package func index(of span: ByteSpan, hash: Int, names: [ByteSpan]) -> Int? {
         let mask = indices.count - 1
         var slot = hash & mask
         // Ends: at most half the slots are full, so the probe meets an empty one.
@@ -36,7 +36,7 @@ struct SourceNameTable {
     }
 
     /// Stores `index` for a name that is not in the table yet, whose hash is `hash`.
-    mutating func insert(_ index: Int, hash: Int) {
+    package mutating func insert(_ index: Int, hash: Int) {
         if (count + 1) * 2 > indices.count { grow() }
         place(Int32(index), hash: hash)
         count += 1

@@ -8,7 +8,7 @@ import HealthTrailXML
 /// fixed buffer (a field longer than that is a fault, not an allocation). Each point comes with
 /// its fields' text too, so writers can copy the numbers as the file wrote them.
 public final class GPXDecoder: SAXDocumentDecoder, SAXEventHandler {
-    enum Field: Int { case ele = 0, time, speed, course, hAcc, vAcc, none }
+    package enum Field: Int { case ele = 0, time, speed, course, hAcc, vAcc, none }
 
     public var points: Int { pointCount }
     public var firstUTC: Int64? { earliestUTC }
@@ -20,13 +20,13 @@ public final class GPXDecoder: SAXDocumentDecoder, SAXEventHandler {
     private var latestUTC: Int64?
 
     /// Receives each valid point with its raw fields (valid only during the call).
-    let onPoint: ((RoutePoint, GPXRawFields) -> Void)?
+    package let onPoint: ((RoutePoint, GPXRawFields) -> Void)?
     package let faults: FaultLog
     package let entryName: String
     package var parser: SAXPushParser!
     package var fatal: InputError?
 
-    let names = InternedNames<Field> { GPXDecoder.field(named: $0) }
+    package let names = InternedNames<Field> { GPXDecoder.field(named: $0) }
     var trkptName: SAXName?
     var inPoint = false
     var current = Field.none
@@ -34,10 +34,10 @@ public final class GPXDecoder: SAXDocumentDecoder, SAXEventHandler {
     var depth = 0
     /// Text of lat, lon and each child field of the current point, in fixed slots: a point
     /// costs no allocation. Slot `i` holds `lengths[i]` bytes at `i * maxFieldLength`.
-    let text = FixedSlots<UInt8>(repeating: 0, count: 8 * GPXDecoder.maxFieldLength)
-    let lengths = FixedSlots<Int>(repeating: 0, count: 8)
-    static let maxFieldLength = 64
-    static let latSlot = 6, lonSlot = 7
+    package let text = FixedSlots<UInt8>(repeating: 0, count: 8 * GPXDecoder.maxFieldLength)
+    package let lengths = FixedSlots<Int>(repeating: 0, count: 8)
+    package static let maxFieldLength = 64
+    package static let latSlot = 6, lonSlot = 7
 
     public init(
         faults: FaultLog, fileName: String, entryName: String,
@@ -52,19 +52,19 @@ public final class GPXDecoder: SAXDocumentDecoder, SAXEventHandler {
     package var line: Int { parser.line }
     package func stopParsing() { parser.stop() }
 
-    @inline(__always) func span(_ slot: Int) -> ByteSpan {
+    @inline(__always) package func span(_ slot: Int) -> ByteSpan {
         text.span(from: slot * Self.maxFieldLength, count: lengths[slot])
     }
 
     /// Appends bytes to a slot; false when the field would be longer than a slot.
-    @inline(__always) func append(_ slot: Int, _ bytes: ByteSpan) -> Bool {
+    @inline(__always) package func append(_ slot: Int, _ bytes: ByteSpan) -> Bool {
         guard lengths[slot] + bytes.count <= Self.maxFieldLength else { return false }
         text.copy(bytes, to: slot * Self.maxFieldLength + lengths[slot])
         lengths[slot] += bytes.count
         return true
     }
 
-    static func field(named name: SAXName) -> Field {
+    package static func field(named name: SAXName) -> Field {
         switch name.string {
         case "ele": return .ele
         case "time": return .time
@@ -114,7 +114,7 @@ public final class GPXDecoder: SAXDocumentDecoder, SAXEventHandler {
         emitPoint()
     }
 
-    func emitPoint() {
+    package func emitPoint() {
         let lat = span(Self.latSlot), lon = span(Self.lonSlot)
         guard NumberText.isNumber(lat), NumberText.isNumber(lon),
             let latitude = NumberText.fastDouble(lat), let longitude = NumberText.fastDouble(lon)
@@ -162,12 +162,12 @@ public struct GPXRawFields {
     public var verticalAccuracy: ByteSpan?
 
     /// The longest `render` output: seven fields of at most `GPXDecoder.maxFieldLength` bytes and six commas.
-    static let maxRenderedLength = 7 * GPXDecoder.maxFieldLength + 6
+    package static let maxRenderedLength = 7 * GPXDecoder.maxFieldLength + 6
 
     /// Writes `lat,lon,ele,speed,hAcc,course,vAcc` as `route_points.csv` holds them (a field
     /// empty where the file has none) into `out`, which has room for `maxRenderedLength`
     /// bytes; returns the length. The numbers are copied, never reformatted.
-    func render(into out: UnsafeMutablePointer<UInt8>) -> Int {
+    package func render(into out: UnsafeMutablePointer<UInt8>) -> Int {
         var n = 0
         @inline(__always) func copy(_ span: ByteSpan) {
             (out + n).update(from: span.start, count: span.count)

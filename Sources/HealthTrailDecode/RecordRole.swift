@@ -1,5 +1,5 @@
 /// What a record type feeds beyond its own `records/<type>.csv`.
-enum RecordRole: Equatable {
+package enum RecordRole: Equatable {
     case heartRate
     case restingHeartRate
     case heartRateVariability
@@ -8,7 +8,7 @@ enum RecordRole: Equatable {
     case standHour
     case other
 
-    init(identifier: String) {
+    package init(identifier: String) {
         switch identifier {
         case "HKQuantityTypeIdentifierHeartRate": self = .heartRate
         case "HKQuantityTypeIdentifierRestingHeartRate": self = .restingHeartRate

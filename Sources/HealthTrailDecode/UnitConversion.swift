@@ -43,7 +43,7 @@ public struct UnitConversion: Sendable, Equatable {
     public let factor: Double
     public let offset: Double
 
-    @inline(__always) init(
+    @inline(__always) package init(
         _ unit: String, _ kind: UnitKind, _ canonicalUnit: String,
         factor: Double = 1, offset: Double = 0
     ) {
@@ -56,17 +56,17 @@ public struct UnitConversion: Sendable, Equatable {
 
     /// True when nothing changes, value nor unit text: callers copy the original bytes instead of
     /// parsing and re-printing the number (which could alter its digits).
-    public var isIdentity: Bool { preservesValue && unit == canonicalUnit }
+    @inlinable public var isIdentity: Bool { preservesValue && unit == canonicalUnit }
 
     /// True when the number is unchanged though the unit may be renamed (`count/min` → `bpm`,
     /// `Cal` → `kcal`): the value's bytes can still be copied as written.
-    public var preservesValue: Bool { factor == 1 && offset == 0 }
+    @inlinable public var preservesValue: Bool { factor == 1 && offset == 0 }
 
     /// The value in `canonicalUnit`.
     ///
     /// Floating point: `0.29 × 100` is `28.999999999999996`, so writers should print converted
     /// values with bounded precision rather than the shortest round-trip representation.
-    @inline(__always) public func convert(_ value: Double) -> Double {
+    @inlinable @inline(__always) public func convert(_ value: Double) -> Double {
         value * factor + offset
     }
 
@@ -108,7 +108,7 @@ public struct UnitConversion: Sendable, Equatable {
 /// The XML parser substitutes entities, so `mL/min&#183;kg` in the file arrives here as the
 /// UTF-8 middle dot U+00B7 (`C2 B7`), and glucose's `mmol&lt;180.1558800000541&gt;/L` as `<…>`.
 private final class UnitTable: Sendable {
-    static let entries: [UnitConversion] = {
+    package static let entries: [UnitConversion] = {
         var e: [UnitConversion] = []
         func add(_ unit: String, _ kind: UnitKind, _ canonical: String, _ factor: Double = 1, _ offset: Double = 0) {
             e.append(UnitConversion(unit, kind, canonical, factor: factor, offset: offset))
@@ -189,17 +189,17 @@ private final class UnitTable: Sendable {
         return e
     }()
 
-    static let shared = UnitTable(entries)
+    package static let shared = UnitTable(entries)
 
-    let byName: [String: UnitConversion]
+    package let byName: [String: UnitConversion]
     /// Unit bytes of every entry, back to back, sorted by length.
-    let blob: [UInt8]
-    let byteOffset: [Int]
-    let conversions: [UnitConversion]
+    package let blob: [UInt8]
+    package let byteOffset: [Int]
+    package let conversions: [UnitConversion]
     /// Entries of byte length n are `bucketStart[n] ..< bucketStart[n + 1]`.
-    let bucketStart: [Int]
+    package let bucketStart: [Int]
 
-    init(_ entries: [UnitConversion]) {
+    package init(_ entries: [UnitConversion]) {
         var byName: [String: UnitConversion] = [:]
         for entry in entries {
             // The insertion stays outside the check: a condition is not evaluated in every build.

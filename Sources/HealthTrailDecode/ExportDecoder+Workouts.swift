@@ -1,6 +1,6 @@
 /// `<Workout>` and its children: events, statistics, parts, routes and old inline locations.
 extension ExportDecoder {
-    func startWorkout() {
+    package func startWorkout() {
         workout = nil
         guard let type = attributes.string(.workoutActivityType) else {
             return fault("missing_type", "Workout without workoutActivityType")
@@ -30,7 +30,7 @@ extension ExportDecoder {
             source: attributes.string(.sourceName) ?? "", line: line)
     }
 
-    func workoutChild(_ element: ExportElement, parent: ExportElement) {
+    package func workoutChild(_ element: ExportElement, parent: ExportElement) {
         guard workout != nil else { return }
         switch element {
         case .workoutEvent:
@@ -69,7 +69,7 @@ extension ExportDecoder {
 
     /// Old exports put route points inline: `<Location date= latitude= longitude= altitude= …/>`.
     /// They are kept with their workout and processed with the route files (heart-rate join).
-    func inlineLocation() {
+    package func inlineLocation() {
         guard let date = attributes[.date].flatMap(Timestamp.parse) else {
             return fault("bad_date", "Location date is not a date")
         }
@@ -96,7 +96,7 @@ extension ExportDecoder {
 
 extension Workout {
     /// `20240102T153122Z-running`: sortable, readable, stable across exports of the same data.
-    static func baseID(start: Timestamp, activity: String) -> String {
+    package static func baseID(start: Timestamp, activity: String) -> String {
         start.utcString.filter { $0 != "-" && $0 != ":" } + "-" + activity
     }
 }

@@ -29,7 +29,7 @@ extension ExportDecoder {
     }
 
     /// Parses one chunk of export.xml.
-    func feed(_ chunk: UnsafeRawBufferPointer) throws {
+    package func feed(_ chunk: UnsafeRawBufferPointer) throws {
         guard let capture else { return try parseDirectly(chunk) }
         do { try parser.feed(chunk) } catch { throw waitForDecoding() ?? error }
         if capture.stopRequested, let error = waitForDecoding() { throw error }
