@@ -35,6 +35,11 @@ extension ExportDecoder {
         if capture.stopRequested, let error = waitForDecoding() { throw error }
     }
 
+    /// Parses the bytes of `chunk` from `offset` on (after a prefix `PrologFilter` rewrote).
+    package func feed(_ chunk: UnsafeRawBufferPointer, from offset: Int) throws {
+        try feed(UnsafeRawBufferPointer(rebasing: chunk[offset...]))
+    }
+
     public func feed(_ bytes: [UInt8]) throws {
         try bytes.withUnsafeBytes { try feed($0) }
     }

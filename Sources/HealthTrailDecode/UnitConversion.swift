@@ -78,25 +78,18 @@ public struct UnitConversion: Sendable, Equatable {
 
     /// Same lookup on raw bytes without allocating (hot path: once per record).
     ///
-    /// Candidates are bucketed by byte length, so at most a handful of `memcmp`s run, each
+    /// Candidates are bucketed by byte length, so at most a handful of comparisons run, each
     /// after a first-byte check.
     public static func forUnit(_ unit: ByteSpan) -> UnitConversion? {
         let table = UnitTable.shared
         let n = unit.count
         guard n > 0, n < table.bucketStart.count - 1 else { return nil }
-        let first = unit.start[0]
-        var i = table.bucketStart[n]
-        let end = table.bucketStart[n + 1]
-        return table.blob.withUnsafeBufferPointer { blob -> UnitConversion? in
-            while i < end {
-                let offset = table.byteOffset[i]
-                if blob[offset] == first && memcmp(blob.baseAddress! + offset, unit.start, n) == 0 {
-                    return table.conversions[i]
-                }
-                i += 1
-            }
-            return nil
+        let first = unit[0]
+        for i in table.bucketStart[n]..<table.bucketStart[n + 1] {
+            let candidate = table.units[i]
+            if candidate[0] == first && candidate.equals(unit) { return table.conversions[i] }
         }
+        return nil
     }
 
     /// Every unit HealthTrail recognises, in table order.
@@ -192,9 +185,9 @@ private final class UnitTable: Sendable {
     package static let shared = UnitTable(entries)
 
     package let byName: [String: UnitConversion]
-    /// Unit bytes of every entry, back to back, sorted by length.
-    package let blob: [UInt8]
-    package let byteOffset: [Int]
+    /// Unit bytes of every entry, back to back, sorted by length, and each entry's span of them.
+    private let blob: OwnedBytes
+    package let units: [ByteSpan]
     package let conversions: [UnitConversion]
     /// Entries of byte length n are `bucketStart[n] ..< bucketStart[n + 1]`.
     package let bucketStart: [Int]
@@ -222,8 +215,9 @@ private final class UnitTable: Sendable {
         for n in 0...(maxLength + 1) {
             starts[n] = sorted.prefix { $0.unit.utf8.count < n }.count
         }
-        self.blob = blob
-        self.byteOffset = offsets
+        let storage = OwnedBytes(copying: blob)
+        self.blob = storage
+        self.units = zip(offsets, sorted).map { offset, entry in storage.span.dropFirst(offset).prefix(entry.unit.utf8.count) }
         self.conversions = sorted
         self.bucketStart = starts
     }

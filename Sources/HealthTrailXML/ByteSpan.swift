@@ -50,6 +50,9 @@ public struct ByteSpan {
         count == bytes.count && bytes.withUnsafeBufferPointer { memcmp(start, $0.baseAddress!, count) == 0 }
     }
 
+    /// The first `n` bytes (all of them when there are fewer).
+    @inlinable public func prefix(_ n: Int) -> ByteSpan { ByteSpan(start: start, count: Swift.max(0, Swift.min(n, count))) }
+
     @inlinable public func dropFirst(_ n: Int) -> ByteSpan { ByteSpan(start: start + min(n, count), count: max(0, count - n)) }
 
     /// Feeds the bytes to `hasher`.

@@ -176,8 +176,8 @@ public enum ExportRun {
                     throw InputError(
                         file: source.displayName, entry: entry.path, "no <HealthData> element in the first 4 MB: not an Apple Health export")
                 case .ready(let prolog, let resumeAt):
-                    try prolog.withUnsafeBytes { try decoder.feed($0) }
-                    try decoder.feed(UnsafeRawBufferPointer(rebasing: chunk[resumeAt...]))
+                    try decoder.feed(prolog)
+                    try decoder.feed(chunk, from: resumeAt)
                 }
             }
         } catch {

@@ -97,3 +97,27 @@ enum RoutePointRecord {
         }
     }
 }
+
+extension GPXRawFields {
+    /// The longest `render` output: seven fields of at most `GPXDecoder.maxFieldLength` bytes and six commas.
+    static let maxRenderedLength = 7 * GPXDecoder.maxFieldLength + 6
+
+    /// Writes `lat,lon,ele,speed,hAcc,course,vAcc` as `route_points.csv` holds them (a field
+    /// empty where the file has none) into `out`, which has room for `maxRenderedLength`
+    /// bytes; returns the length. The numbers are copied, never reformatted.
+    func render(into out: UnsafeMutablePointer<UInt8>) -> Int {
+        var n = 0
+        @inline(__always) func copy(_ span: ByteSpan) {
+            (out + n).update(from: span.start, count: span.count)
+            n += span.count
+        }
+        @inline(__always) func next(_ span: ByteSpan?) {
+            out[n] = 0x2C; n += 1
+            if let span { copy(span) }
+        }
+        copy(latitude)
+        next(longitude)
+        next(elevation); next(speed); next(horizontalAccuracy); next(course); next(verticalAccuracy)
+        return n
+    }
+}

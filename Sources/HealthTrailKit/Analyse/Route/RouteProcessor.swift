@@ -37,7 +37,8 @@ final class RouteProcessor {
     private let pointBox: UncheckedBox<DrawnPoints>
     private let statsBox: UncheckedBox<RouteStats>
     private var stats: RouteStats { statsBox.value }
-    private var workoutID: [UInt8] = []
+    /// The workout's id, written at the start of each point's row.
+    private var workoutID = OwnedBytes(copying: [UInt8]())
     private var current: (id: String, activity: String, file: String?)?
 
     /// - Parameter tracksSpillPath: where the tracks' coordinates go until the maps are drawn
@@ -60,7 +61,7 @@ final class RouteProcessor {
 
     func begin(workoutID id: String, activity: String, routeFile: String?) {
         current = (id, activity, routeFile)
-        workoutID = Array(id.utf8)
+        workoutID = OwnedBytes(copying: Array(id.utf8))
         cursor = join.map { HeartRateJoin.Cursor($0) }
         pointBox.value.reset()
         statsBox.value = RouteStats(zoneCount: zones.zones.count)
@@ -92,7 +93,7 @@ final class RouteProcessor {
         statsBox.value.add(point, zones: zones)
         pointBox.value.append(point)
         guard let w = csv else { return }
-        workoutID.withUnsafeBufferPointer { w.field(ByteSpan(start: $0.baseAddress!, count: $0.count)) }
+        w.field(workoutID.span)
         w.comma()
         w.utc(point.time); w.comma()
         columns(w)
