@@ -172,17 +172,12 @@ public final class OutputStaging {
 
     /// Creates a folder (and its parents) owner-only; an existing folder is kept as it is.
     package static func makeDirectory(_ path: String) throws {
-        var st = stat()
-        if stat(path, &st) == 0 {
-            guard (st.st_mode & S_IFMT) == S_IFDIR else { throw InputError(file: path, "output path exists and is not a folder") }
-            return
-        }
         do {
-            try FileManager.default.createDirectory(
-                atPath: path, withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw InputError(file: path, "cannot create output folder: \(String(cString: strerror(errno == 0 ? EACCES : errno)))")
+            try makeOwnerOnlyFolder(path)
+        } catch .notAFolder {
+            throw InputError(file: path, "output path exists and is not a folder")
+        } catch .cannotCreate(let code) {
+            throw InputError(file: path, "cannot create output folder: \(String(cString: strerror(code)))")
         }
     }
 }

@@ -101,18 +101,11 @@ package struct LedgerFiles {
 
     /// Creates a folder (and its parents) owner-only; an existing folder is left as it is.
     package func makeFolder(_ path: String) throws {
-        var st = stat()
-        if stat(path, &st) == 0 {
-            guard (st.st_mode & S_IFMT) == S_IFDIR else {
-                throw LedgerError(.io, path: ledger, "\(path) exists and is not a folder")
-            }
-            return
-        }
         do {
-            try FileManager.default.createDirectory(
-                atPath: path, withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700])
-        } catch {
+            try makeOwnerOnlyFolder(path)
+        } catch .notAFolder {
+            throw LedgerError(.io, path: ledger, "\(path) exists and is not a folder")
+        } catch .cannotCreate {
             throw LedgerError(.io, path: ledger, "cannot create the folder \(path)")
         }
     }
