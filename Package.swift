@@ -5,7 +5,8 @@ import PackageDescription
 // Each target is a layer of docs/ARCHITECTURE.md, and its dependencies are the only arrows the
 // compiler allows: HealthTrailArchive (files, zip, inflate) ← HealthTrailXML (libxml2 SAX) ←
 // HealthTrailDecode (export.xml and GPX → typed records for a sink; it writes nothing) ←
-// HealthTrailKit (normalise, analyse, write, DP releases, run), which also uses
+// HealthTrailKit (normalise, analyse, a run's outputs, DP releases, run), which also uses
+// HealthTrailWrite (CSV, GeoJSON and SVG from plain values: the formats, not the tables),
 // HealthTrailCommit (staging and the journalled commit, which know files, not health data) and
 // HealthTrailPrivacy (the DP samplers and budget ledger, blind to exports); HealthTrailSynth,
 // the generator the tests and benchmarks compare against, sees only the archive writer.
@@ -19,8 +20,8 @@ let package = Package(
         .library(
             name: "HealthTrailKit",
             targets: [
-                "HealthTrailKit", "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode", "HealthTrailCommit", "HealthTrailPrivacy",
-                "HealthTrailSynth",
+                "HealthTrailKit", "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode", "HealthTrailWrite", "HealthTrailCommit",
+                "HealthTrailPrivacy", "HealthTrailSynth",
             ]),
     ],
     dependencies: [
@@ -70,6 +71,12 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),   // SHA-256 that shortens an overlong type's name
             ]
         ),
+        // The file formats HealthTrail writes, knowing no health type beyond a route point:
+        // buffered CSV, GeoJSON routes, and the SVG maps and calendars drawn from plain values.
+        .target(
+            name: "HealthTrailWrite",
+            dependencies: ["HealthTrailArchive", "HealthTrailDecode", "HealthTrailCommit"]
+        ),
         // The seeded export generator: the tests' and benchmarks' oracle, and `healthtrail synth`.
         .target(
             name: "HealthTrailSynth",
@@ -93,7 +100,8 @@ let package = Package(
         .target(
             name: "HealthTrailKit",
             dependencies: [
-                "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode", "HealthTrailCommit", "HealthTrailPrivacy",
+                "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode", "HealthTrailWrite", "HealthTrailCommit",
+                "HealthTrailPrivacy",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
@@ -102,7 +110,7 @@ let package = Package(
         .executableTarget(
             name: "healthtrail",
             dependencies: [
-                "HealthTrailKit", "HealthTrailArchive", "HealthTrailPrivacy", "HealthTrailSynth",
+                "HealthTrailKit", "HealthTrailArchive", "HealthTrailWrite", "HealthTrailPrivacy", "HealthTrailSynth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -122,8 +130,8 @@ let package = Package(
         .testTarget(
             name: "HealthTrailKitTests",
             dependencies: [
-                "HealthTrailKit", "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode", "HealthTrailCommit", "HealthTrailPrivacy",
-                "HealthTrailSynth", "CLibXML2", "CZlib",
+                "HealthTrailKit", "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode", "HealthTrailWrite", "HealthTrailCommit",
+                "HealthTrailPrivacy", "HealthTrailSynth", "CLibXML2", "CZlib",
             ],
             exclude: ["geojson_check.py", "malloc_counter.c"]   // the GeoJSON validator and the allocation counter the tests run
         ),

@@ -1,3 +1,4 @@
+import HealthTrailArchive
 import HealthTrailXML
 
 /// What becomes of the records `ExportDecoder` decodes: rows of CSV, daily figures, spill files.

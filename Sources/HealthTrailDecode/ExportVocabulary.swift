@@ -1,3 +1,4 @@
+import HealthTrailArchive
 import HealthTrailXML
 
 /// The elements of export.xml that HealthTrail decodes; everything else is `.other`.

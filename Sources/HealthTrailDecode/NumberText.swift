@@ -1,3 +1,4 @@
+import HealthTrailArchive
 import HealthTrailXML
 
 /// Checks and reads decimal numbers as Apple writes them (`72`, `-0.5`, `1.2e-05`) without allocating.

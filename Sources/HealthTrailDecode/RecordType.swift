@@ -1,3 +1,4 @@
+import HealthTrailArchive
 import HealthTrailXML
 
 /// One `type` of `<Record>` seen in the export, with its count and output file.

@@ -1,3 +1,4 @@
+import HealthTrailArchive
 import HealthTrailXML
 
 /// Source indices by name bytes: an open-addressing table of (hash, index) slots, at most half

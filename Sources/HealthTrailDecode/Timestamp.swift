@@ -1,3 +1,4 @@
+import HealthTrailArchive
 import HealthTrailXML
 
 /// An instant in UTC seconds plus the UTC offset the record was stamped with.

@@ -1,3 +1,4 @@
+import HealthTrailArchive
 import HealthTrailXML
 
 #if canImport(Glibc)

@@ -1,3 +1,5 @@
+import HealthTrailArchive
+
 /// A fixed number of values in memory of their own, read and written in place by index.
 ///
 /// For the decoders' small tables updated once per element (the open elements, attribute

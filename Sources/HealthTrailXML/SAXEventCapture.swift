@@ -1,4 +1,5 @@
 import Foundation
+import HealthTrailArchive
 
 /// A document's start and end tags as the parsing thread saw them, for a decoder to replay on
 /// a thread of its own.

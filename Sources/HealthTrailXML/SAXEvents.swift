@@ -1,4 +1,5 @@
 import CLibXML2
+import HealthTrailArchive
 
 #if canImport(Glibc)
 import Glibc

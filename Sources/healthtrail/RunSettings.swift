@@ -1,6 +1,7 @@
 import ArgumentParser
 import HealthTrailArchive
 import HealthTrailKit
+import HealthTrailWrite
 
 /// The options that shape a run's outputs, shared by `run` and `partial`.
 ///

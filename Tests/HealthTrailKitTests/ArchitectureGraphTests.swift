@@ -65,6 +65,28 @@ import Testing
         }
     }
 
+    /// The code map's picture puts each target on a row; every dependency between HealthTrail's
+    /// own targets points to a lower row, so the picture is a true layering.
+    @Test func theLayerPictureOrdersEveryArrow() throws {
+        let text = try String(contentsOf: Support.packageRoot.appendingPathComponent("docs/ARCHITECTURE.md"), encoding: .utf8)
+        let map = try #require(text.range(of: "## Code map"))
+        let fence = try #require(text.range(of: "```\n", range: map.upperBound..<text.endIndex))
+        let end = try #require(text.range(of: "```", range: fence.upperBound..<text.endIndex))
+        let declared = try Self.targets().filter { $0.kind != "test" && $0.kind != "system" }
+        let names = Set(declared.map(\.name))
+        var row: [String: Int] = [:]
+        for (index, line) in text[fence.upperBound..<end.lowerBound].split(separator: "\n").enumerated() {
+            for word in line.split(separator: " ") where names.contains(String(word)) { row[String(word)] = index }
+        }
+        for target in declared where target.name != "healthtrail-floor" {
+            let own = try #require(row[target.name], "the code map's picture has no row for \(target.name)")
+            for dependency in target.dependencies where names.contains(dependency) {
+                let below = try #require(row[dependency], "the code map's picture has no row for \(dependency)")
+                #expect(below > own, "\(target.name) depends on \(dependency), which the picture does not draw below it")
+            }
+        }
+    }
+
     @Test func noFileImportsAModuleItsTargetDoesNotDeclare() throws {
         let declared = try Self.targets()
         let ownModules = Set(declared.map(\.name).map { $0.replacingOccurrences(of: "-", with: "_") })
@@ -107,7 +129,7 @@ import Testing
         "HealthTrailKit/Analyse/Route/PredecodedRoutes.swift",
         "HealthTrailKit/Analyse/Route/RoutePointRecord.swift",
         "HealthTrailKit/Normalise/SortedRunFile.swift",
-        "HealthTrailKit/Write/CSVWriter.swift",
+        "HealthTrailWrite/CSVWriter.swift",
         "HealthTrailPrivacy/Ledger/LedgerFiles.swift",
         "HealthTrailSynth/ExportSynthesizer.swift",
         "HealthTrailSynth/SynthBuffer.swift",

@@ -3,6 +3,7 @@ import Testing
 
 @testable import HealthTrailKit
 @testable import HealthTrailSynth
+@testable import HealthTrailWrite
 
 /// `CSVWriter.decimal` writes every coordinate, bpm and distance HealthTrail outputs. It must
 /// agree with C's `%.Nf` (round half away from zero aside, see below) with trailing zeros and a

@@ -3,6 +3,7 @@ import Testing
 
 @testable import HealthTrailDecode
 @testable import HealthTrailKit
+@testable import HealthTrailWrite
 
 /// `routes.geojson`: every file is checked by `geojson_check.py` (Python's `json` plus the RFC 7946
 /// rules, and the PyPI `geojson` package when installed), then values by JSONSerialization.

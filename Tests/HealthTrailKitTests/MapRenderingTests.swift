@@ -4,6 +4,7 @@ import Testing
 @testable import HealthTrailCommit
 @testable import HealthTrailDecode
 @testable import HealthTrailKit
+@testable import HealthTrailWrite
 
 /// The SVG maps rendered by a real browser (Debian's Chromium, headless): what people see.
 @Suite(.serialized, .enabled(if: BrowserRendering.isAvailable, "chromium is not installed: browser tests skipped"))

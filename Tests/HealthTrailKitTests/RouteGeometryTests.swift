@@ -3,6 +3,7 @@ import Testing
 
 @testable import HealthTrailDecode
 @testable import HealthTrailKit
+@testable import HealthTrailWrite
 
 @Suite struct RouteGeometryTests {
     /// Metres per degree of latitude on the sphere the code uses: 6 371 008.8 × π / 180.

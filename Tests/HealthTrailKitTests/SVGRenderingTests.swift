@@ -4,6 +4,7 @@ import Testing
 @testable import HealthTrailDecode
 @testable import HealthTrailKit
 @testable import HealthTrailSynth
+@testable import HealthTrailWrite
 
 #if canImport(FoundationXML)
 import FoundationXML

@@ -1,5 +1,6 @@
 import Testing
 
+@testable import HealthTrailArchive
 @testable import HealthTrailDecode
 @testable import HealthTrailKit
 @testable import HealthTrailXML

@@ -4,6 +4,7 @@ import Testing
 @testable import HealthTrailArchive
 @testable import HealthTrailKit
 @testable import HealthTrailSynth
+@testable import HealthTrailWrite
 
 /// Files written during export.xml hand their full buffers to `WriteBehindQueue`'s thread. The
 /// bytes must land exactly as a synchronous writer would put them, in order, and a failed write

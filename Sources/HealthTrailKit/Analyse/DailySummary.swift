@@ -1,5 +1,6 @@
 import HealthTrailArchive
 import HealthTrailDecode
+import HealthTrailWrite
 import HealthTrailXML
 
 /// The figures of one local day, as `daily.csv` writes them. Plain fields, no arrays: a day is

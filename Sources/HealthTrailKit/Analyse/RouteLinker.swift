@@ -1,6 +1,7 @@
 import Foundation
 import HealthTrailArchive
 import HealthTrailDecode
+import HealthTrailWrite
 import HealthTrailXML
 
 /// Links route files to workouts, then streams their points through the heart-rate join into

@@ -1,4 +1,5 @@
 import HealthTrailArchive
+import HealthTrailWrite
 import HealthTrailXML
 
 #if canImport(Glibc)

@@ -1,3 +1,5 @@
+import HealthTrailWrite
+
 /// From a pipeline file to the options of one export's run.
 extension PipelineSpec {
     /// The run options this pipeline declares for one archive; command-line options are applied

@@ -1,6 +1,7 @@
 import Foundation
 import HealthTrailArchive
 import HealthTrailPrivacy
+import HealthTrailWrite
 
 /// The route density map released under differential privacy: `dp/<id>.csv` and `dp/<id>.svg`.
 ///

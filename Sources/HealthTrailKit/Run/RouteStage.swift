@@ -1,5 +1,6 @@
 import Foundation
 import HealthTrailDecode
+import HealthTrailWrite
 
 /// The second stage: route files linked to workouts, heart rate joined to every point, and
 /// `route_points.csv`, `routes.geojson` and the workout maps written; the overview and density

@@ -1,4 +1,5 @@
 import HealthTrailArchive
+import HealthTrailWrite
 
 /// The run settings: the options that shape a run's outputs, taken by `healthtrail run` and
 /// `healthtrail partial` and set by pipeline files.

@@ -1,5 +1,6 @@
 import HealthTrailArchive
 import HealthTrailDecode
+import HealthTrailWrite
 import HealthTrailXML
 
 /// The sink of `healthtrail run`: each record's row goes to its CSV (`ExportOutputs`), its

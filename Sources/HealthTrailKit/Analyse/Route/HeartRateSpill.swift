@@ -1,4 +1,5 @@
 import HealthTrailArchive
+import HealthTrailWrite
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import HealthTrailArchive
 import HealthTrailDecode
+import HealthTrailWrite
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,7 @@
 import Foundation
 import HealthTrailArchive
 import HealthTrailDecode
+import HealthTrailWrite
 import HealthTrailXML
 
 #if canImport(Glibc)

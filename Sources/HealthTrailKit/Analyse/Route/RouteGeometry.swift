@@ -1,4 +1,5 @@
 import HealthTrailDecode
+import HealthTrailWrite
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,7 @@
+import HealthTrailArchive
 import HealthTrailCommit
 import HealthTrailDecode
+import HealthTrailWrite
 import HealthTrailXML
 
 /// Turns one thread's routes into `route_points.csv` rows, GeoJSON features and route figures.

@@ -16,13 +16,13 @@ import HealthTrailDecode
 /// year's weeks allow in that width (4…40 px, 2 px between days; at the default width, 11 px).
 /// A width too narrow for 4 px days grows to fit them.
 public enum CalendarHeatmapSVG {
-    static let left: Double = 44
-    static let titleBand: Double = 44
-    static let monthRow: Double = 18
-    static let blockGap: Double = 14
-    static let legendBand: Double = 56
-    static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-    static let weekdayNames = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+    package static let left: Double = 44
+    package static let titleBand: Double = 44
+    package static let monthRow: Double = 18
+    package static let blockGap: Double = 14
+    package static let legendBand: Double = 56
+    package static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    package static let weekdayNames = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
 
     /// `values` are (`yyyy-MM-dd` local date, value) pairs in any order. Dates that do not parse
     /// and non-finite values are ignored; a date given twice takes its last value.
@@ -145,24 +145,24 @@ public enum CalendarHeatmapSVG {
 
     /// Distance between the days' left edges: the widest year's `columns` weeks in `width`
     /// beside the weekday labels, whole pixels, a day of 4…40 px.
-    static func pitch(width: Int, columns: Int) -> Double {
+    package static func pitch(width: Int, columns: Int) -> Double {
         let fitting = ((Double(width) - left - 16) / Double(max(1, columns))).rounded(.down)
         return min(42, max(6, fitting))
     }
 
     /// `steps per day (count)`: the title of a calendar given none.
-    static func defaultTitle(metric: String, unit: String) -> String {
+    package static func defaultTitle(metric: String, unit: String) -> String {
         metric + " per day" + (unit.isEmpty ? "" : " (" + unit + ")")
     }
 
     /// `Steps per day · 2023-01-01 – 2024-03-05`.
-    static func titleText(_ heading: String, range: (Int64, Int64)?) -> String {
+    package static func titleText(_ heading: String, range: (Int64, Int64)?) -> String {
         guard let (a, b) = range else { return heading }
         return heading + " · " + dateText(a) + " – " + dateText(b)
     }
 
     /// Days since 1970-01-01 of a strict `yyyy-MM-dd` calendar date.
-    static func parseDay(_ text: String) -> Int64? {
+    package static func parseDay(_ text: String) -> Int64? {
         let b = Array(text.utf8)
         guard b.count == 10, b[4] == 0x2D, b[7] == 0x2D else { return nil }
         func digits(_ r: Range<Int>) -> Int? {
@@ -176,23 +176,23 @@ public enum CalendarHeatmapSVG {
         return Timestamp.daysFromCivil(year: y, month: m, day: d)
     }
 
-    static func dateText(_ day: Int64) -> String {
+    package static func dateText(_ day: Int64) -> String {
         Timestamp(utcSeconds: day * 86_400).localDateString
     }
 
     /// 0 for Monday … 6 for Sunday (1970-01-01 was a Thursday).
-    static func weekday(_ day: Int64) -> Int {
+    package static func weekday(_ day: Int64) -> Int {
         Int(((day + 3) % 7 + 7) % 7)
     }
 
     /// The Monday on or before 1 January of `year`: the first column of its block.
-    static func firstMonday(ofYear year: Int) -> Int64 {
+    package static func firstMonday(ofYear year: Int) -> Int64 {
         let jan1 = Timestamp.daysFromCivil(year: year, month: 1, day: 1)
         return jan1 - Int64(weekday(jan1))
     }
 
     /// Columns of a year's block: 53 or 54.
-    static func weeks(inYear year: Int) -> Int {
+    package static func weeks(inYear year: Int) -> Int {
         Int((Timestamp.daysFromCivil(year: year, month: 12, day: 31) - firstMonday(ofYear: year)) / 7) + 1
     }
 }

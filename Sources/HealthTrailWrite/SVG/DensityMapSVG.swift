@@ -21,11 +21,11 @@ import Darwin
 /// transform, so a rect costs about 40 bytes and the file size follows the number of runs, not
 /// the number of points.
 public enum DensityMapSVG {
-    static let titleBand: Double = 40
-    static let legendBand: Double = 76
-    static let background = "#141414"
+    package static let titleBand: Double = 40
+    package static let legendBand: Double = 76
+    package static let background = "#141414"
     /// Scale position of the lowest level.
-    static let scaleFloor = 0.15
+    package static let scaleFloor = 0.15
 
     /// Renders the tracks (one per route file): over `options.densityBoundingBox`, or else over
     /// the data's box padded by `options.densityPadding`.

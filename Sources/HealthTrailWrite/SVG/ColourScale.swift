@@ -28,7 +28,7 @@ public enum ColourScale: String, Sendable, CaseIterable {
     }
 
     /// The table entry for `t`: ⌊t × 256⌋ clamped to 0…255 (matplotlib's `ListedColormap`).
-    static func index(_ t: Double) -> Int {
+    package static func index(_ t: Double) -> Int {
         guard t.isFinite, t > 0 else { return 0 }
         return min(255, Int(t * 256))
     }
@@ -41,7 +41,7 @@ public enum ColourScale: String, Sendable, CaseIterable {
         }
     }
 
-    static let viridisTable: [UInt32] = [
+    package static let viridisTable: [UInt32] = [
         0x440154, 0x440256, 0x450457, 0x450559, 0x46075a, 0x46085c, 0x460a5d, 0x460b5e,
         0x470d60, 0x470e61, 0x471063, 0x471164, 0x471365, 0x481467, 0x481668, 0x481769,
         0x48186a, 0x481a6c, 0x481b6d, 0x481c6e, 0x481d6f, 0x481f70, 0x482071, 0x482173,
@@ -76,7 +76,7 @@ public enum ColourScale: String, Sendable, CaseIterable {
         0xece51b, 0xefe51c, 0xf1e51d, 0xf4e61e, 0xf6e620, 0xf8e621, 0xfbe723, 0xfde725,
     ]
 
-    static let infernoTable: [UInt32] = [
+    package static let infernoTable: [UInt32] = [
         0x000004, 0x010005, 0x010106, 0x010108, 0x02010a, 0x02020c, 0x02020e, 0x030210,
         0x040312, 0x040314, 0x050417, 0x060419, 0x07051b, 0x08051d, 0x09061f, 0x0a0722,
         0x0b0724, 0x0c0826, 0x0d0829, 0x0e092b, 0x10092d, 0x110a30, 0x120a32, 0x140b34,

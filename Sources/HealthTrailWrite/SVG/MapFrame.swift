@@ -2,36 +2,36 @@ import HealthTrailDecode
 
 /// Pieces the route maps share: which points are drawable, the fitting of Web Mercator world
 /// units into the map's pixels, the scale bar and the lines of a route.
-enum MapGeometry {
+package enum MapGeometry {
     /// What a map can place: finite WGS84 degrees in range.
     @inline(__always)
-    static func isUsable(_ p: RoutePoint) -> Bool {
+    package static func isUsable(_ p: RoutePoint) -> Bool {
         p.latitude >= -90 && p.latitude <= 90 && p.longitude >= -180 && p.longitude <= 180
     }
 
     /// Smallest extent a map shows, metres: a route of one spot (or a few metres) is drawn at a
     /// street scale rather than blown up to fill the page.
-    static let minimumSpanMetres: Double = 200
+    package static let minimumSpanMetres: Double = 200
 
     /// Margin inside the map area, pixels: room for the line width and the markers.
-    static let margin: Double = 24
+    package static let margin: Double = 24
 }
 
 /// A box in world units (`WebMercator.project`), y down.
-struct WorldBox {
-    var minX = Double.infinity, minY = Double.infinity
-    var maxX = -Double.infinity, maxY = -Double.infinity
+package struct WorldBox {
+    package var minX = Double.infinity, minY = Double.infinity
+    package var maxX = -Double.infinity, maxY = -Double.infinity
 
-    var isEmpty: Bool { !(minX <= maxX && minY <= maxY) }
+    package var isEmpty: Bool { !(minX <= maxX && minY <= maxY) }
 
-    mutating func add(_ x: Double, _ y: Double) {
+    package mutating func add(_ x: Double, _ y: Double) {
         minX = min(minX, x); maxX = max(maxX, x)
         minY = min(minY, y); maxY = max(maxY, y)
     }
 
-    init() {}
+    package init() {}
 
-    init(_ box: GeoBoundingBox) {
+    package init(_ box: GeoBoundingBox) {
         let a = WebMercator.project(lat: box.maxLatitude, lon: box.minLongitude)
         let b = WebMercator.project(lat: box.minLatitude, lon: box.maxLongitude)
         add(a.x, a.y)
@@ -40,7 +40,7 @@ struct WorldBox {
 
     /// At least `metres` across in both directions (grown about the centre), measured at the
     /// box's middle latitude; an empty box becomes that span around (0°, 0°).
-    func atLeast(metres: Double) -> WorldBox {
+    package func atLeast(metres: Double) -> WorldBox {
         var b = self
         if b.isEmpty { b = WorldBox(); b.add(0.5, 0.5) }
         let lat = WebMercator.latitude(y: (b.minY + b.maxY) / 2)
@@ -57,7 +57,7 @@ struct WorldBox {
     }
 
     /// Grown by `fraction` of its width and height on every side.
-    func padded(_ fraction: Double) -> WorldBox {
+    package func padded(_ fraction: Double) -> WorldBox {
         var b = self
         let px = (maxX - minX) * fraction, py = (maxY - minY) * fraction
         b.minX -= px; b.maxX += px; b.minY -= py; b.maxY += py
@@ -70,18 +70,18 @@ struct WorldBox {
 /// The inner area (`width` less a margin on each side) takes the box's aspect ratio, clamped so
 /// the map is 0.4 to 1.5 times as tall as it is wide; the box is scaled uniformly (Mercator
 /// must not be stretched) and centred.
-struct MapFrame {
-    let width: Double
-    let top: Double
-    let height: Double
+package struct MapFrame {
+    package let width: Double
+    package let top: Double
+    package let height: Double
     /// Pixels per world unit.
-    let scale: Double
-    let offsetX: Double
-    let offsetY: Double
+    package let scale: Double
+    package let offsetX: Double
+    package let offsetY: Double
     /// The box drawn (after `atLeast`).
-    let box: WorldBox
+    package let box: WorldBox
 
-    init(box: WorldBox, width: Int, top: Double, margin: Double = MapGeometry.margin) {
+    package init(box: WorldBox, width: Int, top: Double, margin: Double = MapGeometry.margin) {
         let box = box.atLeast(metres: MapGeometry.minimumSpanMetres)
         let w = Double(width)
         let innerW = max(1, w - 2 * margin)
@@ -98,31 +98,31 @@ struct MapFrame {
     }
 
     @inline(__always)
-    func pixel(_ x: Double, _ y: Double) -> (x: Double, y: Double) {
+    package func pixel(_ x: Double, _ y: Double) -> (x: Double, y: Double) {
         (x * scale + offsetX, y * scale + offsetY)
     }
 
     @inline(__always)
-    func pixel(_ p: RoutePoint) -> (x: Double, y: Double) {
+    package func pixel(_ p: RoutePoint) -> (x: Double, y: Double) {
         let w = WebMercator.project(lat: p.latitude, lon: p.longitude)
         return pixel(w.x, w.y)
     }
 
     /// Ground metres per pixel at the middle latitude of the box.
-    var metresPerPixel: Double {
+    package var metresPerPixel: Double {
         let lat = WebMercator.latitude(y: (box.minY + box.maxY) / 2)
         return WebMercator.metresPerWorldUnit(atLatitude: lat) / scale
     }
 }
 
 extension Double {
-    func clamped(_ lo: Double, _ hi: Double) -> Double { Swift.min(hi, Swift.max(lo, self)) }
+    package func clamped(_ lo: Double, _ hi: Double) -> Double { Swift.min(hi, Swift.max(lo, self)) }
 }
 
 /// The scale bar: a round length (1, 2 or 5 × 10ⁿ metres) no longer than a quarter of the width.
-enum ScaleBar {
+package enum ScaleBar {
     /// The longest of 1, 2, 5 × 10ⁿ metres (n ≥ 0) at most `maxMetres`; 1 m below that.
-    static func roundLength(atMost maxMetres: Double) -> Double {
+    package static func roundLength(atMost maxMetres: Double) -> Double {
         guard maxMetres.isFinite, maxMetres > 1 else { return 1 }
         var unit = 1.0
         while unit * 10 <= maxMetres { unit *= 10 }
@@ -131,17 +131,17 @@ enum ScaleBar {
     }
 
     /// `500 m`, `1 km`, `20 km`.
-    static func label(_ metres: Double) -> String {
+    package static func label(_ metres: Double) -> String {
         metres >= 1000 ? SVGFormat.label(metres / 1000) + " km" : SVGFormat.label(metres) + " m"
     }
 
     /// Draws the bar with its right end at `right`, its line at `y`.
-    static func draw(_ out: inout SVGBytes, frame: MapFrame, right: Double, y: Double) {
+    package static func draw(_ out: inout SVGBytes, frame: MapFrame, right: Double, y: Double) {
         draw(&out, metresPerPixel: frame.metresPerPixel, width: frame.width, right: right, y: y)
     }
 
     /// Draws the bar for a map `width` px wide at `metresPerPixel`.
-    static func draw(
+    package static func draw(
         _ out: inout SVGBytes, metresPerPixel mpp: Double, width: Double, right: Double, y: Double,
         dark: Bool = false
     ) {
@@ -161,9 +161,9 @@ enum ScaleBar {
 }
 
 /// Route lines as path data: projected, simplified, rounded to 0.1 px.
-enum RoutePath {
+package enum RoutePath {
     /// Pixel positions of `points` (NaN for unusable points).
-    static func project(_ points: [RoutePoint], frame: MapFrame) -> [(x: Double, y: Double)] {
+    package static func project(_ points: [RoutePoint], frame: MapFrame) -> [(x: Double, y: Double)] {
         points.map { MapGeometry.isUsable($0) ? frame.pixel($0) : (Double.nan, Double.nan) }
     }
 
@@ -171,7 +171,7 @@ enum RoutePath {
     /// `tolerance` px, consecutive duplicates after rounding dropped. Returns false (writing
     /// nothing) when the stretch has no usable point.
     @discardableResult
-    static func appendData(
+    package static func appendData(
         _ out: inout SVGBytes, _ pixels: [(x: Double, y: Double)], _ a: Int, _ b: Int,
         tolerance: Double
     ) -> Bool {
@@ -200,7 +200,7 @@ enum RoutePath {
 
     /// Start and end markers: green and near black circles with a white ring (the GeoJSON's
     /// `marker-color`s).
-    static func markers(
+    package static func markers(
         _ out: inout SVGBytes, start: (x: Double, y: Double), end: (x: Double, y: Double),
         radius: Double
     ) {
@@ -218,7 +218,7 @@ enum RoutePath {
 extension MapFrame {
     /// The document's `<title>`, white page, the map area's paper colour and the bold title line:
     /// the same head on every map.
-    func drawHead(_ out: inout SVGBytes, title: String) {
+    package func drawHead(_ out: inout SVGBytes, title: String) {
         out.literal("<title>"); out.text(title); out.literal("</title>\n")
         out.literal("<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n")
         out.literal("<rect class=\"map-area\" x=\"0\""); out.attribute("y", top)

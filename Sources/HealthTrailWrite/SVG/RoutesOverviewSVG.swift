@@ -12,8 +12,7 @@ import HealthTrailDecode
 /// lists the activities drawn with their route counts, most routes first (ties by name); the
 /// scale bar sits beside it.
 public enum RoutesOverviewSVG {
-    static let titleBand: Double = 48
-    static let rowHeight: Double = 18
+    package static let titleBand: Double = 48
 
     /// - Parameter outsideArea: routes not given because they start outside the area drawn.
     public static func render(_ routes: [MapRoute], options: SVGOptions = SVGOptions(), outsideArea: Int = 0) -> [UInt8] {
@@ -22,14 +21,14 @@ public enum RoutesOverviewSVG {
 
     /// A route as the overview needs it: its shape as `Float` latitude, longitude pairs (8 bytes
     /// a point, not a `RoutePoint`'s 70: a long history keeps tens of thousands of them).
-    struct OverviewRoute {
-        var workoutID: String
-        var activity: String
-        var start: Int64
-        var utcOffsetMinutes: Int32
-        var coordinates: [Float]
+    package struct OverviewRoute {
+        package var workoutID: String
+        package var activity: String
+        package var start: Int64
+        package var utcOffsetMinutes: Int32
+        package var coordinates: [Float]
 
-        init(workoutID: String, activity: String, start: Int64, utcOffsetMinutes: Int32 = 0, coordinates: [Float]) {
+        package init(workoutID: String, activity: String, start: Int64, utcOffsetMinutes: Int32 = 0, coordinates: [Float]) {
             self.workoutID = workoutID
             self.activity = activity
             self.start = start
@@ -37,7 +36,7 @@ public enum RoutesOverviewSVG {
             self.coordinates = coordinates
         }
 
-        init(_ route: MapRoute) {
+        package init(_ route: MapRoute) {
             var c: [Float] = []
             c.reserveCapacity(route.points.count * 2)
             for p in route.points { c.append(Float(p.latitude)); c.append(Float(p.longitude)) }
@@ -47,14 +46,14 @@ public enum RoutesOverviewSVG {
         }
 
         /// The points, made when drawn (time only on the first).
-        var points: [RoutePoint] {
+        package var points: [RoutePoint] {
             stride(from: 0, to: coordinates.count, by: 2).map {
                 RoutePoint(time: start, latitude: Double(coordinates[$0]), longitude: Double(coordinates[$0 + 1]))
             }
         }
     }
 
-    static func render(_ routes: [OverviewRoute], options: SVGOptions = SVGOptions(), outsideArea: Int = 0) -> [UInt8] {
+    package static func render(_ routes: [OverviewRoute], options: SVGOptions = SVGOptions(), outsideArea: Int = 0) -> [UInt8] {
         let width = options.mapWidth
         var box = WorldBox()
         var drawn: [(route: OverviewRoute, first: Int, last: Int)] = []
@@ -81,7 +80,7 @@ public enum RoutesOverviewSVG {
 
         let frame = MapFrame(box: box, width: width, top: titleBand)
         let legendTop = frame.top + frame.height
-        let height = Int((legendTop + 30 + Double(max(activities.count, 1)) * rowHeight + 12).rounded(.up))
+        let height = Int((legendTop + 30 + Double(max(activities.count, 1)) * SVGBytes.legendRowHeight + 12).rounded(.up))
 
         var out = SVGBytes(capacity: 4096 + drawn.reduce(0) { $0 + $1.route.coordinates.count } * 2)
         out.open(width: width, height: height)
@@ -124,8 +123,8 @@ public enum RoutesOverviewSVG {
         out.literal("<g class=\"legend\">\n")
         out.textElement("Activities (routes)", x: 16, y: legendTop + 22, size: 13, weight: "bold")
         for (i, entry) in activities.enumerated() {
-            WorkoutMapSVG.legendRow(
-                &out, index: i, top: legendTop + 30,
+            out.legendRow(
+                index: i, top: legendTop + 30,
                 colour: GeoJSONWriter.colour(forActivity: entry.key),
                 label: SVGFormat.activityTitle(entry.key) + " (\(entry.value))")
         }

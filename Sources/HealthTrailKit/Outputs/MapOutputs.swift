@@ -1,5 +1,6 @@
 import HealthTrailCommit
 import HealthTrailDecode
+import HealthTrailWrite
 
 /// The SVG maps of a run: one per workout with a route, all routes together, the route density,
 /// and a calendar per daily metric, under `svg/`.

@@ -7,15 +7,15 @@ import HealthTrailDecode
 /// half away from zero to `digits` decimals and drops trailing zeros (`12.5`, `3`, never `-0`).
 /// Text is escaped for XML 1.0 (`&`, `<`, `>`, `"`, `'`), and characters XML 1.0 forbids
 /// (C0 controls other than tab, line feed and carriage return) become spaces.
-struct SVGBytes {
-    private(set) var bytes: [UInt8] = []
+package struct SVGBytes {
+    package private(set) var bytes: [UInt8] = []
 
-    init(capacity: Int = 16_384) {
+    package init(capacity: Int = 16_384) {
         bytes.reserveCapacity(capacity)
     }
 
     /// Opens the document: XML declaration and the root `svg` with its size and view box.
-    mutating func open(width: Int, height: Int) {
+    package mutating func open(width: Int, height: Int) {
         literal("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
         literal("<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"")
         int(width); literal("\" height=\""); int(height)
@@ -23,27 +23,27 @@ struct SVGBytes {
         literal("\" font-family=\"Helvetica, Arial, sans-serif\">\n")
     }
 
-    mutating func close() {
+    package mutating func close() {
         literal("</svg>\n")
     }
 
     @inline(__always)
-    mutating func literal(_ s: StaticString) {
+    package mutating func literal(_ s: StaticString) {
         s.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
     @inline(__always)
-    mutating func byte(_ b: UInt8) {
+    package mutating func byte(_ b: UInt8) {
         bytes.append(b)
     }
 
     /// A string known to need no escaping (colours, fixed names).
-    mutating func plain(_ s: String) {
+    package mutating func plain(_ s: String) {
         bytes.append(contentsOf: s.utf8)
     }
 
     /// Text or an attribute value, XML-escaped.
-    mutating func text(_ s: String) {
+    package mutating func text(_ s: String) {
         for c in s.utf8 {
             switch c {
             case 0x26: literal("&amp;")
@@ -58,7 +58,7 @@ struct SVGBytes {
         }
     }
 
-    mutating func int(_ v: Int) {
+    package mutating func int(_ v: Int) {
         var v = v
         if v < 0 { bytes.append(0x2D); v = -v }
         // The digits come last first: appended, then put in order.
@@ -69,7 +69,7 @@ struct SVGBytes {
 
     /// `v` with at most `digits` decimals (0…6), trailing zeros removed. Non-finite values and
     /// magnitudes past 1e12 (never a sensible coordinate) are written as 0.
-    mutating func number(_ v: Double, digits: Int = 1) {
+    package mutating func number(_ v: Double, digits: Int = 1) {
         guard v.isFinite, abs(v) < 1e12 else { bytes.append(0x30); return }
         var scale: Int64 = 1
         for _ in 0..<digits { scale *= 10 }
@@ -89,17 +89,29 @@ struct SVGBytes {
     }
 
     /// `name="value"` with a leading space, the value a number.
-    mutating func attribute(_ name: StaticString, _ v: Double, digits: Int = 1) {
+    package mutating func attribute(_ name: StaticString, _ v: Double, digits: Int = 1) {
         byte(0x20); literal(name); literal("=\""); number(v, digits: digits); byte(0x22)
     }
 
     /// `name="value"` with a leading space, the value escaped text.
-    mutating func attribute(_ name: StaticString, _ value: String) {
+    package mutating func attribute(_ name: StaticString, _ value: String) {
         byte(0x20); literal(name); literal("=\""); text(value); byte(0x22)
     }
 
     /// `<text x y …>content</text>` with optional extra attributes (a literal, already valid).
-    mutating func textElement(
+    /// The height of one legend row, points.
+    package static let legendRowHeight: Double = 18
+
+    /// One legend row: a colour swatch and its label, row `index` below `top`.
+    package mutating func legendRow(index: Int, top: Double, colour: String, label: String) {
+        let y = top + Double(index) * Self.legendRowHeight
+        literal("<g class=\"legend-entry\">\n<rect x=\"16\""); attribute("y", y + 3)
+        literal(" width=\"22\" height=\"8\" rx=\"2\" fill=\""); text(colour); literal("\"/>\n")
+        textElement(label, x: 46, y: y + 12, size: 12)
+        literal("</g>\n")
+    }
+
+    package mutating func textElement(
         _ content: String, x: Double, y: Double, size: Double,
         anchor: StaticString? = nil, fill: StaticString = "#222222",
         weight: StaticString? = nil, cls: StaticString? = nil
@@ -117,9 +129,9 @@ struct SVGBytes {
 }
 
 /// Shared text formats of the maps.
-enum SVGFormat {
+package enum SVGFormat {
     /// `#rrggbb` of `0xRRGGBB`.
-    static func hex(_ rgb: UInt32) -> String {
+    package static func hex(_ rgb: UInt32) -> String {
         let digits: [Character] = Array("0123456789abcdef")
         var s = "#"
         for shift in stride(from: 20, through: 0, by: -4) { s.append(digits[Int((rgb >> UInt32(shift)) & 0xF)]) }
@@ -127,22 +139,22 @@ enum SVGFormat {
     }
 
     /// Seconds as `m:ss` (minutes unbounded: `73:05`), rounded to the second.
-    static func minutesSeconds(_ seconds: Double) -> String {
+    package static func minutesSeconds(_ seconds: Double) -> String {
         let s = seconds.isFinite ? max(0, Int(seconds.rounded())) : 0
         return "\(s / 60):" + pad2(s % 60)
     }
 
     /// Seconds as `h:mm:ss`, rounded to the second.
-    static func hoursMinutesSeconds(_ seconds: Double) -> String {
+    package static func hoursMinutesSeconds(_ seconds: Double) -> String {
         let s = seconds.isFinite ? max(0, Int(seconds.rounded())) : 0
         return "\(s / 3600):" + pad2(s / 60 % 60) + ":" + pad2(s % 60)
     }
 
-    static func pad2(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+    package static func pad2(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
 
     /// A fixed-decimals rendering (`10.02`), the same bytes as `SVGBytes.number` would write but
     /// keeping trailing zeros: `decimals(10, 2)` is `10.00`.
-    static func decimals(_ v: Double, _ digits: Int) -> String {
+    package static func decimals(_ v: Double, _ digits: Int) -> String {
         guard v.isFinite, abs(v) < 1e12 else { return "0" }
         var scale: Int64 = 1
         for _ in 0..<digits { scale *= 10 }
@@ -156,20 +168,20 @@ enum SVGFormat {
 
     /// A value for a label: whole numbers from 100 up, otherwise up to 2 decimals, trailing
     /// zeros removed (`8432`, `61.5`, `0.25`).
-    static func label(_ v: Double) -> String {
+    package static func label(_ v: Double) -> String {
         var b = SVGBytes(capacity: 16)
         b.number(v, digits: abs(v) >= 100 ? 0 : 2)
         return String(decoding: b.bytes, as: UTF8.self)
     }
 
     /// `2024-01-02` of UTC seconds shifted by an offset in minutes.
-    static func localDate(_ utcSeconds: Int64, offsetMinutes: Int32) -> String {
+    package static func localDate(_ utcSeconds: Int64, offsetMinutes: Int32) -> String {
         let local = utcSeconds + Int64(offsetMinutes) * 60
         return Timestamp(utcSeconds: local).localDateString
     }
 
     /// `running` → `Running`, `traditional_strength_training` → `Traditional strength training`.
-    static func activityTitle(_ activity: String) -> String {
+    package static func activityTitle(_ activity: String) -> String {
         let words = String(activity.map { $0 == "_" ? " " : $0 })
         guard let first = words.first else { return "Workout" }
         return first.uppercased() + words.dropFirst()

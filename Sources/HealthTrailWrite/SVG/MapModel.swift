@@ -125,5 +125,5 @@ public struct SVGOptions: Sendable {
     }
 
     /// `size` kept within 100…10 000 px, so a typo cannot produce a degenerate or huge file.
-    var mapWidth: Int { min(10_000, max(100, size)) }
+    package var mapWidth: Int { min(10_000, max(100, size)) }
 }

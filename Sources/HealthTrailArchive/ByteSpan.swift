@@ -4,7 +4,7 @@
 /// Decoders read attributes in place through spans instead of making a `String` per attribute:
 /// at millions of records, that allocation would cost more than parsing.
 ///
-/// The functions are inlinable: the decoders in HealthTrailKit call them once per attribute
+/// The functions are inlinable: the decoders and writers call them once per attribute
 /// byte or comparison, and a call across the module boundary for each would cost more than the
 /// comparison.
 public struct ByteSpan {

@@ -1,4 +1,5 @@
 import HealthTrailDecode
+import HealthTrailWrite
 
 /// A `workouts.csv` row.
 enum WorkoutRow {

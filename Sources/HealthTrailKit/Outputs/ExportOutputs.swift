@@ -1,6 +1,7 @@
 import Foundation
 import HealthTrailCommit
 import HealthTrailDecode
+import HealthTrailWrite
 import HealthTrailXML
 
 /// The CSV files one run writes while export.xml and the route files stream through.

@@ -52,11 +52,11 @@ public struct DensityGrid: Sendable {
         self.init(bounds: bounds, columns: Self.columns(options))
     }
 
-    static func columns(_ options: SVGOptions) -> Int {
+    package static func columns(_ options: SVGOptions) -> Int {
         max(1, options.mapWidth / max(1, min(options.densityCellSize, options.mapWidth)))
     }
 
-    init(world: WorldBox, columns: Int) {
+    package init(world: WorldBox, columns: Int) {
         let box = world.atLeast(metres: MapGeometry.minimumSpanMetres)
         let cols = max(1, min(columns, 10_000))
         let bw = box.maxX - box.minX, bh = box.maxY - box.minY
@@ -79,7 +79,7 @@ public struct DensityGrid: Sendable {
     }
 
     /// The cell (column, row) of a WGS84 point, nil outside the grid.
-    func cell(latitude: Double, longitude: Double) -> (x: Int, y: Int)? {
+    package func cell(latitude: Double, longitude: Double) -> (x: Int, y: Int)? {
         let w = WebMercator.project(lat: latitude, lon: longitude)
         let x = Int(((w.x - originX) / cellWorldSize).rounded(.down)), y = Int(((w.y - originY) / cellWorldSize).rounded(.down))
         return x >= 0 && x < width && y >= 0 && y < height ? (x, y) : nil
@@ -87,7 +87,7 @@ public struct DensityGrid: Sendable {
 
     /// Replaces every cell's count (row-major, `width × height`): a differentially private
     /// release draws its noisy counts itself and reuses this grid's geometry and drawing.
-    mutating func replaceCounts(_ values: [UInt32]) {
+    package mutating func replaceCounts(_ values: [UInt32]) {
         precondition(values.count == counts.count)
         counts = values
         maximum = values.max() ?? 0
@@ -111,7 +111,7 @@ public struct DensityGrid: Sendable {
     }
 
     /// Adds one track given in world units.
-    mutating func add(world: [(x: Double, y: Double)]) {
+    package mutating func add(world: [(x: Double, y: Double)]) {
         guard !world.isEmpty else { return }
         tracks += 1
         points += world.count
@@ -273,12 +273,12 @@ public struct DensityTracks: Sendable {
     }
 
     @inline(__always)
-    static func fixed(_ v: Double) -> UInt32 {
+    package static func fixed(_ v: Double) -> UInt32 {
         UInt32((v.clamped(0, 1) * 4_294_967_295).rounded())
     }
 
     @inline(__always)
-    static func world(_ v: UInt32) -> Double {
+    package static func world(_ v: UInt32) -> Double {
         Double(v) / 4_294_967_295
     }
 }

@@ -2,7 +2,6 @@ import Foundation
 import HealthTrailArchive
 import HealthTrailCommit
 import HealthTrailDecode
-import HealthTrailXML
 
 #if canImport(Glibc)
 import Glibc
@@ -92,7 +91,7 @@ public final class CSVWriter {
 
     /// Appends bytes known not to need quoting (numbers, identifiers).
     @inline(__always)
-    func raw(_ p: UnsafePointer<UInt8>, _ n: Int) {
+    package func raw(_ p: UnsafePointer<UInt8>, _ n: Int) {
         if used + n > capacity { flushBuffer() }
         if n > capacity {
             waitForWriteBehind()   // the bytes before these must land first

@@ -1,3 +1,5 @@
+import HealthTrailWrite
+
 /// `svg/workouts/<workout_id>.svg`: one workout's route on a plain background, coloured by
 /// heart-rate zone.
 ///
@@ -16,7 +18,6 @@
 /// gives the title, the legend and a "No route to draw" note.
 public enum WorkoutMapSVG {
     static let titleBand: Double = 48
-    static let rowHeight: Double = 18
 
     public static func render(_ route: MapRoute, zones: HeartRateZones, options: SVGOptions = SVGOptions()) -> [UInt8] {
         let width = options.mapWidth
@@ -36,7 +37,7 @@ public enum WorkoutMapSVG {
         let lacksZone = drawn && route.segments.contains { $0.zone == nil || $0.zone! >= zones.zones.count }
         let rows = zones.zones.count + (lacksZone ? 1 : 0)
         let legendTop = frame.top + frame.height
-        let height = Int((legendTop + 30 + Double(max(rows, 1)) * rowHeight + 12).rounded(.up))
+        let height = Int((legendTop + 30 + Double(max(rows, 1)) * SVGBytes.legendRowHeight + 12).rounded(.up))
 
         var out = SVGBytes(capacity: 4096 + route.points.count * 8)
         out.open(width: width, height: height)
@@ -80,13 +81,13 @@ public enum WorkoutMapSVG {
         out.textElement("Heart-rate zones (time in zone)", x: 16, y: legendTop + 22, size: 13, weight: "bold")
         for (i, zone) in zones.zones.enumerated() {
             let seconds = i < route.timeInZone.count ? route.timeInZone[i] : 0
-            legendRow(
-                &out, index: i, top: legendTop + 30, colour: zone.colour,
+            out.legendRow(
+                index: i, top: legendTop + 30, colour: zone.colour,
                 label: zone.name + "  " + SVGFormat.minutesSeconds(seconds))
         }
         if lacksZone {
-            legendRow(
-                &out, index: zones.zones.count, top: legendTop + 30, colour: RouteGeometry.noHeartRateColour,
+            out.legendRow(
+                index: zones.zones.count, top: legendTop + 30, colour: RouteGeometry.noHeartRateColour,
                 label: "no heart rate")
         }
         out.literal("</g>\n")
@@ -107,13 +108,5 @@ public enum WorkoutMapSVG {
         ]
         if let bpm = route.meanBPM, bpm.isFinite { parts.append(SVGFormat.decimals(bpm, 0) + " bpm") }
         return parts.joined(separator: " · ")
-    }
-
-    static func legendRow(_ out: inout SVGBytes, index: Int, top: Double, colour: String, label: String) {
-        let y = top + Double(index) * rowHeight
-        out.literal("<g class=\"legend-entry\">\n<rect x=\"16\""); out.attribute("y", y + 3)
-        out.literal(" width=\"22\" height=\"8\" rx=\"2\" fill=\""); out.text(colour); out.literal("\"/>\n")
-        out.textElement(label, x: 46, y: y + 12, size: 12)
-        out.literal("</g>\n")
     }
 }
