@@ -5,8 +5,9 @@ import PackageDescription
 // Each target is a layer of docs/ARCHITECTURE.md, and its dependencies are the only arrows the
 // compiler allows: HealthTrailArchive (files, zip, inflate) ← HealthTrailXML (libxml2 SAX) ←
 // HealthTrailDecode (export.xml and GPX → typed records for a sink; it writes nothing) ←
-// HealthTrailKit (normalise, analyse, a run's outputs, DP releases, run), which also uses
-// HealthTrailWrite (CSV, GeoJSON and SVG from plain values: the formats, not the tables),
+// HealthTrailAnalysis (normalise, join, analyse: records to figures) ← HealthTrailKit (a run,
+// its output files, pipelines, cohorts, DP releases). Both write through HealthTrailWrite
+// (CSV, GeoJSON and SVG from plain values: the formats, not the tables); Kit also uses
 // HealthTrailCommit (staging and the journalled commit, which know files, not health data) and
 // HealthTrailPrivacy (the DP samplers and budget ledger, blind to exports); HealthTrailSynth,
 // the generator the tests and benchmarks compare against, sees only the archive writer.
@@ -20,8 +21,8 @@ let package = Package(
         .library(
             name: "HealthTrailKit",
             targets: [
-                "HealthTrailKit", "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode", "HealthTrailWrite", "HealthTrailCommit",
-                "HealthTrailPrivacy", "HealthTrailSynth",
+                "HealthTrailKit", "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode", "HealthTrailAnalysis",
+                "HealthTrailWrite", "HealthTrailCommit", "HealthTrailPrivacy", "HealthTrailSynth",
             ]),
     ],
     dependencies: [
@@ -77,6 +78,12 @@ let package = Package(
             name: "HealthTrailWrite",
             dependencies: ["HealthTrailArchive", "HealthTrailDecode", "HealthTrailCommit"]
         ),
+        // From decoded records to figures: sources ranked and de-duplicated, cumulative series,
+        // routes linked to workouts and joined to heart rate, zones, daily figures, sleep nights.
+        .target(
+            name: "HealthTrailAnalysis",
+            dependencies: ["HealthTrailArchive", "HealthTrailDecode", "HealthTrailWrite", "HealthTrailCommit"]
+        ),
         // The seeded export generator: the tests' and benchmarks' oracle, and `healthtrail synth`.
         .target(
             name: "HealthTrailSynth",
@@ -100,8 +107,8 @@ let package = Package(
         .target(
             name: "HealthTrailKit",
             dependencies: [
-                "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode", "HealthTrailWrite", "HealthTrailCommit",
-                "HealthTrailPrivacy",
+                "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode", "HealthTrailAnalysis", "HealthTrailWrite",
+                "HealthTrailCommit", "HealthTrailPrivacy",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
@@ -110,7 +117,8 @@ let package = Package(
         .executableTarget(
             name: "healthtrail",
             dependencies: [
-                "HealthTrailKit", "HealthTrailArchive", "HealthTrailWrite", "HealthTrailPrivacy", "HealthTrailSynth",
+                "HealthTrailKit", "HealthTrailArchive", "HealthTrailAnalysis", "HealthTrailWrite", "HealthTrailPrivacy",
+                "HealthTrailSynth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -130,8 +138,8 @@ let package = Package(
         .testTarget(
             name: "HealthTrailKitTests",
             dependencies: [
-                "HealthTrailKit", "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode", "HealthTrailWrite", "HealthTrailCommit",
-                "HealthTrailPrivacy", "HealthTrailSynth", "CLibXML2", "CZlib",
+                "HealthTrailKit", "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode", "HealthTrailAnalysis", "HealthTrailWrite",
+                "HealthTrailCommit", "HealthTrailPrivacy", "HealthTrailSynth", "CLibXML2", "CZlib",
             ],
             exclude: ["geojson_check.py", "malloc_counter.c"]   // the GeoJSON validator and the allocation counter the tests run
         ),

@@ -1,4 +1,5 @@
 import ArgumentParser
+import HealthTrailAnalysis
 import HealthTrailArchive
 import HealthTrailKit
 import HealthTrailWrite

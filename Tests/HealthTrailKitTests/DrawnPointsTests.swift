@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import HealthTrailAnalysis
 @testable import HealthTrailCommit
 @testable import HealthTrailDecode
 @testable import HealthTrailKit
@@ -49,7 +50,10 @@ import Testing
             RouteProcessor(
                 join: nil, zones: .default, csv: nil, geojson: nil,
                 maps: MapContext(
-                    staging: staging, options: SVGOptions(), drawWorkouts: true,
+                    staging: staging, drawWorkouts: true,
+                    drawWorkout: { route in
+                        try MapOutputs.writeWorkout(route, zones: .default, options: SVGOptions(), staging: staging)
+                    },
                     filesPerWorkout: ["w": files], offsets: [:]),
                 drawnPointCap: 8)
         }

@@ -1,5 +1,6 @@
 import Testing
 
+@testable import HealthTrailAnalysis
 @testable import HealthTrailKit
 
 @Suite struct HeartRateZoneTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import HealthTrailAnalysis
 @testable import HealthTrailKit
 
 /// Hand-built exports with known answers for units, de-duplication, days, time zones and sleep.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import HealthTrailAnalysis
 @testable import HealthTrailArchive
 @testable import HealthTrailDecode
 @testable import HealthTrailKit

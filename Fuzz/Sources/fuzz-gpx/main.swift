@@ -1,5 +1,6 @@
 import FuzzSupport
 
+@testable import HealthTrailAnalysis
 @testable import HealthTrailArchive
 @testable import HealthTrailDecode
 @testable import HealthTrailKit

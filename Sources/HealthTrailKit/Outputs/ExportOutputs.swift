@@ -2,7 +2,6 @@ import Foundation
 import HealthTrailCommit
 import HealthTrailDecode
 import HealthTrailWrite
-import HealthTrailXML
 
 /// The CSV files one run writes while export.xml and the route files stream through.
 ///

@@ -1,3 +1,4 @@
+import HealthTrailAnalysis
 import HealthTrailCommit
 import HealthTrailDecode
 import HealthTrailWrite

@@ -1,3 +1,5 @@
+import HealthTrailAnalysis
+
 /// The files a run writes and the columns of each CSV: the one list the writers take their
 /// header rows from, the table of docs/outputs.md is generated from (`markdownTable`), and the
 /// output contract test checks column by column. A column added here and never filled, or

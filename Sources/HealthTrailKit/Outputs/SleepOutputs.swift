@@ -1,3 +1,4 @@
+import HealthTrailAnalysis
 import HealthTrailDecode
 
 /// Writes `sleep_samples.csv` and `sleep_nights.csv`, and gives each night to the daily table.

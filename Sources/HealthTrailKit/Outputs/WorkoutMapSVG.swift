@@ -1,3 +1,4 @@
+import HealthTrailAnalysis
 import HealthTrailWrite
 
 /// `svg/workouts/<workout_id>.svg`: one workout's route on a plain background, coloured by

@@ -1,3 +1,4 @@
+import HealthTrailAnalysis
 import HealthTrailWrite
 
 /// From a pipeline file to the options of one export's run.

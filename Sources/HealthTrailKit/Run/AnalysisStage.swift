@@ -1,4 +1,5 @@
 import Foundation
+import HealthTrailAnalysis
 import HealthTrailDecode
 
 /// The third stage: `workouts.csv` with each workout's route figures, sleep nights and

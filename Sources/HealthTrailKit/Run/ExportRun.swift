@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HealthTrailAnalysis
 import HealthTrailArchive
 import HealthTrailCommit
 import HealthTrailDecode

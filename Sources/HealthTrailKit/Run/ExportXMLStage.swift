@@ -1,3 +1,4 @@
+import HealthTrailAnalysis
 import HealthTrailDecode
 
 /// The first stage: export.xml streamed into the decoder, whose sink writes the records' CSVs

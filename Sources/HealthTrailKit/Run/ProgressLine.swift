@@ -1,4 +1,5 @@
 import Foundation
+import HealthTrailAnalysis
 import HealthTrailArchive
 
 #if canImport(Glibc)
@@ -15,7 +16,7 @@ import Synchronization
 /// Silent when stderr is not a terminal (cron) or with `--quiet`. A log line written through
 /// `LogLineHandler` first erases a progress line still drawn (see `TerminalLine`), so it never
 /// lands on the end of one.
-public final class ProgressLine {
+public final class ProgressLine: BackgroundProgress {
     public let enabled: Bool
     /// Uncompressed bytes of what the drawing thread reads (export.xml).
     let total: UInt64

@@ -1,4 +1,5 @@
 import Foundation
+import HealthTrailAnalysis
 import HealthTrailDecode
 import HealthTrailWrite
 
@@ -23,7 +24,8 @@ enum RouteStage {
         try run.timed("routes_wait_s") { try predecoded.wait() }
 
         let (plan, sourceRanking, join, zones) = try run.timed("join_s") {
-            let plan = try RouteLinker.plan(layout: run.layout, routes: predecoded, workouts: decoder.workouts)
+            let plan = try RouteLinker.plan(
+                routeFiles: run.layout.routeFiles, mainXML: run.layout.mainXML, routes: predecoded, workouts: decoder.workouts)
             let sourceRanking = sink.daily.sourceRanking(decoder.sources)
             let spill = run.heartRateSpill!
             let join = try HeartRateJoin(
@@ -41,7 +43,10 @@ enum RouteStage {
             if options.maps?.kinds.contains(.workouts) == true { _ = try staging.path("svg/workouts/.") }   // before two threads write there
             let mapContext = options.maps.map { maps in
                 MapContext(
-                    staging: staging, options: maps.options, drawWorkouts: maps.kinds.contains(.workouts),
+                    staging: staging, drawWorkouts: maps.kinds.contains(.workouts),
+                    drawWorkout: { route in
+                        try MapOutputs.writeWorkout(route, zones: zones, options: maps.options, staging: staging)
+                    },
                     filesPerWorkout: plan.files.reduce(into: [:]) { $0[$1.workoutID, default: 0] += 1 },
                     offsets: Dictionary(
                         decoder.workouts.map { ($0.id, WorkoutFigures($0).offsetMinutes) },

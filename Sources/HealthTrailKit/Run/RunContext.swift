@@ -1,4 +1,5 @@
 import Foundation
+import HealthTrailAnalysis
 import HealthTrailArchive
 import HealthTrailCommit
 import HealthTrailXML

@@ -1,3 +1,4 @@
+import HealthTrailAnalysis
 import HealthTrailArchive
 import HealthTrailWrite
 

@@ -28,7 +28,7 @@ public enum SleepAnalysis {
     }
 
     /// Whether `a` is a better candidate than `b` for the night of their common date.
-    static func beats(_ a: SleepSession, _ b: SleepSession) -> Bool {
+    package static func beats(_ a: SleepSession, _ b: SleepSession) -> Bool {
         if a.asleepSeconds != b.asleepSeconds { return a.asleepSeconds > b.asleepSeconds }
         if a.inBedSeconds != b.inBedSeconds { return a.inBedSeconds > b.inBedSeconds }
         if a.night.wakeEnd.utcSeconds != b.night.wakeEnd.utcSeconds {

@@ -68,7 +68,7 @@ public enum SleepStage: String, Sendable, CaseIterable, BitwiseCopyable {
     /// Which stage wins when one source's own samples overlap (lower wins). An explicit `Awake`
     /// inside an asleep span marks an interruption, and a named stage refines an unspecified
     /// `Asleep`, so the more specific statement wins. `inBed` never enters the stage timeline.
-    var overlapPrecedence: Int {
+    package var overlapPrecedence: Int {
         switch self {
         case .awake: return 0
         case .deep: return 1

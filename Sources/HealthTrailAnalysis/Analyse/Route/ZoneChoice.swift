@@ -10,7 +10,7 @@ public enum ZoneChoice: Sendable, Equatable {
     /// the standard zones when the export has no date of birth.
     case fromDateOfBirth
 
-    func resolve(dateOfBirth: String?, on exportDate: Timestamp?) -> HeartRateZones {
+    package func resolve(dateOfBirth: String?, on exportDate: Timestamp?) -> HeartRateZones {
         switch self {
         case .standard:
             return .default

@@ -2,7 +2,6 @@ import HealthTrailArchive
 import HealthTrailCommit
 import HealthTrailDecode
 import HealthTrailWrite
-import HealthTrailXML
 
 /// Turns one thread's routes into `route_points.csv` rows, GeoJSON features and route figures.
 ///
@@ -12,17 +11,17 @@ import HealthTrailXML
 /// map. A route longer than the cap is drawn from evenly thinned points (`DrawnPoints`), and the
 /// pieces of multi-file workouts waiting for their other files share one cap, so memory stays
 /// bounded whatever the tracks' length; the thinned points are counted.
-final class RouteProcessor {
-    let join: HeartRateJoin?
-    let zones: HeartRateZones
-    let csv: CSVWriter?
-    let geojson: GeoJSONWriter?
+package final class RouteProcessor {
+    package let join: HeartRateJoin?
+    package let zones: HeartRateZones
+    package let csv: CSVWriter?
+    package let geojson: GeoJSONWriter?
     /// Route figures per workout id, summed over its route files.
     private(set) var statsByWorkout: [String: RouteStats] = [:]
     /// Every route's shape, for the overview and density maps.
-    let tracks: MapTracks
+    package let tracks: MapTracks
     /// Where workout maps go (nil: no SVG), and what they need to know.
-    let maps: MapContext?
+    package let maps: MapContext?
     /// Pieces of workouts with several route files whose other files this processor has not
     /// read (they may be on the other thread): drawn once all are read.
     private(set) var pendingMaps: [String: [MapRoute]] = [:]
@@ -30,7 +29,7 @@ final class RouteProcessor {
     private var pendingPoints = 0
     /// Points left out of drawn lines (GeoJSON features, maps), kept in the CSV and the figures.
     private(set) var thinnedPoints = 0
-    let drawnPointCap: Int
+    package let drawnPointCap: Int
 
     private var cursor: HeartRateJoin.Cursor?
     /// The route's points to draw and its figures so far, updated once per point: boxed, so
@@ -46,7 +45,7 @@ final class RouteProcessor {
     /// - Parameter tracksSpillPath: where the tracks' coordinates go until the maps are drawn
     ///   (nil: in memory).
     /// - Parameter drawnPointCap: points drawn per route and per pending workout map at most.
-    init(
+    package init(
         join: HeartRateJoin?, zones: HeartRateZones, csv: CSVWriter?, geojson: GeoJSONWriter?, maps: MapContext? = nil,
         tracksSpillPath: String? = nil, drawnPointCap: Int = DrawnPoints.defaultCap
     ) {
@@ -61,7 +60,7 @@ final class RouteProcessor {
         statsBox = UncheckedBox(RouteStats(zoneCount: zones.zones.count))
     }
 
-    func begin(workoutID id: String, activity: String, routeFile: String?) {
+    package func begin(workoutID id: String, activity: String, routeFile: String?) {
         current = (id, activity, routeFile)
         workoutID = OwnedBytes(copying: Array(id.utf8))
         cursor = join.map { HeartRateJoin.Cursor($0) }
@@ -70,12 +69,12 @@ final class RouteProcessor {
     }
 
     /// A route file's point with its `lat`…`vAcc` columns as the file wrote them (`RoutePointRecord`).
-    func add(_ p: RoutePoint, columns: ByteSpan) {
+    package func add(_ p: RoutePoint, columns: ByteSpan) {
         add(p) { $0.raw(columns) }
     }
 
     /// An inline point of an old export, whose columns are formatted from the numbers.
-    func add(_ p: RoutePoint, hAcc: Double?, course: Double?, vAcc: Double?) {
+    package func add(_ p: RoutePoint, hAcc: Double?, course: Double?, vAcc: Double?) {
         add(p) { w in
             w.decimal(p.latitude, digits: 6); w.comma()
             w.decimal(p.longitude, digits: 6)
@@ -112,7 +111,7 @@ final class RouteProcessor {
     }
 
     /// Ends the route: its map feature and drawings, and its figures added to its workout's.
-    func end() throws {
+    package func end() throws {
         guard let (id, activity, file) = current else { return }
         current = nil
         statsByWorkout[id, default: RouteStats(zoneCount: zones.zones.count)].merge(stats)
@@ -135,7 +134,7 @@ final class RouteProcessor {
             timeInZone: stats.timeInZone, points: points, segments: segments)
         let files = maps.filesPerWorkout[id] ?? 1
         guard files > 1 else {
-            try MapOutputs.writeWorkout(route, zones: zones, options: maps.options, staging: maps.staging)
+            try maps.drawWorkout(route)
             return
         }
         pendingMaps[id, default: []].append(route)
@@ -143,7 +142,7 @@ final class RouteProcessor {
         if let pieces = pendingMaps[id], pieces.count == files {
             pendingMaps[id] = nil
             pendingPoints -= pieces.reduce(0) { $0 + $1.points.count }
-            try MapOutputs.writeWorkout(.joined(pieces, zones: zones), zones: zones, options: maps.options, staging: maps.staging)
+            try maps.drawWorkout(.joined(pieces, zones: zones))
         }
         while pendingPoints > drawnPointCap && halvePendingMaps() {}
     }
@@ -169,20 +168,33 @@ final class RouteProcessor {
 }
 
 /// What workout maps need beyond the route itself.
-struct MapContext {
-    let staging: OutputStaging
-    let options: SVGOptions
+package struct MapContext {
+    /// The run's staging folder, where the route shapes are spilled for the overview maps.
+    package let staging: OutputStaging
     /// Draw `svg/workouts/<id>.svg` (the tracks are kept for the other maps either way).
-    let drawWorkouts: Bool
+    package let drawWorkouts: Bool
+    /// Draws one workout's map; called from both route threads.
+    package let drawWorkout: @Sendable (MapRoute) throws -> Void
     /// Route files per workout: a workout with several is drawn once all are read.
-    let filesPerWorkout: [String: Int]
+    package let filesPerWorkout: [String: Int]
     /// Each workout's local UTC offset (its time zone's), for the map's title date.
-    let offsets: [String: Int32]
+    package let offsets: [String: Int32]
+
+    package init(
+        staging: OutputStaging, drawWorkouts: Bool, drawWorkout: @escaping @Sendable (MapRoute) throws -> Void,
+        filesPerWorkout: [String: Int], offsets: [String: Int32]
+    ) {
+        self.staging = staging
+        self.drawWorkouts = drawWorkouts
+        self.drawWorkout = drawWorkout
+        self.filesPerWorkout = filesPerWorkout
+        self.offsets = offsets
+    }
 }
 
 extension MapRoute {
     /// One workout's map from the pieces of its several route files, in time order.
-    static func joined(_ pieces: [MapRoute], zones: HeartRateZones) -> MapRoute {
+    package static func joined(_ pieces: [MapRoute], zones: HeartRateZones) -> MapRoute {
         let sorted = pieces.sorted { $0.start < $1.start }
         var points: [RoutePoint] = [], segments: [RouteSegment] = []
         var timeInZone = [Double](repeating: 0, count: zones.zones.count)

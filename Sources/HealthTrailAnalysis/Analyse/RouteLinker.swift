@@ -2,7 +2,6 @@ import Foundation
 import HealthTrailArchive
 import HealthTrailDecode
 import HealthTrailWrite
-import HealthTrailXML
 
 /// Links route files to workouts, then streams their points through the heart-rate join into
 /// `route_points.csv` and `routes.geojson`.
@@ -33,40 +32,45 @@ public enum RouteLinker {
         /// Figures from the points, per workout id (all its routes).
         public var statsByWorkout: [String: RouteStats] = [:]
         /// Every route's shape, for the overview and density maps.
-        var tracks = MapTracks()
+        package var tracks = MapTracks()
     }
 
     /// Slack around a workout's span when linking by time (watch clocks and GPS fixes lag).
-    static let timeSlack: Int64 = 120
+    package static let timeSlack: Int64 = 120
     /// How long after an orphan route's first point heart rate is kept for it: its end is not
     /// known before it is read, and the join must be built before.
-    static let orphanWindow: Int64 = 12 * 3600
+    package static let orphanWindow: Int64 = 12 * 3600
 
     /// Which workout each route file belongs to, decided before any point is read.
     public struct Plan {
-        enum Link { case reference, time, orphan }
-        struct File {
-            var entry: ArchiveEntry
+        package enum Link { case reference, time, orphan }
+        package struct File {
+            package var entry: ArchiveEntry
             /// Its position among the layout's route files (and `PredecodedRoutes`'s).
-            var index: Int
+            package var index: Int
             /// Name relative to the export folder.
-            var name: String
-            var workoutID: String
-            var activity: String
-            var link: Link
+            package var name: String
+            package var workoutID: String
+            package var activity: String
+            package var link: Link
         }
-        var files: [File] = []
-        var missingFiles: [String] = []
+        package var files: [File] = []
+        package var missingFiles: [String] = []
         /// UTC spans whose heart rate the routes need.
-        var windows: [(Int64, Int64)] = []
+        package var windows: [(Int64, Int64)] = []
     }
 
-    static func plan(layout: ExportLayout, routes: PredecodedRoutes, workouts: [Workout]) throws -> Plan {
+    /// Matches the export's route files to the workouts that reference them.
+    ///
+    /// - Parameters:
+    ///   - routeFiles: the export's GPX entries; `mainXML`: its export.xml entry, whose folder
+    ///     the workouts' `FileReference` paths are relative to.
+    package static func plan(routeFiles: [ArchiveEntry], mainXML: ArchiveEntry, routes: PredecodedRoutes, workouts: [Workout]) throws -> Plan {
         var plan = Plan()
         // Every suffix of an entry path is a key, so `/workout-routes/x.gpx` finds
         // `apple_health_export/workout-routes/x.gpx` whatever the top folder is called.
         var entryBySuffix: [String: ArchiveEntry] = [:]
-        for entry in layout.routeFiles {
+        for entry in routeFiles {
             var parts = entry.path.split(separator: "/")[...]
             while !parts.isEmpty {
                 let key = parts.joined(separator: "/")
@@ -87,8 +91,8 @@ public enum RouteLinker {
         // must not become one map (or one GeoJSON feature) of both.
         var orphanIDs = Set(workouts.map(\.id))
         // Names relative to the folder holding export.xml: the same for a zip and an unzipped folder.
-        let base = layout.mainXML.path.contains("/") ? String(layout.mainXML.path[...layout.mainXML.path.lastIndex(of: "/")!]) : ""
-        for (index, entry) in layout.routeFiles.enumerated() {
+        let base = mainXML.path.contains("/") ? String(mainXML.path[...mainXML.path.lastIndex(of: "/")!]) : ""
+        for (index, entry) in routeFiles.enumerated() {
             let name = entry.path.hasPrefix(base) ? String(entry.path.dropFirst(base.count)) : entry.path
             if let w = workoutByEntry[entry.path] {
                 plan.files.append(
@@ -126,7 +130,7 @@ public enum RouteLinker {
     }
 
     /// Sends every planned route file's points (and inline routes) through the join into the writers.
-    static func run(
+    package static func run(
         _ plan: Plan, routes: PredecodedRoutes, inlineRoutes: [(workout: Workout, points: [InlineLocation])],
         join: HeartRateJoin?, zones: HeartRateZones, csv: CSVWriter?, geojson: GeoJSONWriter?,
         maps: MapContext? = nil, faults: FaultLog
@@ -209,20 +213,20 @@ public enum RouteLinker {
             var pieces: [String: [MapRoute]] = [:]
             for processor in processors { for (id, parts) in processor.pendingMaps { pieces[id, default: []] += parts } }
             for id in pieces.keys.sorted() {
-                try MapOutputs.writeWorkout(.joined(pieces[id]!, zones: zones), zones: zones, options: maps.options, staging: maps.staging)
+                try maps.drawWorkout(.joined(pieces[id]!, zones: zones))
             }
         }
         return result
     }
 
     /// What one worker thread produced.
-    final class WorkerResult {
+    package final class WorkerResult {
         var points: [Int] = []
         var error: Error?
     }
 
     /// Sends one route file's points through the processor; returns its point count.
-    static func replay(_ file: Plan.File, from routes: PredecodedRoutes, into processor: RouteProcessor) throws -> Int {
+    package static func replay(_ file: Plan.File, from routes: PredecodedRoutes, into processor: RouteProcessor) throws -> Int {
         processor.begin(workoutID: file.workoutID, activity: file.activity, routeFile: file.name)
         let points = try routes.replay(file.index) { point, columns in processor.add(point, columns: columns) }
         try processor.end()

@@ -10,7 +10,7 @@
 ///
 /// Nodes live in arrays, indexed by `Int` (`none` for no node). A span swallowed by a merge
 /// keeps its node until `removeAll`, so the arrays hold at most one node per span inserted.
-struct SpanTree {
+package struct SpanTree {
     private static let none = -1
 
     private var starts: [Int64] = []
@@ -24,7 +24,7 @@ struct SpanTree {
     private var randomState: UInt64 = 0x9E37_79B9_7F4A_7C15
 
     /// Removes every span, keeping the arrays' memory.
-    mutating func removeAll() {
+    package mutating func removeAll() {
         starts.removeAll(keepingCapacity: true)
         ends.removeAll(keepingCapacity: true)
         left.removeAll(keepingCapacity: true)
@@ -34,12 +34,12 @@ struct SpanTree {
     }
 
     /// Adds spans (in any order), merging overlaps.
-    mutating func insert(contentsOf spans: [(Int64, Int64)]) {
+    package mutating func insert(contentsOf spans: [(Int64, Int64)]) {
         for (start, end) in spans { insert(start, end) }
     }
 
     /// Adds `[start, end)` (`end >= start`), merged with every span it overlaps or touches.
-    mutating func insert(_ start: Int64, _ end: Int64) {
+    package mutating func insert(_ start: Int64, _ end: Int64) {
         var start = start, end = end
         var (before, after) = split(root, startingBefore: start, orAt: false)
         // The last span before may reach `start`: the new span extends it.
@@ -56,13 +56,13 @@ struct SpanTree {
     }
 
     /// Whether a span covers `t`.
-    func contains(_ t: Int64) -> Bool {
+    package func contains(_ t: Int64) -> Bool {
         let (atOrBefore, _) = neighbours(of: t)
         return atOrBefore != SpanTree.none && t < ends[atOrBefore]
     }
 
     /// Calls `body` with each part of [a, b) no span covers, in order (no allocation).
-    func forEachGap(in a: Int64, _ b: Int64, _ body: (Int64, Int64) -> Void) {
+    package func forEachGap(in a: Int64, _ b: Int64, _ body: (Int64, Int64) -> Void) {
         var t = a
         var span = firstEnding(after: a)
         while t < b {
@@ -77,7 +77,7 @@ struct SpanTree {
     }
 
     /// The spans, in order (for tests).
-    var spans: [(Int64, Int64)] {
+    package var spans: [(Int64, Int64)] {
         var result: [(Int64, Int64)] = []
         var stack: [Int] = []
         var n = root
@@ -91,7 +91,7 @@ struct SpanTree {
     }
 
     /// Nodes on the longest path from the root (for tests: about 3 log₂ n for n spans).
-    var height: Int {
+    package var height: Int {
         var deepest = 0
         var stack = root == SpanTree.none ? [] : [(root, 1)]
         while let (n, depth) = stack.popLast() {

@@ -18,14 +18,14 @@ public final class HeartRateJoin: @unchecked Sendable {
     public let tolerance: Int64
     /// Sample times, UTC seconds (32 bits: 1970…2106, like the spill) and their bpm: 8 bytes a
     /// sample inside the windows.
-    let times: [UInt32]
-    let bpms: [Float]
+    package let times: [UInt32]
+    package let bpms: [Float]
 
     /// A sample inside a window, on its way through the sort.
-    struct WindowSample {
-        var time: UInt32
-        var rank: UInt32
-        var bpm: Float
+    package struct WindowSample: BitwiseCopyable {
+        package var time: UInt32
+        package var rank: UInt32
+        package var bpm: Float
     }
 
     /// - Parameters:
@@ -33,7 +33,7 @@ public final class HeartRateJoin: @unchecked Sendable {
     ///   - sourceOrder: position of each source index in the priority order (0 best).
     ///   - sortSpillPath: where sorted runs of the windows' samples go while they are sorted
     ///     (nil: in memory).
-    init(
+    package init(
         spill: HeartRateSpill, windows: [(Int64, Int64)], tolerance: Int64, sourceOrder: [Int],
         sortSpillPath: String? = nil, runLength: Int = 1 << 16
     ) throws {
@@ -58,7 +58,7 @@ public final class HeartRateJoin: @unchecked Sendable {
 
     /// A join from samples given directly (tests, and exports without a spill): all of one rank,
     /// so samples at one second are averaged.
-    init(samples: [(time: Int64, bpm: Double)], tolerance: Int64) {
+    package init(samples: [(time: Int64, bpm: Double)], tolerance: Int64) {
         self.tolerance = tolerance
         let sorted = samples.map { WindowSample(time: UInt32(clamping: $0.time), rank: 0, bpm: Float($0.bpm)) }
             .sorted { ($0.time, $0.bpm) < ($1.time, $1.bpm) }
@@ -68,13 +68,13 @@ public final class HeartRateJoin: @unchecked Sendable {
     }
 
     /// One value per second from samples sorted by time, rank and bpm: the best rank's mean.
-    struct SecondMerger {
-        var times: [UInt32] = [], bpms: [Float] = []
-        var rank: UInt32 = 0, sum = 0.0, n = 0.0
+    package struct SecondMerger {
+        package var times: [UInt32] = [], bpms: [Float] = []
+        package var rank: UInt32 = 0, sum = 0.0, n = 0.0
 
-        init(capacity: Int) { times.reserveCapacity(capacity); bpms.reserveCapacity(capacity) }
+        package init(capacity: Int) { times.reserveCapacity(capacity); bpms.reserveCapacity(capacity) }
 
-        mutating func add(_ s: WindowSample) {
+        package mutating func add(_ s: WindowSample) {
             if times.last != s.time {
                 times.append(s.time)
                 bpms.append(s.bpm)
@@ -87,17 +87,17 @@ public final class HeartRateJoin: @unchecked Sendable {
             }
         }
 
-        func finish() -> ([UInt32], [Float]) { (times, bpms) }
+        package func finish() -> ([UInt32], [Float]) { (times, bpms) }
     }
 
     public var sampleCount: Int { times.count }
 
     /// Walks the samples forward for one route's points, in time order.
     public struct Cursor {
-        let join: HeartRateJoin
+        package let join: HeartRateJoin
         /// Index of the first sample later than the last point asked for.
-        var next = 0
-        var started = false
+        package var next = 0
+        package var started = false
 
         public init(_ join: HeartRateJoin) { self.join = join }
 

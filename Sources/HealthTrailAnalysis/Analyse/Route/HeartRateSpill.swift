@@ -11,35 +11,35 @@ import Glibc
 /// samples the route join will need. Keeping them all in memory would grow with the export
 /// (tens of millions on a Watch owner's archive); instead each sample costs 12 bytes of disk
 /// here, and `HeartRateJoin` later reads back only those inside workout windows.
-final class HeartRateSpill {
+package final class HeartRateSpill {
     /// On-disk record: seconds since 1970 (UInt32, good to 2106), bpm (Float), source (UInt32).
-    struct Record {
-        var time: UInt32
-        var bpm: Float
-        var source: UInt32
+    package struct Record {
+        package var time: UInt32
+        package var bpm: Float
+        package var source: UInt32
     }
 
-    let path: String
+    package let path: String
     private let writer: CSVWriter   // a byte sink with a buffer; no header, no CSV here
     private(set) var count = 0
 
-    init(path: String) throws {
+    package init(path: String) throws {
         self.path = path
         writer = try CSVWriter(path: path, header: [], bufferSize: 1 << 20, writeBehind: true)
     }
 
     @inline(__always)
-    func add(time: Int64, bpm: Double, source: Int) {
+    package func add(time: Int64, bpm: Double, source: Int) {
         var record = Record(time: UInt32(clamping: time), bpm: Float(bpm), source: UInt32(clamping: source))
         withUnsafeBytes(of: &record) { writer.raw($0.baseAddress!.assumingMemoryBound(to: UInt8.self), 12) }
         count += 1
     }
 
     /// Finishes the file; reading may start after this.
-    func close() throws { try writer.close(syncing: false) }
+    package func close() throws { try writer.close(syncing: false) }
 
     /// Streams the records back in file order.
-    func forEach(_ body: (Record) -> Void) throws {
+    package func forEach(_ body: (Record) -> Void) throws {
         let file = try ReadOnlyFile(path: path)
         var carry: [UInt8] = []
         try streamWholeFile(file, entryName: nil) { chunk in
@@ -62,5 +62,5 @@ final class HeartRateSpill {
         }
     }
 
-    func remove() { unlink(path) }
+    package func remove() { unlink(path) }
 }

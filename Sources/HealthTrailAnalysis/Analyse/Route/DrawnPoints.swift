@@ -10,12 +10,12 @@ import HealthTrailDecode
 /// route's point order, and its first and last points are always kept. A route of `cap` points
 /// or fewer is kept whole, so ordinary workouts (a day at one point a second is 86,400) are
 /// drawn from every point.
-struct DrawnPoints {
+package struct DrawnPoints {
     /// Points kept per route (and per workout map) unless a test asks for fewer.
-    static let defaultCap = 100_000
+    package static let defaultCap = 100_000
 
     /// Kept points at most, the route's last point aside. Even and at least 2.
-    let cap: Int
+    package let cap: Int
     /// Every `stride`-th point of the route, from its first.
     private(set) var kept: [RoutePoint] = []
     /// Points of the route so far.
@@ -26,16 +26,16 @@ struct DrawnPoints {
     /// where the route ends.
     private var latestSkipped: RoutePoint?
 
-    init(cap: Int = DrawnPoints.defaultCap) {
+    package init(cap: Int = DrawnPoints.defaultCap) {
         precondition(cap >= 2 && cap % 2 == 0, "the cap on drawn points must be even and at least 2")
         self.cap = cap
     }
 
     /// Points of the route left out of `kept` (the last point counts as kept).
-    var thinned: Int { seen - kept.count - (latestSkipped == nil ? 0 : 1) }
+    package var thinned: Int { seen - kept.count - (latestSkipped == nil ? 0 : 1) }
 
     /// Starts a new route, keeping the buffer's capacity.
-    mutating func reset() {
+    package mutating func reset() {
         kept.removeAll(keepingCapacity: true)
         seen = 0
         stride = 1
@@ -43,7 +43,7 @@ struct DrawnPoints {
     }
 
     @inline(__always)
-    mutating func append(_ point: RoutePoint) {
+    package mutating func append(_ point: RoutePoint) {
         defer { seen += 1 }
         guard seen & (stride - 1) == 0 else {
             latestSkipped = point
@@ -60,14 +60,14 @@ struct DrawnPoints {
     }
 
     /// The kept points, ending with the route's last point.
-    func finish() -> [RoutePoint] {
+    package func finish() -> [RoutePoint] {
         guard let latestSkipped else { return kept }
         return kept + [latestSkipped]
     }
 
     /// Halves a drawn line: the points at even positions, and the last point, so that the
     /// line's ends stay put. Lines of 2 points or fewer are returned whole.
-    static func halvedKeepingEnds(_ points: [RoutePoint]) -> [RoutePoint] {
+    package static func halvedKeepingEnds(_ points: [RoutePoint]) -> [RoutePoint] {
         guard points.count > 2 else { return points }
         var result = points
         dropOddPositions(&result)

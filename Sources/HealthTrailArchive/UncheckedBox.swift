@@ -8,7 +8,7 @@
 /// second access to `value` while one is in progress (nothing reached from inside a mutation of
 /// `value` touches the same box); those are the rules the run-time check would enforce.
 ///
-/// Inlinable, so that the users in HealthTrailKit get it specialised for their `Value` (a generic
+/// Inlinable, so that its users in other targets get it specialised for their `Value` (a generic
 /// class used across a module boundary is otherwise reached through unspecialised witnesses).
 public final class UncheckedBox<Value> {
     @usableFromInline let pointer: UnsafeMutablePointer<Value>

@@ -65,17 +65,17 @@ public struct SourcePriority: Sendable, Equatable {
 /// come from different bytes, e.g. composed and decomposed accents). Adding a source is O(1)
 /// (the patterns are few), and so is a comparison but for the name, compared only between
 /// sources of equal rank.
-struct SourceRanking {
-    let priority: SourcePriority
+package struct SourceRanking {
+    package let priority: SourcePriority
     /// Source names by index, as the decoder numbered them.
-    private(set) var names: [String] = []
+    package private(set) var names: [String] = []
     /// `priority.rank(of:)` of each source, by index.
-    private(set) var patternRanks: [Int] = []
+    package private(set) var patternRanks: [Int] = []
 
-    init(priority: SourcePriority) { self.priority = priority }
+    package init(priority: SourcePriority) { self.priority = priority }
 
     /// Takes the sources added to `sources` since the last update (`sources` only grows).
-    mutating func update(_ sources: [String]) {
+    package mutating func update(_ sources: [String]) {
         guard sources.count > names.count else { return }
         for name in sources[names.count...] {
             names.append(name)
@@ -84,7 +84,7 @@ struct SourceRanking {
     }
 
     /// The position of each source in the order (0 best), by index: `SourcePriority.order`.
-    var order: [Int] {
+    package var order: [Int] {
         let sorted = names.indices.sorted { precedes($0, $1) }
         var order = [Int](repeating: 0, count: names.count)
         for (position, index) in sorted.enumerated() { order[index] = position }
@@ -93,7 +93,7 @@ struct SourceRanking {
 
     /// Whether source `a` comes before source `b` (both below `names.count`).
     @inline(__always)
-    func precedes(_ a: Int, _ b: Int) -> Bool {
+    package func precedes(_ a: Int, _ b: Int) -> Bool {
         if patternRanks[a] != patternRanks[b] { return patternRanks[a] < patternRanks[b] }
         if a == b { return false }
         if names[a] < names[b] { return true }

@@ -1,5 +1,3 @@
-import HealthTrailArchive
-
 /// A copy of some bytes in memory of its own, freed with it: for a name kept past the callback
 /// that delivered it (a record type's identifier, a source name), which the hot paths compare
 /// as a `ByteSpan` without reference counting.

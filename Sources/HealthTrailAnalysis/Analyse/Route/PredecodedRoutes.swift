@@ -2,7 +2,6 @@ import Foundation
 import HealthTrailArchive
 import HealthTrailDecode
 import HealthTrailWrite
-import HealthTrailXML
 
 #if canImport(Glibc)
 import Glibc
@@ -28,23 +27,23 @@ import Glibc
 /// A file that fails keeps its error, thrown when its turn comes (as if it were decoded then);
 /// files after the first failure are not decoded, since the run ends there anyway. Which error a
 /// run reports therefore does not depend on how the threads raced.
-final class PredecodedRoutes: @unchecked Sendable {
+package final class PredecodedRoutes: @unchecked Sendable {
     /// One route file's outcome.
-    struct File {
+    package struct File {
         /// Which spill file holds its points, from which byte, how many bytes.
-        var spill = 0
-        var offset: UInt64 = 0
-        var bytes: UInt64 = 0
-        var points = 0
+        package var spill = 0
+        package var offset: UInt64 = 0
+        package var bytes: UInt64 = 0
+        package var points = 0
         /// UTC seconds of the first valid point (links a route no workout names).
-        var firstUTC: Int64?
+        package var firstUTC: Int64?
         /// Its skipped points; absorbed into the run's log in file order.
-        var faults: FaultLog
+        package var faults: FaultLog
         /// Why it could not be decoded.
-        var error: Error?
+        package var error: Error?
     }
 
-    let entries: [ArchiveEntry]
+    package let entries: [ArchiveEntry]
     private let source: ExportSource
     private let displayName: String
     /// What each file's fault log copies from the run's.
@@ -62,7 +61,7 @@ final class PredecodedRoutes: @unchecked Sendable {
     private var backgroundBusy = 0
     /// Signalled when a background thread ends a file or hands one back.
     private let backgroundTurnEnded = DispatchSemaphore(value: 0)
-    private let progress: ProgressLine
+    private let progress: any BackgroundProgress
     /// Index of the first file that failed: later ones are skipped.
     private var firstFailure = Int.max
     private var cancelled = false
@@ -78,7 +77,7 @@ final class PredecodedRoutes: @unchecked Sendable {
     ///   - spillPaths: one scratch file per decoding thread, in the staging folder: the last is
     ///     for the thread that calls `wait()`, the others each get a background thread.
     ///   - faults: the run's log, whose file name and `--strict` setting each file's log copies.
-    init(entries: [ArchiveEntry], source: ExportSource, spillPaths: [String], faults: FaultLog, progress: ProgressLine) {
+    package init(entries: [ArchiveEntry], source: ExportSource, spillPaths: [String], faults: FaultLog, progress: any BackgroundProgress) {
         self.entries = entries
         self.source = source
         self.displayName = source.displayName
@@ -105,7 +104,7 @@ final class PredecodedRoutes: @unchecked Sendable {
 
     /// Decodes the files no background thread has taken, then waits until every file is
     /// decoded; throws if a spill file could not be written. Call it once.
-    func wait() throws {
+    package func wait() throws {
         if !entries.isEmpty {
             lock.withLock { waiterArrived = true }
             decodeFiles(spill: spillPaths.count - 1, onWaitingThread: true)
@@ -121,7 +120,7 @@ final class PredecodedRoutes: @unchecked Sendable {
     /// Only the first call deletes anything: `deinit` calls it again, possibly much later, on
     /// the last decoding thread to let go of this object, when the same paths may already
     /// belong to another run's files.
-    func remove() {
+    package func remove() {
         lock.withLock { cancelled = true }
         finished.wait()
         let first = lock.withLock {
@@ -135,7 +134,7 @@ final class PredecodedRoutes: @unchecked Sendable {
     /// The first valid point's time of file `index`; throws the file's error if it has no point.
     /// A file after the first that failed counts as not decoded (nil), whether or not a thread
     /// got to it before that failure: which error a run reports must not depend on the race.
-    func firstUTC(of index: Int) throws -> Int64? {
+    package func firstUTC(of index: Int) throws -> Int64? {
         let (file, failure) = lock.withLock { (files[index], firstFailure) }
         guard index <= failure else { return nil }
         if file.firstUTC == nil, let error = file.error { throw error }
@@ -143,13 +142,13 @@ final class PredecodedRoutes: @unchecked Sendable {
     }
 
     /// The faults of file `index` (call after `wait()`).
-    func faults(of index: Int) -> FaultLog { files[index].faults }
+    package func faults(of index: Int) -> FaultLog { files[index].faults }
 
     /// Hands file `index`'s points to `body` in file order, each with its CSV columns (valid
     /// only during the call); returns how many. Throws the file's error after its valid points,
     /// so a failing file reports its error. Safe from two threads at once (after `wait()`).
     @discardableResult
-    func replay(_ index: Int, _ body: (RoutePoint, ByteSpan) throws -> Void) throws -> Int {
+    package func replay(_ index: Int, _ body: (RoutePoint, ByteSpan) throws -> Void) throws -> Int {
         let (file, failure) = lock.withLock { (files[index], firstFailure) }
         guard index <= failure else { return 0 }   // as if not decoded (see `firstUTC(of:)`)
         if file.bytes > 0 {
@@ -170,7 +169,7 @@ final class PredecodedRoutes: @unchecked Sendable {
     /// Not `SCHED_IDLE`, which runs a thread only on a core no other process wants: on a busy
     /// host that is never. Raising one's nice level needs no privilege; where it fails the
     /// thread runs at normal priority, which is slower for the parse but gives the same outputs.
-    static func yieldToEveryOtherThread() {
+    package static func yieldToEveryOtherThread() {
         #if os(Linux)
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
         #endif

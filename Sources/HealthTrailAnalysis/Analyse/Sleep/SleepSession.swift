@@ -2,25 +2,25 @@ import HealthTrailDecode
 
 /// A cluster of sleep samples (any stage, any source) close enough in time to be one sleep,
 /// measured into a `SleepNight`. Whether it is the night or a nap is `SleepAnalysis`'s call.
-struct SleepSession {
+package struct SleepSession {
     /// A sample that starts no more than this after the cluster's end so far joins the cluster.
     /// An hour keeps one night together through getting up, a bathroom trip or a phone that
     /// stopped tracking for a while, yet splits an afternoon nap from the night before, or
     /// going back to bed after being up for more than an hour.
-    static let joinGapSeconds: Int64 = 60 * 60
+    package static let joinGapSeconds: Int64 = 60 * 60
 
     /// UTC start of the session's first sample.
-    let start: Int64
+    package let start: Int64
     /// The session measured as a night.
-    let night: SleepNight
-    let asleepSeconds: Int64
-    let inBedSeconds: Int64
+    package let night: SleepNight
+    package let asleepSeconds: Int64
+    package let inBedSeconds: Int64
     /// Local time of day (seconds after midnight, in the wake sample's offset) of the middle of
     /// the session's span: what tells a night from a daytime nap.
-    let midpointSecondOfDay: Int64
+    package let midpointSecondOfDay: Int64
 
     /// Measures `samples` (non-empty, in `SleepSample.precedes` order).
-    init(_ samples: [SleepSample]) {
+    package init(_ samples: [SleepSample]) {
         start = samples[0].start.utcSeconds
         let inBed = samples.filter { $0.stage == .inBed }
         // First InBed start; the samples are in start order, so the first one found.
@@ -91,10 +91,10 @@ struct SleepSession {
     /// True when the session's middle falls between 12:00 and 18:00 local: an afternoon sleep,
     /// a nap whatever its length. (A day sleeper's main sleep is counted as naps: the price of a
     /// rule that needs no history; it keeps siestas out of the nights of everyone else.)
-    var isDaytime: Bool { midpointSecondOfDay >= 12 * 3600 && midpointSecondOfDay < 18 * 3600 }
+    package var isDaytime: Bool { midpointSecondOfDay >= 12 * 3600 && midpointSecondOfDay < 18 * 3600 }
 
     /// Seconds covered by the union of the intervals (given in start order).
-    static func unionSeconds(_ intervals: [(Int64, Int64)]) -> Int64 {
+    package static func unionSeconds(_ intervals: [(Int64, Int64)]) -> Int64 {
         var total: Int64 = 0
         var runStart = Int64.min, runEnd = Int64.min
         for (a, b) in intervals {
@@ -113,7 +113,7 @@ struct SleepSession {
     /// Counts the non-asleep runs between asleep segments (the slice starts and ends asleep).
     /// A run counts if it holds an explicit `Awake`, or lasts at least a minute: shorter
     /// uncovered slivers are records that do not quite abut, not a waking.
-    static func awakenings(in segments: ArraySlice<SleepTimeline.Segment>) -> Int {
+    package static func awakenings(in segments: ArraySlice<SleepTimeline.Segment>) -> Int {
         var count = 0
         var runSeconds: Int64 = 0
         var runHasAwake = false

@@ -56,7 +56,7 @@ public struct WorkoutFigures: Sendable, Equatable {
     }
 
     /// A metadata quantity written `value unit` (`4500 cm`, `68 degF`) in its canonical unit.
-    static func quantity(_ text: String?) -> Double? {
+    package static func quantity(_ text: String?) -> Double? {
         guard let parts = text?.split(separator: " ", maxSplits: 1), parts.count == 2,
             let value = Double(parts[0]), let conversion = UnitConversion.forUnit(String(parts[1]))
         else { return nil }

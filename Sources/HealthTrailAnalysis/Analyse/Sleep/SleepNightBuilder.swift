@@ -1,17 +1,19 @@
 /// `SleepAnalysis` one sample at a time, for samples streamed in start order:
 /// only the open session's samples and one measured session per date are held, so a decade of
 /// sleep costs what its nights cost, not what its samples cost.
-struct SleepNightBuilder {
+package struct SleepNightBuilder {
     private var current: [SleepSample] = []
     private var currentEnd = Int64.min
     /// Each date's night so far (the session that beats the others ending that date).
     private var best: [String: SleepSession] = [:]
     private var sessions = 0
 
+    package init() {}
+
     /// Adds the next sample (starting no earlier than the previous one; ties in any order, the
     /// session is put in `SleepSample.precedes` order before it is measured). Samples covering
     /// no time are ignored.
-    mutating func add(_ s: SleepSample) {
+    package mutating func add(_ s: SleepSample) {
         guard s.end.utcSeconds > s.start.utcSeconds else { return }
         if !current.isEmpty, s.start.utcSeconds > currentEnd + SleepSession.joinGapSeconds { closeSession() }
         currentEnd = current.isEmpty ? s.end.utcSeconds : max(currentEnd, s.end.utcSeconds)
@@ -30,7 +32,7 @@ struct SleepNightBuilder {
     }
 
     /// The nights (one per local wake date, sorted by date) and the number of naps.
-    mutating func finish() -> (nights: [SleepNight], naps: Int) {
+    package mutating func finish() -> (nights: [SleepNight], naps: Int) {
         if !current.isEmpty { closeSession() }
         let nights = best.values.map(\.night).sorted { $0.date < $1.date }
         return (nights, sessions - nights.count)

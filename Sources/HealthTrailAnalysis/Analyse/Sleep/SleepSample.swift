@@ -22,7 +22,7 @@ public struct SleepSample: Sendable, Equatable {
 
     /// A total order (start, end, rank, source, stage, offsets): equal samples under it are equal
     /// in every field, so shuffled input sorts to the same sequence and gives the same nights.
-    static func precedes(_ a: SleepSample, _ b: SleepSample) -> Bool {
+    package static func precedes(_ a: SleepSample, _ b: SleepSample) -> Bool {
         if a.start.utcSeconds != b.start.utcSeconds { return a.start.utcSeconds < b.start.utcSeconds }
         if a.end.utcSeconds != b.end.utcSeconds { return a.end.utcSeconds < b.end.utcSeconds }
         if a.sourceRank != b.sourceRank { return a.sourceRank < b.sourceRank }

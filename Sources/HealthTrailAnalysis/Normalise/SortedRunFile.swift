@@ -1,6 +1,5 @@
 import HealthTrailArchive
 import HealthTrailWrite
-import HealthTrailXML
 
 #if canImport(Glibc)
 import Glibc
@@ -15,9 +14,9 @@ import Darwin
 /// back merges the runs (a binary heap of run cursors, each reading `readAhead` values at a time).
 /// Without a spill file every run stays in memory, which is what small exports and tests need.
 /// Values are written as their raw bytes, so `Element` must be a plain value (no references).
-final class SortedRunFile<Element: BitwiseCopyable> {
-    let runLength: Int
-    let path: String?
+package final class SortedRunFile<Element: BitwiseCopyable> {
+    package let runLength: Int
+    package let path: String?
     private let areInIncreasingOrder: (Element, Element) -> Bool
     /// The run being filled. Boxed: `append` runs once per value, and a class's array property
     /// would cost a run-time exclusivity check per append (one thread per file; `areInIncreasingOrder`,
@@ -40,7 +39,7 @@ final class SortedRunFile<Element: BitwiseCopyable> {
     /// - Parameters:
     ///   - path: the spill file (created on the first full run, removed when read back), or nil.
     ///   - runLength: values sorted in memory at once.
-    init(path: String?, runLength: Int = 1 << 16, by areInIncreasingOrder: @escaping (Element, Element) -> Bool) {
+    package init(path: String?, runLength: Int = 1 << 16, by areInIncreasingOrder: @escaping (Element, Element) -> Bool) {
         self.path = path
         self.runLength = max(1, runLength)
         self.areInIncreasingOrder = areInIncreasingOrder
@@ -48,13 +47,13 @@ final class SortedRunFile<Element: BitwiseCopyable> {
 
     deinit { removeFile() }
 
-    var isEmpty: Bool { count == 0 }
+    package var isEmpty: Bool { count == 0 }
 
     /// How many runs went to the spill file so far.
-    var spilledRuns: Int { fileRuns.count }
+    package var spilledRuns: Int { fileRuns.count }
 
     @inline(__always)
-    func append(_ value: Element) {
+    package func append(_ value: Element) {
         if run.value.capacity == 0 { run.value.reserveCapacity(min(runLength, 1024)) }
         run.value.append(value)
         count += 1
@@ -87,7 +86,7 @@ final class SortedRunFile<Element: BitwiseCopyable> {
     }
 
     /// Every value in sorted order (stable only within a run), then forgets them all.
-    func drain(_ body: (Element) throws -> Void) throws {
+    package func drain(_ body: (Element) throws -> Void) throws {
         defer { reset() }
         if let failure { throw failure }
         if fileRuns.isEmpty && memoryRuns.isEmpty {
@@ -140,14 +139,14 @@ final class SortedRunFile<Element: BitwiseCopyable> {
 
     /// A run being merged: its values in memory, or the next `readAhead` of them from the file.
     private struct RunCursor {
-        var values: [Element]
-        var position = 0
-        var file: (offset: Int, count: Int)?
-        var isDone: Bool { position >= values.count && (file?.count ?? 0) == 0 }
-        var current: Element { values[position] }
+        package var values: [Element]
+        package var position = 0
+        package var file: (offset: Int, count: Int)?
+        package var isDone: Bool { position >= values.count && (file?.count ?? 0) == 0 }
+        package var current: Element { values[position] }
 
-        init(values: [Element]) { self.values = values }
-        init(file: (offset: Int, count: Int)) { values = []; self.file = file }
+        package init(values: [Element]) { self.values = values }
+        package init(file: (offset: Int, count: Int)) { values = []; self.file = file }
     }
 
     private func fill(_ cursor: inout RunCursor, readAhead: Int) throws {

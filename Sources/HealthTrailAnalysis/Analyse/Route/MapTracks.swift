@@ -15,28 +15,28 @@ import Darwin
 /// longitude as `Float`s, 8 bytes a point (about a metre of precision, far below a pixel of any
 /// whole-history map), and with a spill file those bytes go to disk as the routes are read:
 /// the maps read one track back at a time, so memory stays flat however long the history.
-final class MapTracks {
-    struct Track {
-        var workoutID: String
-        var activity: String
-        var start: Int64
-        var pointCount: Int
+package final class MapTracks {
+    package struct Track {
+        package var workoutID: String
+        package var activity: String
+        package var start: Int64
+        package var pointCount: Int
         /// Where its latitude, longitude pairs are.
-        let store: CoordinateStore
-        let offset: Int
+        package let store: CoordinateStore
+        package let offset: Int
     }
 
-    private(set) var tracks: [Track] = []
+    package private(set) var tracks: [Track] = []
     private(set) var pointCount = 0
     private let store: CoordinateStore
 
     /// - Parameter spillPath: file for the coordinates (removed with `discard()` or on release);
     ///   nil keeps them in memory.
-    init(spillPath: String? = nil) {
+    package init(spillPath: String? = nil) {
         store = CoordinateStore(path: spillPath)
     }
 
-    func add(workoutID: String, activity: String, points: [RoutePoint]) {
+    package func add(workoutID: String, activity: String, points: [RoutePoint]) {
         guard let first = points.first else { return }
         let offset = store.append(points)
         tracks.append(
@@ -47,14 +47,14 @@ final class MapTracks {
     }
 
     /// Appends another thread's tracks after these (keeps file order).
-    func absorb(_ other: MapTracks) {
+    package func absorb(_ other: MapTracks) {
         tracks += other.tracks
         pointCount += other.pointCount
     }
 
     /// Makes every track readable from several threads at once: a store opens its spill file
     /// for reading on its first read, which must not race.
-    func prepareForConcurrentReads() throws {
+    package func prepareForConcurrentReads() throws {
         var seen = Set<ObjectIdentifier>()
         for track in tracks where seen.insert(ObjectIdentifier(track.store)).inserted {
             try track.store.openForReading()
@@ -62,12 +62,12 @@ final class MapTracks {
     }
 
     /// A track's latitude, longitude pairs.
-    static func coordinates(of track: Track) throws -> [Float] {
+    package static func coordinates(of track: Track) throws -> [Float] {
         try track.store.read(offset: track.offset, count: track.pointCount * 2)
     }
 
     /// A track's points (time only on the first), for renderers that take `RoutePoint`s.
-    static func points(of track: Track) throws -> [RoutePoint] {
+    package static func points(of track: Track) throws -> [RoutePoint] {
         let c = try coordinates(of: track)
         return stride(from: 0, to: c.count, by: 2).map {
             RoutePoint(time: track.start, latitude: Double(c[$0]), longitude: Double(c[$0 + 1]))
@@ -75,7 +75,7 @@ final class MapTracks {
     }
 
     /// Removes the spill files of every store these tracks use (they must not be read after).
-    func discard() {
+    package func discard() {
         var seen = Set<ObjectIdentifier>()
         for store in [store] + tracks.map(\.store) where seen.insert(ObjectIdentifier(store)).inserted { store.remove() }
     }
@@ -83,8 +83,8 @@ final class MapTracks {
 
 /// `Float` coordinates appended once and read back by offset: in memory, or in a spill file
 /// written through a `CSVWriter` byte sink and read back with a `ReadOnlyFile`.
-final class CoordinateStore {
-    let path: String?
+package final class CoordinateStore {
+    package let path: String?
     private var memory: [Float] = []
     private var writer: CSVWriter?
     private var reader: ReadOnlyFile?
@@ -92,11 +92,11 @@ final class CoordinateStore {
     /// The failure to create the file, thrown by the first read (write failures are the writer's).
     private var failure: InputError?
 
-    init(path: String?) { self.path = path }
+    package init(path: String?) { self.path = path }
     deinit { remove() }
 
     /// Appends a track's pairs and returns the offset of the first.
-    func append(_ points: [RoutePoint]) -> Int {
+    package func append(_ points: [RoutePoint]) -> Int {
         let offset = path == nil ? memory.count : written
         guard let path else {
             for p in points { memory.append(Float(p.latitude)); memory.append(Float(p.longitude)) }
@@ -117,7 +117,7 @@ final class CoordinateStore {
     }
 
     /// Ends writing and opens the spill file for reading, once; `read` does it on its first call.
-    func openForReading() throws {
+    package func openForReading() throws {
         guard let path else { return }
         if let failure { throw failure }
         if reader == nil, let writer {
@@ -127,7 +127,7 @@ final class CoordinateStore {
         }
     }
 
-    func read(offset: Int, count: Int) throws -> [Float] {
+    package func read(offset: Int, count: Int) throws -> [Float] {
         guard let path else { return Array(memory[offset..<offset + count]) }
         try openForReading()
         guard let reader else { throw InputError(file: path, "spill file read before anything was written") }
@@ -140,7 +140,7 @@ final class CoordinateStore {
         }
     }
 
-    func remove() {
+    package func remove() {
         guard writer != nil else { return }
         try? writer?.close(syncing: false)
         writer = nil

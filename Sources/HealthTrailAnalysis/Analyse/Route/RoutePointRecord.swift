@@ -1,6 +1,5 @@
 import HealthTrailArchive
 import HealthTrailDecode
-import HealthTrailXML
 
 #if canImport(Glibc)
 import Glibc
@@ -15,14 +14,14 @@ import Darwin
 /// `vAcc`, copied from the file's text: the rows come out byte for byte as if the GPX were
 /// decoded while they are written. About 100 bytes a point: a two-year export's 950,000 points
 /// make a 95 MB scratch file, which the page cache holds and RSS never counts.
-enum RoutePointRecord {
+package enum RoutePointRecord {
     /// Bytes before the columns: five 8-byte numbers and a 2-byte length.
-    static let headerLength = 42
+    package static let headerLength = 42
     /// The longest record.
-    static let maxLength = headerLength + GPXRawFields.maxRenderedLength
+    package static let maxLength = headerLength + GPXRawFields.maxRenderedLength
 
     /// Writes `point` and its columns into `out` (room for `maxLength` bytes); returns the length.
-    static func encode(_ point: RoutePoint, raw: GPXRawFields, into out: UnsafeMutablePointer<UInt8>) -> Int {
+    package static func encode(_ point: RoutePoint, raw: GPXRawFields, into out: UnsafeMutablePointer<UInt8>) -> Int {
         let columns = raw.render(into: out + headerLength)
         let header = UnsafeMutableRawPointer(out)
         header.storeBytes(of: point.time, toByteOffset: 0, as: Int64.self)
@@ -36,7 +35,7 @@ enum RoutePointRecord {
 
     /// The point and columns of the whole record at `header` (the columns stay in place).
     @inline(__always)
-    static func decode(_ header: UnsafeRawPointer) -> (RoutePoint, ByteSpan) {
+    package static func decode(_ header: UnsafeRawPointer) -> (RoutePoint, ByteSpan) {
         let count = Int(header.loadUnaligned(fromByteOffset: 40, as: UInt16.self))
         let elevation = header.loadUnaligned(fromByteOffset: 24, as: Double.self)
         let speed = header.loadUnaligned(fromByteOffset: 32, as: Double.self)
@@ -49,15 +48,15 @@ enum RoutePointRecord {
     }
 
     /// Reads one file's records back from a spill file in 1 MiB blocks.
-    final class Reader {
-        let file: ReadOnlyFile
+    package final class Reader {
+        package let file: ReadOnlyFile
         private var offset: UInt64
         private let end: UInt64
         private let buffer: UnsafeMutableRawBufferPointer
         /// Unread bytes are `buffer[position..<filled]`.
         private var position = 0, filled = 0
 
-        init(file: ReadOnlyFile, offset: UInt64, bytes: UInt64) {
+        package init(file: ReadOnlyFile, offset: UInt64, bytes: UInt64) {
             self.file = file
             self.offset = offset
             end = offset + bytes
@@ -67,7 +66,7 @@ enum RoutePointRecord {
         deinit { buffer.deallocate() }
 
         /// The next point and its columns (valid until the next call), nil after the last.
-        func next() throws -> (RoutePoint, ByteSpan)? {
+        package func next() throws -> (RoutePoint, ByteSpan)? {
             if filled - position < RoutePointRecord.maxLength && offset < end { try refill() }
             guard filled - position >= RoutePointRecord.headerLength else {
                 if position < filled || offset < end { throw truncated() }
@@ -100,12 +99,12 @@ enum RoutePointRecord {
 
 extension GPXRawFields {
     /// The longest `render` output: seven fields of at most `GPXDecoder.maxFieldLength` bytes and six commas.
-    static let maxRenderedLength = 7 * GPXDecoder.maxFieldLength + 6
+    package static let maxRenderedLength = 7 * GPXDecoder.maxFieldLength + 6
 
     /// Writes `lat,lon,ele,speed,hAcc,course,vAcc` as `route_points.csv` holds them (a field
     /// empty where the file has none) into `out`, which has room for `maxRenderedLength`
     /// bytes; returns the length. The numbers are copied, never reformatted.
-    func render(into out: UnsafeMutablePointer<UInt8>) -> Int {
+    package func render(into out: UnsafeMutablePointer<UInt8>) -> Int {
         var n = 0
         @inline(__always) func copy(_ span: ByteSpan) {
             (out + n).update(from: span.start, count: span.count)

@@ -8,23 +8,23 @@
 /// the stages of one source per night; the ranking still settles a source's own overlaps and
 /// keeps the timeline usable for several. Segments no stage sample covers are kept as gaps
 /// (`stage == nil`), contiguous with the rest, for awakenings.
-struct SleepTimeline {
-    struct Segment: Equatable {
-        var start: Int64
-        var end: Int64
+package struct SleepTimeline {
+    package struct Segment: Equatable {
+        package var start: Int64
+        package var end: Int64
         /// The winning stage; nil for time no stage sample covers.
-        var stage: SleepStage?
+        package var stage: SleepStage?
         /// The source whose sample won; nil for a gap.
-        var source: String?
+        package var source: String?
     }
 
     /// Contiguous, in time order, from the earliest stage start to the latest stage end.
-    let segments: [Segment]
+    package let segments: [Segment]
 
     /// O(n log n): one sort of the boundaries and one of the samples by priority, then each
     /// sample paints only the still unpainted segments of its span, found through a
     /// "next unpainted segment" forest with path halving (near constant per step).
-    init(stageSamples: [SleepSample]) {
+    package init(stageSamples: [SleepSample]) {
         let samples = stageSamples.filter { $0.stage != .inBed && $0.end.utcSeconds > $0.start.utcSeconds }
         var bounds: [Int64] = []
         bounds.reserveCapacity(samples.count * 2)
@@ -79,7 +79,7 @@ struct SleepTimeline {
 
     /// Merge priority: rank, then source name, then the more specific stage, then time (total,
     /// so the result never depends on input order).
-    static func outranks(_ a: SleepSample, _ b: SleepSample) -> Bool {
+    package static func outranks(_ a: SleepSample, _ b: SleepSample) -> Bool {
         if a.sourceRank != b.sourceRank { return a.sourceRank < b.sourceRank }
         if a.source != b.source { return a.source < b.source }
         if a.stage != b.stage { return a.stage.overlapPrecedence < b.stage.overlapPrecedence }
@@ -87,7 +87,7 @@ struct SleepTimeline {
     }
 
     /// Position of `value` in the sorted, duplicate-free `bounds` (it is always present).
-    static func index(of value: Int64, in bounds: [Int64]) -> Int {
+    package static func index(of value: Int64, in bounds: [Int64]) -> Int {
         var lo = 0, hi = bounds.count
         while lo < hi {
             let mid = (lo + hi) / 2
@@ -96,7 +96,7 @@ struct SleepTimeline {
         return lo
     }
 
-    static func unique(_ sorted: [Int64]) -> [Int64] {
+    package static func unique(_ sorted: [Int64]) -> [Int64] {
         var out: [Int64] = []
         out.reserveCapacity(sorted.count)
         for v in sorted where out.last != v { out.append(v) }

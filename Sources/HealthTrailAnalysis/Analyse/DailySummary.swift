@@ -1,27 +1,26 @@
 import HealthTrailArchive
 import HealthTrailDecode
 import HealthTrailWrite
-import HealthTrailXML
 
 /// The figures of one local day, as `daily.csv` writes them. Plain fields, no arrays: a day is
 /// updated once per heart-rate sample, so it must not allocate or copy.
-struct DailyFigures {
+package struct DailyFigures {
     /// Totals per `CumulativeKind`, by raw value.
-    var cumulative: (Double, Double, Double, Double, Double, Double) = (0, 0, 0, 0, 0, 0)
+    package var cumulative: (Double, Double, Double, Double, Double, Double) = (0, 0, 0, 0, 0, 0)
     /// Bit `kind.rawValue` set when the kind has data that day.
-    var cumulativePresent: UInt8 = 0
-    var hasDay = false
-    var standHoursFromRecords = 0
-    var hasStandRecords = false
+    package var cumulativePresent: UInt8 = 0
+    package var hasDay = false
+    package var standHoursFromRecords = 0
+    package var hasStandRecords = false
     /// From `ActivitySummary`, which wins where present (it is what the rings show).
-    var exerciseMinutesFromSummary: Double?
-    var standHoursFromSummary: Double?
-    var restingSum = 0.0, restingCount = 0
-    var heartRateSum = 0.0, heartRateCount = 0
-    var hrvSum = 0.0, hrvCount = 0
-    var asleepMinutes: Double?
-    var workouts = 0
-    var workoutMinutes = 0.0
+    package var exerciseMinutesFromSummary: Double?
+    package var standHoursFromSummary: Double?
+    package var restingSum = 0.0, restingCount = 0
+    package var heartRateSum = 0.0, heartRateCount = 0
+    package var hrvSum = 0.0, hrvCount = 0
+    package var asleepMinutes: Double?
+    package var workouts = 0
+    package var workoutMinutes = 0.0
 }
 
 /// Accumulates daily figures in one pass and writes `daily.csv`.
@@ -31,7 +30,7 @@ struct DailyFigures {
 /// across sources (`CumulativeSeries`) when their type's group of records ends: export.xml groups
 /// records by type, so only one type's samples are collected at a time, in sorted runs spilled to
 /// `spillDirectory`.
-final class DailySummary {
+package final class DailySummary {
     /// Days from `firstDay` on, by index: an array, not a hash, because every heart-rate
     /// sample updates one (days span years at most: a few thousand entries).
     /// (Boxed: updated once per sample, and a class's array property would cost a run-time
@@ -46,36 +45,36 @@ final class DailySummary {
     private var closed: Set<CumulativeKind> = []
     /// Kinds whose records came in two separate groups: each group is de-duplicated on its own,
     /// not against the other (reported in the manifest; Apple's exports group each type once).
-    private(set) var reopened: Set<CumulativeKind> = []
-    let priority: SourcePriority
+    package private(set) var reopened: Set<CumulativeKind> = []
+    package let priority: SourcePriority
     /// The sources' priority order, extended as sources appear: series close once per group of
     /// records, so ordering every source again at each close would cost the square of the sources.
     private var ranking: SourceRanking
     /// Sources ranked so far: each once, however many times series close.
-    var rankedSources: Int { ranking.names.count }
+    package var rankedSources: Int { ranking.names.count }
 
     /// The priority order of `sources` (every source the decoder has met), for the other
     /// outputs that choose between sources: each source is ranked once per run.
-    func sourceRanking(_ sources: [String]) -> SourceRanking {
+    package func sourceRanking(_ sources: [String]) -> SourceRanking {
         ranking.update(sources)
         return ranking
     }
     /// Folder for the sorted runs of cumulative samples (the staging folder); nil keeps them in
     /// memory, which tests and small exports can afford.
-    var spillDirectory: String?
+    package var spillDirectory: String?
     /// Samples per sorted run (see `SortedRunFile`).
-    var spillRunLength = 1 << 16
+    package var spillRunLength = 1 << 16
     /// The first failure to spill or read back samples (disk full): the run must fail with it
     /// (`throwSpillFailure()`) rather than write totals missing samples.
     private(set) var spillFailure: InputError?
 
-    init(priority: SourcePriority) {
+    package init(priority: SourcePriority) {
         self.priority = priority
         ranking = SourceRanking(priority: priority)
     }
 
-    static let earliestDay = Timestamp.daysFromCivil(year: 1900, month: 1, day: 1)
-    static let latestDay = Timestamp.daysFromCivil(year: 2200, month: 1, day: 1)
+    package static let earliestDay = Timestamp.daysFromCivil(year: 1900, month: 1, day: 1)
+    package static let latestDay = Timestamp.daysFromCivil(year: 2200, month: 1, day: 1)
 
     @inline(__always)
     private func update(_ day: Int64, _ body: (inout DailyFigures) -> Void) {
@@ -97,11 +96,11 @@ final class DailySummary {
     }
 
     /// The days with data, as (day number, figures), in date order.
-    var days: [(day: Int64, figures: DailyFigures)] {
+    package var days: [(day: Int64, figures: DailyFigures)] {
         table.indices.filter { table[$0].hasDay }.map { (firstDay + Int64($0), table[$0]) }
     }
 
-    static func add(_ value: Double, to f: inout DailyFigures, kind: CumulativeKind) {
+    package static func add(_ value: Double, to f: inout DailyFigures, kind: CumulativeKind) {
         switch kind {
         case .steps: f.cumulative.0 += value
         case .distance: f.cumulative.1 += value
@@ -113,7 +112,7 @@ final class DailySummary {
         f.cumulativePresent |= 1 << UInt8(kind.rawValue)
     }
 
-    static func total(_ f: DailyFigures, _ kind: CumulativeKind) -> Double? {
+    package static func total(_ f: DailyFigures, _ kind: CumulativeKind) -> Double? {
         guard f.cumulativePresent & (1 << UInt8(kind.rawValue)) != 0 else { return nil }
         switch kind {
         case .steps: return f.cumulative.0
@@ -125,25 +124,25 @@ final class DailySummary {
         }
     }
 
-    func heartRate(_ t: Timestamp, bpm: Double) {
+    package func heartRate(_ t: Timestamp, bpm: Double) {
         update(CumulativeSeries.localDay(t.utcSeconds, Int16(t.offsetMinutes))) {
             $0.heartRateSum += bpm; $0.heartRateCount += 1
         }
     }
 
-    func restingHeartRate(_ t: Timestamp, bpm: Double) {
+    package func restingHeartRate(_ t: Timestamp, bpm: Double) {
         update(CumulativeSeries.localDay(t.utcSeconds, Int16(t.offsetMinutes))) {
             $0.restingSum += bpm; $0.restingCount += 1
         }
     }
 
-    func heartRateVariability(_ t: Timestamp, ms: Double) {
+    package func heartRateVariability(_ t: Timestamp, ms: Double) {
         update(CumulativeSeries.localDay(t.utcSeconds, Int16(t.offsetMinutes))) {
             $0.hrvSum += ms; $0.hrvCount += 1
         }
     }
 
-    func standHour(_ t: Timestamp, stood: Bool) {
+    package func standHour(_ t: Timestamp, stood: Bool) {
         update(CumulativeSeries.localDay(t.utcSeconds, Int16(t.offsetMinutes))) {
             $0.hasStandRecords = true
             if stood { $0.standHoursFromRecords += 1 }
@@ -151,7 +150,7 @@ final class DailySummary {
     }
 
     /// `value` in the kind's canonical unit (count, m, kcal, s for exercise time).
-    func cumulative(_ kind: CumulativeKind, start: Timestamp, end: Timestamp, value: Double, source: Int) {
+    package func cumulative(_ kind: CumulativeKind, start: Timestamp, end: Timestamp, value: Double, source: Int) {
         // Samples are stored with 32-bit seconds (1970…2106): a date outside is a broken record.
         guard start.utcSeconds >= 0, end.utcSeconds <= Int64(UInt32.max), end.utcSeconds >= start.utcSeconds else { return }
         let sample = CumulativeSample(
@@ -176,7 +175,7 @@ final class DailySummary {
     }
 
     /// De-duplicates and adds every open series except `keep` (the type now being read).
-    func closeSeries(except keep: CumulativeKind?, sources: [String]) {
+    package func closeSeries(except keep: CumulativeKind?, sources: [String]) {
         let kinds = open.keys.filter { $0 != keep }
         guard !kinds.isEmpty else { return }
         lastOpen = nil
@@ -195,29 +194,29 @@ final class DailySummary {
     }
 
     /// Throws the first spill failure, if any.
-    func throwSpillFailure() throws {
+    package func throwSpillFailure() throws {
         if let spillFailure { throw spillFailure }
     }
 
-    func activitySummary(localDay: Int64, exerciseMinutes: Double?, standHours: Double?) {
+    package func activitySummary(localDay: Int64, exerciseMinutes: Double?, standHours: Double?) {
         update(localDay) {
             if let exerciseMinutes { $0.exerciseMinutesFromSummary = exerciseMinutes }
             if let standHours { $0.standHoursFromSummary = standHours }
         }
     }
 
-    func sleepNight(localDay: Int64, asleepMinutes: Double) {
+    package func sleepNight(localDay: Int64, asleepMinutes: Double) {
         update(localDay) { $0.asleepMinutes = ($0.asleepMinutes ?? 0) + asleepMinutes }
     }
 
-    func workout(localDay: Int64, minutes: Double) {
+    package func workout(localDay: Int64, minutes: Double) {
         update(localDay) {
             $0.workouts += 1; $0.workoutMinutes += minutes
         }
     }
 
     /// One `daily.csv` column's value for a day (those the calendars draw), nil when empty.
-    static func value(of column: String, in f: DailyFigures) -> Double? {
+    package static func value(of column: String, in f: DailyFigures) -> Double? {
         switch column {
         case "steps": return total(f, .steps)
         case "sleep_asleep_min": return f.asleepMinutes
@@ -228,7 +227,7 @@ final class DailySummary {
     }
 
     /// Writes one row per day that has any figure, in date order.
-    func write(to out: CSVWriter) {
+    package func write(to out: CSVWriter) {
         for (day, f) in days {
             out.date(localSeconds: day * 86_400)
             func cumulative(_ kind: CumulativeKind, scale: Double = 1, digits: Int) {

@@ -5,14 +5,14 @@ import HealthTrailDecode
 /// Seconds fit 32 bits unsigned until 2106; one sample's value needs no more than a `Float`'s
 /// 7 digits (sums are kept in `Double`). The source index takes 32 bits: an export can name
 /// more than 65,536 sources, and merging two would let one's samples escape the other's rank.
-struct CumulativeSample {
+package struct CumulativeSample: BitwiseCopyable {
     private var startSeconds: UInt32
     private var durationSeconds: UInt32
     private var storedValue: Float
     private var sourceIndex: UInt32
-    var offsetMinutes: Int16
+    package var offsetMinutes: Int16
 
-    init(start: Int64, end: Int64, value: Double, source: Int32, offsetMinutes: Int16) {
+    package init(start: Int64, end: Int64, value: Double, source: Int32, offsetMinutes: Int16) {
         startSeconds = UInt32(clamping: start)
         durationSeconds = UInt32(clamping: max(0, end - start))
         storedValue = Float(value)
@@ -20,11 +20,11 @@ struct CumulativeSample {
         self.offsetMinutes = offsetMinutes
     }
 
-    var start: Int64 { Int64(startSeconds) }
-    var end: Int64 { Int64(startSeconds) + Int64(durationSeconds) }
+    package var start: Int64 { Int64(startSeconds) }
+    package var end: Int64 { Int64(startSeconds) + Int64(durationSeconds) }
     /// In the kind's canonical unit (count, m, kcal, s).
-    var value: Double { Double(storedValue) }
-    var source: Int32 { Int32(bitPattern: sourceIndex) }
+    package var value: Double { Double(storedValue) }
+    package var source: Int32 { Int32(bitPattern: sourceIndex) }
 }
 
 /// The samples of one cumulative record type, de-duplicated across sources by priority.
@@ -40,23 +40,23 @@ struct CumulativeSample {
 /// samples that overlap one another. Samples of different clusters cannot cover each other, so
 /// de-duplicating cluster by cluster gives each sample exactly the share it would get against
 /// the whole series.
-struct CumulativeSeries {
-    let kind: CumulativeKind
+package struct CumulativeSeries {
+    package let kind: CumulativeKind
     private(set) var samples: SortedRunFile<CumulativeSample>
 
     /// - Parameter spillPath: where sorted runs of samples go (nil: kept in memory).
-    init(kind: CumulativeKind, spillPath: String? = nil, runLength: Int = 1 << 16) {
+    package init(kind: CumulativeKind, spillPath: String? = nil, runLength: Int = 1 << 16) {
         self.kind = kind
         samples = SortedRunFile(path: spillPath, runLength: runLength) { $0.start < $1.start }
     }
 
     @inline(__always)
-    func append(_ sample: CumulativeSample) { samples.append(sample) }
+    package func append(_ sample: CumulativeSample) { samples.append(sample) }
 
     /// Adds each sample's surviving value to the local days it covers, and forgets the samples.
     /// - Parameter ranking: the priority order of the sources, knowing every source of the samples.
     /// - Throws: when the spilled samples cannot be read back (or could not be written).
-    func deduplicate(ranking: SourceRanking, into add: (_ localDay: Int64, _ value: Double) -> Void) throws {
+    package func deduplicate(ranking: SourceRanking, into add: (_ localDay: Int64, _ value: Double) -> Void) throws {
         var cluster: [CumulativeSample] = []
         var clusterEnd = Int64.min
         var work = ClusterWork()
@@ -75,10 +75,10 @@ struct CumulativeSeries {
 
     /// The buffers of one cluster's de-duplication, reused from cluster to cluster.
     private struct ClusterWork {
-        var covered = SpanTree()   // spans of every better-ranked source
-        var pending: [(Int64, Int64)] = []   // spans of the source being processed
+        package var covered = SpanTree()   // spans of every better-ranked source
+        package var pending: [(Int64, Int64)] = []   // spans of the source being processed
 
-        mutating func deduplicate(
+        package mutating func deduplicate(
             _ cluster: inout [CumulativeSample], ranking: SourceRanking,
             into add: (_ localDay: Int64, _ value: Double) -> Void
         ) {
@@ -122,13 +122,13 @@ struct CumulativeSeries {
     }
 
     @inline(__always)
-    static func localDay(_ utc: Int64, _ offsetMinutes: Int16) -> Int64 {
+    package static func localDay(_ utc: Int64, _ offsetMinutes: Int16) -> Int64 {
         let local = utc + Int64(offsetMinutes) * 60
         return local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
     }
 
     /// Splits `value` over [a, b) in proportion to the time on each side of local midnights.
-    static func spread(
+    package static func spread(
         _ value: Double, over a: Int64, _ b: Int64, offsetMinutes: Int16,
         into add: (Int64, Double) -> Void
     ) {
@@ -147,7 +147,7 @@ struct CumulativeSeries {
 /// A set of disjoint half-open time spans, kept sorted and merged: for a set made in one go and
 /// then queried (the heart-rate join's windows). Each `insert` rebuilds the arrays, so a set that
 /// grows a little at a time, as de-duplication's does, is a `SpanTree`.
-struct IntervalSet {
+package struct IntervalSet {
     private(set) var starts: [Int64] = []
     private(set) var ends: [Int64] = []
 
@@ -157,7 +157,7 @@ struct IntervalSet {
 
     /// Adds spans (in any order), merging overlaps. Allocates only when the set outgrows its
     /// largest size so far, or when `spans` are not sorted by start.
-    mutating func insert(contentsOf spans: [(Int64, Int64)]) {
+    package mutating func insert(contentsOf spans: [(Int64, Int64)]) {
         guard !spans.isEmpty else { return }
         var isSorted = true
         for i in spans.indices.dropFirst() where spans[i].0 < spans[i - 1].0 { isSorted = false; break }
@@ -192,18 +192,18 @@ struct IntervalSet {
         return lo
     }
 
-    func contains(_ t: Int64) -> Bool {
+    package func contains(_ t: Int64) -> Bool {
         let i = firstEnding(after: t)
         return i < starts.count && starts[i] <= t
     }
 
-    mutating func removeAll() {
+    package mutating func removeAll() {
         starts.removeAll(keepingCapacity: true)
         ends.removeAll(keepingCapacity: true)
     }
 
     /// Calls `body` with each part of [a, b) no span covers, in order (no allocation).
-    func forEachGap(in a: Int64, _ b: Int64, _ body: (Int64, Int64) -> Void) {
+    package func forEachGap(in a: Int64, _ b: Int64, _ body: (Int64, Int64) -> Void) {
         var t = a
         var i = firstEnding(after: a)
         while t < b {
