@@ -71,7 +71,7 @@ public enum ExportSynthesizer {
                 let local = w.start + w.zone.offset(utc: w.start)
                 buf.count = 0
                 buf.isoUTC(w.start)
-                summary.workoutLocalDates[String(decoding: UnsafeBufferPointer(start: buf.base, count: buf.count), as: UTF8.self)] =
+                summary.workoutLocalDates[String(decoding: buf.buffered, as: UTF8.self)] =
                     SynthCalendar.isoDay(SynthCalendar.floorDiv(local, 86_400))
                 let day = SynthCalendar.isoDay(SynthCalendar.floorDiv(local, 86_400))
                 summary.workoutsByLocalDay[day, default: 0] += 1

@@ -27,6 +27,9 @@ package final class SynthBuffer {
 
     deinit { base.deallocate() }
 
+    /// A copy of the bytes buffered since the last flush (a sidecar file, a formatted date).
+    package var buffered: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+
     /// Every byte written since the last `resetTotal()`.
     package var total: UInt64 { flushed + UInt64(count) }
 

@@ -25,7 +25,7 @@ package enum SynthSidecars {
         buf.lit(
             "\"/>\n <confidentialityCode code=\"N\" codeSystem=\"2.16.840.1.113883.5.25\"/>\n <recordTarget>\n  <patientRole>\n   <id root=\"2.16.840.1.113883.4.6\" nullFlavor=\"NA\"/>\n   <patient>\n    <administrativeGenderCode code=\"F\" codeSystem=\"2.16.840.1.113883.5.1\" displayName=\"Female\"/>\n    <birthTime value=\"19881029\"/>\n   </patient>\n  </patientRole>\n </recordTarget>\n</ClinicalDocument>\n"
         )
-        return Array(UnsafeBufferPointer(start: buf.base, count: buf.count))
+        return buf.buffered
     }
 
     /// The days that get an ECG recording: the second day, and the last when there are three or more.
@@ -62,6 +62,6 @@ package enum SynthSidecars {
             buf.fixed(v, 3)
             buf.byte(10)
         }
-        return Array(UnsafeBufferPointer(start: buf.base, count: buf.count))
+        return buf.buffered
     }
 }

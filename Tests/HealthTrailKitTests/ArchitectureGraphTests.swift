@@ -130,10 +130,7 @@ import Testing
         "HealthTrailAnalysis/Analyse/Route/RoutePointRecord.swift",
         "HealthTrailAnalysis/Normalise/SortedRunFile.swift",
         "HealthTrailWrite/CSVWriter.swift",
-        "HealthTrailPrivacy/Ledger/LedgerFiles.swift",
-        "HealthTrailSynth/ExportSynthesizer.swift",
         "HealthTrailSynth/SynthBuffer.swift",
-        "HealthTrailSynth/SynthSidecars.swift",
     ]
 
     /// Raw pointers live in HealthTrailArchive and HealthTrailXML, behind small types that state

@@ -29,11 +29,8 @@ package struct LedgerFiles {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw failure(path, "read")
-            }
+            let n = readSome(fd, into: &chunk)   // retries EINTR itself
+            if n < 0 { throw failure(path, "read") }
             if n == 0 { break }
             bytes += chunk[0..<n]
         }
