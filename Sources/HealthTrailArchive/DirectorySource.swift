@@ -75,7 +75,7 @@ public final class SingleFileSource: ExportSource {
 }
 
 /// Streams a plain file in fixed-size chunks.
-package func streamWholeFile(_ file: ReadOnlyFile, entryName: String?, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+@usableFromInline package func streamWholeFile(_ file: ReadOnlyFile, entryName: String?, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ZipArchive.chunkSize, alignment: 16)
     defer { buffer.deallocate() }
     var offset: UInt64 = 0

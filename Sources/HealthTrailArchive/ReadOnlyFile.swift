@@ -47,7 +47,7 @@ public final class ReadOnlyFile {
     }
 
     /// Reads up to `buffer.count` bytes at `offset`; returns how many were read (0 at end of file).
-    package func read(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws -> Int {
+    @usableFromInline package func read(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws -> Int {
         var done = 0
         while done < buffer.count {
             let n = pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))

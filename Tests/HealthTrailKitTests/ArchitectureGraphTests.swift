@@ -117,18 +117,14 @@ import Testing
     }
 
     /// The files outside HealthTrailArchive and HealthTrailXML that still hold pointer code: the
-    /// CSV writer's buffer, the binary spill records of routes and heart rate, the date fast
-    /// paths, the prefetched chunks fed to the decoder, the generator's buffers and the ledger's
-    /// file reads. The list may only
+    /// CSV writer's buffer, the variable-length route point records, the date fast paths, the
+    /// prefetched chunks fed to the decoder and the generator's buffer. The list may only
     /// shrink: a file that no longer needs its entry fails the test until the entry goes.
     static let pointerCodeOutsideTheLowerLayers: Set<String> = [
         "HealthTrailDecode/ExportDecoder+Thread.swift",
         "HealthTrailDecode/Timestamp.swift",
-        "HealthTrailAnalysis/Analyse/Route/HeartRateSpill.swift",
-        "HealthTrailAnalysis/Analyse/Route/MapTracks.swift",
         "HealthTrailAnalysis/Analyse/Route/PredecodedRoutes.swift",
         "HealthTrailAnalysis/Analyse/Route/RoutePointRecord.swift",
-        "HealthTrailAnalysis/Normalise/SortedRunFile.swift",
         "HealthTrailWrite/CSVWriter.swift",
         "HealthTrailSynth/SynthBuffer.swift",
     ]

@@ -79,7 +79,7 @@ package final class SortedRunFile<Element: BitwiseCopyable> {
                 return false
             }
         }
-        run.value.withUnsafeBytes { writer!.raw($0.baseAddress!.assumingMemoryBound(to: UInt8.self), $0.count) }
+        ByteSpan.withBytes(ofEach: run.value) { writer!.raw($0) }
         fileRuns.append((written, run.value.count))
         written += run.value.count
         return true
@@ -152,14 +152,8 @@ package final class SortedRunFile<Element: BitwiseCopyable> {
     private func fill(_ cursor: inout RunCursor, readAhead: Int) throws {
         guard var run = cursor.file, run.count > 0 else { return }
         let n = min(readAhead, run.count)
-        let stride = MemoryLayout<Element>.stride
-        let values = try [Element](unsafeUninitializedCapacity: n) { storage, initialised in
-            let raw = UnsafeMutableRawBufferPointer(storage)
-            guard let reader, try reader.read(into: raw, at: UInt64(run.offset * stride)) == raw.count else {
-                throw InputError(file: path ?? "", "cannot read spill file back: file is short")
-            }
-            initialised = n
-        }
+        guard let reader else { throw InputError(file: path ?? "", "cannot read spill file back: it was never written") }
+        let values = try reader.readRecords(Element.self, count: n, atByte: UInt64(run.offset * MemoryLayout<Element>.stride))
         run.offset += n
         run.count -= n
         cursor.file = run

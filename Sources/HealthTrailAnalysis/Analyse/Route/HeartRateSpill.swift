@@ -13,7 +13,7 @@ import Glibc
 /// here, and `HeartRateJoin` later reads back only those inside workout windows.
 package final class HeartRateSpill {
     /// On-disk record: seconds since 1970 (UInt32, good to 2106), bpm (Float), source (UInt32).
-    package struct Record {
+    package struct Record: BitwiseCopyable {
         package var time: UInt32
         package var bpm: Float
         package var source: UInt32
@@ -30,8 +30,8 @@ package final class HeartRateSpill {
 
     @inline(__always)
     package func add(time: Int64, bpm: Double, source: Int) {
-        var record = Record(time: UInt32(clamping: time), bpm: Float(bpm), source: UInt32(clamping: source))
-        withUnsafeBytes(of: &record) { writer.raw($0.baseAddress!.assumingMemoryBound(to: UInt8.self), 12) }
+        let record = Record(time: UInt32(clamping: time), bpm: Float(bpm), source: UInt32(clamping: source))
+        ByteSpan.withBytes(of: record) { writer.raw($0) }
         count += 1
     }
 
@@ -40,26 +40,7 @@ package final class HeartRateSpill {
 
     /// Streams the records back in file order.
     package func forEach(_ body: (Record) -> Void) throws {
-        let file = try ReadOnlyFile(path: path)
-        var carry: [UInt8] = []
-        try streamWholeFile(file, entryName: nil) { chunk in
-            var bytes = UnsafeRawBufferPointer(chunk)
-            if !carry.isEmpty {
-                let need = 12 - carry.count
-                carry += bytes.prefix(need)
-                bytes = UnsafeRawBufferPointer(rebasing: bytes.dropFirst(need))
-                if carry.count == 12 {
-                    carry.withUnsafeBytes { body($0.loadUnaligned(as: Record.self)) }
-                    carry.removeAll()
-                }
-            }
-            var offset = 0
-            while offset + 12 <= bytes.count {
-                body(bytes.loadUnaligned(fromByteOffset: offset, as: Record.self))
-                offset += 12
-            }
-            carry += bytes[offset...]
-        }
+        try ReadOnlyFile(path: path).forEachRecord(Record.self, body)
     }
 
     package func remove() { unlink(path) }

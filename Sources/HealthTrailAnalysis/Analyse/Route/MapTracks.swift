@@ -109,8 +109,7 @@ package final class CoordinateStore {
         }
         guard let writer else { return offset }
         for p in points {
-            var pair = (Float(p.latitude), Float(p.longitude))
-            withUnsafeBytes(of: &pair) { writer.raw($0.baseAddress!.assumingMemoryBound(to: UInt8.self), 8) }
+            ByteSpan.withBytes(of: (Float(p.latitude), Float(p.longitude))) { writer.raw($0) }
         }
         written += points.count * 2
         return offset
@@ -131,13 +130,7 @@ package final class CoordinateStore {
         guard let path else { return Array(memory[offset..<offset + count]) }
         try openForReading()
         guard let reader else { throw InputError(file: path, "spill file read before anything was written") }
-        return try [Float](unsafeUninitializedCapacity: count) { buffer, initialised in
-            let raw = UnsafeMutableRawBufferPointer(buffer)
-            guard try reader.read(into: raw, at: UInt64(offset * 4)) == raw.count else {
-                throw InputError(file: path, "cannot read spill file back: file is short")
-            }
-            initialised = count
-        }
+        return try reader.readRecords(Float.self, count: count, atByte: UInt64(offset * MemoryLayout<Float>.stride))
     }
 
     package func remove() {
