@@ -112,6 +112,64 @@ import Testing
         #expect(spills.allSatisfy { !FileManager.default.fileExists(atPath: $0) })
     }
 
+    /// A progress line that holds the first thread to report until another thread reports: the
+    /// background thread stays part-way through its file until the waiting thread has arrived.
+    final class GatedProgress: BackgroundProgress, @unchecked Sendable {
+        private let lock = NSLock()
+        private var counted = 0, gated = false, released = false
+        let midFile = DispatchSemaphore(value: 0)
+        private let release = DispatchSemaphore(value: 0)
+        private var gatedThread: pthread_t?
+
+        var total: Int { lock.withLock { counted } }
+
+        func advanceInBackground(_ bytes: Int) {
+            let (gate, open): (Bool, Bool) = lock.withLock {
+                counted += bytes
+                if !gated {
+                    gated = true
+                    gatedThread = pthread_self()
+                    return (true, false)
+                }
+                if !released, let gatedThread, pthread_equal(gatedThread, pthread_self()) == 0 {
+                    released = true
+                    return (false, true)
+                }
+                return (false, false)
+            }
+            if gate { midFile.signal(); release.wait() }
+            if open { release.signal() }
+        }
+    }
+
+    /// A background thread that hands its file back part-way has counted some of it into the
+    /// progress line; the waiting thread decodes the file again from the start and counts only
+    /// the rest, so the line ends at the bytes the files hold.
+    @Test func aFileHandedBackIsCountedOnce() throws {
+        let dir = Support.temporaryDirectory() + "/apple_health_export"
+        try FileManager.default.createDirectory(atPath: dir + "/workout-routes", withIntermediateDirectories: true)
+        // Unzipped, every file streams in chunks: the big one spans several.
+        let big = Self.gpx(start: 1_700_000_000, count: 12_000), small = Self.gpx(start: 1_700_100_000, count: 40)
+        try big.write(toFile: dir + "/workout-routes/route_0.gpx", atomically: false, encoding: .utf8)
+        try small.write(toFile: dir + "/workout-routes/route_1.gpx", atomically: false, encoding: .utf8)
+        try Support.exportXML("").write(toFile: dir + "/export.xml", atomically: false, encoding: .utf8)
+        #expect(big.utf8.count > 2 * ZipArchive.chunkSize)
+        let source = try openExportSource(path: dir)
+        let files = Self.routeEntries(source)
+        let progress = GatedProgress()
+        // One background thread: it takes route_0 and is held at its first chunk until the
+        // waiting thread, which takes route_1, reports; its next chunk then hands route_0 back.
+        let routes = PredecodedRoutes(
+            entries: files, source: source, spillPaths: [dir + "/../a.spill", dir + "/../b.spill"],
+            faults: FaultLog(file: source.displayName, strict: false), progress: progress)
+        progress.midFile.wait()
+        try routes.wait()
+        #expect(progress.total == big.utf8.count + small.utf8.count)
+        #expect(try routes.replay(0) { _, _ in } == 12_000)
+        #expect(try routes.replay(1) { _, _ in } == 40)
+        routes.remove()
+    }
+
     @Test func aFailingFileKeepsItsErrorForItsTurn() throws {
         let dir = Support.temporaryDirectory()
         var entries: [(String, String)] = []

@@ -52,8 +52,9 @@ package final class PredecodedRoutes: @unchecked Sendable {
     private var files: [File]
     private let lock = NSLock()
     private var next = 0
-    /// Files a background thread gave back part-way (see the type's description).
-    private var handedBack: [Int] = []
+    /// Files a background thread gave back part-way (see the type's description), with the
+    /// bytes of each it had already counted into the progress line.
+    private var handedBack: [(index: Int, counted: Int)] = []
     /// Set when `wait()` is called: background threads hand back files read in chunks.
     private var waiterArrived = false
     /// Background threads part-way through a file: the waiting thread stays until they are
@@ -175,27 +176,29 @@ package final class PredecodedRoutes: @unchecked Sendable {
         #endif
     }
 
-    /// The next file for a thread to decode; nil when it is done. Only the waiting thread takes
-    /// the files handed back, and it stays while a background thread may still hand one back.
-    private func nextFile(onWaitingThread: Bool) -> Int? {
+    /// The next file for a thread to decode, with the bytes of it already counted into the
+    /// progress line (by the thread that handed it back); nil when it is done. Only the waiting
+    /// thread takes the files handed back, and it stays while a background thread may still
+    /// hand one back.
+    private func nextFile(onWaitingThread: Bool) -> (index: Int, counted: Int)? {
         while true {
-            enum Turn { case file(Int), wait, done }
+            enum Turn { case file(Int, counted: Int), wait, done }
             let turn: Turn = lock.withLock {
                 guard !cancelled, spillFailure == nil else { return .done }
                 if onWaitingThread {
                     while let back = handedBack.popLast() {
-                        if back < firstFailure { return .file(back) }
+                        if back.index < firstFailure { return .file(back.index, counted: back.counted) }
                     }
                 }
                 if next < min(entries.count, firstFailure) {
                     next += 1
                     if !onWaitingThread { backgroundBusy += 1 }
-                    return .file(next - 1)
+                    return .file(next - 1, counted: 0)
                 }
                 return onWaitingThread && backgroundBusy > 0 ? .wait : .done
             }
             switch turn {
-            case .file(let index): return index
+            case .file(let index, let counted): return (index, counted)
             case .done: return nil
             case .wait: backgroundTurnEnded.wait()
             }
@@ -219,7 +222,15 @@ package final class PredecodedRoutes: @unchecked Sendable {
         defer { scratch.deallocate() }
         let wholeFiles = WholeEntryScratch()   // this thread's, freed when it is done
         while true {
-            guard let index = nextFile(onWaitingThread: onWaitingThread) else { break }
+            guard let (index, alreadyCounted) = nextFile(onWaitingThread: onWaitingThread) else { break }
+            // Bytes of this file counted into the progress line, by this thread or the one that
+            // handed it back: a file decoded again from the start is counted once.
+            var counted = 0
+            func advanceProgress(_ bytes: Int) {
+                let new = max(0, counted + bytes - alreadyCounted) - max(0, counted - alreadyCounted)
+                counted += bytes
+                if new > 0 { progress.advanceInBackground(new) }
+            }
             // A background thread's turn ends however this iteration does.
             defer {
                 if !onWaitingThread {
@@ -237,7 +248,7 @@ package final class PredecodedRoutes: @unchecked Sendable {
                 // Small files (nearly all) are parsed whole, larger ones as they inflate.
                 let whole = try source.readWhole(entries[index], scratch: wholeFiles) { document in
                     if lock.withLock({ cancelled }) { throw CancellationError() }
-                    progress.advanceInBackground(document.count)
+                    advanceProgress(document.count)
                     try decoder.parseWhole(document)
                 }
                 if !whole {
@@ -245,7 +256,7 @@ package final class PredecodedRoutes: @unchecked Sendable {
                         let (stop, handBack) = lock.withLock { (cancelled, waiterArrived && !onWaitingThread) }
                         if stop { throw CancellationError() }
                         if handBack { throw HandedBack() }
-                        progress.advanceInBackground(chunk.count)
+                        advanceProgress(chunk.count)
                         try decoder.feed(chunk)
                     }
                     try decoder.finish()
@@ -255,7 +266,8 @@ package final class PredecodedRoutes: @unchecked Sendable {
             } catch is HandedBack {
                 // The waiting thread decodes it again from the start; the points already
                 // spilled stay unreferenced in this thread's file.
-                lock.withLock { handedBack.append(index) }
+                let total = max(counted, alreadyCounted)
+                lock.withLock { handedBack.append((index, total)) }
                 continue
             } catch {
                 file.error = error
