@@ -21,6 +21,18 @@ public struct ByteSpan {
         self.init(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
     }
 
+    /// Calls `body` with a view of `text`'s UTF-8 bytes, valid inside `body` only.
+    @inlinable
+    public static func withUTF8<Result>(_ text: String, _ body: (ByteSpan) throws -> Result) rethrows -> Result {
+        var text = text
+        // SAFETY: `withUTF8` lends the string's contiguous UTF-8 storage for the duration of the
+        // closure; the span does not escape `body`. An empty string may have no base address.
+        return try text.withUTF8 { utf8 in
+            guard let base = utf8.baseAddress, utf8.count > 0 else { return try body(.empty) }
+            return try body(ByteSpan(start: base, count: utf8.count))
+        }
+    }
+
     /// No bytes.
     @inlinable package static var empty: ByteSpan { ByteSpan(start: emptyBytes, count: 0) }
 

@@ -33,8 +33,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, BitwiseCopyable {
     }
 
     public static func parse(_ text: String) -> Timestamp? {
-        var copy = text
-        return copy.withUTF8 { parse($0.baseAddress!, $0.count) }
+        ByteSpan.withUTF8(text) { parse($0) }
     }
 
     package static func parse(_ p: UnsafePointer<UInt8>, _ n: Int) -> Timestamp? {

@@ -48,8 +48,7 @@ public final class CSVWriter {
         spare = writeBehind ? .allocate(capacity: bufferSize) : nil
         for (i, name) in header.enumerated() {
             if i > 0 { comma() }
-            var name = name
-            name.withUTF8 { field(ByteSpan(start: $0.baseAddress!, count: $0.count)) }
+            ByteSpan.withUTF8(name) { field($0) }
         }
         if !header.isEmpty { endRow() }
         rowCount = 0
@@ -85,8 +84,7 @@ public final class CSVWriter {
     }
 
     public func field(_ s: String) {
-        var s = s
-        s.withUTF8 { field(ByteSpan(start: $0.baseAddress!, count: $0.count)) }
+        ByteSpan.withUTF8(s) { field($0) }
     }
 
     /// Appends bytes known not to need quoting (numbers, identifiers).

@@ -1,3 +1,4 @@
+import HealthTrailArchive
 import HealthTrailDecode
 
 #if canImport(Glibc)
@@ -270,24 +271,23 @@ public final class GeoJSONWriter {
 
     @inline(__always)
     private func literal(_ s: StaticString) {
-        out.raw(s.utf8Start, s.utf8CodeUnitCount)
+        out.raw(ByteSpan(s))
     }
 
     /// A JSON string (RFC 8259 §7): `"` and `\` escaped, control characters as `\n`-style or
     /// `\u00XX` escapes, all other UTF-8 (route file names in any script) copied as it is.
     private func string(_ s: String) {
-        var s = s
         out.byte(0x22)
-        s.withUTF8 { b in
+        ByteSpan.withUTF8(s) { b in
             var run = 0
             for i in 0..<b.count {
                 let c = b[i]
                 guard c == 0x22 || c == 0x5C || c < 0x20 else { continue }
-                if i > run { out.raw(b.baseAddress! + run, i - run) }
+                if i > run { out.raw(b.dropFirst(run).prefix(i - run)) }
                 escape(c)
                 run = i + 1
             }
-            if b.count > run { out.raw(b.baseAddress! + run, b.count - run) }
+            if b.count > run { out.raw(b.dropFirst(run)) }
         }
         out.byte(0x22)
     }
@@ -303,10 +303,10 @@ public final class GeoJSONWriter {
         case 0x0D: out.byte(0x72)   // r
         case 0x09: out.byte(0x74)   // t
         default:
-            let hex: StaticString = "0123456789abcdef"
+            let hex = ByteSpan("0123456789abcdef")
             literal("u00")
-            out.byte(hex.utf8Start[Int(c >> 4)])
-            out.byte(hex.utf8Start[Int(c & 0xF)])
+            out.byte(hex[Int(c >> 4)])
+            out.byte(hex[Int(c & 0xF)])
         }
     }
 }

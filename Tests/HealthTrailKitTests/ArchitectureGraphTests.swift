@@ -133,7 +133,12 @@ import Testing
     /// their invariants (`FixedSlots`, `SAXEventCapture`, `ByteSpan`); libxml2's callbacks and
     /// `Unmanaged` live there only.
     @Test func pointerCodeStaysInTheLowerLayers() throws {
-        let pointer = try Regex(#"\bUnsafe[A-Za-z]*|withUnsafe|\bUnmanaged\b|\bOpaquePointer\b|unsafeAddress|assumingMemoryBound"#)
+        // A pointer type or cast, or one of the accessors that hand out a raw address (a buffer's
+        // `baseAddress`, a literal's `utf8Start`, a string's `withUTF8`); `ByteSpan.withUTF8`,
+        // the safe view HealthTrailArchive offers instead, is not one.
+        let pointer = try Regex(
+            #"\bUnsafe[A-Za-z]*|withUnsafe|\bUnmanaged\b|\bOpaquePointer\b|unsafeAddress|assumingMemoryBound|\.baseAddress\b|\.utf8Start\b|\.withUTF8\b"#
+        )
         let callbacks = try Regex(#"\bUnmanaged\b|xmlSAXHandler|_withUnsafeGuaranteedRef|import CLibXML2"#)
         let sources = Support.packageRoot.appendingPathComponent("Sources")
         let files = FileManager.default.enumerator(atPath: sources.path)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") } ?? []
@@ -142,6 +147,7 @@ import Testing
         for file in files where !file.hasPrefix("HealthTrailArchive/") && !file.hasPrefix("HealthTrailXML/") {
             let code = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
                 .split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }.joined(separator: "\n")
+                .replacingOccurrences(of: "ByteSpan.withUTF8", with: "")
             if code.contains(pointer) { pointerFiles.insert(file) }
             #expect(!code.contains(callbacks), "\(file): libxml2 callbacks or Unmanaged outside HealthTrailXML and HealthTrailArchive")
         }

@@ -33,16 +33,14 @@ public struct SourcePriority: Sendable, Equatable {
     /// finds it, at a fraction of its cost (a run meets every source once). Nil otherwise.
     private func printableASCIIRank(of source: String) -> Int? {
         guard let patterns = printableASCIIPatterns else { return nil }
-        var source = source
-        return source.withUTF8 { name -> Int? in
-            guard name.allSatisfy(SourcePriority.isPrintableASCII) else { return nil }
-            return patterns.firstIndex { pattern in
-                guard pattern.count <= name.count else { return false }
-                return (0...(name.count - pattern.count)).contains { offset in
-                    pattern.indices.allSatisfy { SourcePriority.asciiLowercase(name[offset + $0]) == pattern[$0] }
-                }
-            } ?? patterns.count
-        }
+        let name = Array(source.utf8)
+        guard name.allSatisfy(SourcePriority.isPrintableASCII) else { return nil }
+        return patterns.firstIndex { pattern in
+            guard pattern.count <= name.count else { return false }
+            return (0...(name.count - pattern.count)).contains { offset in
+                pattern.indices.allSatisfy { SourcePriority.asciiLowercase(name[offset + $0]) == pattern[$0] }
+            }
+        } ?? patterns.count
     }
 
     private static func isPrintableASCII(_ byte: UInt8) -> Bool { byte >= 0x20 && byte < 0x7F }
