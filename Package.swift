@@ -50,8 +50,9 @@ let package = Package(
             pkgConfig: "libdeflate",
             providers: [.apt(["libdeflate-dev"]), .brew(["libdeflate"])]
         ),
-        // Reading input: files and folders, zip (central directory, inflate, CRC), the archive
-        // writer, and the errors and faults every layer reports input problems with.
+        // Bytes in and out: files and folders, zip (central directory, inflate, CRC), the archive
+        // writer, the buffered output files and spill records, and the errors and faults every
+        // layer reports input problems with. With HealthTrailXML, the only target with pointers.
         .target(
             name: "HealthTrailArchive",
             dependencies: ["CZlib", "CLibDeflate"]
@@ -76,7 +77,7 @@ let package = Package(
         // buffered CSV, GeoJSON routes, and the SVG maps and calendars drawn from plain values.
         .target(
             name: "HealthTrailWrite",
-            dependencies: ["HealthTrailArchive", "HealthTrailDecode", "HealthTrailCommit"]
+            dependencies: ["HealthTrailArchive", "HealthTrailDecode"]
         ),
         // From decoded records to figures: sources ranked and de-duplicated, cumulative series,
         // routes linked to workouts and joined to heart rate, zones, daily figures, sleep nights.
@@ -90,7 +91,7 @@ let package = Package(
             dependencies: ["HealthTrailArchive"]
         ),
         // Output that is all or nothing: owner-only files written in a staging folder, moved into
-        // place by a journalled commit that a killed run's successor finishes; write-behind.
+        // place by a journalled commit that a killed run's successor finishes.
         .target(
             name: "HealthTrailCommit",
             dependencies: ["HealthTrailArchive"]

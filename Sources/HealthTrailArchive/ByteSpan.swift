@@ -73,6 +73,9 @@ public struct ByteSpan {
     }
 
     @inlinable public var string: String { String(decoding: buffer, as: UTF8.self) }
+
+    /// Appends the bytes to `array`.
+    @inlinable public func append(to array: inout [UInt8]) { array.append(contentsOf: buffer) }
     @inlinable public var bytes: [UInt8] { Array(buffer) }
 }
 

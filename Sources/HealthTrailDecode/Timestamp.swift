@@ -27,16 +27,8 @@ public struct Timestamp: Hashable, Comparable, Sendable, BitwiseCopyable {
     /// `yyyy-MM-ddTHH:mm:ss[.fff](Z|±hh:mm|±hhmm)` (GPX). Fractions of a second are dropped.
     /// Returns nil for anything else, years outside `supportedYears` included (every caller
     /// counts that as a `bad_date` fault); no allocation, no locale, no DateFormatter.
-    @inline(__always)
-    public static func parse(_ s: ByteSpan) -> Timestamp? {
-        parse(s.start, s.count)
-    }
-
-    public static func parse(_ text: String) -> Timestamp? {
-        ByteSpan.withUTF8(text) { parse($0) }
-    }
-
-    package static func parse(_ p: UnsafePointer<UInt8>, _ n: Int) -> Timestamp? {
+    public static func parse(_ p: ByteSpan) -> Timestamp? {
+        let n = p.count
         guard n >= 19 else { return nil }
         guard let year = digits(p, 0, 4), p[4] == 0x2D, let month = digits(p, 5, 2), p[7] == 0x2D,
             let day = digits(p, 8, 2), p[10] == 0x20 || p[10] == 0x54,
@@ -58,10 +50,10 @@ public struct Timestamp: Hashable, Comparable, Sendable, BitwiseCopyable {
             if c == 0x5A {   // Z
                 i += 1
             } else if c == 0x2B || c == 0x2D {
-                guard let hh = digits(p, i + 1, 2, n) else { return nil }
+                guard let hh = digits(p, i + 1, 2) else { return nil }
                 var j = i + 3
                 if j < n, p[j] == 0x3A { j += 1 }
-                guard let mm = digits(p, j, 2, n), hh <= 18, mm <= 59 else { return nil }
+                guard let mm = digits(p, j, 2), hh <= 18, mm <= 59 else { return nil }
                 offset = Int32(hh * 60 + mm) * (c == 0x2D ? -1 : 1)
                 i = j + 2
             } else {
@@ -75,6 +67,10 @@ public struct Timestamp: Hashable, Comparable, Sendable, BitwiseCopyable {
         return Timestamp(utcSeconds: utc, offsetMinutes: offset)
     }
 
+    public static func parse(_ text: String) -> Timestamp? {
+        ByteSpan.withUTF8(text) { parse($0) }
+    }
+
     /// The years a date may have. Health data predates no one born before 1900, and nothing
     /// recorded lies beyond 2200; outside them a date is a typo, a placeholder (`0000-01-01`) or
     /// crafted, and the arithmetic derived from it (a beat placed on the day before its record,
@@ -82,18 +78,14 @@ public struct Timestamp: Hashable, Comparable, Sendable, BitwiseCopyable {
     /// written from `0000-01-01 12:00:00 +1200`.
     public static let supportedYears = 1900...2200
 
+    /// The number the `count` decimal digits at `at` spell; nil unless they lie inside the span
+    /// and are all digits.
     @inline(__always)
-    /// `digits` of a span; nil unless the `count` bytes at `at` lie inside it.
     package static func digits(_ span: ByteSpan, _ at: Int, _ count: Int) -> Int? {
         guard at >= 0, count >= 0, at <= span.count - count else { return nil }
-        return digits(span.start, at, count)
-    }
-
-    package static func digits(_ p: UnsafePointer<UInt8>, _ at: Int, _ count: Int, _ limit: Int = .max) -> Int? {
-        guard at + count <= limit else { return nil }
         var v = 0
         for k in 0..<count {
-            let d = p[at + k] &- 0x30
+            let d = span[at + k] &- 0x30
             guard d < 10 else { return nil }
             v = v * 10 + Int(d)
         }
@@ -134,61 +126,48 @@ public struct Timestamp: Hashable, Comparable, Sendable, BitwiseCopyable {
     }
 
     // MARK: Formatting
-    // Inlinable: CSVWriter (HealthTrailKit) writes a date or an offset into most rows.
+    // Inlinable: CSVWriter (HealthTrailWrite) writes a date or an offset into most rows.
 
-    /// Writes `2024-01-02T15:31:22Z` (20 bytes) at `out`.
+    /// Writes `2024-01-02T15:31:22Z` into a slot of 20 bytes.
     @inlinable @inline(__always)
-    package static func writeUTC(_ seconds: Int64, to out: UnsafeMutablePointer<UInt8>) {
+    public static func writeUTC(_ seconds: Int64, to out: OutputSlot) {
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let rest = Int(seconds - days * 86_400)
         let (y, m, d) = civilFromDays(days)
-        put4(y, out); out[4] = 0x2D; put2(m, out + 5); out[7] = 0x2D; put2(d, out + 8)
+        out.putFourDigits(y, at: 0); out[4] = 0x2D; out.putTwoDigits(m, at: 5); out[7] = 0x2D; out.putTwoDigits(d, at: 8)
         out[10] = 0x54
-        put2(rest / 3600, out + 11); out[13] = 0x3A; put2(rest / 60 % 60, out + 14); out[16] = 0x3A
-        put2(rest % 60, out + 17); out[19] = 0x5A
+        out.putTwoDigits(rest / 3600, at: 11); out[13] = 0x3A; out.putTwoDigits(rest / 60 % 60, at: 14); out[16] = 0x3A
+        out.putTwoDigits(rest % 60, at: 17); out[19] = 0x5A
     }
 
-    /// Writes `+01:00` / `-08:00` (6 bytes) at `out`.
+    /// Writes `+01:00` / `-08:00` into a slot of 6 bytes.
     @inlinable @inline(__always)
-    package static func writeOffset(_ minutes: Int32, to out: UnsafeMutablePointer<UInt8>) {
+    public static func writeOffset(_ minutes: Int32, to out: OutputSlot) {
         let a = Int(abs(minutes))
         out[0] = minutes < 0 ? 0x2D : 0x2B
-        put2(a / 60, out + 1); out[3] = 0x3A; put2(a % 60, out + 4)
+        out.putTwoDigits(a / 60, at: 1); out[3] = 0x3A; out.putTwoDigits(a % 60, at: 4)
     }
 
-    /// Writes the local calendar date `2024-01-02` (10 bytes) of `localSeconds`.
+    /// Writes the local calendar date `2024-01-02` of `localSeconds` into a slot of 10 bytes.
     @inlinable @inline(__always)
-    package static func writeDate(localSeconds: Int64, to out: UnsafeMutablePointer<UInt8>) {
+    public static func writeDate(localSeconds: Int64, to out: OutputSlot) {
         let days = localSeconds >= 0 ? localSeconds / 86_400 : (localSeconds - 86_399) / 86_400
         let (y, m, d) = civilFromDays(days)
-        put4(y, out); out[4] = 0x2D; put2(m, out + 5); out[7] = 0x2D; put2(d, out + 8)
-    }
-
-    @inlinable @inline(__always) package static func put2(_ v: Int, _ p: UnsafeMutablePointer<UInt8>) {
-        p[0] = UInt8(0x30 + v / 10 % 10); p[1] = UInt8(0x30 + v % 10)
-    }
-    @inlinable @inline(__always) package static func put4(_ v: Int, _ p: UnsafeMutablePointer<UInt8>) {
-        put2(v / 100, p); put2(v % 100, p + 2)
+        out.putFourDigits(y, at: 0); out[4] = 0x2D; out.putTwoDigits(m, at: 5); out[7] = 0x2D; out.putTwoDigits(d, at: 8)
     }
 
     /// `2024-01-02T15:31:22Z`.
     public var utcString: String {
-        var bytes = [UInt8](repeating: 0, count: 20)
-        bytes.withUnsafeMutableBufferPointer { Timestamp.writeUTC(utcSeconds, to: $0.baseAddress!) }
-        return String(decoding: bytes, as: UTF8.self)
+        String(decoding: OutputSlot.bytes(count: 20) { Timestamp.writeUTC(utcSeconds, to: $0) }, as: UTF8.self)
     }
 
     /// `+01:00`.
     public var offsetString: String {
-        var bytes = [UInt8](repeating: 0, count: 6)
-        bytes.withUnsafeMutableBufferPointer { Timestamp.writeOffset(offsetMinutes, to: $0.baseAddress!) }
-        return String(decoding: bytes, as: UTF8.self)
+        String(decoding: OutputSlot.bytes(count: 6) { Timestamp.writeOffset(offsetMinutes, to: $0) }, as: UTF8.self)
     }
 
     /// The local calendar date, `2024-01-02`.
     public var localDateString: String {
-        var bytes = [UInt8](repeating: 0, count: 10)
-        bytes.withUnsafeMutableBufferPointer { Timestamp.writeDate(localSeconds: localSeconds, to: $0.baseAddress!) }
-        return String(decoding: bytes, as: UTF8.self)
+        String(decoding: OutputSlot.bytes(count: 10) { Timestamp.writeDate(localSeconds: localSeconds, to: $0) }, as: UTF8.self)
     }
 }

@@ -30,5 +30,5 @@ package enum SynthRecordType: Int, CaseIterable {
     }
 
     /// The identifier as a Swift string, for the summary's keys.
-    package var name: String { identifier.withUTF8Buffer { String(decoding: $0, as: UTF8.self) } }
+    package var name: String { identifier.description }
 }

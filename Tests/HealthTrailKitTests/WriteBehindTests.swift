@@ -19,7 +19,7 @@ import Testing
             w.decimal(Double(random.next() % 100_000) / 7, digits: 3); w.comma()
             w.field(i % 11 == 0 ? "Watch, \"Series 9\"" : "iPhone"); w.comma()
             w.int(Int64(i))
-            if i % 997 == 0 { w.comma(); big.withUnsafeBufferPointer { w.raw($0.baseAddress!, $0.count) } }
+            if i % 997 == 0 { w.comma(); big.withUnsafeBufferPointer { w.raw(ByteSpan(start: $0.baseAddress!, count: $0.count)) } }
             w.endRow()
         }
     }

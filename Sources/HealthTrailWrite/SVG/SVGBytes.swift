@@ -1,3 +1,4 @@
+import HealthTrailArchive
 import HealthTrailDecode
 
 /// The bytes of one SVG document, assembled without a `String` per number: a density map holds
@@ -29,7 +30,7 @@ package struct SVGBytes {
 
     @inline(__always)
     package mutating func literal(_ s: StaticString) {
-        s.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        ByteSpan(s).append(to: &bytes)
     }
 
     @inline(__always)

@@ -241,7 +241,7 @@ package final class PredecodedRoutes: @unchecked Sendable {
             var file = File(spill: k, offset: written.value, faults: FaultLog(file: faultFile, strict: strict))
             let decoder = GPXDecoder(faults: file.faults, fileName: displayName, entryName: entries[index].path) { point, raw in
                 let n = RoutePointRecord.encode(point, raw: raw, into: scratch)
-                writer.raw(scratch, n)
+                writer.raw(ByteSpan(start: scratch, count: n))
                 written.value += UInt64(n)
             }
             do {
