@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+
+@testable import HealthTrailArchive
+
+/// Spill records go to a file as their in-memory bytes and come back as the same values: one at
+/// a time across the reader's chunk boundaries (a 12-byte record does not divide a chunk), and
+/// a block at a time from any record on.
+@Suite struct SpillRecordTests {
+    struct Sample: BitwiseCopyable, Equatable {
+        var time: UInt32
+        var value: Float
+        var source: UInt32
+    }
+
+    static func samples(_ count: Int) -> [Sample] {
+        (0..<count).map { (k: Int) -> Sample in
+            let time = UInt32(1_700_000_000 + k)
+            let value = Float(k % 997) / 7
+            return Sample(time: time, value: value, source: UInt32(k % 5))
+        }
+    }
+
+    @Test func recordsComeBackWholeAcrossChunks() throws {
+        #expect(MemoryLayout<Sample>.size == 12 && ZipArchive.chunkSize % 12 != 0)
+        let path = Support.temporaryDirectory() + "/samples.spill"
+        let written = Self.samples(3 * ZipArchive.chunkSize / 12 + 5)   // spans four chunks
+        let out = try OutputBuffer(path: path, bufferSize: 4096, writeBehind: true)
+        for sample in written { ByteSpan.withBytes(of: sample) { out.append($0) } }
+        try out.close(syncing: false)
+
+        let file = try ReadOnlyFile(path: path)
+        #expect(file.size == UInt64(written.count * 12))
+        var read: [Sample] = []
+        try file.forEachRecord(Sample.self) { read.append($0) }
+        // Counted and compared record by record: a message listing 65,000 records helps no one.
+        #expect(read.count == written.count)
+        let firstWrong = zip(read, written).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+        #expect(firstWrong == nil, "record \(firstWrong ?? -1) read back wrong")
+    }
+
+    @Test func aRunComesBackFromAnyRecord() throws {
+        let path = Support.temporaryDirectory() + "/run.spill"
+        let values = (0..<10_000).map { Int64($0) * 7 - 20_000 }
+        let out = try OutputBuffer(path: path, bufferSize: 1024)
+        ByteSpan.withBytes(ofEach: values) { out.append($0) }   // larger than the buffer: written at once
+        ByteSpan.withBytes(ofEach: [Int64]()) { out.append($0) }
+        try out.close(syncing: false)
+
+        let file = try ReadOnlyFile(path: path)
+        let stride = MemoryLayout<Int64>.stride
+        #expect(try file.readRecords(Int64.self, count: 100, atByte: UInt64(4_321 * stride)) == Array(values[4_321..<4_421]))
+        #expect(try file.readRecords(Int64.self, count: 0, atByte: 0) == [])
+        #expect(throws: InputError.self) { try file.readRecords(Int64.self, count: 2, atByte: UInt64(9_999 * stride)) }
+    }
+}
