@@ -267,7 +267,8 @@ public struct OutputSlot {
 
     /// The `count` bytes a `fill` formats, as an array (for a value wanted as a `String`).
     public static func bytes(count: Int, _ fill: (OutputSlot) -> Void) -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: count) { storage, initialised in
+        guard count > 0 else { return [] }   // empty storage may have no address to point a slot at
+        return [UInt8](unsafeUninitializedCapacity: count) { storage, initialised in
             // SAFETY: the slot covers exactly the new storage, zeroed first so that every byte is
             // initialised whatever `fill` writes.
             storage.initialize(repeating: 0)

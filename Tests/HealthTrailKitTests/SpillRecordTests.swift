@@ -53,4 +53,11 @@ import Testing
         #expect(try file.readRecords(Int64.self, count: 0, atByte: 0) == [])
         #expect(throws: InputError.self) { try file.readRecords(Int64.self, count: 2, atByte: UInt64(9_999 * stride)) }
     }
+
+    /// A slot's bytes as an array (what `Timestamp`'s strings are made from), down to no bytes.
+    @Test func slotsFormatIntoArrays() {
+        #expect(OutputSlot.bytes(count: 0) { _ in } == [])
+        #expect(OutputSlot.bytes(count: 4) { $0.putFourDigits(2024, at: 0) } == Array("2024".utf8))
+        #expect(OutputSlot.bytes(count: 3) { $0[1] = 0x41 } == [0, 0x41, 0])
+    }
 }
