@@ -1,9 +1,16 @@
-// Fixed-size binary records in scratch (spill) files: the values of a `BitwiseCopyable` type in
-// this machine's layout, written by one run and read back by the same run, then deleted. No
-// other program reads them, so there is no byte order or version to keep.
+// Binary records in scratch (spill) files: the values of a `BitwiseCopyable` type in this
+// machine's layout, or variable-length records whose header gives their length, written by one
+// run and read back by the same run, then deleted. No other program reads them, so there is no
+// byte order or version to keep.
 //
 // The layers above write and read records as values; the pointers that copy them to and from
 // a file's bytes stay in this file.
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 extension ByteSpan {
     /// Calls `body` with a view of `record`'s `MemoryLayout<Record>.size` bytes, valid inside
@@ -73,5 +80,81 @@ extension ReadOnlyFile {
             }
             carry += bytes[offset...]
         }
+    }
+}
+
+extension ByteSpan {
+    /// The `Value` whose bytes start at `offset` (any alignment): a field of a spill record.
+    @inlinable @inline(__always)
+    public func load<Value: BitwiseCopyable>(fromByteOffset offset: Int, as type: Value.Type) -> Value {
+        precondition(offset >= 0 && offset + MemoryLayout<Value>.size <= count, "ByteSpan load out of range")
+        // SAFETY: the bytes lie inside the span (checked above); `loadUnaligned` has no alignment
+        // requirement, and any bit pattern is a valid `Value` (BitwiseCopyable).
+        return UnsafeRawPointer(start).loadUnaligned(fromByteOffset: offset, as: Value.self)
+    }
+}
+
+/// Reads variable-length records back from a stretch of a spill file, in blocks, each record
+/// whole: a record that straddles two blocks is moved to the front before the next read.
+///
+/// A record starts with a fixed-size header that says how long the whole record is.
+public final class SpillRecordReader {
+    /// The spill file.
+    public let file: ReadOnlyFile
+    private var offset: UInt64
+    private let end: UInt64
+    private let headerLength: Int
+    private let maxRecordLength: Int
+    /// Invariant: unread bytes are `buffer[position..<filled]`, and `buffer.count` ≥
+    /// `maxRecordLength`, so the unread bytes plus one read always hold a whole record.
+    private let buffer: UnsafeMutableRawBufferPointer
+    private var position = 0, filled = 0
+
+    /// Reads `bytes` bytes of `file` from `offset`, as records of at least `headerLength` and at
+    /// most `maxRecordLength` bytes.
+    public init(file: ReadOnlyFile, offset: UInt64, bytes: UInt64, headerLength: Int, maxRecordLength: Int) {
+        precondition(headerLength > 0 && headerLength <= maxRecordLength)
+        self.file = file
+        self.offset = offset
+        end = offset + bytes
+        self.headerLength = headerLength
+        self.maxRecordLength = maxRecordLength
+        buffer = .allocate(byteCount: Int(min(bytes, 1 << 20)) + maxRecordLength, alignment: 8)
+    }
+
+    deinit { buffer.deallocate() }
+
+    /// The next whole record (valid until the next call), nil after the last. `length` reads a
+    /// record's total length from its header (the span holds `headerLength` bytes).
+    public func next(length: (ByteSpan) -> Int) throws -> ByteSpan? {
+        if filled - position < maxRecordLength && offset < end { try refill() }
+        guard filled - position >= headerLength else {
+            if position < filled || offset < end { throw truncated() }
+            return nil
+        }
+        // SAFETY: `position + headerLength ≤ filled` (checked above), and the record's bytes
+        // are checked against `filled` before the span over them is made.
+        let start = (buffer.baseAddress! + position).assumingMemoryBound(to: UInt8.self)
+        let count = length(ByteSpan(start: start, count: headerLength))
+        guard count >= headerLength, count <= maxRecordLength, filled - position >= count else { throw truncated() }
+        position += count
+        return ByteSpan(start: start, count: count)
+    }
+
+    /// Moves the unread bytes to the front and reads as many more as fit.
+    private func refill() throws {
+        let kept = filled - position
+        let want = Int(min(UInt64(buffer.count - kept), end - offset))
+        // SAFETY: both ranges lie inside `buffer`; `memmove` allows them to overlap.
+        if kept > 0 { memmove(buffer.baseAddress!, buffer.baseAddress! + position, kept) }
+        let got = try file.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[kept..<kept + want]), at: offset)
+        guard got == want else { throw truncated() }
+        offset += UInt64(got)
+        position = 0
+        filled = kept + got
+    }
+
+    private func truncated() -> InputError {
+        InputError(file: file.path, "spill file is short: written and read back differ")
     }
 }

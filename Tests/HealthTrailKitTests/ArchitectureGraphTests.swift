@@ -122,8 +122,6 @@ import Testing
     /// shrink: a file that no longer needs its entry fails the test until the entry goes.
     static let pointerCodeOutsideTheLowerLayers: Set<String> = [
         "HealthTrailDecode/ExportDecoder+Thread.swift",
-        "HealthTrailAnalysis/Analyse/Route/PredecodedRoutes.swift",
-        "HealthTrailAnalysis/Analyse/Route/RoutePointRecord.swift",
         "HealthTrailSynth/SynthBuffer.swift",
     ]
 

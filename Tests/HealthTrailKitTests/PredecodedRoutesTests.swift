@@ -36,11 +36,10 @@ import Testing
     {
         let log = FaultLog(file: source.displayName, strict: false)
         var points: [(RoutePoint, String)] = []
-        let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: GPXRawFields.maxRenderedLength)
-        defer { scratch.deallocate() }
         let decoder = GPXDecoder(faults: log, fileName: source.displayName, entryName: entry.path) { point, raw in
-            let n = raw.render(into: scratch)
-            points.append((point, String(decoding: UnsafeBufferPointer(start: scratch, count: n), as: UTF8.self)))
+            var columns: [UInt8] = []
+            raw.render { $0.append(to: &columns) }
+            points.append((point, String(decoding: columns, as: UTF8.self)))
         }
         try source.read(entry) { try decoder.feed($0) }
         try decoder.finish()

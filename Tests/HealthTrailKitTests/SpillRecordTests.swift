@@ -4,8 +4,8 @@ import Testing
 @testable import HealthTrailArchive
 
 /// Spill records go to a file as their in-memory bytes and come back as the same values: one at
-/// a time across the reader's chunk boundaries (a 12-byte record does not divide a chunk), and
-/// a block at a time from any record on.
+/// a time across the reader's chunk boundaries (a 12-byte record does not divide a chunk), a
+/// block at a time from any record on, and variable-length records across blocks.
 @Suite struct SpillRecordTests {
     struct Sample: BitwiseCopyable, Equatable {
         var time: UInt32
@@ -52,6 +52,39 @@ import Testing
         #expect(try file.readRecords(Int64.self, count: 100, atByte: UInt64(4_321 * stride)) == Array(values[4_321..<4_421]))
         #expect(try file.readRecords(Int64.self, count: 0, atByte: 0) == [])
         #expect(throws: InputError.self) { try file.readRecords(Int64.self, count: 2, atByte: UInt64(9_999 * stride)) }
+    }
+
+    /// Records of many lengths (a 2-byte length, then that many bytes) read back whole from a
+    /// stretch of the file, across the reader's 1 MiB blocks; a stretch cut inside a record throws.
+    @Test func variableLengthRecordsComeBackWhole() throws {
+        let path = Support.temporaryDirectory() + "/records.spill"
+        let records = (0..<60_000).map { (k: Int) -> [UInt8] in
+            let body = (0..<(k * 37 % 90)).map { UInt8(truncatingIfNeeded: k &+ $0) }
+            return OutputSlot.bytes(count: 2) { $0.store(UInt16(body.count), toByteOffset: 0) } + body
+        }
+        let lead: [UInt8] = [9, 9, 9]   // the stretch starts past other bytes
+        let out = try OutputBuffer(path: path, bufferSize: 4096)
+        ByteSpan.withBytes(ofEach: lead) { out.append($0) }
+        for record in records { ByteSpan.withBytes(ofEach: record) { out.append($0) } }
+        try out.close(syncing: false)
+        let total = records.reduce(0) { $0 + $1.count }
+        #expect(total > 2 << 20)   // at least two blocks
+
+        func readBack(bytes: Int) throws -> [[UInt8]] {
+            let reader = SpillRecordReader(
+                file: try ReadOnlyFile(path: path), offset: UInt64(lead.count), bytes: UInt64(bytes),
+                headerLength: 2, maxRecordLength: 2 + 90)
+            var read: [[UInt8]] = []
+            while let record = try reader.next(length: { 2 + Int($0.load(fromByteOffset: 0, as: UInt16.self)) }) {
+                read.append(record.bytes)
+            }
+            return read
+        }
+        let read = try readBack(bytes: total)
+        #expect(read.count == records.count)
+        let firstWrong = zip(read, records).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+        #expect(firstWrong == nil, "record \(firstWrong ?? -1) read back wrong")
+        #expect(throws: InputError.self) { try readBack(bytes: total - 1) }
     }
 
     /// A slot's bytes as an array (what `Timestamp`'s strings are made from), down to no bytes.

@@ -31,11 +31,10 @@ import Testing
     static func decode(_ bytes: [UInt8], chunk: Int?) -> Decoded {
         var decoded = Decoded()
         let log = FaultLog(file: "routes.zip", strict: false)
-        let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: GPXRawFields.maxRenderedLength)
-        defer { scratch.deallocate() }
         let decoder = GPXDecoder(faults: log, fileName: "routes.zip", entryName: "route.gpx") { point, raw in
-            let n = raw.render(into: scratch)
-            decoded.points.append("\(point.time) " + String(decoding: UnsafeBufferPointer(start: scratch, count: n), as: UTF8.self))
+            var columns: [UInt8] = []
+            raw.render { $0.append(to: &columns) }
+            decoded.points.append("\(point.time) " + String(decoding: columns, as: UTF8.self))
         }
         do {
             try bytes.withUnsafeBytes { all in

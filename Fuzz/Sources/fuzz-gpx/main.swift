@@ -18,8 +18,6 @@ import FuzzSupport
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzGPX(_ data: UnsafePointer<UInt8>, _ count: Int) -> Int32 {
     let input = ChunkedInput(data, count)
-    let record = UnsafeMutablePointer<UInt8>.allocate(capacity: RoutePointRecord.maxLength)
-    defer { record.deallocate() }
 
     /// Decodes the input pushed in chunks or whole: each point's spill record, the faults, and
     /// where the error is.
@@ -31,11 +29,18 @@ public func fuzzGPX(_ data: UnsafePointer<UInt8>, _ count: Int) -> Int32 {
                 if let field { precondition(NumberText.isNumber(field), "a non-number passed as a number") }
             }
             precondition(point.latitude.isFinite && point.longitude.isFinite, "a point off the globe")
-            let n = RoutePointRecord.encode(point, raw: raw, into: record)
-            precondition(n <= RoutePointRecord.maxLength, "a spill record longer than its bound")
-            let (back, columns) = RoutePointRecord.decode(UnsafeRawPointer(record))
-            precondition(back == point && RoutePointRecord.headerLength + columns.count == n, "a point changed in the spill")
-            points.append(Array(UnsafeBufferPointer(start: record, count: n)))
+            let record = RoutePointRecord.bytes(point, raw: raw)
+            precondition(record.count <= RoutePointRecord.maxLength, "a spill record longer than its bound")
+            let back = ByteSpan.withBytes(ofEach: record) { span in
+                precondition(
+                    RoutePointRecord.length(header: span.prefix(RoutePointRecord.headerLength)) == span.count,
+                    "a record's header gives another length")
+                let (back, columns) = RoutePointRecord.decode(span)
+                precondition(RoutePointRecord.headerLength + columns.count == span.count, "a record's columns lost")
+                return back
+            }
+            precondition(back == point, "a point changed in the spill")
+            points.append(record)
         }
         var place: String?
         do {

@@ -208,9 +208,9 @@ package final class PredecodedRoutes: @unchecked Sendable {
     /// Takes files in turn until none is left, writing their points to spill file `k`.
     private func decodeFiles(spill k: Int, onWaitingThread: Bool) {
         let path = spillPaths[k]
-        let writer: CSVWriter
+        let writer: OutputBuffer
         do {
-            writer = try CSVWriter(path: path, header: [], bufferSize: 1 << 18)
+            writer = try OutputBuffer(path: path, bufferSize: 1 << 18)
         } catch {
             lock.withLock { if spillFailure == nil { spillFailure = error } }
             return
@@ -218,8 +218,6 @@ package final class PredecodedRoutes: @unchecked Sendable {
         // Bytes written so far; updated once per point by the decoder's closure, so boxed rather
         // than captured (a captured variable is checked for exclusive access at run time).
         let written = UncheckedBox<UInt64>(0)
-        let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: RoutePointRecord.maxLength)
-        defer { scratch.deallocate() }
         let wholeFiles = WholeEntryScratch()   // this thread's, freed when it is done
         while true {
             guard let (index, alreadyCounted) = nextFile(onWaitingThread: onWaitingThread) else { break }
@@ -240,8 +238,7 @@ package final class PredecodedRoutes: @unchecked Sendable {
             }
             var file = File(spill: k, offset: written.value, faults: FaultLog(file: faultFile, strict: strict))
             let decoder = GPXDecoder(faults: file.faults, fileName: displayName, entryName: entries[index].path) { point, raw in
-                let n = RoutePointRecord.encode(point, raw: raw, into: scratch)
-                writer.raw(ByteSpan(start: scratch, count: n))
+                let n = RoutePointRecord.encode(point, raw: raw, to: writer)
                 written.value += UInt64(n)
             }
             do {

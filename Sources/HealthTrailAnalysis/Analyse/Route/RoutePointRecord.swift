@@ -1,12 +1,6 @@
 import HealthTrailArchive
 import HealthTrailDecode
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// How `PredecodedRoutes` keeps a decoded GPX point in its spill file until the join is built.
 ///
 /// A fixed header (`time`, `latitude`, `longitude`, `elevation` and `speed`, NaN where absent,
@@ -20,79 +14,65 @@ package enum RoutePointRecord {
     /// The longest record.
     package static let maxLength = headerLength + GPXRawFields.maxRenderedLength
 
-    /// Writes `point` and its columns into `out` (room for `maxLength` bytes); returns the length.
-    package static func encode(_ point: RoutePoint, raw: GPXRawFields, into out: UnsafeMutablePointer<UInt8>) -> Int {
-        let columns = raw.render(into: out + headerLength)
-        let header = UnsafeMutableRawPointer(out)
-        header.storeBytes(of: point.time, toByteOffset: 0, as: Int64.self)
-        header.storeBytes(of: point.latitude, toByteOffset: 8, as: Double.self)
-        header.storeBytes(of: point.longitude, toByteOffset: 16, as: Double.self)
-        header.storeBytes(of: point.elevation ?? .nan, toByteOffset: 24, as: Double.self)
-        header.storeBytes(of: point.speed ?? .nan, toByteOffset: 32, as: Double.self)
-        header.storeBytes(of: UInt16(columns), toByteOffset: 40, as: UInt16.self)
+    /// Appends `point`'s record to `out`; returns its length.
+    @inline(__always)
+    package static func encode(_ point: RoutePoint, raw: GPXRawFields, to out: OutputBuffer) -> Int {
+        let columns = raw.renderedLength
+        writeHeader(of: point, columns: columns, to: out.reserve(headerLength))
+        raw.render { out.append($0) }
         return headerLength + columns
     }
 
-    /// The point and columns of the whole record at `header` (the columns stay in place).
-    @inline(__always)
-    package static func decode(_ header: UnsafeRawPointer) -> (RoutePoint, ByteSpan) {
-        let count = Int(header.loadUnaligned(fromByteOffset: 40, as: UInt16.self))
-        let elevation = header.loadUnaligned(fromByteOffset: 24, as: Double.self)
-        let speed = header.loadUnaligned(fromByteOffset: 32, as: Double.self)
-        let point = RoutePoint(
-            time: header.loadUnaligned(as: Int64.self),
-            latitude: header.loadUnaligned(fromByteOffset: 8, as: Double.self),
-            longitude: header.loadUnaligned(fromByteOffset: 16, as: Double.self),
-            elevation: elevation.isNaN ? nil : elevation, speed: speed.isNaN ? nil : speed)
-        return (point, ByteSpan(start: (header + headerLength).assumingMemoryBound(to: UInt8.self), count: count))
+    /// `point`'s record as `encode` writes it, as an array (for tests and the fuzzer).
+    package static func bytes(_ point: RoutePoint, raw: GPXRawFields) -> [UInt8] {
+        var record = OutputSlot.bytes(count: headerLength) { writeHeader(of: point, columns: raw.renderedLength, to: $0) }
+        raw.render { $0.append(to: &record) }
+        return record
     }
 
-    /// Reads one file's records back from a spill file in 1 MiB blocks.
-    package final class Reader {
-        package let file: ReadOnlyFile
-        private var offset: UInt64
-        private let end: UInt64
-        private let buffer: UnsafeMutableRawBufferPointer
-        /// Unread bytes are `buffer[position..<filled]`.
-        private var position = 0, filled = 0
+    @inline(__always)
+    private static func writeHeader(of point: RoutePoint, columns: Int, to header: OutputSlot) {
+        header.store(point.time, toByteOffset: 0)
+        header.store(point.latitude, toByteOffset: 8)
+        header.store(point.longitude, toByteOffset: 16)
+        header.store(point.elevation ?? .nan, toByteOffset: 24)
+        header.store(point.speed ?? .nan, toByteOffset: 32)
+        header.store(UInt16(columns), toByteOffset: 40)
+    }
+
+    /// The length of the record whose header is `header`.
+    @inline(__always)
+    package static func length(header: ByteSpan) -> Int {
+        headerLength + Int(header.load(fromByteOffset: 40, as: UInt16.self))
+    }
+
+    /// The point and columns of a whole record (the columns are a view into `record`).
+    @inline(__always)
+    package static func decode(_ record: ByteSpan) -> (RoutePoint, ByteSpan) {
+        let elevation = record.load(fromByteOffset: 24, as: Double.self)
+        let speed = record.load(fromByteOffset: 32, as: Double.self)
+        let point = RoutePoint(
+            time: record.load(fromByteOffset: 0, as: Int64.self),
+            latitude: record.load(fromByteOffset: 8, as: Double.self),
+            longitude: record.load(fromByteOffset: 16, as: Double.self),
+            elevation: elevation.isNaN ? nil : elevation, speed: speed.isNaN ? nil : speed)
+        return (point, record.dropFirst(headerLength))
+    }
+
+    /// Reads one file's records back from a spill file.
+    package struct Reader {
+        private let records: SpillRecordReader
 
         package init(file: ReadOnlyFile, offset: UInt64, bytes: UInt64) {
-            self.file = file
-            self.offset = offset
-            end = offset + bytes
-            buffer = .allocate(byteCount: Int(min(bytes, 1 << 20)) + RoutePointRecord.maxLength, alignment: 8)
+            records = SpillRecordReader(
+                file: file, offset: offset, bytes: bytes, headerLength: RoutePointRecord.headerLength,
+                maxRecordLength: RoutePointRecord.maxLength)
         }
-
-        deinit { buffer.deallocate() }
 
         /// The next point and its columns (valid until the next call), nil after the last.
         package func next() throws -> (RoutePoint, ByteSpan)? {
-            if filled - position < RoutePointRecord.maxLength && offset < end { try refill() }
-            guard filled - position >= RoutePointRecord.headerLength else {
-                if position < filled || offset < end { throw truncated() }
-                return nil
-            }
-            let header = UnsafeRawPointer(buffer.baseAddress! + position)
-            let count = Int(header.loadUnaligned(fromByteOffset: 40, as: UInt16.self))
-            guard filled - position >= RoutePointRecord.headerLength + count else { throw truncated() }
-            position += RoutePointRecord.headerLength + count
-            return RoutePointRecord.decode(header)
-        }
-
-        /// Moves the unread bytes to the front and reads as many more as fit.
-        private func refill() throws {
-            let kept = filled - position
-            let want = Int(min(UInt64(buffer.count - kept), end - offset))
-            if kept > 0 { memmove(buffer.baseAddress!, buffer.baseAddress! + position, kept) }   // may overlap
-            let got = try file.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[kept..<kept + want]), at: offset)
-            guard got == want else { throw truncated() }
-            offset += UInt64(got)
-            position = 0
-            filled = kept + got
-        }
-
-        private func truncated() -> InputError {
-            InputError(file: file.path, "route spill file is short: written and read back differ")
+            guard let record = try records.next(length: RoutePointRecord.length(header:)) else { return nil }
+            return RoutePointRecord.decode(record)
         }
     }
 }
@@ -101,22 +81,25 @@ extension GPXRawFields {
     /// The longest `render` output: seven fields of at most `GPXDecoder.maxFieldLength` bytes and six commas.
     package static let maxRenderedLength = 7 * GPXDecoder.maxFieldLength + 6
 
-    /// Writes `lat,lon,ele,speed,hAcc,course,vAcc` as `route_points.csv` holds them (a field
-    /// empty where the file has none) into `out`, which has room for `maxRenderedLength`
-    /// bytes; returns the length. The numbers are copied, never reformatted.
-    package func render(into out: UnsafeMutablePointer<UInt8>) -> Int {
-        var n = 0
-        @inline(__always) func copy(_ span: ByteSpan) {
-            (out + n).update(from: span.start, count: span.count)
-            n += span.count
-        }
+    /// The length of `render`'s output.
+    package var renderedLength: Int {
+        func length(_ span: ByteSpan?) -> Int { span?.count ?? 0 }
+        return latitude.count + length(longitude) + length(elevation) + length(speed) + length(horizontalAccuracy)
+            + length(course) + length(verticalAccuracy) + 6
+    }
+
+    /// Hands `emit` the bytes of `lat,lon,ele,speed,hAcc,course,vAcc` as `route_points.csv`
+    /// holds them (a field empty where the file has none), in order; at most
+    /// `maxRenderedLength` bytes in all. The numbers are copied, never reformatted.
+    @inline(__always)
+    package func render(_ emit: (ByteSpan) -> Void) {
+        let comma = ByteSpan(",")
         @inline(__always) func next(_ span: ByteSpan?) {
-            out[n] = 0x2C; n += 1
-            if let span { copy(span) }
+            emit(comma)
+            if let span { emit(span) }
         }
-        copy(latitude)
+        emit(latitude)
         next(longitude)
         next(elevation); next(speed); next(horizontalAccuracy); next(course); next(verticalAccuracy)
-        return n
     }
 }
