@@ -16,6 +16,18 @@ public struct ByteSpan {
         self.count = count
     }
 
+    /// A view of `bytes` (the empty span when there are none).
+    @inlinable @inline(__always) package init(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress, bytes.count > 0 else {
+            self = .empty
+            return
+        }
+        self.init(start: base.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+    }
+
+    /// The bytes as a raw buffer, for a C library that reads them.
+    @inlinable package var raw: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: start, count: count) }
+
     /// The bytes of a string literal, which live as long as the program.
     @inlinable @inline(__always) package init(_ literal: StaticString) {
         self.init(start: literal.utf8Start, count: literal.utf8CodeUnitCount)

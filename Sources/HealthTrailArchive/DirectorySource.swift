@@ -48,12 +48,16 @@ public final class DirectorySource: ExportSource {
         listedPaths = Set(found.map(\.path))
     }
 
-    package func read(_ entry: ArchiveEntry, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    package func read(_ entry: ArchiveEntry, _ body: (ByteSpan) throws -> Void) throws {
+        try streamWholeFile(open(entry), entryName: entry.path) { try body(ByteSpan($0)) }
+    }
+
+    /// The file of `entry`, which must be one this folder listed (a symlink is not followed).
+    package func open(_ entry: ArchiveEntry) throws -> ReadOnlyFile {
         guard listedPaths.contains(entry.path) else {
             throw InputError(file: root, entry: entry.path, "not a file of the export folder")
         }
-        let file = try ReadOnlyFile(path: root + "/" + entry.path, followingSymlinks: false)
-        try streamWholeFile(file, entryName: entry.path, body)
+        return try ReadOnlyFile(path: root + "/" + entry.path, followingSymlinks: false)
     }
 }
 
@@ -69,8 +73,8 @@ public final class SingleFileSource: ExportSource {
         entries = [ArchiveEntry(path: name, uncompressedSize: file.size, compressedSize: file.size, crc32: nil)]
     }
 
-    package func read(_ entry: ArchiveEntry, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
-        try streamWholeFile(file, entryName: nil, body)
+    package func read(_ entry: ArchiveEntry, _ body: (ByteSpan) throws -> Void) throws {
+        try streamWholeFile(file, entryName: nil) { try body(ByteSpan($0)) }
     }
 }
 

@@ -8,14 +8,14 @@ package protocol ExportSource: AnyObject {
     /// The files the source holds, platform junk (`__MACOSX/`, `.DS_Store`) already removed.
     var entries: [ArchiveEntry] { get }
     /// Streams `entry`'s content to `body`, chunk by chunk, verifying sizes and checksums.
-    /// The buffer passed to `body` is only valid during the call.
-    func read(_ entry: ArchiveEntry, _ body: (UnsafeRawBufferPointer) throws -> Void) throws
+    /// The span passed to `body` is only valid during the call.
+    func read(_ entry: ArchiveEntry, _ body: (ByteSpan) throws -> Void) throws
     /// Calls `body` once with the whole of `entry`, verified, when the source can hold it in
     /// memory cheaply (a small zip entry: `ZipArchive.wholeEntryLimit`), in `scratch`; returns
     /// false without calling `body` otherwise, and the caller streams the entry with `read`.
     func readWhole(
         _ entry: ArchiveEntry, scratch: WholeEntryScratch,
-        _ body: (UnsafeRawBufferPointer) throws -> Void
+        _ body: (ByteSpan) throws -> Void
     ) throws -> Bool
 }
 
@@ -23,7 +23,7 @@ extension ExportSource {
     /// Sources other than zips stream every entry.
     package func readWhole(
         _ entry: ArchiveEntry, scratch: WholeEntryScratch,
-        _ body: (UnsafeRawBufferPointer) throws -> Void
+        _ body: (ByteSpan) throws -> Void
     ) throws -> Bool { false }
 
     /// The first `limit` bytes of an entry (fewer if it is shorter), for sniffing its content.
@@ -31,11 +31,24 @@ extension ExportSource {
         var bytes: [UInt8] = []
         do {
             try read(entry) { chunk in
-                bytes.append(contentsOf: chunk.prefix(limit - bytes.count))
+                chunk.prefix(limit - bytes.count).append(to: &bytes)
                 if bytes.count >= limit { throw StopReading() }
             }
         } catch is StopReading {}
         return bytes
+    }
+}
+
+extension ExportSource {
+    /// The file a run's checksum covers: the zip itself, a bare export.xml, or, for a folder,
+    /// its `main` entry (a folder has no single file that is the export).
+    package func checksummedFile(main: ArchiveEntry) throws -> ReadOnlyFile {
+        switch self {
+        case let zip as ZipArchive: return zip.file
+        case let single as SingleFileSource: return single.file
+        case let folder as DirectorySource: return try folder.open(main)
+        default: preconditionFailure("ExportSource: a source kind with no checksummed file")
+        }
     }
 }
 

@@ -16,7 +16,7 @@ package enum PrefetchingReader {
     package static func read(
         _ entry: ArchiveEntry, of source: ExportSource, bufferCount: Int = 4,
         elision: ChunkRewriter? = nil,
-        _ body: (UnsafeRawBufferPointer, _ entryBytes: Int) throws -> Void
+        _ body: (ByteSpan, _ entryBytes: Int) throws -> Void
     ) throws {
         let capacity = elision?.rewrittenCapacity(forInput: ZipArchive.chunkSize) ?? ZipArchive.chunkSize
         let queue = ChunkQueue(bufferCount: bufferCount, bufferSize: capacity)
@@ -25,9 +25,9 @@ package enum PrefetchingReader {
                 try source.read(entry) { chunk in
                     guard let buffer = queue.takeFree() else { throw StopReading() }   // the parser gave up
                     if let elision {
-                        buffer.fill(from: chunk, rewrittenBy: elision)
+                        buffer.fill(from: chunk.raw, rewrittenBy: elision)
                     } else {
-                        buffer.fill(from: chunk)
+                        buffer.fill(from: chunk.raw)
                     }
                     queue.pushFull(buffer)
                 }
@@ -47,7 +47,7 @@ package enum PrefetchingReader {
         defer { queue.cancelAndWaitForReader() }
         while let buffer = try queue.popFull() {
             defer { queue.giveBack(buffer) }
-            try body(UnsafeRawBufferPointer(start: buffer.bytes, count: buffer.count), buffer.entryBytes)
+            try body(ByteSpan(UnsafeRawBufferPointer(start: buffer.bytes, count: buffer.count)), buffer.entryBytes)
         }
     }
 }

@@ -11,10 +11,10 @@ extension ZipArchive {
     /// from it in libxml2's faster pull mode); false for any other entry, which `read` streams.
     package func readWhole(
         _ entry: ArchiveEntry, scratch: WholeEntryScratch,
-        _ body: (UnsafeRawBufferPointer) throws -> Void
+        _ body: (ByteSpan) throws -> Void
     ) throws -> Bool {
         guard entry.method == 8, entry.flags & 1 == 0 else { return false }
-        return try inflateWhole(entry, at: dataOffset(of: entry), scratch: scratch, body)
+        return try inflateWhole(entry, at: dataOffset(of: entry), scratch: scratch) { try body(ByteSpan($0)) }
     }
 
     /// Hands `whole` to `body` in `chunkSize` pieces, as the streaming path would.

@@ -125,7 +125,7 @@ public final class ZipArchive: ExportSource {
         return start
     }
 
-    package func read(_ entry: ArchiveEntry, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    package func read(_ entry: ArchiveEntry, _ body: (ByteSpan) throws -> Void) throws {
         let fail = { (message: String) in InputError(file: self.file.path, entry: entry.path, message) }
         if entry.flags & 1 != 0 {
             throw fail("encrypted entries are not supported; export the archive again without a password")
@@ -134,7 +134,8 @@ public final class ZipArchive: ExportSource {
             throw fail("compression method \(entry.method) is not supported (only stored and deflated)")
         }
         var offset = try dataOffset(of: entry)
-        if entry.method == 8, try inflateWhole(entry, at: offset, scratch: WholeEntryScratch(), { try Self.inChunks($0, body) }) {
+        if entry.method == 8, try inflateWhole(entry, at: offset, scratch: WholeEntryScratch(), { try Self.inChunks($0) { try body(ByteSpan($0)) } })
+        {
             return
         }
         var remaining = entry.compressedSize
@@ -165,7 +166,7 @@ public final class ZipArchive: ExportSource {
                 throw fail(limits.ratioRefusal(produced, from: consumed, declared: false))
             }
             crc = libdeflate_crc32(crc, chunk.baseAddress!, chunk.count)
-            try body(chunk)
+            try body(ByteSpan(chunk))
         }
 
         if entry.method == 0 {

@@ -1,4 +1,5 @@
 import Foundation
+import HealthTrailArchive
 import HealthTrailXML
 
 /// Decoding on a thread of its own: the thread feeding the decoder runs only libxml2 and
@@ -29,19 +30,19 @@ extension ExportDecoder {
     }
 
     /// Parses one chunk of export.xml.
-    package func feed(_ chunk: UnsafeRawBufferPointer) throws {
+    package func feed(_ chunk: ByteSpan) throws {
         guard let capture else { return try parseDirectly(chunk) }
         do { try parser.feed(chunk) } catch { throw waitForDecoding() ?? error }
         if capture.stopRequested, let error = waitForDecoding() { throw error }
     }
 
     /// Parses the bytes of `chunk` from `offset` on (after a prefix `PrologFilter` rewrote).
-    package func feed(_ chunk: UnsafeRawBufferPointer, from offset: Int) throws {
-        try feed(UnsafeRawBufferPointer(rebasing: chunk[offset...]))
+    package func feed(_ chunk: ByteSpan, from offset: Int) throws {
+        try feed(chunk.dropFirst(offset))
     }
 
     public func feed(_ bytes: [UInt8]) throws {
-        try bytes.withUnsafeBytes { try feed($0) }
+        try ByteSpan.withBytes(ofEach: bytes) { try feed($0) }
     }
 
     /// Ends the document (and, on its own thread, waits until every element is decoded).

@@ -1,3 +1,5 @@
+import HealthTrailArchive
+
 /// Removes the internal DTD subset from the start of an export.xml before libxml2 sees it.
 ///
 /// iOS 16 wrote exports whose internal DTD is broken (an ATTLIST never closed, or a stray `>`
@@ -29,9 +31,9 @@ package struct PrologFilter {
     }
 
     /// Consumes the start of the stream; once `.ready`, the filter has nothing more to do.
-    package mutating func consume(_ chunk: UnsafeRawBufferPointer) -> Outcome {
+    package mutating func consume(_ chunk: ByteSpan) -> Outcome {
         let before = buffered.count
-        buffered.append(contentsOf: chunk)
+        chunk.append(to: &buffered)
         // Only the new bytes (and a root name cut by the chunk boundary) can hold the root:
         // rescanning from the start would make many small chunks quadratic.
         let searchFrom = max(0, before - rootName.count)

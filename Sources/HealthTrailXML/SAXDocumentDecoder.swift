@@ -28,19 +28,19 @@ extension SAXDocumentDecoder {
     }
 
     /// Parses one chunk of the document.
-    package func feed(_ chunk: UnsafeRawBufferPointer) throws { try parseDirectly(chunk) }
+    package func feed(_ chunk: ByteSpan) throws { try parseDirectly(chunk) }
 
     /// Ends the document; throws if it is incomplete.
     package func finish() throws { try finishDirectly() }
 
     /// Parses one chunk, the callbacks decoding on this thread.
-    package func parseDirectly(_ chunk: UnsafeRawBufferPointer) throws {
+    package func parseDirectly(_ chunk: ByteSpan) throws {
         do { try parser.feed(chunk) } catch { throw fatal ?? error }
         if let fatal { throw fatal }
     }
 
     /// Parses a whole document held in memory (instead of `feed` and `finish`).
-    package func parseWhole(_ document: UnsafeRawBufferPointer) throws {
+    package func parseWhole(_ document: ByteSpan) throws {
         do { try parser.parseWhole(document) } catch { throw fatal ?? error }
         if let fatal { throw fatal }
     }

@@ -84,15 +84,16 @@ public final class SAXPushParser {
     }
 
     /// Parses one chunk; throws the first XML error with its line.
-    package func feed(_ chunk: UnsafeRawBufferPointer) throws {
+    package func feed(_ chunk: ByteSpan) throws {
         guard let context, !parsedWhole else { throw InputError(file: fileName, entry: entryName, "libxml2 could not start a parser") }
         guard chunk.count > 0 else { return }
-        let status = xmlParseChunk(context, chunk.baseAddress!.assumingMemoryBound(to: CChar.self), Int32(chunk.count), 0)
+        // SAFETY: libxml2 reads the chunk's bytes during the call only (it copies what it keeps).
+        let status = xmlParseChunk(context, UnsafeRawPointer(chunk.start).assumingMemoryBound(to: CChar.self), Int32(chunk.count), 0)
         if status != 0 || firstError != nil { throw error(status) }
     }
 
     public func feed(_ bytes: [UInt8]) throws {
-        try bytes.withUnsafeBytes { try feed($0) }
+        try bytes.withUnsafeBytes { try feed(ByteSpan($0)) }
     }
 
     /// Tells libxml2 the document is complete; throws if it is not (e.g. truncated).
@@ -106,7 +107,7 @@ public final class SAXPushParser {
     /// and only once): with the same callbacks, options and errors, but in libxml2's pull mode,
     /// which reads a route file faster than push mode: push mode has to look ahead for the end
     /// of every text node before it parses it, and a route file is mostly short text nodes.
-    package func parseWhole(_ document: UnsafeRawBufferPointer) throws {
+    package func parseWhole(_ document: ByteSpan) throws {
         guard !parsedWhole, document.count > 0 else {
             throw InputError(file: fileName, entry: entryName, "libxml2 could not start a parser")
         }
@@ -114,7 +115,7 @@ public final class SAXPushParser {
         // which it empties as it goes: a memory context would first copy the whole document.
         // The bytes not read yet; the callback's context, used only within this call.
         let unread = UnsafeMutablePointer<UnsafeRawBufferPointer>.allocate(capacity: 1)
-        unread.initialize(to: document)
+        unread.initialize(to: document.raw)
         defer { unread.deallocate() }
         var sax = handler
         let pull = xmlCreateIOParserCtxt(

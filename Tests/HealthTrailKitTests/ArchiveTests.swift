@@ -10,7 +10,7 @@ import Testing
 @Suite struct ArchiveTests {
     func readAll(_ source: ExportSource, _ entry: ArchiveEntry) throws -> [UInt8] {
         var out: [UInt8] = []
-        try source.read(entry) { out += $0 }
+        try source.read(entry) { $0.append(to: &out) }
         return out
     }
 

@@ -231,7 +231,7 @@ import Testing
         let archive = try ZipArchive(path: dir + "/export.zip")
         let entry = try #require(archive.entries.first { $0.fileName == "export.xml" })
         var bytes: [UInt8] = []
-        try archive.read(entry) { bytes += $0 }
+        try archive.read(entry) { $0.append(to: &bytes) }
         let devices = String(decoding: bytes, as: UTF8.self).components(separatedBy: " device=\"").count - 1
         #expect(devices > 1000)
         let whole = Self.elide(bytes, chunk: bytes.count)
@@ -268,7 +268,7 @@ import Testing
         let archive = try ZipArchive(path: Support.fixture(fixture))
         let entry = try #require(archive.entries.filter { $0.fileName.lowercased() == "export.xml" }.first)
         var bytes: [UInt8] = []
-        try archive.read(entry) { bytes += $0 }
+        try archive.read(entry) { $0.append(to: &bytes) }
         let devices = String(decoding: bytes, as: UTF8.self).components(separatedBy: " device=\"").count - 1
         let elided = Self.elide(bytes, chunk: ZipArchive.chunkSize).elided
         #expect(devices > 1000 && elided > devices * 9 / 10, "\(elided) of \(devices) device values emptied")

@@ -263,7 +263,7 @@ import Testing
             <trkpt lat="48.85" lon="2.35"><time>2024-06-01T08:00:00Z</time></trkpt>
             </trkseg></trk></gpx>
             """.utf8)
-        try document.withUnsafeBytes { try gpx.feed($0) }
+        try ByteSpan.withBytes(ofEach: document) { try gpx.feed($0) }
         try gpx.finish()
         #expect(gpx.points == 1)
         #expect(log.countsByKind == ["bad_date": 1])

@@ -292,7 +292,7 @@ import Glibc
         let faults = FaultLog(file: "export.xml", strict: false)
         let decoder = ExportDecoder(sink: nil, faults: faults, fileName: "export.xml", entryName: "export.xml")
         do {
-            try Array(xml.utf8).withUnsafeBytes { try decoder.feed($0) }
+            try decoder.feed(Array(xml.utf8))
             try decoder.finish()
             return (decoder, faults, nil)
         } catch {

@@ -208,7 +208,7 @@ import Testing
         var entries: [(String, String)] = []
         for entry in good.entries where !entry.path.hasSuffix("/") {
             var bytes: [UInt8] = []
-            try good.read(entry) { bytes += $0 }
+            try good.read(entry) { $0.append(to: &bytes) }
             if entry.path == routeFile.path { bytes = Array(bytes.prefix(bytes.count / 2)) }
             entries.append((entry.path, String(decoding: bytes, as: UTF8.self)))
         }

@@ -1,5 +1,6 @@
 import Testing
 
+@testable import HealthTrailArchive
 @testable import HealthTrailKit
 @testable import HealthTrailXML
 
@@ -13,11 +14,11 @@ import Testing
         while i < bytes.count {
             let piece = Array(bytes[i..<min(i + chunk, bytes.count)])
             i += chunk
-            piece.withUnsafeBytes { buffer in
-                if filter.done { out += buffer; return }
+            ByteSpan.withBytes(ofEach: piece) { buffer in
+                if filter.done { out += buffer.bytes; return }
                 if case .ready(let prolog, let resumeAt) = filter.consume(buffer) {
                     out += prolog
-                    out += buffer[resumeAt...]
+                    out += buffer.dropFirst(resumeAt).bytes
                 }
             }
         }

@@ -141,7 +141,7 @@ import FoundationXML   // XMLParser on Linux: tests check the SVG maps are well-
             let zip = try ZipWriter(path: dir + "/bad.zip")
             for entry in good.entries {
                 var bytes: [UInt8] = []
-                try good.read(entry) { bytes += $0 }
+                try good.read(entry) { $0.append(to: &bytes) }
                 if entry == victim {
                     let text = String(decoding: bytes, as: UTF8.self)
                     let range = try #require(text.range(of: "<time>", range: text.range(of: "<trkpt")!.lowerBound..<text.endIndex))

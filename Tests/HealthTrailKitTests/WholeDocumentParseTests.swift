@@ -37,11 +37,11 @@ import Testing
             decoded.points.append("\(point.time) " + String(decoding: columns, as: UTF8.self))
         }
         do {
-            try bytes.withUnsafeBytes { all in
+            try ByteSpan.withBytes(ofEach: bytes) { all in
                 if let chunk {
                     var start = 0
                     while start < all.count {
-                        try decoder.feed(UnsafeRawBufferPointer(rebasing: all[start..<min(start + chunk, all.count)]))
+                        try decoder.feed(all.dropFirst(start).prefix(chunk))
                         start += chunk
                     }
                     try decoder.finish()

@@ -25,7 +25,7 @@ import Testing
     /// Every chunk `read` hands over, as it handed them.
     static func chunks(_ archive: ZipArchive, _ entry: ArchiveEntry) throws -> [[UInt8]] {
         var chunks: [[UInt8]] = []
-        try archive.read(entry) { chunks.append(Array($0)) }
+        try archive.read(entry) { chunks.append($0.bytes) }
         return chunks
     }
 
@@ -53,7 +53,7 @@ import Testing
         let entry = archive.entries[0]
 
         var whole: [[UInt8]] = []
-        #expect(try archive.readWhole(entry, scratch: WholeEntryScratch()) { whole.append(Array($0)) })
+        #expect(try archive.readWhole(entry, scratch: WholeEntryScratch()) { whole.append($0.bytes) })
         #expect(whole.count == 1 && whole[0] == text)
         // `read` takes that path too, in chunks of the streaming path's size.
         let read = try Self.chunks(archive, entry)

@@ -1,5 +1,6 @@
 import FuzzSupport
 
+@testable import HealthTrailArchive
 @testable import HealthTrailXML
 
 /// Differential: export.xml as libxml2 sees it with and without `DeviceValueElision` in front.
@@ -37,10 +38,10 @@ func prologFiltered(_ chunks: [[UInt8]]) -> [[UInt8]] {
     var out: [[UInt8]] = []
     for chunk in chunks {
         if filter.done { out.append(chunk); continue }
-        chunk.withUnsafeBytes { bytes in
+        ByteSpan.withBytes(ofEach: chunk) { bytes in
             if case .ready(let prolog, let resumeAt) = filter.consume(bytes) {
                 out.append(prolog)
-                out.append(Array(bytes[resumeAt...]))
+                out.append(bytes.dropFirst(resumeAt).bytes)
             }
         }
     }

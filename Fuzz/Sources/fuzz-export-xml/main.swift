@@ -33,10 +33,10 @@ public func fuzzExportXML(_ data: UnsafePointer<UInt8>, _ count: Int) -> Int32 {
     var filter = PrologFilter()
     do {
         try input.forEachChunk { chunk in
-            if filter.done { return try decoder.feed(chunk) }
-            if case .ready(let prolog, let resumeAt) = filter.consume(chunk) {
-                try prolog.withUnsafeBytes { try decoder.feed($0) }
-                try decoder.feed(UnsafeRawBufferPointer(rebasing: chunk[resumeAt...]))
+            if filter.done { return try decoder.feed(ByteSpan(chunk)) }
+            if case .ready(let prolog, let resumeAt) = filter.consume(ByteSpan(chunk)) {
+                try decoder.feed(prolog)
+                try decoder.feed(ByteSpan(chunk), from: resumeAt)
             }
         }
         try decoder.finish()

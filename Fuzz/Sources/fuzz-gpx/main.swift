@@ -45,9 +45,9 @@ public func fuzzGPX(_ data: UnsafePointer<UInt8>, _ count: Int) -> Int32 {
         var place: String?
         do {
             if whole {
-                try decoder.parseWhole(input.body)
+                try decoder.parseWhole(ByteSpan(input.body))
             } else {
-                try input.forEachChunk { try decoder.feed($0) }
+                try input.forEachChunk { try decoder.feed(ByteSpan($0)) }
                 try decoder.finish()
             }
         } catch {

@@ -201,16 +201,13 @@ public enum ExportRun {
 
     /// SHA-256 of the archive file (for a folder: of its export.xml).
     static func sha256(of source: ExportSource, main: ArchiveEntry) throws -> (UInt64, String) {
+        let file = try source.checksummedFile(main: main)
         var hasher = SHA256()
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
         var size: UInt64 = 0
-        if let zip = source as? ZipArchive {
-            try streamWholeFile(zip.file, entryName: nil) {
-                hasher.update(bufferPointer: $0); size += UInt64($0.count)
-            }
-        } else {
-            try source.read(main) {
-                hasher.update(bufferPointer: $0); size += UInt64($0.count)
-            }
+        while case let n = try file.read(into: &chunk, at: size), n > 0 {
+            hasher.update(data: chunk[..<n])
+            size += UInt64(n)
         }
         return (size, hasher.finalize().map { String(format: "%02x", $0) }.joined())
     }
