@@ -94,8 +94,7 @@ func sourcesBenchArchive(_ benchCase: SourcesBenchCase, distinct: Bool, options 
     let zip = try ZipWriter(path: path + ".tmp")
     try zip.addEntry("apple_health_export/export.xml") { emit in
         func write(_ text: String) throws {
-            var text = text
-            try text.withUTF8 { try emit(UnsafeRawBufferPointer($0)) }
+            try ByteSpan.withUTF8(text) { try emit($0) }
         }
         try write(
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<HealthData locale=\"en_US\">\n"

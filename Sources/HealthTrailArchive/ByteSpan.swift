@@ -8,7 +8,7 @@
 /// byte or comparison, and a call across the module boundary for each would cost more than the
 /// comparison.
 public struct ByteSpan {
-    @usableFromInline package let start: UnsafePointer<UInt8>
+    @usableFromInline let start: UnsafePointer<UInt8>
     public let count: Int
 
     @inlinable @inline(__always) package init(start: UnsafePointer<UInt8>, count: Int) {
@@ -25,8 +25,13 @@ public struct ByteSpan {
         self.init(start: base.assumingMemoryBound(to: UInt8.self), count: bytes.count)
     }
 
-    /// The bytes as a raw buffer, for a C library that reads them.
-    @inlinable package var raw: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: start, count: count) }
+    /// The address of the first byte, for a C library that reads the bytes while the span is valid.
+    @inlinable package var baseAddress: UnsafePointer<UInt8> { start }
+
+    /// Calls `body` with the bytes as a raw buffer, for a C library that reads them.
+    @inlinable package func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try body(UnsafeRawBufferPointer(start: start, count: count))
+    }
 
     /// The bytes of a string literal, which live as long as the program.
     @inlinable @inline(__always) package init(_ literal: StaticString) {

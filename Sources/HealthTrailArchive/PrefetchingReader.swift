@@ -24,10 +24,12 @@ package enum PrefetchingReader {
             do {
                 try source.read(entry) { chunk in
                     guard let buffer = queue.takeFree() else { throw StopReading() }   // the parser gave up
-                    if let elision {
-                        buffer.fill(from: chunk.raw, rewrittenBy: elision)
-                    } else {
-                        buffer.fill(from: chunk.raw)
+                    chunk.withUnsafeBytes { chunk in
+                        if let elision {
+                            buffer.fill(from: chunk, rewrittenBy: elision)
+                        } else {
+                            buffer.fill(from: chunk)
+                        }
                     }
                     queue.pushFull(buffer)
                 }

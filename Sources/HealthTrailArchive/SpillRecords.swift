@@ -19,7 +19,7 @@ extension ByteSpan {
     public static func withBytes<Record: BitwiseCopyable, Result>(of record: Record, _ body: (ByteSpan) throws -> Result) rethrows -> Result {
         // SAFETY: `withUnsafeBytes(of:)` gives the value's own bytes for the duration of the
         // closure; the span does not escape `body`.
-        try withUnsafeBytes(of: record) { raw in
+        try Swift.withUnsafeBytes(of: record) { raw in
             try body(ByteSpan(start: raw.baseAddress!.assumingMemoryBound(to: UInt8.self), count: raw.count))
         }
     }

@@ -44,7 +44,7 @@ public final class ZipWriter {
     /// `level` is zlib's (0 stores the entry uncompressed).
     package func addEntry(
         _ name: String, level: Int32 = Z_DEFAULT_COMPRESSION,
-        _ produce: (_ emit: (UnsafeRawBufferPointer) throws -> Void) throws -> Void
+        _ produce: (_ emit: (ByteSpan) throws -> Void) throws -> Void
     ) throws {
         let nameBytes = Array(name.utf8)
         let method: UInt16 = level == 0 ? 0 : 8
@@ -54,10 +54,12 @@ public final class ZipWriter {
         var crc: uLong = 0
         var total: UInt64 = 0
         if method == 0 {
-            try produce { chunk in
-                crc = crc32(crc, chunk.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt(chunk.count))
-                total += UInt64(chunk.count)
-                try self.write(chunk)
+            try produce { span in
+                try span.withUnsafeBytes { chunk in
+                    crc = crc32(crc, chunk.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt(chunk.count))
+                    total += UInt64(chunk.count)
+                    try self.write(chunk)
+                }
             }
         } else {
             var stream = z_stream()
@@ -78,13 +80,16 @@ public final class ZipWriter {
                     if n > 0 { try write(UnsafeRawBufferPointer(start: out, count: n)) }
                 } while stream.avail_out == 0
             }
-            try produce { chunk in
-                guard chunk.count > 0 else { return }
-                crc = crc32(crc, chunk.baseAddress!.assumingMemoryBound(to: Bytef.self), uInt(chunk.count))
-                total += UInt64(chunk.count)
-                stream.next_in = UnsafeMutablePointer(mutating: chunk.baseAddress!.assumingMemoryBound(to: Bytef.self))
-                stream.avail_in = uInt(chunk.count)
-                try pump(Z_NO_FLUSH)
+            try produce { span in
+                guard span.count > 0 else { return }
+                // SAFETY: zlib reads the chunk during `pump` only, inside this call.
+                try span.withUnsafeBytes { chunk in
+                    crc = crc32(crc, chunk.baseAddress!.assumingMemoryBound(to: Bytef.self), uInt(chunk.count))
+                    total += UInt64(chunk.count)
+                    stream.next_in = UnsafeMutablePointer(mutating: chunk.baseAddress!.assumingMemoryBound(to: Bytef.self))
+                    stream.avail_in = uInt(chunk.count)
+                    try pump(Z_NO_FLUSH)
+                }
             }
             try pump(Z_FINISH)
         }
@@ -100,7 +105,7 @@ public final class ZipWriter {
 
     /// Adds an entry from bytes in memory.
     public func addEntry(_ name: String, bytes: [UInt8], level: Int32 = Z_DEFAULT_COMPRESSION) throws {
-        try addEntry(name, level: level) { emit in try bytes.withUnsafeBytes { try emit($0) } }
+        try addEntry(name, level: level) { emit in try ByteSpan.withBytes(ofEach: bytes) { try emit($0) } }
     }
 
     /// Adds an entry whose compressed bytes the caller supplies with their declared CRC and sizes,

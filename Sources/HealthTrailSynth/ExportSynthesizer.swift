@@ -69,7 +69,7 @@ public enum ExportSynthesizer {
         for plan in schedule.days {
             for w in plan.workouts {
                 let local = w.start + w.zone.offset(utc: w.start)
-                buf.count = 0
+                buf.clear()
                 buf.isoUTC(w.start)
                 summary.workoutLocalDates[String(decoding: buf.buffered, as: UTF8.self)] =
                     SynthCalendar.isoDay(SynthCalendar.floorDiv(local, 86_400))
@@ -78,7 +78,7 @@ public enum ExportSynthesizer {
                 summary.workoutMinutesByLocalDay[day, default: 0] += SynthBuffer.asWritten(Double(w.seconds) / 60, 6)
             }
         }
-        buf.count = 0
+        buf.clear()
 
         try zip.addEntry(
             top + "export_cda.xml",

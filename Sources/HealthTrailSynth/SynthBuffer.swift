@@ -1,39 +1,37 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import HealthTrailArchive
 
 /// A reusable byte buffer that text is formatted straight into and that flushes itself to a
 /// sink in ~1 MB chunks, so a 700 MB export is produced with flat memory and no per-record
 /// String, interpolation or DateFormatter (each would cost more than the whole record).
 ///
-/// Appends do not check capacity one by one: callers call `flushIfFull()` before each element,
-/// and `slack` is far larger than any single element (the largest, an HRV record, is ~4 KB).
+/// The bytes live in an array whose capacity is reserved once: appends never reallocate while
+/// callers call `flushIfFull()` before each element, since `slack` is far larger than any single
+/// element (the largest, an HRV record, is ~4 KB). Every write is bounds-checked.
 package final class SynthBuffer {
     package static let chunk = 1 << 20
     package static let slack = 1 << 18
 
-    package private(set) var base: UnsafeMutablePointer<UInt8>
-    package var count = 0
+    /// The bytes buffered since the last flush (a sidecar file, a formatted date).
+    package private(set) var buffered: [UInt8] = []
     /// Bytes handed to the sink so far, plus those still buffered (see `total`).
     private var flushed: UInt64 = 0
     /// Where full chunks go; set only while an entry is being produced.
-    package var sink: ((UnsafeRawBufferPointer) throws -> Void)?
+    package var sink: ((ByteSpan) throws -> Void)?
 
     package init() {
-        base = .allocate(capacity: SynthBuffer.chunk + SynthBuffer.slack)
+        buffered.reserveCapacity(SynthBuffer.chunk + SynthBuffer.slack)
     }
 
-    deinit { base.deallocate() }
-
-    /// A copy of the bytes buffered since the last flush (a sidecar file, a formatted date).
-    package var buffered: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+    /// The number of bytes buffered since the last flush.
+    package var count: Int { buffered.count }
 
     /// Every byte written since the last `resetTotal()`.
     package var total: UInt64 { flushed + UInt64(count) }
 
-    package func resetTotal() { flushed = 0; count = 0 }
+    package func resetTotal() { flushed = 0; clear() }
+
+    /// Drops the buffered bytes (after one formatted for a caller, not for the sink).
+    package func clear() { buffered.removeAll(keepingCapacity: true) }
 
     @inline(__always)
     package func flushIfFull() throws {
@@ -42,46 +40,45 @@ package final class SynthBuffer {
 
     package func flush() throws {
         guard count > 0 else { return }
-        try sink?(UnsafeRawBufferPointer(start: base, count: count))
+        if let sink { try ByteSpan.withBytes(ofEach: buffered) { try sink($0) } }
         flushed += UInt64(count)
-        count = 0
+        clear()
     }
 
     // MARK: - Raw bytes
 
     @inline(__always)
     package func byte(_ b: UInt8) {
-        base[count] = b
-        count += 1
+        buffered.append(b)
     }
 
     @inline(__always)
     package func lit(_ s: StaticString) {
-        let n = s.utf8CodeUnitCount
-        memcpy(base + count, s.utf8Start, n)
-        count += n
+        ByteSpan(s).append(to: &buffered)
     }
 
     @inline(__always)
     package func bytes(_ a: [UInt8]) {
-        _ = a.withUnsafeBufferPointer { p in
-            memcpy(base + count, p.baseAddress!, p.count)
-        }
-        count += a.count
+        buffered.append(contentsOf: a)
     }
 
     /// Large payloads (the DTD) may exceed the slack, so they go through in pieces.
     package func bigLit(_ s: StaticString) throws {
-        var p = s.utf8Start
-        var left = s.utf8CodeUnitCount
-        while left > 0 {
+        var left = ByteSpan(s)
+        while left.count > 0 {
             try flushIfFull()
-            let n = min(left, SynthBuffer.slack / 2)
-            memcpy(base + count, p, n)
-            count += n
-            p += n
-            left -= n
+            left.prefix(SynthBuffer.slack / 2).append(to: &buffered)
+            left = left.dropFirst(SynthBuffer.slack / 2)
         }
+    }
+
+    /// Appends `width` placeholder bytes and returns where they start, for a number written
+    /// from its last digit back.
+    @inline(__always)
+    private func placeholder(_ width: Int) -> Int {
+        let start = buffered.count
+        buffered.append(contentsOf: repeatElement(0x30, count: width))
+        return start
     }
 
     // MARK: - Numbers
@@ -95,34 +92,32 @@ package final class SynthBuffer {
         var digits = 1
         var probe = v
         while probe >= 10 { probe /= 10; digits += 1 }
-        var i = count + digits - 1
+        var i = placeholder(digits) + digits - 1
         while true {
-            base[i] = 48 &+ UInt8(v % 10)
+            buffered[i] = 48 &+ UInt8(v % 10)
             v /= 10
             if v == 0 { break }
             i -= 1
         }
-        count += digits
     }
 
     /// Exactly `width` digits, zero-padded (for dates, times, fractions).
     @inline(__always)
     package func padded(_ value: Int, _ width: Int) {
         var v = value
-        var i = count + width - 1
-        while i >= count {
-            base[i] = 48 &+ UInt8(v % 10)
+        let start = placeholder(width)
+        var i = start + width - 1
+        while i >= start {
+            buffered[i] = 48 &+ UInt8(v % 10)
             v /= 10
             i -= 1
         }
-        count += width
     }
 
     @inline(__always)
     package func two(_ v: Int) {
-        base[count] = 48 &+ UInt8(v / 10)
-        base[count + 1] = 48 &+ UInt8(v % 10)
-        count += 2
+        buffered.append(48 &+ UInt8(v / 10))
+        buffered.append(48 &+ UInt8(v % 10))
     }
 
     package static let powers: [Int] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000]
@@ -157,14 +152,14 @@ package final class SynthBuffer {
     package func hex(_ value: UInt64, _ digits: Int, upper: Bool = false) {
         let a: UInt8 = upper ? 55 : 87
         var v = value
-        var i = count + digits - 1
-        while i >= count {
+        let start = placeholder(digits)
+        var i = start + digits - 1
+        while i >= start {
             let d = UInt8(v & 15)
-            base[i] = d < 10 ? 48 &+ d : a &+ d
+            buffered[i] = d < 10 ? 48 &+ d : a &+ d
             v >>= 4
             i -= 1
         }
-        count += digits
     }
 
     // MARK: - Dates

@@ -49,7 +49,7 @@ extension FixedSlots where Element == UInt8 {
     /// Copies `bytes` into the slots from `offset` on.
     @inlinable @inline(__always) public func copy(_ bytes: ByteSpan, to offset: Int) {
         precondition(offset >= 0 && bytes.count >= 0 && offset <= count - bytes.count, "slot out of range")
-        (pointer + offset).update(from: bytes.start, count: bytes.count)
+        (pointer + offset).update(from: bytes.baseAddress, count: bytes.count)
     }
 
     /// A span over `length` bytes from `offset`: valid while the slots live and until they are

@@ -89,7 +89,7 @@ package final class SAXEventCapture {
             let value = values[k]
             p.storeBytes(of: keys[k], as: UInt8.self)
             p.storeBytes(of: UInt32(value.count), toByteOffset: 1, as: UInt32.self)
-            (p + Self.attributeHeader).copyMemory(from: value.start, byteCount: value.count)
+            (p + Self.attributeHeader).copyMemory(from: value.baseAddress, byteCount: value.count)
             p += Self.attributeHeader + value.count
         }
         return true

@@ -88,7 +88,7 @@ public final class SAXPushParser {
         guard let context, !parsedWhole else { throw InputError(file: fileName, entry: entryName, "libxml2 could not start a parser") }
         guard chunk.count > 0 else { return }
         // SAFETY: libxml2 reads the chunk's bytes during the call only (it copies what it keeps).
-        let status = xmlParseChunk(context, UnsafeRawPointer(chunk.start).assumingMemoryBound(to: CChar.self), Int32(chunk.count), 0)
+        let status = xmlParseChunk(context, UnsafeRawPointer(chunk.baseAddress).assumingMemoryBound(to: CChar.self), Int32(chunk.count), 0)
         if status != 0 || firstError != nil { throw error(status) }
     }
 
@@ -114,8 +114,10 @@ public final class SAXPushParser {
         // libxml2 reads the document through a callback, 4 KB at a time into its own buffer,
         // which it empties as it goes: a memory context would first copy the whole document.
         // The bytes not read yet; the callback's context, used only within this call.
+        // SAFETY: the caller keeps `document`'s bytes valid for the whole call, and the buffer
+        // taken from it is used only inside it.
         let unread = UnsafeMutablePointer<UnsafeRawBufferPointer>.allocate(capacity: 1)
-        unread.initialize(to: document.raw)
+        document.withUnsafeBytes { unread.initialize(to: $0) }
         defer { unread.deallocate() }
         var sax = handler
         let pull = xmlCreateIOParserCtxt(
