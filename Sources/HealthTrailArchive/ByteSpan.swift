@@ -7,6 +7,10 @@
 /// The functions are inlinable: the decoders and writers call them once per attribute
 /// byte or comparison, and a call across the module boundary for each would cost more than the
 /// comparison.
+///
+/// Invariant: `start` is never null (an empty span points at `emptyBytes`), `count` ≥ 0, and the
+/// `count` bytes from `start` are initialised and stay readable for as long as the span is used;
+/// the span does not keep them alive: whoever makes one keeps their owner alive meanwhile.
 public struct ByteSpan {
     @usableFromInline let start: UnsafePointer<UInt8>
     public let count: Int
@@ -18,6 +22,8 @@ public struct ByteSpan {
 
     /// A view of `bytes` (the empty span when there are none).
     @inlinable @inline(__always) package init(_ bytes: UnsafeRawBufferPointer) {
+        // SAFETY: the span covers exactly `bytes`, which the caller keeps valid while it is used;
+        // they are only ever read as bytes. No base address (no bytes) gives the empty span.
         guard let base = bytes.baseAddress, bytes.count > 0 else {
             self = .empty
             return
@@ -26,10 +32,13 @@ public struct ByteSpan {
     }
 
     /// The address of the first byte, for a C library that reads the bytes while the span is valid.
+    /// SAFETY: never null; valid for `count` bytes, as long as the span is (see the invariant).
     @inlinable package var baseAddress: UnsafePointer<UInt8> { start }
 
     /// Calls `body` with the bytes as a raw buffer, for a C library that reads them.
     @inlinable package func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        // SAFETY: exactly the span's `count` bytes, valid during `body` by the type's invariant;
+        // `body` must not keep the buffer past the span's validity.
         try body(UnsafeRawBufferPointer(start: start, count: count))
     }
 
@@ -55,37 +64,57 @@ public struct ByteSpan {
 
     /// A span over a NUL-terminated C string.
     @inlinable @inline(__always) package init(cString: UnsafePointer<UInt8>) {
+        // SAFETY: the caller passes a NUL-terminated string that stays valid while the span is
+        // used; `strlen` reads up to its NUL, and `UInt8` and `CChar` may alias each other.
         self.init(start: cString, count: strlen(UnsafeRawPointer(cString).assumingMemoryBound(to: CChar.self)))
     }
 
-    @inlinable @inline(__always) public subscript(i: Int) -> UInt8 { start[i] }
+    /// The byte at `i` (0 ≤ i < count; checked).
+    @inlinable @inline(__always) public subscript(i: Int) -> UInt8 {
+        precondition(i >= 0 && i < count, "ByteSpan index out of range")
+        // SAFETY: 0 ≤ i < count (checked above), so the byte lies inside the span.
+        return start[i]
+    }
 
+    // SAFETY: the span's own `count` bytes; the buffer is valid as long as the span is.
     @inlinable package var buffer: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: start, count: count) }
 
     /// True when the bytes equal `literal` (ASCII).
     @inlinable @inline(__always) public func equals(_ literal: StaticString) -> Bool {
+        // SAFETY: `memcmp` runs only when both hold `count` bytes; a literal lives for the program.
         count == literal.utf8CodeUnitCount && memcmp(start, literal.utf8Start, count) == 0
     }
 
     @inlinable @inline(__always) public func hasPrefix(_ literal: StaticString) -> Bool {
+        // SAFETY: `memcmp` reads the literal's length only after checking the span is as long.
         count >= literal.utf8CodeUnitCount && memcmp(start, literal.utf8Start, literal.utf8CodeUnitCount) == 0
     }
 
     @inlinable @inline(__always) public func equals(_ other: ByteSpan) -> Bool {
+        // SAFETY: `memcmp` runs only when both spans hold `count` bytes; neither pointer is null.
         count == other.count && memcmp(start, other.start, count) == 0
     }
 
     @inlinable @inline(__always) public func equals(_ bytes: [UInt8]) -> Bool {
-        count == bytes.count && bytes.withUnsafeBufferPointer { memcmp(start, $0.baseAddress!, count) == 0 }
+        // SAFETY: `memcmp` runs only when the array holds `count` bytes, inside the closure that
+        // lends its storage (non-empty, so it has a base address).
+        count == bytes.count && (count == 0 || bytes.withUnsafeBufferPointer { memcmp(start, $0.baseAddress!, count) == 0 })
     }
 
     /// The first `n` bytes (all of them when there are fewer).
+    /// SAFETY: the new count is clamped to 0...count, so the prefix lies inside the span.
     @inlinable public func prefix(_ n: Int) -> ByteSpan { ByteSpan(start: start, count: Swift.max(0, Swift.min(n, count))) }
 
-    @inlinable public func dropFirst(_ n: Int) -> ByteSpan { ByteSpan(start: start + min(n, count), count: max(0, count - n)) }
+    /// All but the first `n` bytes (none when there are fewer).
+    /// SAFETY: `n` is clamped to 0...count, so the rest starts inside the span and ends with it.
+    @inlinable public func dropFirst(_ n: Int) -> ByteSpan {
+        let n = Swift.max(0, Swift.min(n, count))
+        return ByteSpan(start: start + n, count: count - n)
+    }
 
     /// Feeds the bytes to `hasher`.
     @inlinable public func hash(into hasher: inout Hasher) {
+        // SAFETY: the span's own `count` bytes (see the invariant), read during the call only.
         hasher.combine(bytes: UnsafeRawBufferPointer(buffer))
     }
 
@@ -97,6 +126,8 @@ public struct ByteSpan {
 }
 
 /// What `ByteSpan.empty` points at: a byte no span reads.
+/// SAFETY: allocated and initialised once and never freed, so valid for the whole program; an
+/// empty span reads none of it, but a C call on it (`memcmp` of 0 bytes) gets a non-null address.
 @usableFromInline let emptyBytes: UnsafePointer<UInt8> = {
     let byte = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
     byte.initialize(to: 0)

@@ -79,7 +79,9 @@ public final class SingleFileSource: ExportSource {
 }
 
 /// Streams a plain file in fixed-size chunks.
-@usableFromInline package func streamWholeFile(_ file: ReadOnlyFile, entryName: String?, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+@usableFromInline func streamWholeFile(_ file: ReadOnlyFile, entryName: String?, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    // SAFETY: this function owns `buffer`, freed when it returns; `body` gets only the `n` bytes
+    // the read just filled (n ≤ buffer.count, and n > 0), valid until it returns.
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ZipArchive.chunkSize, alignment: 16)
     defer { buffer.deallocate() }
     var offset: UInt64 = 0

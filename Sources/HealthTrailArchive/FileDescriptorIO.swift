@@ -11,6 +11,8 @@ import Glibc
 package func writeFully(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int32 {
     var done = 0
     while done < count {
+        // SAFETY: the caller passes `count` readable bytes at `bytes`; 0 ≤ done < count, so the
+        // range written is inside them.
         let n = write(fd, bytes + done, count - done)
         if n < 0 {
             if errno == EINTR { continue }
@@ -24,6 +26,7 @@ package func writeFully(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) ->
 /// `writeFully` for an array.
 @discardableResult
 package func writeFully(_ fd: Int32, _ bytes: [UInt8]) -> Int32 {
+    // SAFETY: the array's own bytes, lent for the call; a non-empty array has a base address.
     bytes.withUnsafeBytes { $0.isEmpty ? 0 : writeFully(fd, $0.baseAddress!, $0.count) }
 }
 

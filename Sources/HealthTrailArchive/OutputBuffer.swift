@@ -54,12 +54,16 @@ public final class OutputBuffer {
         fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw InputError(file: path, "cannot create output file: \(String(cString: strerror(errno)))") }
         capacity = bufferSize
+        // SAFETY: this object owns `cursor`, its buffer of `capacity` bytes and, with write-behind,
+        // `spare` (as large), and frees them in deinit, once no write is in flight; nothing throws after.
         cursor = .allocate(capacity: 1)
         cursor.initialize(to: Cursor(bytes: .allocate(capacity: bufferSize), used: 0))
         spare = writeBehind ? .allocate(capacity: bufferSize) : nil
     }
 
     deinit {
+        // SAFETY: the write in flight (the only other user of a buffer) is waited for first;
+        // `Cursor` holds plain values, so freeing needs no deinitialisation.
         waitForWriteBehind()
         cursor.pointee.bytes.deallocate()
         cursor.deallocate()
@@ -107,6 +111,8 @@ public final class OutputBuffer {
         var magnitude = value.magnitude
         if value < 0 { append(0x2D) }
         var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        // SAFETY: the scratch's 24 bytes, lent for the closure; `append` copies the digits out
+        // before it returns, so no pointer into the scratch outlives it.
         withUnsafeMutableBytes(of: &scratch) { t in
             // SAFETY: at most 20 digits are written right to left from 24, inside the scratch.
             var i = 24
@@ -124,6 +130,8 @@ public final class OutputBuffer {
         // Digits right to left into a scratch buffer, dividing by the constant 10 only (a
         // multiply): this runs for every coordinate of every route point.
         var scratch: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        // SAFETY: the scratch's 32 bytes, lent for the closure; `append` copies the digits out
+        // before it returns, so no pointer into the scratch outlives it.
         withUnsafeMutableBytes(of: &scratch) { t in
             // SAFETY (and why unchecked): at most 21 bytes are written right to left from 32 (19
             // digits, as units < 9.2e18 and fractionDigits ≤ 18, a point and a sign): i stays in
@@ -143,6 +151,8 @@ public final class OutputBuffer {
     /// Appends the whole of `file` (a part written by another thread) in file order.
     public func append(contentsOf file: ReadOnlyFile) throws {
         try streamWholeFile(file, entryName: nil) { chunk in
+            // SAFETY: `streamWholeFile` hands over only non-empty chunks (so a base address),
+            // valid during the closure, and `append` copies or writes them before returning.
             append(ByteSpan(start: chunk.baseAddress!.assumingMemoryBound(to: UInt8.self), count: chunk.count))
         }
     }
@@ -152,6 +162,9 @@ public final class OutputBuffer {
     /// Writes out the filled part of the buffer: on this thread, or handed to the write-behind
     /// queue while the spare buffer takes its place.
     @usableFromInline func drain() {
+        // SAFETY: `cursor.bytes[0..<used]` is the filled part (used ≤ capacity). With write-behind
+        // the full buffer goes to the queue and is not touched here until `waitForWriteBehind`;
+        // the queue's closure keeps `self`, and so both buffers, alive until its write is done.
         let used = cursor.pointee.used
         guard used > 0 else { return }
         guard let free = spare else {
@@ -173,6 +186,8 @@ public final class OutputBuffer {
 
     /// A span larger than the whole buffer: written at once, after the bytes before it.
     @usableFromInline func appendPastTheBuffer(_ span: ByteSpan) {
+        // SAFETY: the caller's span, valid during the call; the buffered bytes before it were
+        // drained first (the span did not fit), so the file gets them in order.
         waitForWriteBehind()
         writeAll(UnsafeRawPointer(span.start), span.count)
     }
@@ -184,6 +199,7 @@ public final class OutputBuffer {
         inFlight = false
     }
 
+    // SAFETY: `p` holds `n` readable bytes for the call: a filled buffer or the caller's span.
     private func writeAll(_ p: UnsafeRawPointer, _ n: Int) {
         guard failure == nil else { return }
         let failed = writeFully(fd, p, n)
@@ -218,6 +234,8 @@ public final class OutputBuffer {
 /// A few bytes of an `OutputBuffer` reserved for one value formatted in place. Indices are
 /// checked against the slot; inlined with a constant size, the checks fold away.
 public struct OutputSlot {
+    // SAFETY: `count` bytes of an `OutputBuffer`'s buffer (or of the array `bytes(count:)`
+    // fills), valid until that buffer's next append, by which time the slot has been filled.
     @usableFromInline let start: UnsafeMutablePointer<UInt8>
     /// The slot's size in bytes.
     public let count: Int
@@ -256,12 +274,15 @@ public struct OutputSlot {
     /// The `Value` whose bytes start at `offset` (any alignment).
     @inlinable public func load<Value: BitwiseCopyable>(fromByteOffset offset: Int, as type: Value.Type) -> Value {
         precondition(offset >= 0 && offset + MemoryLayout<Value>.size <= count, "OutputSlot load out of range")
+        // SAFETY: inside the slot (checked above); `loadUnaligned` has no alignment requirement.
         return UnsafeRawPointer(start).loadUnaligned(fromByteOffset: offset, as: Value.self)
     }
 
     /// Writes the bytes of `value` at `offset` (any alignment).
     @inlinable public func store<Value: BitwiseCopyable>(_ value: Value, toByteOffset offset: Int) {
         precondition(offset >= 0 && offset + MemoryLayout<Value>.size <= count, "OutputSlot store out of range")
+        // SAFETY: inside the slot (checked above); `storeBytes` needs no alignment for a
+        // `BitwiseCopyable` value.
         UnsafeMutableRawPointer(start).storeBytes(of: value, toByteOffset: offset, as: Value.self)
     }
 

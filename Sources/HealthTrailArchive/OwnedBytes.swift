@@ -7,6 +7,8 @@ package final class OwnedBytes {
     package let span: ByteSpan
 
     package init<Bytes: Collection>(copying bytes: Bytes) where Bytes.Element == UInt8 {
+        // SAFETY: this object owns `storage` (at least one byte, so even an empty copy has an
+        // address of its own) and frees it in deinit; `span` is valid exactly as long as it lives.
         let storage = UnsafeMutablePointer<UInt8>.allocate(capacity: Swift.max(1, bytes.count))
         // SAFETY: `storage` has room for `bytes.count` elements, all initialised here.
         _ = UnsafeMutableBufferPointer(start: storage, count: bytes.count).initialize(from: bytes)

@@ -24,6 +24,8 @@ package enum PrefetchingReader {
             do {
                 try source.read(entry) { chunk in
                     guard let buffer = queue.takeFree() else { throw StopReading() }   // the parser gave up
+                    // SAFETY: the source's chunk is valid during this closure and is copied out
+                    // before it returns; `buffer`, taken from the free list, is this thread's alone.
                     chunk.withUnsafeBytes { chunk in
                         if let elision {
                             buffer.fill(from: chunk, rewrittenBy: elision)
@@ -49,6 +51,9 @@ package enum PrefetchingReader {
         defer { queue.cancelAndWaitForReader() }
         while let buffer = try queue.popFull() {
             defer { queue.giveBack(buffer) }
+            // SAFETY: a full buffer is the parser's alone until given back, after `body` returns
+            // (the queue's lock orders the reader's writes before this); its first `count` bytes
+            // are filled. `body` must not keep the span.
             try body(ByteSpan(UnsafeRawBufferPointer(start: buffer.bytes, count: buffer.count)), buffer.entryBytes)
         }
     }
@@ -71,6 +76,11 @@ package protocol ChunkRewriter: AnyObject {
 }
 
 /// A reusable chunk buffer.
+///
+/// Invariant: `bytes` is an allocation of `capacity` bytes that this object owns (freed in
+/// `reserve` when it grows, and in deinit), and `count` ≤ `capacity` (a `ChunkRewriter` writes
+/// no more than it declares). One thread uses it at a time: the reader while it holds it from
+/// the free list, the parser from the full one.
 package final class ChunkBuffer {
     package private(set) var bytes: UnsafeMutableRawPointer
     package private(set) var capacity: Int
@@ -87,6 +97,8 @@ package final class ChunkBuffer {
     package private(set) var entryBytes = 0
 
     package func fill(from chunk: UnsafeRawBufferPointer) {
+        // SAFETY: `reserve` makes room for all of `chunk`, which is valid during the call; an
+        // empty chunk may have no base address and copies nothing.
         reserve(chunk.count)
         if let base = chunk.baseAddress { bytes.copyMemory(from: base, byteCount: chunk.count) }
         count = chunk.count
@@ -95,6 +107,7 @@ package final class ChunkBuffer {
 
     /// Copies `chunk` through `elision`.
     package func fill(from chunk: UnsafeRawBufferPointer, rewrittenBy elision: ChunkRewriter) {
+        // SAFETY: `rewrite` writes at most `rewrittenCapacity(forInput:)` bytes, the room reserved.
         reserve(elision.rewrittenCapacity(forInput: chunk.count))
         count = elision.rewrite(chunk, into: bytes)
         entryBytes = chunk.count
@@ -102,12 +115,15 @@ package final class ChunkBuffer {
 
     /// The bytes `elision` still holds at the end of the entry.
     package func fillWithHeldBytes(of elision: ChunkRewriter) {
+        // SAFETY: `finish` writes at most `heldCapacity` bytes, the room reserved.
         reserve(elision.heldCapacity)
         count = elision.finish(into: bytes)
         entryBytes = 0
     }
 
     private func reserve(_ size: Int) {
+        // SAFETY: only the holder of the buffer calls this, and no span over the old bytes is in
+        // use then (the parser gave the buffer back); the contents need not survive.
         guard size > capacity else { return }
         bytes.deallocate()
         capacity = size

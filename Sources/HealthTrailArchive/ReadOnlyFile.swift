@@ -50,6 +50,8 @@ public final class ReadOnlyFile {
     @usableFromInline package func read(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws -> Int {
         var done = 0
         while done < buffer.count {
+            // SAFETY: the caller keeps `buffer` valid for the call; done < buffer.count, so it has
+            // a base address and `pread` writes at most the `buffer.count - done` bytes left in it.
             let n = pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
             if n < 0 {
                 if errno == EINTR { continue }
@@ -61,7 +63,13 @@ public final class ReadOnlyFile {
         return done
     }
 
+    /// Streams the whole file to `body` in chunks, each valid during its call only.
+    public func forEachChunk(_ body: (ByteSpan) throws -> Void) throws {
+        try streamWholeFile(self, entryName: nil) { try body(ByteSpan($0)) }
+    }
+
     public func read(into bytes: inout [UInt8], at offset: UInt64) throws -> Int {
+        // SAFETY: the array's own storage, lent exclusively for the call; the read stays inside it.
         try bytes.withUnsafeMutableBytes { try read(into: $0, at: offset) }
     }
 }

@@ -74,6 +74,7 @@ extension ReadOnlyFile {
                 }
             }
             var offset = 0
+            // SAFETY: as above: each load's `size` bytes end inside `bytes` (the loop's condition).
             while offset + size <= bytes.count {
                 try body(bytes.loadUnaligned(fromByteOffset: offset, as: Record.self))
                 offset += size

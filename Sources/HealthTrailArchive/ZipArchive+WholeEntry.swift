@@ -22,6 +22,8 @@ extension ZipArchive {
         var start = 0
         while start < whole.count {
             let end = min(start + chunkSize, whole.count)
+            // SAFETY: start < end ≤ whole.count, so each piece lies inside `whole`, which the
+            // caller keeps valid for the call.
             try body(UnsafeRawBufferPointer(rebasing: whole[start..<end]))
             start = end
         }
@@ -53,6 +55,9 @@ extension ZipArchive {
         guard entry.uncompressedSize <= Self.wholeEntryLimit, entry.compressedSize <= Self.wholeEntryLimit,
             entry.uncompressedSize > 0, let expectedCRC = entry.crc32
         else { return false }
+        // SAFETY: `buffer` holds at least both sizes (each ≤ wholeEntryLimit, so no overflow):
+        // `input` and `output` are disjoint ranges inside it, valid until the scratch's next use,
+        // after this call. libdeflate writes at most `output.count` bytes and reads `input` only.
         let buffer = scratch.bytes(atLeast: Int(entry.compressedSize + entry.uncompressedSize))
         let input = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<Int(entry.compressedSize)])
         let output = UnsafeMutableRawBufferPointer(rebasing: buffer[input.count..<(input.count + Int(entry.uncompressedSize))])
@@ -62,6 +67,8 @@ extension ZipArchive {
         defer { libdeflate_free_decompressor(decompressor) }
         var consumed = 0
         var produced = 0
+        // SAFETY: see above: libdeflate reads `input` whole, writes at most `output.count` bytes,
+        // and the CRC reads the `produced` ≤ output.count bytes it wrote.
         let status = libdeflate_deflate_decompress_ex(
             decompressor, input.baseAddress, input.count,
             output.baseAddress, output.count, &consumed, &produced)
@@ -69,6 +76,8 @@ extension ZipArchive {
             limits.allowsExpansion(UInt64(produced), from: UInt64(consumed)),
             libdeflate_crc32(0, output.baseAddress, produced) == expectedCRC
         else { return false }
+        // SAFETY: all of `output` was written (produced == output.count); valid during `body`,
+        // which must not use the same scratch.
         try body(UnsafeRawBufferPointer(output))
         return true
     }
@@ -82,6 +91,10 @@ extension ZipArchive {
 /// freeing a malloc'd block of a few megabytes raises glibc's mmap threshold to that size, after
 /// which every later buffer below it (the route stage's CSV buffers and point arrays) stays in
 /// glibc's heaps when freed, and peak RSS grew by 5 MiB, 9 % when the benchmark's history doubled.
+///
+/// Invariant: `base` is nil, or a block of `abs(count)` bytes this object owns: mapped when
+/// `count` > 0, allocated when `count` < 0, released by `unmap` (on growth and in deinit) the
+/// same way. Used by one thread at a time, which holds no buffer from it across a `bytes` call.
 public final class WholeEntryScratch {
     private var base: UnsafeMutableRawPointer?
     private var count = 0
@@ -92,7 +105,7 @@ public final class WholeEntryScratch {
 
     /// At least `size` bytes, valid until the next call.
     package func bytes(atLeast size: Int) -> UnsafeMutableRawBufferPointer {
-        if count < size || base == nil {
+        if abs(count) < size || base == nil {
             unmap()
             let mapped = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
             if let mapped, mapped != MAP_FAILED {
@@ -104,6 +117,7 @@ public final class WholeEntryScratch {
                 count = -size
             }
         }
+        // SAFETY: `base` holds `abs(count)` ≥ size bytes (see the invariant) until the next call.
         return UnsafeMutableRawBufferPointer(start: base, count: abs(count))
     }
 

@@ -55,6 +55,8 @@ public final class ZipWriter {
         var total: UInt64 = 0
         if method == 0 {
             try produce { span in
+                // SAFETY: the span's bytes, valid during this closure and read only inside it; a
+                // span always has a base address, so `crc32` never gets NULL (which would reset it).
                 try span.withUnsafeBytes { chunk in
                     crc = crc32(crc, chunk.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt(chunk.count))
                     total += UInt64(chunk.count)
@@ -62,32 +64,42 @@ public final class ZipWriter {
                 }
             }
         } else {
-            var stream = z_stream()
-            guard healthtrail_deflateInit2(&stream, level, -MAX_WBITS) == Z_OK else {
+            // SAFETY: zlib keeps the stream's address between calls and checks it, so the stream
+            // lives in memory of its own (a Swift local's address is not promised to stay put).
+            // `deflateEnd` frees only zlib's own state, so it may run after `out` is freed (the
+            // defers run in that order), and before the stream itself is.
+            let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+            stream.initialize(to: z_stream())
+            defer { stream.deallocate() }
+            guard healthtrail_deflateInit2(stream, level, -MAX_WBITS) == Z_OK else {
                 throw InputError(file: path, entry: name, "zlib deflate could not start")
             }
-            defer { deflateEnd(&stream) }
+            defer { deflateEnd(stream) }
             let outSize = 256 * 1024
             let out = UnsafeMutablePointer<Bytef>.allocate(capacity: outSize)
             defer { out.deallocate() }
             func pump(_ flush: Int32) throws {
+                // SAFETY: `out` (owned by this call) is given to zlib whole on each pass, and its
+                // first n = outSize - avail_out bytes, which zlib wrote, are written out at once.
                 repeat {
-                    stream.next_out = out
-                    stream.avail_out = uInt(outSize)
-                    let status = deflate(&stream, flush)
+                    stream.pointee.next_out = out
+                    stream.pointee.avail_out = uInt(outSize)
+                    let status = deflate(stream, flush)
                     guard status != Z_STREAM_ERROR else { throw InputError(file: path, entry: name, "deflate failed") }
-                    let n = outSize - Int(stream.avail_out)
+                    let n = outSize - Int(stream.pointee.avail_out)
                     if n > 0 { try write(UnsafeRawBufferPointer(start: out, count: n)) }
-                } while stream.avail_out == 0
+                } while stream.pointee.avail_out == 0
             }
             try produce { span in
                 guard span.count > 0 else { return }
-                // SAFETY: zlib reads the chunk during `pump` only, inside this call.
+                // SAFETY: zlib reads the chunk during `pump` only, inside this call: `pump` returns
+                // once deflate leaves output room, which it does only with all input consumed
+                // (avail_in == 0), so `next_in` is never read after. zlib does not write through it.
                 try span.withUnsafeBytes { chunk in
                     crc = crc32(crc, chunk.baseAddress!.assumingMemoryBound(to: Bytef.self), uInt(chunk.count))
                     total += UInt64(chunk.count)
-                    stream.next_in = UnsafeMutablePointer(mutating: chunk.baseAddress!.assumingMemoryBound(to: Bytef.self))
-                    stream.avail_in = uInt(chunk.count)
+                    stream.pointee.next_in = UnsafeMutablePointer(mutating: chunk.baseAddress!.assumingMemoryBound(to: Bytef.self))
+                    stream.pointee.avail_in = uInt(chunk.count)
                     try pump(Z_NO_FLUSH)
                 }
             }
@@ -201,9 +213,11 @@ public final class ZipWriter {
 
     // MARK: - I/O
 
+    // SAFETY: the array's own bytes, lent for the call; `write(_:)` uses them before returning.
     package func write(_ bytes: [UInt8]) throws { try bytes.withUnsafeBytes { try write($0) } }
 
     package func write(_ chunk: UnsafeRawBufferPointer) throws {
+        // SAFETY: the caller's `chunk.count` bytes, valid for the call; no base address, no bytes.
         if let base = chunk.baseAddress {
             let failed = writeFully(fd, base, chunk.count)
             guard failed == 0 else { throw InputError(file: path, "write failed: \(String(cString: strerror(failed)))") }
@@ -212,6 +226,7 @@ public final class ZipWriter {
     }
 
     package func pwriteAll(_ bytes: [UInt8], at offset: UInt64) throws {
+        // SAFETY: `pwrite` reads the array's `count` bytes, lent for the call only.
         let n = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(offset)) }
         guard n == bytes.count else { throw InputError(file: path, "write failed: \(String(cString: strerror(errno)))") }
     }

@@ -37,6 +37,10 @@ import Darwin
 /// comments) in a UTF-8 document (no XML declaration, or one declaring UTF-8, and ASCII first
 /// bytes): in any other encoding (UTF-7, UTF-16, EBCDIC…) bytes do not mean what they look like.
 /// Otherwise it passes everything through (real exports always qualify).
+///
+/// Invariant: `held` and `tail` are owned by the filter (`longestValue` and `tailLength` bytes,
+/// freed in deinit), `heldCount` ≤ `longestValue` and `tailCount` ≤ `tailLength` are how many of
+/// their first bytes are set, and one thread (the reader's) uses the filter at a time.
 public final class DeviceValueElision: ChunkRewriter {
     /// The longest value emptied; longer ones pass through (real ones are about 150 bytes).
     public static let longestValue = 4096
@@ -93,6 +97,10 @@ public final class DeviceValueElision: ChunkRewriter {
     /// Rewrites one chunk of export.xml into `output`, which has room for
     /// `outputCapacity(forInput: input.count)` bytes; returns how many it wrote.
     package func rewrite(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer) -> Int {
+        // SAFETY: the caller keeps `input` valid and gives `outputCapacity(forInput:)` bytes at
+        // `output`, separate from it. Every read below is at an index in 0..<end; the writer
+        // copies each input byte at most once plus the held bytes at most once (≤ longestValue),
+        // so it stays inside `output`. Both are read and written as bytes only.
         guard let raw = input.baseAddress, input.count > 0 else { return 0 }
         var writer = ChunkWriter(input: raw.assumingMemoryBound(to: UInt8.self), output: output.assumingMemoryBound(to: UInt8.self))
         let end = input.count
@@ -101,6 +109,7 @@ public final class DeviceValueElision: ChunkRewriter {
         var valueStart = 0
         let p = writer.input
         if mode == .prolog && head.count < Self.headLength {
+            // SAFETY: 0 < min(end, headLength - head.count) ≤ end bytes of the input.
             head.append(contentsOf: UnsafeBufferPointer(start: p, count: min(end, Self.headLength - head.count)))
         }
         defer { if mode == .prolog { offset += end } }
@@ -230,6 +239,8 @@ public final class DeviceValueElision: ChunkRewriter {
                     // The value goes on in the next chunk: hold its bytes back, if they fit.
                     let part = end - valueStart
                     if heldCount + part <= Self.longestValue {
+                        // SAFETY: the `part` bytes from valueStart end at `end`, and fit in `held`
+                        // (checked just above).
                         writer.copy(upTo: valueStart)
                         (held + heldCount).update(from: p + valueStart, count: part)
                         heldCount += part
@@ -248,6 +259,7 @@ public final class DeviceValueElision: ChunkRewriter {
                 if heldCount == 0 {
                     plain = part <= Self.longestValue && Self.isPlainValue(p + valueStart, part)
                 } else if heldCount + part <= Self.longestValue {
+                    // SAFETY: the value's `part` bytes end at the quote (< end) and fit in `held`.
                     (held + heldCount).update(from: p + valueStart, count: part)
                     plain = Self.isPlainValue(held, heldCount + part)
                 } else {
@@ -287,6 +299,9 @@ public final class DeviceValueElision: ChunkRewriter {
     private func keepTail(_ bytes: UnsafePointer<UInt8>, _ count: Int) {
         let fresh = min(count, Self.tailLength)
         let kept = min(tailCount, Self.tailLength - fresh)
+        // SAFETY: kept + fresh ≤ tailLength, so both copies stay inside `tail`; the first moves
+        // its last `kept` set bytes to the front (`update(from:count:)` allows the overlap), the
+        // second reads the last `fresh` ≤ count bytes of the input.
         if kept > 0 { tail.update(from: tail + (tailCount - kept), count: kept) }
         (tail + kept).update(from: bytes + (count - fresh), count: fresh)
         tailCount = kept + fresh
@@ -296,6 +311,7 @@ public final class DeviceValueElision: ChunkRewriter {
     /// `device` value, which libxml2 will report); returns how many bytes.
     package func finish(into output: UnsafeMutableRawPointer) -> Int {
         let count = heldCount
+        // SAFETY: the caller gives `heldCapacity` = longestValue ≥ heldCount bytes at `output`.
         output.copyMemory(from: held, byteCount: count)
         heldCount = 0
         return count
@@ -353,6 +369,8 @@ public final class DeviceValueElision: ChunkRewriter {
     /// references are only `&lt;`, `&gt;`, `&amp;`, `&quot;` and `&apos;`: a value libxml2
     /// always accepts.
     package static func isPlainValue(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+        // SAFETY: the caller passes `count` readable bytes; each read below is at i < count, a
+        // word only when 8 bytes remain, an entity only within the `count - i` that remain.
         var i = 0
         while i < count {
             // Eight bytes at a time while none is special (a device value has a few `&`s only).
@@ -391,6 +409,8 @@ public final class DeviceValueElision: ChunkRewriter {
     /// opens near a chunk's start, so where chunks end never matters; past that (dozens of
     /// spaces around `=`) the answer is no, and the value is simply left as it is.
     @inline(__always) private func isDeviceAttribute(quoteAt quote: Int, in bytes: UnsafePointer<UInt8>) -> Bool {
+        // SAFETY: `bytes[j]` is read only for 0 ≤ j < quote (in this chunk), and `tail` only at
+        // tailCount + j for -tailCount ≤ j < 0: its set bytes.
         let limit = quote - Self.tailLength
         // Most values are of other attributes, written `name="`: `ce=` rejects nearly all at once.
         // (Only without a space before `=`: `device ="` must reach the full look-back, or where
@@ -438,6 +458,8 @@ public final class DeviceValueElision: ChunkRewriter {
         {
             return 4
         }
+        // SAFETY: each comparison reads only as many bytes as are `available`; a string literal
+        // passed to C is NUL-terminated and lives for the call, longer than what is compared.
         if available >= 5, memcmp(bytes, "&amp;", 5) == 0 { return 5 }
         if available >= 6, memcmp(bytes, "&quot;", 6) == 0 || memcmp(bytes, "&apos;", 6) == 0 { return 6 }
         return 0
@@ -493,6 +515,8 @@ public final class DeviceValueElision: ChunkRewriter {
 
     /// Eight bytes, the first in the lowest lane whatever the machine's byte order.
     @inline(__always) private static func word(_ p: UnsafePointer<UInt8>) -> UInt64 {
+        // SAFETY: every caller checks that 8 bytes from `p` lie inside its buffer;
+        // `loadUnaligned` has no alignment requirement.
         UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self))
     }
 
@@ -504,6 +528,9 @@ public final class DeviceValueElision: ChunkRewriter {
 }
 
 /// Copies the unchanged runs of a chunk to the output and skips the emptied ones.
+///
+/// Invariant: `input` holds the chunk and `output` the room `rewrite` was given, disjoint;
+/// `consumed` only grows up to the chunk's count, so `written` never passes that room.
 private struct ChunkWriter {
     package let input: UnsafePointer<UInt8>
     package let output: UnsafeMutablePointer<UInt8>
@@ -519,6 +546,7 @@ private struct ChunkWriter {
     /// Writes the input from `consumed` up to `index`.
     package mutating func copy(upTo index: Int) {
         guard index > consumed else { return }
+        // SAFETY: see the invariant: consumed < index ≤ the chunk's count.
         (output + written).update(from: input + consumed, count: index - consumed)
         written += index - consumed
         consumed = index
@@ -529,6 +557,8 @@ private struct ChunkWriter {
 
     /// Writes other bytes (held back from an earlier chunk) at the current position.
     package mutating func write(_ bytes: UnsafePointer<UInt8>, _ count: Int) {
+        // SAFETY: only the held bytes (count ≤ longestValue), at most once per chunk: the room
+        // `rewrite` was given has `longestValue` bytes beyond the chunk's count for them.
         (output + written).update(from: bytes, count: count)
         written += count
     }

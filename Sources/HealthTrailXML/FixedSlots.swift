@@ -49,6 +49,8 @@ extension FixedSlots where Element == UInt8 {
     /// Copies `bytes` into the slots from `offset` on.
     @inlinable @inline(__always) public func copy(_ bytes: ByteSpan, to offset: Int) {
         precondition(offset >= 0 && bytes.count >= 0 && offset <= count - bytes.count, "slot out of range")
+        // SAFETY: the range lies inside the slots (checked above); `update(from:count:)` allows
+        // `bytes` to overlap them (a span from `span(from:count:)`).
         (pointer + offset).update(from: bytes.baseAddress, count: bytes.count)
     }
 

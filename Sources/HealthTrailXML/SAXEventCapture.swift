@@ -98,6 +98,7 @@ package final class SAXEventCapture {
     /// Captures an end tag; false when the decoder has asked the parse to stop.
     package func end() -> Bool {
         guard let out = room(for: 1) else { return false }
+        // SAFETY: `room` gave one byte at `out`.
         out.storeBytes(of: Self.endTag, as: UInt8.self)
         return true
     }
@@ -205,6 +206,8 @@ package final class SAXEventCapture {
         /// Calls `body` with each attribute's code and value.
         @inlinable @inline(__always)
         package func forEach(_ body: (UInt8, ByteSpan) -> Void) {
+            // SAFETY: see `first`: each header and value read lies inside the block's events;
+            // a value's span is valid while the block is, during the replay.
             var p = first
             for _ in 0..<count {
                 let length = Int(p.loadUnaligned(fromByteOffset: 1, as: UInt32.self))
@@ -216,6 +219,11 @@ package final class SAXEventCapture {
     }
 
     /// A block of captured events.
+    ///
+    /// Invariant: `bytes` is an allocation of `capacity` bytes that the block owns (replaced in
+    /// `prepare`, freed in deinit), and its first `count` bytes are whole events. The parsing
+    /// thread writes it between `takeFree` and `push`, the decoder reads it between `popFull`
+    /// and `giveBack`; the queue's lock hands it over, so never both at once.
     package final class Block {
         @usableFromInline private(set) var bytes: UnsafeMutableRawPointer
         private(set) var capacity: Int

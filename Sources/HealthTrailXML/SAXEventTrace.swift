@@ -13,6 +13,10 @@ import Darwin
 /// The yardstick for rewriting export.xml before libxml2 reads it (`DeviceValueElision`): the
 /// trace of the rewritten bytes must equal the original's but for the values emptied, which
 /// the trace masks. The tests and the fuzzer (`fuzz-device-elision`) compare the two.
+///
+/// SAFETY: every callback's `ctx` is this trace, passed unretained: the parse runs inside
+/// `init`, which keeps it alive, and the parser is released when `init` returns. The pointers
+/// libxml2 passes are read only during the callback, as it documents them.
 package final class SAXEventTrace {
     /// The events, in order; the text between two elements is one line however libxml2 split it.
     package private(set) var lines: [String] = []
@@ -34,6 +38,8 @@ package final class SAXEventTrace {
                 "<" + (prefix.map { String(cString: $0) + ":" } ?? "") + String(cString: name)
                 + " @\(trace.parser?.line ?? 0)"
             for i in 0..<Int(count) {
+                // SAFETY: libxml2's `count` attributes of five pointers each: a NUL-terminated
+                // local name, and the value's bytes from base[3] up to base[4].
                 guard let base = attributes.map({ $0 + i * 5 }), let key = base[0], let start = base[3], let end = base[4] else { continue }
                 let keyBytes = Array(UnsafeBufferPointer(start: key, count: strlen(key)))
                 line += " " + String(decoding: keyBytes, as: UTF8.self) + "="
@@ -64,6 +70,7 @@ package final class SAXEventTrace {
         }
         handler.characters = { ctx, bytes, count in
             guard let ctx, let bytes else { return }
+            // SAFETY: libxml2 hands `count` bytes at `bytes`, copied into `text` here.
             Unmanaged<SAXEventTrace>.fromOpaque(ctx).takeUnretainedValue().text += UnsafeBufferPointer(start: bytes, count: Int(count))
         }
         let parser = SAXPushParser(

@@ -27,6 +27,8 @@ public struct SAXName {
 
     /// True when the name is `literal` (ASCII).
     @inlinable @inline(__always) public func equals(_ literal: StaticString) -> Bool {
+        // SAFETY: both are NUL-terminated (the name by libxml2, a string literal by the compiler)
+        // and alive during the call; `UInt8` and `CChar` memory may be read as each other.
         strcmp(UnsafeRawPointer(cString).assumingMemoryBound(to: CChar.self), UnsafeRawPointer(literal.utf8Start).assumingMemoryBound(to: CChar.self))
             == 0
     }
@@ -164,6 +166,8 @@ extension SAXPushParser {
     @inlinable
     public convenience init<Handler: SAXEventHandler>(events handler: Handler, reportsText: Bool, fileName: String, entryName: String?) {
         let context = HandlerContext(handler: handler)
+        // SAFETY: `ctx` is `context`, unretained: `eventContext` keeps it for the parser's whole
+        // life, and no callback runs before the first `feed`, after this init has returned.
         self.init(
             handler: SAXEventContext.callbacks(reportsText: reportsText), userData: Unmanaged.passUnretained(context).toOpaque(),
             fileName: fileName, entryName: entryName)

@@ -14,6 +14,11 @@ import HealthTrailArchive
 /// The first error libxml2 reports is kept with its line so it can be given in one line, as a
 /// fixed phrase for its code: libxml2's own messages quote the document (entity and tag names,
 /// bytes), which is health data.
+///
+/// Invariant: `context` is nil or a libxml2 parser context this object owns (freed in deinit,
+/// or by `parseWhole` when it replaces it) and uses from one thread; its `_private` is this
+/// object, unretained, so it never outlives it. Whoever makes the parser keeps `userData` (the
+/// callbacks' `ctx`) alive for as long as it feeds the parser.
 public final class SAXPushParser {
     public let fileName: String
     public let entryName: String?
@@ -42,7 +47,10 @@ public final class SAXPushParser {
         sax.initialized = UInt32(XML_SAX2_MAGIC)
         sax.serror = { userData, error in
             guard let error else { return }
-            // userData here is the parser's `_private`, which points at this object.
+            // SAFETY: `error` is valid during the call, and its `ctxt` is nil or the context this
+            // handler was installed in, whose `_private` is nil until set to the SAXPushParser
+            // that owns it and keeps it alive (see the invariant). `userData` is not used: libxml2
+            // passes the context's `userData` (the callbacks' `ctx`) there, or a validation one's.
             _ = userData
             let ctxt = error.pointee.ctxt?.assumingMemoryBound(to: xmlParserCtxt.self)
             guard let owner = ctxt?.pointee._private else { return }
@@ -56,6 +64,7 @@ public final class SAXPushParser {
         SAXPushParser.refuseExternalEntities
         context = xmlCreatePushParserCtxt(&sax, userData, nil, 0, fileName)
         if let context {
+            // SAFETY: unretained: this object owns the context and frees it in deinit.
             context.pointee._private = Unmanaged.passUnretained(self).toOpaque()
             xmlCtxtUseOptions(context, Self.options)
         }
@@ -71,6 +80,7 @@ public final class SAXPushParser {
     }()
 
     deinit {
+        // SAFETY: the context is this object's alone; freed once, here, with any document in it.
         if let context {
             if let doc = context.pointee.myDoc { xmlFreeDoc(doc) }
             xmlFreeParserCtxt(context)
@@ -79,6 +89,7 @@ public final class SAXPushParser {
 
     /// The line libxml2 is at (1-based), for messages about the element being decoded.
     @inline(__always) public var line: Int {
+        // SAFETY: the context lives as long as this object; `input` is nil or its current input.
         guard let context, let input = context.pointee.input else { return 0 }
         return Int(input.pointee.line)
     }
@@ -115,7 +126,9 @@ public final class SAXPushParser {
         // which it empties as it goes: a memory context would first copy the whole document.
         // The bytes not read yet; the callback's context, used only within this call.
         // SAFETY: the caller keeps `document`'s bytes valid for the whole call, and the buffer
-        // taken from it is used only inside it.
+        // taken from it is used only inside it. `unread` is freed when this returns, while the
+        // context keeps its address: libxml2 reads through it only inside `xmlParseDocument`
+        // (feed and finish refuse after this; freeing the context calls no read or close).
         let unread = UnsafeMutablePointer<UnsafeRawBufferPointer>.allocate(capacity: 1)
         document.withUnsafeBytes { unread.initialize(to: $0) }
         defer { unread.deallocate() }
@@ -124,6 +137,8 @@ public final class SAXPushParser {
             &sax, userData,
             { source, buffer, length in
                 guard let source, let buffer, length > 0 else { return 0 }
+                // SAFETY: `source` is `unread`, alive during the parse; libxml2 gives room for
+                // `length` bytes at `buffer`, and count ≤ both that and the bytes not read yet.
                 let unread = source.assumingMemoryBound(to: UnsafeRawBufferPointer.self)
                 let count = min(Int(length), unread.pointee.count)
                 if count > 0 {
@@ -144,6 +159,8 @@ public final class SAXPushParser {
         // mode refuses the byte. Both are reported as push mode does, from what libxml2 left
         // unparsed in its buffer (its input and both pointers exist after a parse; should one
         // not, nothing is taken as left) and what the callback has not handed it yet.
+        // SAFETY: `cur..<end` lies in the buffer of the context's input, alive until the context
+        // is freed (not before this returns); `rest` is read only here.
         let rest: UnsafeBufferPointer<xmlChar> = {
             guard let input = pull.pointee.input, let cur = input.pointee.cur, let end = input.pointee.end, cur < end else {
                 return UnsafeBufferPointer(start: nil, count: 0)
@@ -157,6 +174,7 @@ public final class SAXPushParser {
             }
             throw error(status)
         }
+        // SAFETY: `unread` is freed only when this returns.
         if !rest.isEmpty || unread.pointee.count > 0 {
             throw InputError(file: fileName, entry: entryName, line: line, "malformed XML: \(Self.extraContent)")
         }

@@ -142,6 +142,78 @@ import Testing
         #expect(pointerFiles.isEmpty, "pointer code outside HealthTrailArchive and HealthTrailXML: \(pointerFiles.sorted())")
     }
 
+    /// Every pointer access in HealthTrailArchive and HealthTrailXML says why it is valid (bounds,
+    /// lifetime, initialisation, alignment, exclusivity) in a comment near it.
+    ///
+    /// A simple heuristic, by lines: a code line (not a comment) that matches `access` below,
+    /// once the name of a function it declares (`func withUnsafeBytes`) is dropped, is covered
+    /// when one of the `window` lines before it, or the line itself, contains `SAFETY:` or
+    /// `Invariant`, or when the comment just above the declaration of its enclosing type
+    /// contains `SAFETY:`, `Invariant` or `invariant`. The enclosing type is found by indentation
+    /// (the files are formatted): walking back from the line, each code line indented less than
+    /// the last one found opens a scope around it, and the first such line that declares a
+    /// `class`, `struct`, `enum`, `actor` or `extension` is the type. It does not check that the
+    /// note is true.
+    @Test func everyUnsafeBlockStatesItsInvariant() throws {
+        let access = try NSRegularExpression(
+            pattern:
+                #"withUnsafe|\.baseAddress\b|assumingMemoryBound|bindMemory|loadUnaligned|storeBytes|\.pointee\b|memcpy|memmove|memcmp|\.update\(from:|copyMemory|Unmanaged|\bUnsafe(Mutable)?(Raw)?(Buffer)?Pointer\("#
+        )
+        let declaredFunction = try NSRegularExpression(pattern: #"\bfunc\s+\w+"#)
+        let typeDeclaration = try NSRegularExpression(pattern: #"^\s*(?:@\w+(?:\([^)]*\))?\s+|\w+\s+)*(?:class|struct|enum|actor|extension)\s+\w"#)
+        let window = 12
+        let sources = Support.packageRoot.appendingPathComponent("Sources")
+        var checked = 0
+        var uncovered: [String] = []
+        for folder in ["HealthTrailArchive", "HealthTrailXML"] {
+            let directory = sources.appendingPathComponent(folder)
+            let files = FileManager.default.enumerator(atPath: directory.path)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") } ?? []
+            for file in files.sorted() {
+                let lines = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8).components(separatedBy: "\n")
+                let indentation = { (line: String) in line.prefix { $0 == " " }.count }
+                let isComment = { (line: String) in line.trimmingCharacters(in: .whitespaces).hasPrefix("//") }
+                let statesInvariant = { (line: String) in line.contains("SAFETY:") || line.contains("Invariant") }
+                for (index, line) in lines.enumerated() where !isComment(line) {
+                    let code = declaredFunction.stringByReplacingMatches(
+                        in: line, range: NSRange(line.startIndex..., in: line), withTemplate: "func")
+                    guard access.firstMatch(in: code, range: NSRange(code.startIndex..., in: code)) != nil else { continue }
+                    checked += 1
+                    if lines[max(0, index - window)...index].contains(where: statesInvariant) { continue }
+                    // The enclosing type: walking back, each code line indented less than the last
+                    // one found opens a scope around the line; the first that declares a type.
+                    var threshold = indentation(line)
+                    var enclosing: Int?
+                    for candidate in stride(from: index - 1, through: 0, by: -1) where threshold > 0 {
+                        let text = lines[candidate], trimmed = text.trimmingCharacters(in: .whitespaces)
+                        guard !trimmed.isEmpty, !isComment(text), !trimmed.hasPrefix("#"), indentation(text) < threshold else { continue }
+                        if typeDeclaration.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil {
+                            enclosing = candidate
+                            break
+                        }
+                        threshold = indentation(text)
+                    }
+                    if let enclosing {
+                        // Its doc comment: the comment lines right above it (attributes may sit between).
+                        var above = enclosing - 1
+                        while above >= 0, lines[above].trimmingCharacters(in: .whitespaces).hasPrefix("@") { above -= 1 }
+                        var comment: [String] = []
+                        while above >= 0, isComment(lines[above]) {
+                            comment.append(lines[above])
+                            above -= 1
+                        }
+                        if comment.contains(where: { statesInvariant($0) || $0.contains("invariant") }) { continue }
+                    }
+                    uncovered.append("Sources/\(folder)/\(file):\(index + 1): \(line.trimmingCharacters(in: .whitespaces).prefix(100))")
+                }
+            }
+        }
+        #expect(checked > 50)
+        #expect(
+            uncovered.isEmpty,
+            "\(uncovered.count) pointer accesses with no SAFETY: or Invariant note in the \(window) lines before them or on their type:\n\(uncovered.joined(separator: "\n"))"
+        )
+    }
+
     /// No public declaration takes or returns a raw pointer: a pointer valid only during a call
     /// stays inside HealthTrail's own targets (`package`), where its invariant is stated.
     @Test func noPublicDeclarationHandsOutARawPointer() throws {

@@ -53,8 +53,9 @@ enum DensityRelease {
             let unit = r.privacyUnit == .person ? person : person + "|" + String(decoding: fields[0], as: UTF8.self)
             cellsByUnit[unit, default: []].insert(cell.y * grid.width + cell.x)
         }
-        try streamWholeFile(file, entryName: nil) { chunk in
-            for b in chunk {
+        try file.forEachChunk { chunk in
+            for i in 0..<chunk.count {
+                let b = chunk[i]
                 if b == 0x0A { take(line[...]); line.removeAll(keepingCapacity: true) } else { line.append(b) }
             }
         }
