@@ -53,6 +53,9 @@ test-deps:
 	@# routes.geojson is also checked by PyPI's geojson validator when it can be installed.
 	@python3 -c "import geojson" 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check geojson \
 		|| echo "note: PyPI geojson unavailable; the tests use their own RFC 7946 checks only"
+	@# The zCDP → (ε, δ) conversion is compared with OpenDP's when it can be installed.
+	@python3 -c "import opendp" 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check opendp \
+		|| echo "note: PyPI opendp unavailable; ApproximateDPTests.agreesWithOpenDP is skipped"
 	@# The Spark driver's tests (SparkDriverTests) need a JVM; Debian's default JRE when none is on PATH.
 	@command -v java >/dev/null 2>&1 || $(MAKE) --no-print-directory apt-install PACKAGES="default-jre-headless"
 

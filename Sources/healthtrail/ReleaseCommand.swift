@@ -94,10 +94,11 @@ struct ReleaseCommand: ParsableCommand {
         if !quiet { Self.printOutcomes(outcomes) }
     }
 
-    /// One line per release: where it went, and whether it spent budget.
+    /// One line per release: its guarantee, where it went, and whether it spent budget.
     static func printOutcomes(_ outcomes: [ReleaseRunner.Outcome]) {
         for o in outcomes {
-            print("healthtrail: \(o.id): \(o.partitions) partitions → \(o.path)\(o.charged ? "" : " (already released on this data: nothing spent)")")
+            let replay = o.charged ? "" : " (already released on this data: nothing spent)"
+            print("healthtrail: \(o.id): \(o.partitions) partitions, \(o.guarantee) → \(o.path)\(replay)")
         }
     }
 }

@@ -88,6 +88,55 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: ledger)) == ledgerFull)
     }
 
+    /// Each row states its release's guarantee in the standard form: a Laplace row its pure ε
+    /// with δ = 0; a Gaussian row its ρ and the (ε, δ) that ρ implies at the spec's declared δ
+    /// (tight conversion, rounded up to the third decimal), for sums and the density grid alike;
+    /// `healthtrail release` prints the same.
+    @Test func rowsStateTheGuaranteeInTheStandardForm() throws {
+        let dir = Support.temporaryDirectory()
+        try runExport(seed: 4, into: dir)
+        let text = """
+            budget:
+              rho: 1.0
+              delta: 1.0e-9
+            releases:
+              - {id: steps, metric: daily.steps, aggregate: sum, partition: week, from: 2023-01-02, to: 2023-01-22,
+                 privacy_unit: day, lower: 0, upper: 40000, resolution: 10, max_partitions: 1, max_contributions: 1,
+                 mechanism: laplace, epsilon: 0.5}
+              - {id: distance, metric: workouts.route_distance_m, aggregate: sum, partition: week, from: 2023-01-02,
+                 to: 2023-01-22, privacy_unit: workout, lower: 0, upper: 30000, resolution: 100, max_partitions: 1,
+                 max_contributions: 1, mechanism: gaussian, rho: 0.125}
+              - {id: density, metric: routes, aggregate: density, area: [48.8, 2.25, 48.92, 2.42], cells: 4, partition: week,
+                 from: 2023-01-02, to: 2023-01-22, privacy_unit: workout, max_partitions: 4, max_contributions: 1,
+                 mechanism: gaussian, rho: 0.5}
+
+            """
+        try text.write(toFile: dir + "/spec.yaml", atomically: true, encoding: .utf8)
+        let printed = try Support.runCLI(["release", "--spec", dir + "/spec.yaml", "--data", dir + "/out"])
+        #expect(printed.status == 0, "\(printed.stderr)")
+
+        func statedEpsilon(_ rho: Double) -> String {
+            ReleaseRunner.format((ApproximateDP.epsilon(rho: rho, delta: 1e-9) * 1000).rounded(.up) / 1000)
+        }
+        let steps = try Support.readCSV(dir + "/out/dp/steps.csv")
+        let column = { (name: String) in steps.header.firstIndex(of: name)! }
+        #expect(steps.rows.count == 3)
+        #expect(steps.rows.allSatisfy { [$0[column("epsilon")], $0[column("rho")], $0[column("delta")]] == ["0.5", "", "0"] })
+        let distance = try Support.readCSV(dir + "/out/dp/distance.csv")
+        #expect(distance.rows.count == 3)
+        #expect(
+            distance.rows.allSatisfy { [$0[column("epsilon")], $0[column("rho")], $0[column("delta")]] == [statedEpsilon(0.125), "0.125", "1e-09"] })
+        let density = try Support.readCSV(dir + "/out/dp/density.csv")
+        let at = { (name: String) in density.header.firstIndex(of: name)! }
+        let grid = DensityRelease.grid(for: try ReleaseSpec.load(path: dir + "/spec.yaml").releases[2])
+        #expect(density.rows.count == grid.width * grid.height && grid.width == 4)
+        #expect(density.rows.allSatisfy { [$0[at("epsilon")], $0[at("rho")], $0[at("delta")]] == [statedEpsilon(0.5), "0.5", "1e-09"] })
+        // ρ = 0.125 at δ = 10⁻⁹ is about ε = 3.06 (OpenDP agrees: ApproximateDPTests).
+        #expect(Double(statedEpsilon(0.125))! > 3 && Double(statedEpsilon(0.125))! < 3.1)
+        #expect(printed.stdout.contains("steps: 3 partitions, ε = 0.5 →"), "\(printed.stdout)")
+        #expect(printed.stdout.contains("distance: 3 partitions, ρ = 0.125 zCDP, (ε, δ) = (\(statedEpsilon(0.125)), 1e-09) →"), "\(printed.stdout)")
+    }
+
     /// A spec whose second release no longer fits once its first is counted: before, the first
     /// was spent and published and the run failed; now nothing is recorded or published.
     @Test func aSpecIsSpentWholeOrNotAtAll() throws {

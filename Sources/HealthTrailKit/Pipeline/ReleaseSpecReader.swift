@@ -89,7 +89,9 @@ enum ReleaseSpecReader {
     /// `budget: {epsilon: …, rho: …}`; nil when absent or not a mapping.
     static func budget(_ node: Node?) -> ReleaseSpec.Budget? {
         guard let node, case .mapping = node else { return nil }
-        return ReleaseSpec.Budget(epsilon: node["epsilon"].flatMap(YAMLValue.number), rho: node["rho"].flatMap(YAMLValue.number))
+        return ReleaseSpec.Budget(
+            epsilon: node["epsilon"].flatMap(YAMLValue.number), rho: node["rho"].flatMap(YAMLValue.number),
+            delta: node["delta"].flatMap(YAMLValue.number))
     }
 
     /// The keys the noise of a release is computed from (`NoisePlan`).

@@ -79,7 +79,7 @@ enum DensityRelease {
     /// The noisy table (CSV bytes) for every cell.
     static func noisyTable(
         _ r: ReleaseSpec.Release, grid: DensityGrid, counts: [Int64], mechanism: NoiseMechanism,
-        name: String
+        name: String, guarantee: StatedGuarantee
     ) throws -> [UInt8] {
         var text = columns.joined(separator: ",") + "\n"
         let error = mechanism.errorBar95()
@@ -90,7 +90,7 @@ enum DensityRelease {
                 let lat = WebMercator.latitude(y: grid.originY + (Double(y) + 0.5) * grid.cellWorldSize)
                 text +=
                     "\(y),\(x)," + String(format: "%.5f,%.5f", lat, lon) + ",\(noisy),\(error),\(name),"
-                    + "\(r.epsilon.map { ReleaseRunner.format($0) } ?? ""),\(r.rho.map { ReleaseRunner.format($0) } ?? ""),0,"
+                    + "\(guarantee.epsilon),\(guarantee.rho),\(guarantee.delta),"
                     + "\(r.privacyUnit.rawValue),\(r.maxPartitions)\n"
             }
         }

@@ -18,6 +18,8 @@ public enum ReleaseRunner {
         public var charged: Bool
         public var partitions: Int
         public var path: String
+        /// The release's guarantee in the standard form (`ε = 0.5`, or ρ with its (ε, δ)).
+        public var guarantee: String
     }
 
     public static let columns = [
@@ -68,6 +70,7 @@ public enum ReleaseRunner {
                     "event": "release.published", "release": .string(outcome.id), "partitions": .stringConvertible(outcome.partitions),
                     "charged": .stringConvertible(outcome.charged), "file": .string(outcome.path),
                     "mechanism": .string(release.mechanism.rawValue), "privacy_unit": .string(release.privacyUnit.rawValue),
+                    "guarantee": .string(outcome.guarantee),
                 ])
         }
     }
@@ -97,8 +100,9 @@ public enum ReleaseRunner {
         for (release, totals) in zip(spec.releases, checked) {
             let prepared =
                 release.aggregate == .density
-                ? try prepareDensity(release, totals: totals, source: partial.displayName, outputDirectory: outputDirectory)
-                : try prepare(release, totals: totals, outputDirectory: outputDirectory)
+                ? try prepareDensity(
+                    release, totals: totals, source: partial.displayName, outputDirectory: outputDirectory, delta: spec.statedDelta)
+                : try prepare(release, totals: totals, outputDirectory: outputDirectory, delta: spec.statedDelta)
             requests.append(prepared.request)
             files.append(prepared.files)
             outcomes.append(prepared.outcome)
@@ -119,9 +123,10 @@ public enum ReleaseRunner {
     }
 
     /// A count, sum or mean release: `dp/<id>.csv`, a row per public partition.
-    static func prepare(_ release: ReleaseSpec.Release, totals: BoundedTotals, outputDirectory: String) throws -> Prepared {
+    static func prepare(_ release: ReleaseSpec.Release, totals: BoundedTotals, outputDirectory: String, delta: Double) throws -> Prepared {
         let keys = PublicPartitions.keys(for: release)
         let plan = try NoisePlan(release)
+        let guarantee = StatedGuarantee(release, delta: delta)
         // The fingerprint covers exactly what the noise is added to, and the release's terms.
         var fingerprintText = try String(decoding: JSONEncoder.sorted.encode(release), as: UTF8.self) + "\n"
         for key in keys { fingerprintText += "\(key),\(totals.counts[key] ?? 0),\(totals.sums[key] ?? 0)\n" }
@@ -129,10 +134,10 @@ public enum ReleaseRunner {
         let request = BudgetLedger.Request(
             id: release.id, fingerprint: BudgetLedger.fingerprint(of: Array(fingerprintText.utf8)),
             mechanism: plan.mechanismName, cost: plan.cost,
-            draw: { Data(try noisyTable(release, keys: keys, totals: totals, plan: plan)) })
+            draw: { Data(try noisyTable(release, keys: keys, totals: totals, plan: plan, guarantee: guarantee)) })
         return Prepared(
             request: request, files: { [(path, $0)] },
-            outcome: Outcome(id: release.id, charged: false, partitions: keys.count, path: path))
+            outcome: Outcome(id: release.id, charged: false, partitions: keys.count, path: path, guarantee: guarantee.sentence))
     }
 
     /// Writes every file of a spec's releases under a temporary name, then renames each into
@@ -192,8 +197,9 @@ public enum ReleaseRunner {
     /// The DP density release: `dp/<id>.csv` (every cell) and `dp/<id>.svg` (its picture).
     static func prepareDensity(
         _ release: ReleaseSpec.Release, totals: BoundedTotals, source: String,
-        outputDirectory: String
+        outputDirectory: String, delta: Double
     ) throws -> Prepared {
+        let guarantee = StatedGuarantee(release, delta: delta)
         let grid = DensityRelease.grid(for: release)
         let counts = try cellCounts(release, totals: totals, source: source)
         let k = Int64(release.maxPartitions)
@@ -218,11 +224,16 @@ public enum ReleaseRunner {
         let csvPath = outputDirectory + "/\(release.id).csv", svgPath = outputDirectory + "/\(release.id).svg"
         let request = BudgetLedger.Request(
             id: release.id, fingerprint: BudgetLedger.fingerprint(of: Array(fingerprintText.utf8)), mechanism: name, cost: cost,
-            draw: { Data(try DensityRelease.noisyTable(release, grid: grid, counts: counts, mechanism: mechanism, name: name)) })
+            draw: {
+                Data(
+                    try DensityRelease.noisyTable(
+                        release, grid: grid, counts: counts, mechanism: mechanism, name: name, guarantee: guarantee))
+            })
         return Prepared(
             request: request,
             files: { data in [(csvPath, data), (svgPath, Data(try DensityRelease.svg(fromTable: data, grid: grid, release: release)))] },
-            outcome: Outcome(id: release.id, charged: false, partitions: grid.width * grid.height, path: csvPath))
+            outcome: Outcome(
+                id: release.id, charged: false, partitions: grid.width * grid.height, path: csvPath, guarantee: guarantee.sentence))
     }
 
     /// A density release's counts per cell of its grid (row-major).
@@ -239,7 +250,9 @@ public enum ReleaseRunner {
     }
 
     /// The noisy CSV of one release: one row per public partition.
-    static func noisyTable(_ r: ReleaseSpec.Release, keys: [String], totals: BoundedTotals, plan: NoisePlan) throws -> [UInt8] {
+    static func noisyTable(
+        _ r: ReleaseSpec.Release, keys: [String], totals: BoundedTotals, plan: NoisePlan, guarantee: StatedGuarantee
+    ) throws -> [UInt8] {
         var text = columns.joined(separator: ",") + "\n"
         let resolution = r.resolution ?? 1
         let lower = r.lower ?? 0, upper = r.upper ?? 0, centre = (lower + upper) / 2
@@ -271,8 +284,8 @@ public enum ReleaseRunner {
             }
             let fields: [String] = [
                 key, r.aggregate.rawValue, format(value), format(low), format(high), format(error),
-                plan.mechanismName, r.epsilon.map { format($0) } ?? "", r.rho.map { format($0) } ?? "",
-                "0", r.lower.map { format($0) } ?? "", r.upper.map { format($0) } ?? "",
+                plan.mechanismName, guarantee.epsilon, guarantee.rho, guarantee.delta, r.lower.map { format($0) } ?? "",
+                r.upper.map { format($0) } ?? "",
                 format(resolution), r.privacyUnit.rawValue, "\(r.maxPartitions)", "\(r.maxContributions)",
             ]
             text += fields.map { $0.contains(",") ? "\"\($0)\"" : $0 }.joined(separator: ",") + "\n"

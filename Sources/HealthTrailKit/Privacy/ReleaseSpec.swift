@@ -16,7 +16,19 @@ public struct ReleaseSpec: Codable, Sendable, Equatable {
     public struct Budget: Codable, Sendable, Equatable {
         public var epsilon: Double?
         public var rho: Double?
+        /// The δ at which a ρ-zCDP release states its (ε, δ) guarantee (`statedDelta`).
+        public var delta: Double?
+
+        public init(epsilon: Double? = nil, rho: Double? = nil, delta: Double? = nil) {
+            self.epsilon = epsilon
+            self.rho = rho
+            self.delta = delta
+        }
     }
+
+    /// The δ a Gaussian release's guarantee is stated at, in `dp/*.csv` and by `healthtrail
+    /// release`: the spec's `budget.delta`, or 10⁻⁶.
+    public var statedDelta: Double { budget?.delta ?? 1e-6 }
 
     public struct Release: Codable, Sendable, Equatable {
         /// Names the file `dp/<id>.csv` and the ledger entries.
