@@ -290,6 +290,11 @@ extension DensityReleaseTests {
         try FileManager.default.createDirectory(atPath: dir + "/b", withIntermediateDirectories: true)
         try honest.write(toFile: dir + "/a/route_points.csv", atomically: true, encoding: .utf8)
         try adversarial.write(toFile: dir + "/b/route_points.csv", atomically: true, encoding: .utf8)
+        // The workouts started within the release's dates (only those count).
+        var workouts = "workout_id,activity,start_utc,utc_offset\n"
+        for w in (0..<10).map({ "w\($0)" }) + ["mallory"] { workouts += "\(w),running,2023-01-03T08:00:00Z,+01:00\n" }
+        try workouts.write(toFile: dir + "/a/workouts.csv", atomically: true, encoding: .utf8)
+        try workouts.write(toFile: dir + "/b/workouts.csv", atomically: true, encoding: .utf8)
         let a = try DensityRelease.bounded(release, runDirectory: dir + "/a").counts
         let b = try DensityRelease.bounded(release, runDirectory: dir + "/b").counts
         let changes = zip(a, b).map { $1 - $0 }

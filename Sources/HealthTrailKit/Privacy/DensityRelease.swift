@@ -39,6 +39,8 @@ enum DensityRelease {
         person: String
     ) throws -> [String: Set<Int>] {
         var cellsByUnit: [String: Set<Int>] = [:]
+        // Only the points of workouts that started between the release's `from` and `to`.
+        let counted = try ReleaseInputs.countedWorkouts(for: r, runDirectory: runDirectory)
         // route_points.csv streams line by line: it can hold millions of points.
         let path = runDirectory + "/route_points.csv"
         let file = try ReadOnlyFile(path: path)
@@ -50,7 +52,9 @@ enum DensityRelease {
                 let lon = Double(String(decoding: fields[3], as: UTF8.self)),
                 let cell = grid.cell(latitude: lat, longitude: lon)
             else { return }
-            let unit = r.privacyUnit == .person ? person : person + "|" + String(decoding: fields[0], as: UTF8.self)
+            let workout = String(decoding: fields[0], as: UTF8.self)
+            guard counted.contains(workout) else { return }
+            let unit = r.privacyUnit == .person ? person : person + "|" + workout
             cellsByUnit[unit, default: []].insert(cell.y * grid.width + cell.x)
         }
         try file.forEachChunk { chunk in

@@ -11,8 +11,10 @@ enum ReleaseInputs {
         let path = runDirectory + "/" + table + ".csv"
         let csv = try CSVTable(path: path)
         let weekly = release.partition != .day
+        let counted = PublicPartitions.countedDays(of: release)
+        /// The partition of a local date, nil for a day the release does not count.
         func partitionKey(_ date: String, activity: String?) -> String? {
-            guard let day = PublicPartitions.day(date) else { return nil }
+            guard let day = PublicPartitions.day(date), let counted, counted.first <= day && day <= counted.last else { return nil }
             let key = weekly ? PublicPartitions.isoWeek(day) : date
             return release.partition == .activityWeek ? (activity.map { $0 + "|" + key }) : key
         }
@@ -39,8 +41,7 @@ enum ReleaseInputs {
                 throw InputError(file: path, "release \(release.id): workouts.csv has no column \(column)")
             }
             for row in csv.rows {
-                guard let t = Timestamp.parse(row[start]), let minutes = offsetMinutes(row[offset]) else { continue }
-                let date = Timestamp(utcSeconds: t.utcSeconds, offsetMinutes: minutes).localDateString
+                guard let date = localDate(startUTC: row[start], offset: row[offset]) else { continue }
                 guard let key = partitionKey(date, activity: row[activity]) else { continue }
                 let value = valueColumn.map { Double(row[$0]) ?? .nan } ?? 1
                 let unit = release.privacyUnit == .person ? person : person + "|" + (release.privacyUnit == .day ? date : row[id])
@@ -50,6 +51,30 @@ enum ReleaseInputs {
             throw InputError(file: path, "release \(release.id): unknown metric \(release.metric)")
         }
         return result
+    }
+
+    /// The local date a workout started on, from `workouts.csv`'s `start_utc` and `utc_offset`.
+    static func localDate(startUTC: String, offset: String) -> String? {
+        guard let t = Timestamp.parse(startUTC), let minutes = offsetMinutes(offset) else { return nil }
+        return Timestamp(utcSeconds: t.utcSeconds, offsetMinutes: minutes).localDateString
+    }
+
+    /// The workouts of `workouts.csv` that started on a day the release counts.
+    static func countedWorkouts(for release: ReleaseSpec.Release, runDirectory: String) throws -> Set<String> {
+        guard let counted = PublicPartitions.countedDays(of: release) else { return [] }
+        let path = runDirectory + "/workouts.csv"
+        let csv = try CSVTable(path: path)
+        guard let id = csv.column("workout_id"), let start = csv.column("start_utc"), let offset = csv.column("utc_offset") else {
+            throw InputError(file: path, "not a workouts.csv")
+        }
+        var workouts = Set<String>()
+        for row in csv.rows {
+            guard let date = localDate(startUTC: row[start], offset: row[offset]), let day = PublicPartitions.day(date),
+                counted.first <= day && day <= counted.last
+            else { continue }
+            workouts.insert(row[id])
+        }
+        return workouts
     }
 
     /// `+01:00` → 60.

@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+
+@testable import HealthTrailKit
+@testable import HealthTrailSynth
+
+/// A release counts exactly the data its `from` and `to` declare: weekly partitions are the ISO
+/// weeks wholly inside the range (a cut week is left out with its days), day partitions the
+/// days of the range, and a density release the workouts that started within it. The bounded
+/// totals are compared with a reference computed here from the run's CSVs with Foundation's
+/// ISO 8601 calendar.
+@Suite struct ReleaseDateEdgeTests {
+    /// One synthesized person's run outputs (40 days from 2023-01-01), made once.
+    static let run: String = {
+        let dir = Support.temporaryDirectory()
+        _ = try! ExportSynthesizer.write(to: dir + "/export.zip", options: SynthOptions(days: 40, seed: 5))
+        _ = try! ExportRun.run(RunOptions(inputPath: dir + "/export.zip", outputDirectory: dir + "/out"))
+        return dir + "/out"
+    }()
+
+    static func release(_ fields: String) throws -> ReleaseSpec.Release {
+        let path = Support.temporaryDirectory() + "/spec.yaml"
+        try "releases:\n  - {\(fields)}\n".write(toFile: path, atomically: true, encoding: .utf8)
+        return try ReleaseSpec.load(path: path).releases[0]
+    }
+
+    /// The local start date of every workout of `workouts.csv`, read with Foundation.
+    static func workoutDates() throws -> [(id: String, date: DateComponents)] {
+        let csv = try Support.readCSV(run + "/workouts.csv")
+        let id = csv.header.firstIndex(of: "workout_id")!, start = csv.header.firstIndex(of: "start_utc")!
+        let offset = csv.header.firstIndex(of: "utc_offset")!
+        let parser = ISO8601DateFormatter()
+        return csv.rows.map { row in
+            let text = row[offset]
+            let sign = text.hasPrefix("-") ? -1 : 1
+            let seconds = sign * (Int(text.dropFirst().prefix(2))! * 3600 + Int(text.suffix(2))! * 60)
+            var calendar = Calendar(identifier: .iso8601)
+            calendar.timeZone = TimeZone(secondsFromGMT: seconds)!
+            let date = calendar.dateComponents([.year, .month, .day, .yearForWeekOfYear, .weekOfYear], from: parser.date(from: row[start])!)
+            return (row[id], date)
+        }
+    }
+
+    /// From Tuesday 2023-01-03 to Wednesday 2023-01-25: only 2023-W02 and W03 are whole, so the
+    /// workouts of Jan 3–8 and Jan 23–25 count nowhere.
+    @Test func weeklyPartitionsAreTheWholeWeeksInsideTheRange() throws {
+        let release = try Self.release(
+            "id: w, metric: workouts.count, aggregate: count, partition: week, from: 2023-01-03, to: 2023-01-25, "
+                + "privacy_unit: workout, max_partitions: 1, max_contributions: 1, mechanism: laplace, epsilon: 1")
+        #expect(PublicPartitions.keys(for: release) == ["2023-W02", "2023-W03"])
+        let totals = try ContributionBounding.totals(for: release, runDirectory: Self.run, person: "self")
+
+        var expected: [String: Int64] = [:]
+        for (_, date) in try Self.workoutDates() where date.year == 2023 && date.month == 1 && (9...22).contains(date.day!) {
+            expected[String(format: "%04d-W%02d", date.yearForWeekOfYear!, date.weekOfYear!), default: 0] += 1
+        }
+        #expect(expected.values.reduce(0, +) > 5)
+        #expect(totals.counts == expected)
+        // The cut weeks hold workouts that a week-rounding release would have counted.
+        let cut = try Self.workoutDates().filter { $0.date.month == 1 && [3, 4, 5, 6, 7, 8, 23, 24, 25].contains($0.date.day!) }
+        #expect(!cut.isEmpty)
+    }
+
+    /// Day partitions: the days of the range, no other.
+    @Test func dayPartitionsAreTheDaysOfTheRange() throws {
+        let release = try Self.release(
+            "id: d, metric: daily.steps, aggregate: count, partition: day, from: 2023-01-05, to: 2023-01-07, "
+                + "privacy_unit: day, max_partitions: 1, max_contributions: 1, mechanism: laplace, epsilon: 1")
+        #expect(PublicPartitions.keys(for: release) == ["2023-01-05", "2023-01-06", "2023-01-07"])
+        let totals = try ContributionBounding.totals(for: release, runDirectory: Self.run, person: "self")
+        #expect(totals.counts == ["2023-01-05": 1, "2023-01-06": 1, "2023-01-07": 1])
+    }
+
+    /// Density: disjoint ranges split the workouts, so their cell counts add up to the whole
+    /// range's (each workout is its own unit); a range with no workout counts nothing.
+    @Test func densityCountsTheWorkoutsThatStartedInTheRange() throws {
+        func counts(_ from: String, _ to: String) throws -> [Int64] {
+            let release = try Self.release(
+                "id: m, metric: routes, aggregate: density, area: [48.7, 2.1, 49.0, 2.6], cells: 12, partition: week, "
+                    + "from: \(from), to: \(to), privacy_unit: workout, max_partitions: 60, max_contributions: 1, "
+                    + "mechanism: laplace, epsilon: 1")
+            return try DensityRelease.bounded(release, runDirectory: Self.run).counts
+        }
+        let whole = try counts("2023-01-01", "2023-02-28")
+        let early = try counts("2023-01-01", "2023-01-15"), late = try counts("2023-01-16", "2023-02-28")
+        #expect(whole.reduce(0, +) > 0 && early.reduce(0, +) > 0 && late.reduce(0, +) > 0)
+        #expect(zip(early, late).map { $0 + $1 } == whole)
+        #expect(try counts("2030-01-01", "2030-12-31").allSatisfy { $0 == 0 })
+    }
+}
