@@ -28,7 +28,11 @@ struct ReleaseCommand: ParsableCommand {
             `healthtrail merge`) instead of one run's folder: it must have been computed for the \
             releases of this spec, and --out and --ledger must be given.
 
+            --plan prints, from the spec alone, what each release would publish and the error its \
+            values would carry, and what the spec would spend: tune a spec before spending budget.
+
             Examples:
+              healthtrail release --spec pipelines/releases.yaml --plan
               healthtrail run export.zip --out ~/health
               healthtrail release --spec pipelines/releases.yaml --data ~/health
               healthtrail release --spec pipelines/releases.yaml --partial cohort.partial \\
@@ -54,6 +58,12 @@ struct ReleaseCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The budget ledger (default: <data>/privacy-ledger.jsonl).", valueName: "file"))
     var ledger: String?
 
+    @Flag(
+        help: ArgumentHelp(
+            "Print what each release would publish and spend, from the spec alone: its partitions, its guarantee and the 95 % error of every noisy value. Reads no data, draws no noise, records nothing."
+        ))
+    var plan = false
+
     @Flag(name: .shortAndLong, help: "No summary.")
     var quiet = false
 
@@ -63,6 +73,12 @@ struct ReleaseCommand: ParsableCommand {
 
     func validate() throws {
         guard (spec == nil) != (pipeline == nil) else { throw ValidationError("give exactly one of --spec and --pipeline") }
+        if plan {
+            guard data == nil, partial == nil, out == nil, ledger == nil else {
+                throw ValidationError("--plan reads the spec alone: leave out --data, --partial, --out and --ledger")
+            }
+            return
+        }
         guard (data == nil) != (partial == nil) else { throw ValidationError("give exactly one of --data and --partial") }
         // A partial has no run folder to put the releases and the ledger in.
         if partial != nil, out == nil || ledger == nil { throw ValidationError("--partial needs --out and --ledger") }
@@ -79,6 +95,10 @@ struct ReleaseCommand: ParsableCommand {
                 throw InputError(file: pipeline!, "the pipeline declares no privacy.releases")
             }
             releaseSpec = releases
+        }
+        if plan {
+            print(try ReleasePlan(spec: releaseSpec).text, terminator: "")
+            return
         }
         let outcomes: [ReleaseRunner.Outcome]
         if let partial, let out, let ledger {

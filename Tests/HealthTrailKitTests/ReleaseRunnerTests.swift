@@ -137,6 +137,32 @@ import Testing
         #expect(printed.stdout.contains("distance: 3 partitions, ρ = 0.125 zCDP, (ε, δ) = (\(statedEpsilon(0.125)), 1e-09) →"), "\(printed.stdout)")
     }
 
+    /// `release --plan` reads the spec alone and writes nothing; each release's partitions and
+    /// the error it predicts are those the published rows then carry (`error95`), and its total
+    /// is the spec's costs summed.
+    @Test func thePlanPredictsWhatTheRowsCarry() throws {
+        let dir = Support.temporaryDirectory()
+        try Self.spec.write(toFile: dir + "/spec.yaml", atomically: true, encoding: .utf8)
+        let planned = try Support.runCLI(["release", "--spec", dir + "/spec.yaml", "--plan"])
+        #expect(planned.status == 0, "\(planned.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["spec.yaml"])
+        let lines = planned.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 4 && lines[3] == "if every release is new, the spec spends ε = 1 of the budget ε = 2", "\(planned.stdout)")
+
+        try runExport(seed: 6, into: dir)
+        _ = try ReleaseRunner.run(
+            spec: try ReleaseSpec.load(path: dir + "/spec.yaml"), dataDirectory: dir + "/out", outputDirectory: dir + "/out/dp",
+            ledgerPath: dir + "/out/privacy-ledger.jsonl")
+        for (line, (file, what)) in zip(lines[1...2], [("weekly_steps", "sum"), ("runs_per_week", "count")]) {
+            let table = try Support.readCSV(dir + "/out/dp/\(file).csv")
+            let error = Set(table.rows.map { $0[table.header.firstIndex(of: "error95")!] })
+            #expect(error.count == 1)
+            let columns = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+            #expect(columns[0] == file && columns[1] == "\(table.rows.count)", "\(line)")
+            #expect(line.hasSuffix("\(what) ±\(error.first ?? "")"), "\(line) against error95 \(error)")
+        }
+    }
+
     /// A spec whose second release no longer fits once its first is counted: before, the first
     /// was spent and published and the run failed; now nothing is recorded or published.
     @Test func aSpecIsSpentWholeOrNotAtAll() throws {

@@ -202,6 +202,27 @@ public enum ReleaseRunner {
         let guarantee = StatedGuarantee(release, delta: delta)
         let grid = DensityRelease.grid(for: release)
         let counts = try cellCounts(release, totals: totals, source: source)
+        let (mechanism, cost, name) = try densityNoise(release)
+        var fingerprintText = try String(decoding: JSONEncoder.sorted.encode(release), as: UTF8.self) + "\n"
+        fingerprintText += counts.map(String.init).joined(separator: ",")
+        let csvPath = outputDirectory + "/\(release.id).csv", svgPath = outputDirectory + "/\(release.id).svg"
+        let request = BudgetLedger.Request(
+            id: release.id, fingerprint: BudgetLedger.fingerprint(of: Array(fingerprintText.utf8)), mechanism: name, cost: cost,
+            draw: {
+                Data(
+                    try DensityRelease.noisyTable(
+                        release, grid: grid, counts: counts, mechanism: mechanism, name: name, guarantee: guarantee))
+            })
+        return Prepared(
+            request: request,
+            files: { data in [(csvPath, data), (svgPath, Data(try DensityRelease.svg(fromTable: data, grid: grid, release: release)))] },
+            outcome: Outcome(
+                id: release.id, charged: false, partitions: grid.width * grid.height, path: csvPath, guarantee: guarantee.sentence))
+    }
+
+    /// A density release's noise: one count per cell, sensitivity K (a unit adds 1 to at most K
+    /// cells), with its cost and mechanism name.
+    static func densityNoise(_ release: ReleaseSpec.Release) throws -> (NoiseMechanism, PrivacyCost, String) {
         let k = Int64(release.maxPartitions)
         let mechanism: NoiseMechanism, cost: PrivacyCost, name: String
         do {
@@ -219,21 +240,7 @@ public enum ReleaseRunner {
         } catch {
             throw InputError(file: release.id, "release \(release.id): noise parameters out of range: \(error)")
         }
-        var fingerprintText = try String(decoding: JSONEncoder.sorted.encode(release), as: UTF8.self) + "\n"
-        fingerprintText += counts.map(String.init).joined(separator: ",")
-        let csvPath = outputDirectory + "/\(release.id).csv", svgPath = outputDirectory + "/\(release.id).svg"
-        let request = BudgetLedger.Request(
-            id: release.id, fingerprint: BudgetLedger.fingerprint(of: Array(fingerprintText.utf8)), mechanism: name, cost: cost,
-            draw: {
-                Data(
-                    try DensityRelease.noisyTable(
-                        release, grid: grid, counts: counts, mechanism: mechanism, name: name, guarantee: guarantee))
-            })
-        return Prepared(
-            request: request,
-            files: { data in [(csvPath, data), (svgPath, Data(try DensityRelease.svg(fromTable: data, grid: grid, release: release)))] },
-            outcome: Outcome(
-                id: release.id, charged: false, partitions: grid.width * grid.height, path: csvPath, guarantee: guarantee.sentence))
+        return (mechanism, cost, name)
     }
 
     /// A density release's counts per cell of its grid (row-major).
