@@ -105,16 +105,38 @@ enum DensityRelease {
     static func svg(fromTable data: Data, grid: DensityGrid, release r: ReleaseSpec.Release) throws -> [UInt8] {
         let table = String(decoding: data, as: UTF8.self).split(separator: "\n").dropFirst()
         var values = [UInt32](repeating: 0, count: grid.width * grid.height)
+        var error95: Int64 = 0, gaussian = false
         for row in table {
             let f = row.split(separator: ",", omittingEmptySubsequences: false)
-            guard f.count > 4, let y = Int(f[0]), let x = Int(f[1]), let v = Int64(f[4]), y < grid.height, x < grid.width else { continue }
+            guard f.count > 5, let y = Int(f[0]), let x = Int(f[1]), let v = Int64(f[4]), y < grid.height, x < grid.width else { continue }
             values[y * grid.width + x] = UInt32(clamping: max(0, v))
+            error95 = max(error95, Int64(f[5]) ?? 0)
+            gaussian = f.count > 6 && f[6] == "discrete_gaussian"
         }
         var picture = grid
         picture.replaceCounts(values)
         let budget = r.epsilon.map { "ε = \(ReleaseRunner.format($0))" } ?? "ρ = \(ReleaseRunner.format(r.rho ?? 0))"
         return DensityMapSVG.render(
             grid: picture, options: SVGOptions(),
-            title: "Route density · differentially private (\(budget), per \(r.privacyUnit.rawValue))")
+            title: "Route density · differentially private (\(budget), per \(r.privacyUnit.rawValue))",
+            note: note(error95: error95, largest: Int64(picture.maximum), cells: values.count, gaussian: gaussian, unit: r.privacyUnit))
+    }
+
+    /// What a cell counts and how noisy it is, and, when the largest count is one noise alone
+    /// would likely reach somewhere on a grid this size, that the map is mostly noise.
+    static func note(error95: Int64, largest: Int64, cells: Int, gaussian: Bool, unit: ReleaseSpec.PrivacyUnit) -> String {
+        let what = "noisy \(unit.rawValue) counts per cell, each ±\(error95) at 95 %"
+        if Double(largest) <= 1.5 * noiseMaximum(error95: Double(error95), cells: cells, gaussian: gaussian) {
+            return what + ": no count stands out from the noise, so read this map as noise"
+        }
+        return what + "; log scale: colour = log(1 + n) / log(1 + max)"
+    }
+
+    /// About the largest value noise alone reaches over `cells` cells: where its tail falls to
+    /// 1/cells. Laplace tails are exponential (the 95 % error × ln(cells)/ln 20); Gaussian ones
+    /// fall as e^(−x²/2σ²) with σ ≈ error95/1.96.
+    static func noiseMaximum(error95: Double, cells: Int, gaussian: Bool) -> Double {
+        let n = Double(max(cells, 2))
+        return gaussian ? error95 / 1.96 * (2 * log(n)).squareRoot() : error95 * log(n) / log(20)
     }
 }

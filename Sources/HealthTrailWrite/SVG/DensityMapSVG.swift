@@ -42,7 +42,11 @@ public enum DensityMapSVG {
 
     /// Renders a grid accumulated elsewhere (`DensityGrid.add(track:)` as routes finish, or
     /// `DensityTracks.grid(options:)`). Each cell is `options.size / grid.width` px, at least 1.
-    public static func render(grid: DensityGrid, options: SVGOptions = SVGOptions(), title customTitle: String? = nil) -> [UInt8] {
+    /// A map of other counts than points and crossings (a differentially private one) passes its
+    /// own `title` and the `note` under its legend that says what a cell counts.
+    public static func render(
+        grid: DensityGrid, options: SVGOptions = SVGOptions(), title customTitle: String? = nil, note customNote: String? = nil
+    ) -> [UInt8] {
         let cell = max(1, options.mapWidth / grid.width)
         let width = grid.width * cell
         let mapHeight = grid.height * cell
@@ -135,8 +139,8 @@ public enum DensityMapSVG {
                 fill: "#e0e0e0", cls: "legend-max")
         }
         out.textElement(
-            "points and line crossings per cell, log scale: colour = log(1 + n) / log(1 + max), "
-                + scale.rawValue, x: 16, y: top + 62, size: 11, fill: "#bdbdbd", cls: "legend-note")
+            customNote ?? "points and line crossings per cell, log scale: colour = log(1 + n) / log(1 + max), " + scale.rawValue,
+            x: 16, y: top + 62, size: 11, fill: "#bdbdbd", cls: "legend-note")
         out.literal("</g>\n")
         let lat = WebMercator.latitude(y: grid.originY + Double(grid.height) * grid.cellWorldSize / 2)
         let mpp = WebMercator.metresPerWorldUnit(atLatitude: lat) * grid.cellWorldSize / Double(cell)
