@@ -324,6 +324,18 @@ import Testing
         #expect(error?.lines == ["\(folder)/r.yaml:3:5: releases[0].privacy_unit: required key missing (no privacy.unit is set to fill it in)"])
     }
 
+    /// A pipeline's own budget replaces the release file's, but the δ the file states
+    /// guarantees at is kept unless the pipeline gives one.
+    @Test func thePipelineBudgetKeepsTheFilesDelta() throws {
+        let releases =
+            "budget: {rho: 2, delta: 1.0e-9}\nreleases:\n" + Self.release("a", unit: "day").map { String($0.dropFirst(2)) }.joined(separator: "\n")
+            + "\n"
+        let kept = try Self.write(Self.base + ["privacy:", "  budget: {rho: 1}", "  releases: r.yaml"], files: ["r.yaml": releases])
+        #expect(try PipelineFile.load(path: kept, home: "/home/tester").releases?.budget == ReleaseSpec.Budget(rho: 1, delta: 1e-9))
+        let own = try Self.write(Self.base + ["privacy:", "  budget: {rho: 1, delta: 1.0e-7}", "  releases: r.yaml"], files: ["r.yaml": releases])
+        #expect(try PipelineFile.load(path: own, home: "/home/tester").releases?.budget == ReleaseSpec.Budget(rho: 1, delta: 1e-7))
+    }
+
     @Test func dpNeedsABudget() throws {
         let found = try Self.problems(Self.base + ["privacy:", "  releases:"] + Self.release("a"), name: "noBudget")
         #expect(found.isEmpty)   // outputs [csv, geojson]: nothing is released, no budget needed

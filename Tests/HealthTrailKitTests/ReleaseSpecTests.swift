@@ -24,6 +24,7 @@ import Testing
         ("negative resolution", "aggregate: sum\n    lower: 0\n    upper: 20000\n    resolution: -0.001", "resolution"),
         ("zero resolution", "aggregate: sum\n    lower: 0\n    upper: 20000\n    resolution: 0", "resolution"),
         ("huge bounds", "aggregate: sum\n    lower: 0\n    upper: 1e300\n    resolution: 1", "10^12"),
+        ("no whole week", "aggregate: count\n    from: 2024-01-02\n    to: 2024-01-07", "no whole ISO week"),
     ])
     func mistakesAreNamed(_ name: String, _ override: String, _ message: String) throws {
         var fields: [String: String] = [

@@ -66,7 +66,9 @@ extension PipelineSpecReader {
                     "the default outputs (csv, geojson, svg, dp) include dp, which needs privacy.releases: add them, or list outputs without dp")
             }
         }
-        let budget = pipelineBudget ?? fileBudget?.budget
+        // The pipeline's budget replaces the file's, but not the δ the file states guarantees at.
+        var budget = pipelineBudget ?? fileBudget?.budget
+        if budget?.delta == nil { budget?.delta = fileBudget?.budget.delta }
         if let releasesEntry, spec.outputs.contains(.dp), budget == nil {
             walker.report(
                 releasesEntry.key, path: "privacy.budget",

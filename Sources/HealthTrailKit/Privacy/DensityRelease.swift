@@ -102,7 +102,7 @@ enum DensityRelease {
     }
 
     /// The picture of a published table: noisy counts floored at zero, drawn on the same grid.
-    static func svg(fromTable data: Data, grid: DensityGrid, release r: ReleaseSpec.Release) throws -> [UInt8] {
+    static func svg(fromTable data: Data, grid: DensityGrid, release r: ReleaseSpec.Release, guarantee: StatedGuarantee) throws -> [UInt8] {
         let table = String(decoding: data, as: UTF8.self).split(separator: "\n").dropFirst()
         var values = [UInt32](repeating: 0, count: grid.width * grid.height)
         var error95: Int64 = 0, gaussian = false
@@ -115,10 +115,9 @@ enum DensityRelease {
         }
         var picture = grid
         picture.replaceCounts(values)
-        let budget = r.epsilon.map { "ε = \(ReleaseRunner.format($0))" } ?? "ρ = \(ReleaseRunner.format(r.rho ?? 0))"
         return DensityMapSVG.render(
             grid: picture, options: SVGOptions(),
-            title: "Route density · differentially private (\(budget), per \(r.privacyUnit.rawValue))",
+            title: "Route density · differentially private (\(guarantee.sentence), per \(r.privacyUnit.rawValue))",
             note: note(error95: error95, largest: Int64(picture.maximum), cells: values.count, gaussian: gaussian, unit: r.privacyUnit))
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HealthTrailArchive
 import HealthTrailPrivacy
 
 /// What a release spec will publish and spend, worked out from the spec alone: no data is read,
@@ -55,7 +56,10 @@ public struct ReleasePlan: Sendable {
                     id: r.id, aggregate: r.aggregate, partitions: partitions, mechanism: name, guarantee: guarantee,
                     countError95: count.map { Double($0.errorBar95()) },
                     sumError95: sum.map { Double($0.errorBar95()) * resolution }))
-            rho += cost.rho?.doubleValue ?? .infinity
+            guard let costRho = cost.rho else {
+                throw InputError(file: r.id, "release \(r.id): its cost in ρ overflows; lower epsilon")
+            }
+            rho += costRho.doubleValue
             epsilon = cost.epsilon.flatMap { e in epsilon.map { $0 + e.doubleValue } }
         }
         totalRho = rho
@@ -86,7 +90,7 @@ public struct ReleasePlan: Sendable {
         if let epsilon = totalEpsilon, budget?.epsilon != nil || budget?.rho == nil {
             spends = "ε = \(ReleaseRunner.format(epsilon))" + (budget?.epsilon.map { " of the budget ε = \(ReleaseRunner.format($0))" } ?? "")
         } else {
-            let converted = ReleaseRunner.format((ApproximateDP.epsilon(rho: totalRho, delta: delta) * 1000).rounded(.up) / 1000)
+            let converted = StatedGuarantee.epsilon(rho: totalRho, delta: delta)
             spends =
                 "ρ = \(ReleaseRunner.format(totalRho))" + (budget?.rho.map { " of the budget ρ = \(ReleaseRunner.format($0))" } ?? "")
                 + ", (ε, δ) = (\(converted), \(delta))"

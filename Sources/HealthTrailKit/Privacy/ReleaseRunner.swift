@@ -215,7 +215,9 @@ public enum ReleaseRunner {
             })
         return Prepared(
             request: request,
-            files: { data in [(csvPath, data), (svgPath, Data(try DensityRelease.svg(fromTable: data, grid: grid, release: release)))] },
+            files: { data in
+                [(csvPath, data), (svgPath, Data(try DensityRelease.svg(fromTable: data, grid: grid, release: release, guarantee: guarantee)))]
+            },
             outcome: Outcome(
                 id: release.id, charged: false, partitions: grid.width * grid.height, path: csvPath, guarantee: guarantee.sentence))
     }
@@ -279,8 +281,9 @@ public enum ReleaseRunner {
             case .density:
                 continue   // drawn by DensityRelease
             case .mean:
-                // Mean = centre + noisy centred sum / noisy count; the 95 % interval takes the
-                // corners of both error bars (conservative), clamped to the declared bounds.
+                // Mean = centre + noisy centred sum / noisy count; the interval takes the corners of
+                // both 95 % error bars (it covers the true mean whenever both bars hold, at least
+                // 0.95² of the time), clamped to the declared bounds.
                 let c = Double(try plan.count!.noisy(count)), s = Double(try plan.sum!.noisy(sum)) * resolution
                 let ec = Double(plan.count!.errorBar95()), es = Double(plan.sum!.errorBar95()) * resolution
                 value = min(max(centre + s / max(1, c), lower), upper)

@@ -112,6 +112,10 @@ extension ReleaseSpec.Release {
         if fromDate == nil || toDate == nil || from > to {
             fail(fromDate == nil ? "from" : "to", "from and to must be dates yyyy-MM-dd with from ≤ to")
         }
+        if fromDate != nil && toDate != nil && from <= to && PublicPartitions.countedDays(of: self) == nil {
+            // Weekly partitions are the whole ISO weeks inside from…to: none would publish nothing.
+            fail("to", "no whole ISO week (Monday to Sunday) lies between from and to")
+        }
         for (key, value) in [("max_partitions", maxPartitions), ("max_contributions", maxContributions)] where value < 1 {
             fail(key, "max_partitions and max_contributions must be ≥ 1")
         }

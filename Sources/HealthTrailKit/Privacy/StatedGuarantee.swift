@@ -15,15 +15,25 @@ struct StatedGuarantee: Equatable {
     init(_ release: ReleaseSpec.Release, delta: Double) {
         switch release.mechanism {
         case .laplace:
-            let epsilon = ReleaseRunner.format(release.epsilon ?? 0)
+            let epsilon = Self.exact(release.epsilon ?? 0)
             (self.epsilon, rho, self.delta) = (epsilon, "", "0")
             sentence = "ε = \(epsilon)"
         case .gaussian:
             let rho = release.rho ?? 0
-            // Rounded up: the stated ε is never smaller than the one the conversion gives.
-            let epsilon = ReleaseRunner.format((ApproximateDP.epsilon(rho: rho, delta: delta) * 1000).rounded(.up) / 1000)
-            (self.epsilon, self.rho, self.delta) = (epsilon, ReleaseRunner.format(rho), "\(delta)")
+            let epsilon = Self.epsilon(rho: rho, delta: delta)
+            (self.epsilon, self.rho, self.delta) = (epsilon, Self.exact(rho), "\(delta)")
             sentence = "ρ = \(self.rho) zCDP, (ε, δ) = (\(epsilon), \(delta))"
         }
+    }
+
+    /// The ε that ρ-zCDP implies at δ, rounded up to the third decimal: never smaller than the
+    /// conversion's.
+    static func epsilon(rho: Double, delta: Double) -> String {
+        ReleaseRunner.format((ApproximateDP.epsilon(rho: rho, delta: delta) * 1000).rounded(.up) / 1000)
+    }
+
+    /// A declared ε or ρ as the spec gave it, never rounded (rounding down would understate it).
+    static func exact(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 }
