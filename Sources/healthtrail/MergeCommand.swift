@@ -22,8 +22,8 @@ struct MergeCommand: ParsableCommand {
 
             Example:
               healthtrail merge --list partials.txt --out cohort.partial
-              healthtrail release --spec pipelines/releases.yaml --partial cohort.partial \\
-                --out cohort/dp --ledger cohort/privacy-ledger.jsonl
+              healthtrail release --pipeline pipelines/cohort.yaml --partial cohort.partial \\
+                --out cohort/dp
             """
     )
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import HealthTrailArchive
 import HealthTrailKit
 
@@ -6,7 +7,7 @@ import HealthTrailKit
 import Glibc
 #endif
 
-/// `healthtrail release --spec FILE (--data DIR | --partial FILE --out DIR --ledger FILE)`.
+/// `healthtrail release --spec FILE (--data DIR | --partial FILE --out DIR)`.
 struct ReleaseCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "release",
@@ -19,14 +20,21 @@ struct ReleaseCommand: ParsableCommand {
             the system's secure random source), and dp/<release>.csv is written with the mechanism, \
             epsilon or rho, bounds and 95% error bar on every row.
 
-            Every spend is recorded in the budget ledger before anything is published. Running the \
-            same release on the same data again answers from the ledger (same values, no new \
-            spend); a release that would exceed the spec's budget is refused and writes nothing; a \
-            ledger edited by hand is detected and refuses further releases.
+            A release is published per period: its whole from…to (cadence: once, the default) or \
+            each ISO week (cadence: week), from the second day after the period ends. A period is \
+            drawn once; every later run publishes it again exactly as drawn, whatever the data \
+            says now, and spends nothing. Whether a period is drawn, answered or not yet due \
+            depends on the spec and the date only, never on the data.
+
+            Every spend is recorded first in the subject's budget ledger, which lives in the \
+            budget folder (--budget-dir, default $XDG_STATE_HOME/healthtrail or \
+            ~/.local/state/healthtrail), bound to a key kept there: a new output folder continues \
+            the same budget. A release that would exceed the budget is refused and writes \
+            nothing; a ledger cut, edited, swapped or opened with another limit is refused.
 
             For a cohort, --partial takes the merged partial aggregate of everyone (see \
             `healthtrail merge`) instead of one run's folder: it must have been computed for the \
-            releases of this spec, and --out and --ledger must be given.
+            releases of this spec, and --out must be given.
 
             --plan prints, from the spec alone, what each release would publish and the error its \
             values would carry, and what the spec would spend: tune a spec before spending budget.
@@ -35,8 +43,8 @@ struct ReleaseCommand: ParsableCommand {
               healthtrail release --spec pipelines/releases.yaml --plan
               healthtrail run export.zip --out ~/health
               healthtrail release --spec pipelines/releases.yaml --data ~/health
-              healthtrail release --spec pipelines/releases.yaml --partial cohort.partial \\
-                --out cohort/dp --ledger cohort/privacy-ledger.jsonl
+              healthtrail release --pipeline pipelines/cohort.yaml --partial cohort.partial \\
+                --out cohort/dp
             """
     )
 
@@ -55,8 +63,26 @@ struct ReleaseCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Where dp/<release>.csv go (default: <data>/dp).", valueName: "dir"))
     var out: String?
 
-    @Option(help: ArgumentHelp("The budget ledger (default: <data>/privacy-ledger.jsonl).", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "The budget folder: its key and every subject's ledger (default: the pipeline's privacy.budget_dir, else $XDG_STATE_HOME/healthtrail).",
+            valueName: "dir"))
+    var budgetDir: String?
+
+    @Option(help: ArgumentHelp("Whose budget to spend (default: the pipeline's privacy.subject, else self).", valueName: "name"))
+    var subject: String?
+
+    @Option(help: ArgumentHelp("A key file to bind the ledger to instead of the budget folder's own.", valueName: "file"))
+    var key: String?
+
+    @Option(help: ArgumentHelp("A ledger file to use instead of the subject's ledger in the budget folder.", valueName: "file"))
     var ledger: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "The date this run counts as today (default: today, UTC): a period is published from the second day after it ends.",
+            valueName: "yyyy-MM-dd"))
+    var asOf: String?
 
     @Flag(
         help: ArgumentHelp(
@@ -74,51 +100,65 @@ struct ReleaseCommand: ParsableCommand {
     func validate() throws {
         guard (spec == nil) != (pipeline == nil) else { throw ValidationError("give exactly one of --spec and --pipeline") }
         if plan {
-            guard data == nil, partial == nil, out == nil, ledger == nil else {
-                throw ValidationError("--plan reads the spec alone: leave out --data, --partial, --out and --ledger")
+            guard data == nil, partial == nil, out == nil, ledger == nil, budgetDir == nil, asOf == nil else {
+                throw ValidationError("--plan reads the spec alone: leave out --data, --partial, --out, --ledger, --budget-dir and --as-of")
             }
             return
         }
         guard (data == nil) != (partial == nil) else { throw ValidationError("give exactly one of --data and --partial") }
-        // A partial has no run folder to put the releases and the ledger in.
-        if partial != nil, out == nil || ledger == nil { throw ValidationError("--partial needs --out and --ledger") }
+        // A partial has no run folder to put the releases in.
+        if partial != nil, out == nil { throw ValidationError("--partial needs --out") }
     }
 
     func run() throws {
         logging.bootstrap(quiet: quiet)
         umask(0o077)
         let releaseSpec: ReleaseSpec
+        var location: LedgerLocation
         if let spec {
             releaseSpec = try ReleaseSpec.load(path: spec)
+            location = LedgerLocation()
         } else {
-            guard let releases = try PipelineFile.load(path: pipeline!).releases else {
+            let pipelineSpec = try PipelineFile.load(path: pipeline!)
+            guard let releases = pipelineSpec.releases else {
                 throw InputError(file: pipeline!, "the pipeline declares no privacy.releases")
             }
             releaseSpec = releases
+            location = pipelineSpec.ledgerLocation
         }
+        if let budgetDir { location.budgetDirectory = Self.absolute(budgetDir) }
+        if let subject { location.subject = subject }
+        if let key { location.keyFile = Self.absolute(key) }
+        if let ledger { location.ledgerFile = Self.absolute(ledger) }
         if plan {
             print(try ReleasePlan(spec: releaseSpec).text, terminator: "")
             return
         }
         let outcomes: [ReleaseRunner.Outcome]
-        if let partial, let out, let ledger {
+        if let partial, let out {
             outcomes = try ReleaseRunner.run(
                 spec: releaseSpec, partial: try PartialAggregate.read(path: partial),
-                outputDirectory: out, ledgerPath: ledger)
+                outputDirectory: out, ledger: location, asOf: asOf)
         } else {
             let data = data ?? "."
             outcomes = try ReleaseRunner.run(
-                spec: releaseSpec, dataDirectory: data, outputDirectory: out ?? data + "/dp",
-                ledgerPath: ledger ?? data + "/privacy-ledger.jsonl")
+                spec: releaseSpec, dataDirectory: data, outputDirectory: out ?? data + "/dp", ledger: location, asOf: asOf)
         }
         if !quiet { Self.printOutcomes(outcomes) }
     }
 
-    /// One line per release: its guarantee, where it went, and whether it spent budget.
+    /// An absolute path: relative ones are taken from the current folder, so the ledger and
+    /// key stay the same files whatever folder a later run starts in.
+    static func absolute(_ path: String) -> String {
+        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+    }
+
+    /// One line per release: what it published, its guarantee, where it went, whether it spent
+    /// budget and when its next period is due; then the ledger.
     static func printOutcomes(_ outcomes: [ReleaseRunner.Outcome]) {
         for o in outcomes {
-            let replay = o.charged ? "" : " (already released on this data: nothing spent)"
-            print("healthtrail: \(o.id): \(o.partitions) partitions, \(o.guarantee) → \(o.path)\(replay)")
+            print("healthtrail: " + ReleaseRunner.summary(of: o))
         }
+        if let ledger = outcomes.first?.ledgerPath { print("healthtrail: budget ledger: \(ledger)") }
     }
 }

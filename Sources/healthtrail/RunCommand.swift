@@ -112,6 +112,7 @@ struct RunCommand: ParsableCommand {
         case .person:
             let input = try archive ?? PipelineInputs.archives(for: spec).last!
             var options = spec.runOptions(inputPath: input, outputDirectory: out ?? spec.output)
+            if spec.outputs.contains(.dp), spec.releases != nil { options.budgetLedger = try spec.ledgerLocation.resolvedLedgerPath() }
             // An archive already processed still gets its releases: a release that failed after
             // its run (over budget, disk full) is tried, and reported, again every night instead
             // of hiding behind "nothing new". A replay spends nothing and rewrites no file.
@@ -120,8 +121,7 @@ struct RunCommand: ParsableCommand {
             if spec.outputs.contains(.dp), let releases = spec.releases {
                 let folder = options.outputDirectory
                 let outcomes = try ReleaseRunner.run(
-                    spec: releases, dataDirectory: folder, outputDirectory: folder + "/dp",
-                    ledgerPath: folder + "/privacy-ledger.jsonl")
+                    spec: releases, dataDirectory: folder, outputDirectory: folder + "/dp", ledger: spec.ledgerLocation)
                 if !quiet && (nothingNew == nil || outcomes.contains(where: \.charged)) { ReleaseCommand.printOutcomes(outcomes) }
             }
             if let nothingNew { throw nothingNew }

@@ -5,12 +5,22 @@ import Testing
 @testable import HealthTrailPrivacy
 
 /// The privacy budget ledger: replay, charging, refusal, tampering, crash recovery, locking, modes.
+extension BudgetLedger {
+    /// A ledger of the subject `test` under `BudgetLedgerTests.key`.
+    convenience init(path: String, limit: BudgetLimit, lockTimeout: Double = 60) throws {
+        try self.init(path: path, limit: limit, key: BudgetLedgerTests.key, subject: "test", lockTimeout: lockTimeout)
+    }
+}
+
 @Suite struct BudgetLedgerTests {
     // MARK: Helpers
 
     static let tenth = Rational(1, 10)
 
-    static func fingerprint(_ text: String) -> String { BudgetLedger.fingerprint(of: Data(text.utf8)) }
+    static func fingerprint(_ text: String) -> String { LedgerEntry.sha256Hex(Data(text.utf8)) }
+
+    /// The key every ledger of these tests is bound to.
+    static let key = LedgerKey(material: Array(repeating: 7, count: 32))
 
     /// A fresh ledger path inside a folder the ledger creates itself.
     static func ledgerPath(_ name: String = #function) -> String {
@@ -74,7 +84,7 @@ import Testing
             },
             publish: { published.append($0) })
         #expect(r1.charged && draws == 1 && r1.release.isPublished)
-        #expect(try Self.lines(path).count == 2)   // reserved + published
+        #expect(try Self.lines(path).count == 3)   // opened, reserved, published
         let before = Self.snapshot(path)
 
         // The next cron run, a new process: same release, same data.
@@ -97,7 +107,7 @@ import Testing
             release: "weekly_resting_hr", fingerprint: fp.uppercased(),
             mechanism: "discrete_laplace", cost: .pureDP(epsilon: Rational(1, 2)),
             noisyResult: Data("noisy-3".utf8))
-        #expect(!r3.charged && r3.release.result == Data("noisy-1".utf8) && r3.release.seq == 1)
+        #expect(!r3.charged && r3.release.result == Data("noisy-1".utf8) && r3.release.seq == 2)
         let looked = try #require(try second.lookup(release: "weekly_resting_hr", fingerprint: fp))
         #expect(looked.result == Data("noisy-1".utf8) && looked.isPublished)
         #expect(looked.cost == .pureDP(epsilon: Rational(1, 2)) && looked.mechanism == "discrete_laplace")
@@ -117,7 +127,7 @@ import Testing
             release: "weekly_sleep", fingerprint: Self.fingerprint("week 1"),
             mechanism: "discrete_laplace", cost: .pureDP(epsilon: Self.tenth), noisyResult: Data("c".utf8))
         #expect(a.charged && b.charged && c.charged)
-        #expect([a.release.seq, b.release.seq, c.release.seq] == [Int]([1, 2, 3]))
+        #expect([a.release.seq, b.release.seq, c.release.seq] == [Int]([2, 3, 4]))
         #expect(ledger.spent.epsilon == Rational(3, 10) && ledger.spent.pureReleases == 3)
         #expect(ledger.spent.rho == Rational(3, 200))   // 3 × (1/10)²/2
         let reopened = try BudgetLedger(path: path, limit: BudgetLimit(epsilon: Rational(1)))
@@ -184,15 +194,14 @@ import Testing
             })
         #expect(over.kind == .overBudget && over.description.contains("ρ = 1/2 of the limit ρ = 1/2 is spent"))
 
-        // A pure ε limit cannot hold a zCDP release, and the ledger now holds one.
-        let pure = try BudgetLedger(path: path, limit: BudgetLimit(epsilon: Rational(10)))
-        let mixed = try #require(
-            Self.ledgerError {
-                _ = try pure.reserve(
-                    release: "laplace_three", fingerprint: Self.fingerprint("d"), mechanism: "discrete_laplace",
-                    cost: .pureDP(epsilon: Self.tenth), noisyResult: Data("5".utf8))
-            })
-        #expect(mixed.kind == .overBudget && mixed.description.contains("zCDP"))
+        // The limit is fixed in line 1: reopening with another is refused, nothing written.
+        let before = Self.snapshot(path)
+        let changed = try #require(Self.ledgerError { _ = try BudgetLedger(path: path, limit: BudgetLimit(epsilon: Rational(10))) })
+        #expect(changed.kind == .mismatch && changed.line == 1)
+        #expect(changed.description.contains("opened with the budget limit ρ = 1/2, but ε = 10 is configured"))
+        let raised = try #require(Self.ledgerError { _ = try BudgetLedger(path: path, limit: BudgetLimit(rho: Rational(1))) })
+        #expect(raised.kind == .mismatch && Self.snapshot(path) == before)
+        // A pure ε limit cannot hold a zCDP release.
         let fresh = try BudgetLedger(path: Self.ledgerPath("fresh"), limit: BudgetLimit(epsilon: Rational(10)))
         let gaussian = try #require(
             Self.ledgerError {
@@ -224,33 +233,127 @@ import Testing
         #expect(ledger.spent.releases == 0)
     }
 
+    // MARK: Accounting per privacy unit
+
+    /// Reserves a release of `unit` over `first`…`last` costing ε; nil when it fits, else the error.
+    static func charge(_ ledger: BudgetLedger, _ id: String, unit: String, _ first: String, _ last: String, epsilon: Rational) -> LedgerError? {
+        ledgerError {
+            _ = try ledger.reserve(
+                release: id, fingerprint: fingerprint(id + first), mechanism: "discrete_laplace", cost: .pureDP(epsilon: epsilon),
+                unit: unit, period: LedgerPeriod(first: first, last: last), noisyResult: Data(id.utf8))
+        }
+    }
+
+    @Test func dayAndWorkoutReleasesChargeOnlyTheirDaysAndUnitsAreNeverSummed() throws {
+        let ledger = try BudgetLedger(path: Self.ledgerPath(), limit: BudgetLimit(epsilon: Rational(1)))
+        let half = Rational(1, 2)
+        // Weekly day-level releases read disjoint days: each day has spent 1/2, not 52 × 1/2.
+        for week in 0..<10 {
+            let monday = 2 + 7 * week, sunday = monday + 6
+            let first = String(format: "2023-%02d-%02d", 1 + monday / 31, monday % 31 + 1)
+            let last = String(format: "2023-%02d-%02d", 1 + sunday / 31, sunday % 31 + 1)
+            #expect(Self.charge(ledger, "weekly_\(week)", unit: "day", first, last, epsilon: half) == nil)
+        }
+        #expect(ledger.spent(unit: "day").epsilon == half)
+        // Overlapping days add up: a second release over 2023-01-05…2023-01-20 fits (1/2 + 1/2)…
+        #expect(Self.charge(ledger, "overlap", unit: "day", "2023-01-05", "2023-01-20", epsilon: half) == nil)
+        #expect(ledger.spent(unit: "day").epsilon == Rational(1))
+        #expect(ledger.spent(unit: "day", period: LedgerPeriod(first: "2023-02-01", last: "2023-02-28")).epsilon == half)
+        // …and a third on any of those days does not, whichever day of its period is the full one.
+        let over = try #require(Self.charge(ledger, "third", unit: "day", "2023-01-19", "2023-01-25", epsilon: Self.tenth))
+        #expect(over.kind == .overBudget && over.description.contains("for a day in 2023-01-19…2023-01-25"))
+        #expect(Self.charge(ledger, "later", unit: "day", "2023-01-21", "2023-01-25", epsilon: half) == nil)
+        // Workouts have a budget of their own (a day-level and a workout-level release protect
+        // different things): never summed with the days'.
+        #expect(Self.charge(ledger, "workouts", unit: "workout", "2023-01-01", "2023-12-31", epsilon: Rational(1)) == nil)
+        // The person is charged everything, whatever the dates.
+        #expect(Self.charge(ledger, "p1", unit: "person", "2023-01-01", "2023-01-07", epsilon: half) == nil)
+        let person = try #require(Self.charge(ledger, "p2", unit: "person", "2024-01-01", "2024-01-07", epsilon: Rational(3, 5)))
+        #expect(person.kind == .overBudget && person.description.contains("for the person"))
+        // What reopening the file computes is the same.
+        let reopened = try BudgetLedger(path: ledger.path, limit: BudgetLimit(epsilon: Rational(1)))
+        #expect(reopened.spent(unit: "day").epsilon == Rational(1) && reopened.spent(unit: "person").epsilon == half)
+        #expect(reopened.spent(unit: "workout").epsilon == Rational(1) && reopened.spent.epsilon == Rational(1))
+    }
+
+    // MARK: Binding to the subject and key
+
+    @Test func anotherSubjectsOrKeysLedgerIsRefused() throws {
+        let path = Self.ledgerPath()
+        _ = try Self.threeReleases(path)
+        let before = Self.snapshot(path)
+        let limit = BudgetLimit(epsilon: Rational(1))
+        let otherSubject = try #require(
+            Self.ledgerError { _ = try BudgetLedger(path: path, limit: limit, key: Self.key, subject: "someone else") })
+        #expect(otherSubject.kind == .mismatch && otherSubject.line == 1 && otherSubject.description.contains("another data subject"))
+        let otherKey = LedgerKey(material: Array(repeating: 8, count: 32))
+        let swapped = try #require(Self.ledgerError { _ = try BudgetLedger(path: path, limit: limit, key: otherKey, subject: "test") })
+        #expect(swapped.kind == .mismatch && swapped.line == 1)
+        #expect(Self.snapshot(path) == before)
+    }
+
+    @Test func cuttingTheTailAndRecomputingTheHeadWithoutTheKeyIsRefused() throws {
+        let path = Self.ledgerPath()
+        _ = try Self.threeReleases(path)
+        var lines = try Self.lines(path)
+        lines.removeLast(2)   // the last release, refunded if this went unseen
+        try Self.write(lines, to: path)
+        // The head rewritten to match, the way it was made before keys: SHA-256 of the last line.
+        let sha = LedgerEntry.sha256Hex(Data(lines.last!.utf8))
+        try Data("{\"seq\":5,\"mac\":\"\(sha)\"}\n".utf8).write(to: URL(fileURLWithPath: path + ".head"))
+        let error = try #require(Self.ledgerError { _ = try BudgetLedger(path: path, limit: BudgetLimit(epsilon: Rational(1))) })
+        #expect(error.kind == .tampered && error.line == 5)
+    }
+
+    @Test func deletingTheLedgerIsRefusedWhileItsHeadRemains() throws {
+        let path = Self.ledgerPath()
+        _ = try Self.threeReleases(path)
+        unlink(path)
+        let error = try #require(Self.ledgerError { _ = try BudgetLedger(path: path, limit: BudgetLimit(epsilon: Rational(1))) })
+        #expect(error.kind == .tampered && error.description.contains("lines deleted from the end"))
+        #expect(!FileManager.default.fileExists(atPath: path))   // nothing started afresh
+    }
+
     // MARK: Format
 
-    @Test func fileFormatIsAHashChainOfJSONLines() throws {
+    @Test func fileFormatIsAKeyedHashChainOfJSONLines() throws {
         let path = Self.ledgerPath()
         _ = try Self.threeReleases(path)
         let lines = try Self.lines(path)
-        #expect(lines.count == 6)
+        #expect(lines.count == 7)
+        // HMAC-SHA256 of each line under the key, computed by Python's hmac, not by the ledger.
+        let script =
+            "import hmac,hashlib,sys\nfor l in sys.stdin.read().split('\\n')[:-1]: print(hmac.new(bytes([7]*32), l.encode(), hashlib.sha256).hexdigest())"
+        let input = path + ".lines"
+        try Self.write(lines, to: input)
+        let python = try Support.runProgram("/bin/sh", ["-c", "python3 -c \"$0\" < \"$1\"", script, input])
+        let macs = python.stdout.split(separator: "\n").map(String.init)
+        #expect(python.status == 0 && macs.count == 7, "\(python.stderr)")
         var prev = String(repeating: "0", count: 64)
         for (i, line) in lines.enumerated() {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
             #expect(object["seq"] as? Int == i + 1)
             #expect(object["prev"] as? String == prev)
             #expect((object["time_utc"] as? String)?.hasSuffix("Z") == true)
-            #expect(object["status"] as? String == (i % 2 == 0 ? "reserved" : "published"))
-            if i % 2 == 0 {
+            if i == 0 {
+                // The opening line: the subject's tag under the key, and the limit, for good.
+                #expect(object["status"] as? String == "opened" && object["format"] as? Int == 2)
+                #expect(object["subject"] as? String == Self.key.subjectTag("test"))
+                #expect(object["limit_epsilon"] as? String == "1" && object["limit_rho"] == nil)
+            } else if i % 2 == 1 {
+                #expect(object["status"] as? String == "reserved")
                 #expect(object["epsilon"] as? String == "1/10" && object["rho"] == nil)
-                #expect(object["mechanism"] as? String == "discrete_laplace")
+                #expect(object["mechanism"] as? String == "discrete_laplace" && object["unit"] as? String == "person")
                 let output = try #require(object["output"] as? String)
                 let stored = try #require(FileManager.default.contents(atPath: path + ".d/" + output))
-                #expect(object["output_sha256"] as? String == BudgetLedger.fingerprint(of: stored))
+                #expect(object["output_sha256"] as? String == LedgerEntry.sha256Hex(stored))
             } else {
-                #expect(object["reservation"] as? Int == i)
+                #expect(object["status"] as? String == "published" && object["reservation"] as? Int == i)
             }
-            prev = BudgetLedger.fingerprint(of: Data(line.utf8))
+            prev = macs[i]
         }
         let head = try String(contentsOfFile: path + ".head", encoding: .utf8)
-        #expect(head == "{\"seq\":6,\"sha256\":\"\(prev)\"}\n")
+        #expect(head == "{\"seq\":7,\"mac\":\"\(prev)\"}\n")
     }
 
     @Test func filesAndFoldersAreOwnerOnly() throws {
@@ -260,7 +363,7 @@ import Testing
         #expect(Self.mode(path + ".head") == 0o600)
         #expect(Self.mode(path + ".lock") == 0o600)
         #expect(Self.mode(path + ".d") == 0o700)
-        #expect(Self.mode(path + ".d/1-release_1.result") == 0o600)
+        #expect(Self.mode(path + ".d/2-release_1.result") == 0o600)
         #expect(Self.mode((path as NSString).deletingLastPathComponent) == 0o700)   // the folder it created
     }
 
@@ -279,22 +382,22 @@ import Testing
     @Test func editingANumberInAMiddleLineIsDetected() throws {
         let error = try #require(
             try Self.tampered("edit") { lines in
-                lines[2] = lines[2].replacingOccurrences(of: "\"epsilon\":\"1/10\"", with: "\"epsilon\":\"1/100\"")
+                lines[3] = lines[3].replacingOccurrences(of: "\"epsilon\":\"1/10\"", with: "\"epsilon\":\"1/100\"")
             })
-        #expect(error.kind == .tampered && error.line == 3)
-        #expect(error.description.hasPrefix("ledger /") && error.description.contains("line 3: hash chain broken (edited by hand?)"))
+        #expect(error.kind == .tampered && error.line == 4)
+        #expect(error.description.hasPrefix("ledger /") && error.description.contains("line 4: hash chain broken (edited by hand?)"))
     }
 
     @Test func deletingALineIsDetected() throws {
-        let middle = try #require(try Self.tampered("delete") { $0.remove(at: 2) })
-        #expect(middle.kind == .tampered && middle.line == 3 && middle.description.contains("line 3: hash chain broken"))
+        let middle = try #require(try Self.tampered("delete") { $0.remove(at: 3) })
+        #expect(middle.kind == .tampered && middle.line == 4 && middle.description.contains("line 4: hash chain broken"))
         let first = try #require(try Self.tampered("deleteFirst") { $0.removeFirst() })
         #expect(first.kind == .tampered && first.line == 1)
         // The last line: the chain alone cannot see it; the head can (it would refund a release).
         let last = try #require(try Self.tampered("deleteLast") { $0.removeLast() })
-        #expect(last.kind == .tampered && last.line == 5 && last.description.contains("lines deleted from the end"))
+        #expect(last.kind == .tampered && last.line == 6 && last.description.contains("lines deleted from the end"))
         let lastTwo = try #require(try Self.tampered("deleteLastTwo") { $0.removeLast(2) })
-        #expect(lastTwo.kind == .tampered && lastTwo.line == 4)
+        #expect(lastTwo.kind == .tampered && lastTwo.line == 5)
     }
 
     @Test func reorderingLinesIsDetected() throws {
@@ -305,9 +408,9 @@ import Testing
     @Test func editingTheLastLineIsDetected() throws {
         let error = try #require(
             try Self.tampered("editLast") { lines in
-                lines[5] = lines[5].replacingOccurrences(of: "\"reservation\":5", with: "\"reservation\":5 ")
+                lines[6] = lines[6].replacingOccurrences(of: "\"reservation\":6", with: "\"reservation\":6 ")
             })
-        #expect(error.kind == .tampered && error.line == 6)
+        #expect(error.kind == .tampered && error.line == 7)
     }
 
     @Test func truncatedLastLineIsDetected() throws {
@@ -316,15 +419,15 @@ import Testing
         let bytes = try #require(FileManager.default.contents(atPath: path))
         try bytes.prefix(bytes.count - 30).write(to: URL(fileURLWithPath: path))
         let error = try #require(Self.ledgerError { _ = try BudgetLedger(path: path, limit: BudgetLimit(epsilon: Rational(1))) })
-        #expect(error.kind == .tampered && error.line == 6 && error.description.contains("incomplete"))
+        #expect(error.kind == .tampered && error.line == 7 && error.description.contains("incomplete"))
     }
 
     @Test func changedStoredResultIsDetected() throws {
         let path = Self.ledgerPath()
         let ledger = try Self.threeReleases(path)
-        try Data("week,value\n1,99\n".utf8).write(to: URL(fileURLWithPath: path + ".d/3-release_2.result"))
+        try Data("week,value\n1,99\n".utf8).write(to: URL(fileURLWithPath: path + ".d/4-release_2.result"))
         let error = try #require(Self.ledgerError { _ = try ledger.lookup(release: "release_2", fingerprint: Self.fingerprint("data")) })
-        #expect(error.kind == .tampered && error.line == 3)
+        #expect(error.kind == .tampered && error.line == 4)
     }
 
     @Test func tamperingRefusesEveryFurtherRelease() throws {
@@ -332,14 +435,14 @@ import Testing
         let ledger = try Self.threeReleases(path)
         let original = try #require(FileManager.default.contents(atPath: path))
         var lines = try Self.lines(path)
-        lines[0] = lines[0].replacingOccurrences(of: "release_1", with: "release_9")
+        lines[1] = lines[1].replacingOccurrences(of: "release_1", with: "release_9")
         try Self.write(lines, to: path)
         let reserve = {
             _ = try ledger.reserve(
                 release: "new_release", fingerprint: Self.fingerprint("data"), mechanism: "discrete_laplace",
                 cost: .pureDP(epsilon: Self.tenth), noisyResult: Data("n".utf8))
         }
-        #expect(Self.ledgerError(reserve)?.line == 1)
+        #expect(Self.ledgerError(reserve)?.line == 2)
         #expect(FileManager.default.contents(atPath: path) == Data((lines.joined(separator: "\n") + "\n").utf8))   // nothing appended
         // Even put back, this object keeps refusing (a person must look); nothing was appended.
         try original.write(to: URL(fileURLWithPath: path))
@@ -378,26 +481,26 @@ import Testing
         #expect(run2.spent.epsilon == Rational(1, 2) && run2.spent.releases == 1)
         #expect(try run2.pending().isEmpty)
         let lines = try Self.lines(path)
-        #expect(lines.count == 2 && lines[1].contains("\"status\":\"published\"") && lines[1].contains("\"reservation\":1"))
+        #expect(lines.count == 3 && lines[2].contains("\"status\":\"published\"") && lines[2].contains("\"reservation\":2"))
         #expect(try run2.lookup(release: "weekly_resting_hr", fingerprint: fp)?.isPublished == true)
         // Marking twice appends nothing.
-        try run2.markPublished(1)
-        #expect(try Self.lines(path).count == 2)
+        try run2.markPublished(2)
+        #expect(try Self.lines(path).count == 3)
     }
 
     @Test func crashBeforeTheLineIsAppendedSpendsNothing() throws {
         let path = Self.ledgerPath()
         let ledger = try BudgetLedger(path: path, limit: BudgetLimit(epsilon: Rational(1)))
-        // A run stored its result, then died before appending line 1 (and left a temporary file).
-        try Data("orphan".utf8).write(to: URL(fileURLWithPath: path + ".d/1-other_release.result"))
-        try Data("tmp".utf8).write(to: URL(fileURLWithPath: path + ".d/.tmp-99999-1-other_release.result"))
+        // A run stored its result, then died before appending line 2 (and left a temporary file).
+        try Data("orphan".utf8).write(to: URL(fileURLWithPath: path + ".d/2-other_release.result"))
+        try Data("tmp".utf8).write(to: URL(fileURLWithPath: path + ".d/.tmp-99999-2-other_release.result"))
         #expect(try ledger.lookup(release: "other_release", fingerprint: Self.fingerprint("d")) == nil)
         #expect(ledger.spent.releases == 0)
         let r = try ledger.reserve(
             release: "weekly_steps", fingerprint: Self.fingerprint("d"), mechanism: "discrete_laplace",
             cost: .pureDP(epsilon: Self.tenth), noisyResult: Data("new".utf8))
-        #expect(r.charged && r.release.seq == 1)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: path + ".d") == ["1-weekly_steps.result"])
+        #expect(r.charged && r.release.seq == 2)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: path + ".d") == ["2-weekly_steps.result"])
     }
 
     @Test func crashBetweenAppendAndHeadUpdateIsAccepted() throws {
@@ -410,7 +513,7 @@ import Testing
         try head.write(to: URL(fileURLWithPath: path + ".head"))   // the head never got updated
         let reopened = try BudgetLedger(path: path, limit: BudgetLimit(epsilon: Rational(1)))
         #expect(reopened.spent.releases == 4)
-        #expect(try String(contentsOfFile: path + ".head", encoding: .utf8).hasPrefix("{\"seq\":7,"))   // repaired
+        #expect(try String(contentsOfFile: path + ".head", encoding: .utf8).hasPrefix("{\"seq\":8,"))   // repaired
     }
 
     // MARK: Concurrency
@@ -437,7 +540,7 @@ import Testing
         let reopened = try BudgetLedger(path: path, limit: limit)
         #expect(reopened.spent.releases == 21)   // 20 distinct + 1 shared
         #expect(reopened.spent.epsilon == Rational(21, 10))
-        #expect(try Self.lines(path).count == 42)   // each reserved once and published once
+        #expect(try Self.lines(path).count == 43)   // opened, then each reserved once and published once
     }
 
     @Test func anotherProcessHoldingTheLockBlocksAppends() throws {

@@ -28,6 +28,15 @@ import Testing
         return (root, pipeline)
     }
 
+    /// Rewrites the study's pipeline with weekly_resting_hr at ε 0.6 instead of 0.5.
+    static func raiseRestingHREpsilon(_ pipeline: String) throws {
+        let text = try String(contentsOfFile: pipeline, encoding: .utf8)
+        let changed = text.replacingOccurrences(
+            of: "      mechanism: laplace\n      epsilon: 0.5\n", with: "      mechanism: laplace\n      epsilon: 0.6\n")
+        #expect(changed != text)
+        try changed.write(toFile: pipeline, atomically: true, encoding: .utf8)
+    }
+
     static func json(_ path: String) throws -> [String: Any] {
         try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as! [String: Any]
     }
@@ -49,6 +58,8 @@ import Testing
         #expect(error.contains("not a complete zip archive"))
         #expect(report["merged"] as? Int == 4)
         #expect((report["releases"] as! [[String: Any]]).count == 4)
+        let ledger = report["budget_ledger"] as? String ?? ""
+        #expect(ledger.hasPrefix(root + "/study/budget/ledgers/s_") && FileManager.default.fileExists(atPath: ledger), "\(ledger)")
 
         // Outputs name persons by pseudonym only: no archive name anywhere, in paths or in text.
         let everything = try Support.snapshot(out)
@@ -104,9 +115,9 @@ import Testing
         #expect(lines.contains { $0.contains("\"event\":\"cohort.person_failed\"") })
     }
 
-    /// A person joins a cohort whose budget cannot pay for another release: the run fails with
-    /// nothing spent, and `dp/`, `cohort/merged.partial` and `cohort.json` still describe the
-    /// cohort that was released; the next run tries (and reports) it again.
+    /// A person joins and the study's releases change so that the budget cannot pay for them:
+    /// the run fails with nothing spent, and `dp/`, `cohort/merged.partial` and `cohort.json`
+    /// still describe the cohort that was released; the next run tries (and reports) it again.
     @Test func aCohortOverBudgetLeavesItsReleasesAndReportAsTheyWere() throws {
         let (root, pipeline) = try Self.study(persons: 2, days: 5, broken: false)
         let out = root + "/study/out"
@@ -117,6 +128,8 @@ import Testing
         let before = try described()
         #expect(before.keys.contains("/cohort.json") && before.keys.contains("/cohort/merged.partial"))
         _ = try ExportSynthesizer.write(to: root + "/study/archives/p3.zip", options: SynthOptions(days: 5, seed: 3))
+        // A new ε for the resting heart rate is a new release: ρ 0.18 more, past the ρ 1.0.
+        try Self.raiseRestingHREpsilon(pipeline)
         for attempt in 1...2 {
             let run = try Support.runCLI(["run", "--pipeline", pipeline, "--quiet"])
             #expect(run.status == 1, "attempt \(attempt): \(run.stderr)")

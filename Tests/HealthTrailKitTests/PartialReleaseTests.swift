@@ -22,7 +22,7 @@ import Testing
         func release() throws -> [ReleaseRunner.Outcome] {
             try ReleaseRunner.run(
                 spec: cohort.spec, partial: PartialAggregate.read(path: dir + "/cohort.partial"),
-                outputDirectory: dir + "/cohort/dp", ledgerPath: ledger)
+                outputDirectory: dir + "/cohort/dp", ledger: .testing(ledger))
         }
         let outcomes = try release()
         #expect(outcomes.map(\.id) == cohort.spec.releases.map(\.id))
@@ -32,7 +32,7 @@ import Testing
         // same terms on every row; only the noisy values differ.
         _ = try ReleaseRunner.run(
             spec: cohort.spec, dataDirectory: cohort.people[0].directory, outputDirectory: dir + "/one/dp",
-            ledgerPath: dir + "/one/privacy-ledger.jsonl")
+            ledger: .testing(dir + "/one/privacy-ledger.jsonl"))
         for (release, outcome) in zip(cohort.spec.releases, outcomes) {
             let fromPartial = try Support.readCSV(dir + "/cohort/dp/\(release.id).csv")
             let fromRun = try Support.readCSV(dir + "/one/dp/\(release.id).csv")
@@ -73,21 +73,23 @@ import Testing
         let ledger = dir + "/privacy-ledger.jsonl"
         let direct = try ReleaseRunner.run(
             spec: cohort.spec, dataDirectory: cohort.people[2].directory,
-            outputDirectory: dir + "/dp", ledgerPath: ledger)
+            outputDirectory: dir + "/dp", ledger: .testing(ledger))
         #expect(direct.allSatisfy { $0.charged })
         let published = try Support.snapshot(dir + "/dp")
-        // The partial of the same folder, as person `self`: the same totals, so the same
-        // fingerprints, answered from the ledger.
+        // The partial of the same folder, as person `self`: the same releases and periods,
+        // answered from the ledger.
         let own = try PartialAggregate.build(spec: cohort.spec, runDirectory: cohort.people[2].directory, person: "self")
         #expect(
-            try ReleaseRunner.run(spec: cohort.spec, partial: own, outputDirectory: dir + "/dp", ledgerPath: ledger)
+            try ReleaseRunner.run(spec: cohort.spec, partial: own, outputDirectory: dir + "/dp", ledger: .testing(ledger))
                 .allSatisfy { !$0.charged })
         #expect(try Support.snapshot(dir + "/dp") == published)
-        // Another person's data is charged.
+        // Another person's data on the same ledger changes nothing: the periods were published,
+        // and what is published never depends on the data it is given now.
         let other = try PartialAggregate.build(spec: cohort.spec, runDirectory: cohort.people[3].directory, person: "self")
         #expect(
-            try ReleaseRunner.run(spec: cohort.spec, partial: other, outputDirectory: dir + "/dp", ledgerPath: ledger)
-                .allSatisfy { $0.charged })
+            try ReleaseRunner.run(spec: cohort.spec, partial: other, outputDirectory: dir + "/dp", ledger: .testing(ledger))
+                .allSatisfy { !$0.charged })
+        #expect(try Support.snapshot(dir + "/dp") == published)
     }
 
     @Test func aPartialOfAnotherSpecIsNotReleased() throws {
@@ -99,7 +101,7 @@ import Testing
         let error = #expect(throws: InputError.self) {
             try ReleaseRunner.run(
                 spec: cohort.spec, partial: PartialAggregate.read(path: dir + "/x.partial"),
-                outputDirectory: dir + "/dp", ledgerPath: dir + "/privacy-ledger.jsonl")
+                outputDirectory: dir + "/dp", ledger: .testing(dir + "/privacy-ledger.jsonl"))
         }
         #expect(error?.file == dir + "/x.partial")
         #expect(error?.message.contains("other release definitions") == true)
@@ -126,7 +128,7 @@ import Testing
 
         let arguments = [
             "release", "--spec", cohort.specPath, "--partial", dir + "/cohort.partial",
-            "--out", dir + "/dp", "--ledger", dir + "/privacy-ledger.jsonl",
+            "--out", dir + "/dp", "--ledger", dir + "/privacy-ledger.jsonl", "--budget-dir", dir + "/privacy-ledger.jsonl" + ".budget",
         ]
         let first = try Support.runCLI(arguments)
         #expect(first.status == 0, "\(first.stderr)")
@@ -136,8 +138,8 @@ import Testing
         let second = try Support.runCLI(arguments)
         #expect(second.stdout.components(separatedBy: "nothing spent").count - 1 == cohort.spec.releases.count)
 
-        let missing = try Support.runCLI(["release", "--spec", cohort.specPath, "--partial", dir + "/cohort.partial", "--out", dir + "/dp"])
-        #expect(missing.status != 0 && missing.stderr.contains("--partial needs --out and --ledger"))
+        let missing = try Support.runCLI(["release", "--spec", cohort.specPath, "--partial", dir + "/cohort.partial"])
+        #expect(missing.status != 0 && missing.stderr.contains("--partial needs --out"))
         let both = try Support.runCLI([
             "release", "--spec", cohort.specPath, "--partial", dir + "/cohort.partial",
             "--data", cohort.people[0].directory,
@@ -193,7 +195,7 @@ import Testing
         let partial = try PartialAggregate.read(path: dir + "/cohort.partial")
 
         let error = #expect(throws: InputError.self) {
-            try ReleaseRunner.run(spec: spec, partial: partial, outputDirectory: dir + "/dp", ledgerPath: dir + "/ledger.jsonl")
+            try ReleaseRunner.run(spec: spec, partial: partial, outputDirectory: dir + "/dp", ledger: .testing(dir + "/ledger.jsonl"))
         }
         #expect(
             error?.description
@@ -204,7 +206,7 @@ import Testing
         // The command line: exit 1, one line, no value from the file, nothing published.
         let run = try Support.runCLI([
             "release", "--spec", dir + "/spec.yaml", "--partial", dir + "/cohort.partial",
-            "--out", dir + "/dp", "--ledger", dir + "/ledger.jsonl",
+            "--out", dir + "/dp", "--ledger", dir + "/ledger.jsonl", "--budget-dir", dir + "/ledger.jsonl" + ".budget",
         ])
         #expect(run.status == 1, "\(run.stderr)")
         #expect(run.stderr.split(separator: "\n").count == 1)
@@ -220,7 +222,7 @@ import Testing
         try CohortFixture.specText.write(toFile: dir + "/spec.yaml", atomically: true, encoding: .utf8)
         let spec = try ReleaseSpec.load(path: dir + "/spec.yaml")
         let partial = try Self.crafted(spec, release: "workouts_per_activity_week", total: ReleaseRunner.largestTotal, inSums: false)
-        _ = try ReleaseRunner.run(spec: spec, partial: partial, outputDirectory: dir + "/dp", ledgerPath: dir + "/ledger.jsonl")
+        _ = try ReleaseRunner.run(spec: spec, partial: partial, outputDirectory: dir + "/dp", ledger: .testing(dir + "/ledger.jsonl"))
         let table = try Support.readCSV(dir + "/dp/workouts_per_activity_week.csv")
         let value = try #require(Int64(table.rows[0][2]))
         #expect(abs(value - ReleaseRunner.largestTotal) < 100)

@@ -253,15 +253,28 @@ import Testing
         #expect(found.first?.message.contains("budget in rho") == true)
     }
 
-    @Test func oneRunMustFitTheBudget() throws {
-        // Three Laplace releases at ε 0.5 cost ε 1.5 (ρ 0.375) a run.
+    @Test func theReleasesMustFitTheBudgetOfEachUnit() throws {
+        // Three Laplace releases of the days at ε 0.5 cost a day ε 1.5 (ρ 0.375).
         let releases = Self.release("a") + Self.release("b") + Self.release("c")
         let tooSmall = try Self.problems(Self.base + ["privacy:", "  budget: {epsilon: 1.2}", "  releases:"] + releases)
         #expect(tooSmall.map(\.line) == [8] && tooSmall.first?.keyPath == "privacy.budget")
-        #expect(tooSmall.first?.message.contains("spends epsilon 1.5, more than the whole budget 1.2") == true)
+        #expect(tooSmall.first?.message.contains("spend epsilon 1.5 for a day, more than the whole budget 1.2") == true)
         let rho = try Self.problems(Self.base + ["privacy:", "  budget: {rho: 0.3}", "  releases:"] + releases)
-        #expect(rho.first?.message.contains("spends rho 0.375") == true)
+        #expect(rho.first?.message.contains("spend rho 0.375 for a day") == true)
         #expect(try Self.problems(Self.base + ["privacy:", "  budget: {epsilon: 1.5}", "  releases:"] + releases).isEmpty)
+        // Units have budgets of their own: two releases of the days and one of the workouts fit ε 1.
+        let mixed =
+            Self.release("a")
+            + Self.release("b", unit: "workout").map {
+                $0.replacingOccurrences(of: "daily.steps", with: "workouts.count")
+            }
+        #expect(try Self.problems(Self.base + ["privacy:", "  budget: {epsilon: 0.5}", "  releases:"] + mixed).isEmpty)
+        // A weekly release costs the person once a week: 12 whole weeks × ε 0.5 in a cohort.
+        let cohortBase = Self.base.map { $0.hasPrefix("kind") ? "kind: cohort" : $0 }
+        let weekly = Self.release("w", unit: "person", extra: ["      cadence: week"])
+        let person = try Self.problems(
+            cohortBase + ["privacy:", "  key_file: key", "  budget: {epsilon: 5.5}", "  releases:"] + weekly)
+        #expect(person.first?.message.contains("spend epsilon 6 for a person") == true, "\(person)")
     }
 
     @Test func releaseFileProblemsCarryItsNameAndLines() throws {

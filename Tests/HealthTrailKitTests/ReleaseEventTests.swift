@@ -31,7 +31,8 @@ import Testing
         func release(_ seed: Int) throws -> (status: Int32, stdout: String, stderr: String) {
             try Support.runCLI([
                 "release", "--spec", dir + "/spec.yaml", "--data", dir + "/run\(seed)", "--out", dir + "/dp\(seed)",
-                "--ledger", dir + "/ledger.jsonl", "--quiet", "--log-format", "json", "--log-level", "info",
+                "--ledger", dir + "/ledger.jsonl", "--budget-dir", dir + "/ledger.jsonl" + ".budget", "--quiet", "--log-format", "json",
+                "--log-level", "info",
             ])
         }
         let first = try release(1)
@@ -46,7 +47,18 @@ import Testing
         let replay = try release(1)
         #expect(replay.status == 0)
         #expect(try Self.events("release.published", in: replay.stderr).first?["charged"] as? Bool == false)
-        // Other data: another ρ 0.125 would pass the budget of 0.2. Refused, nothing published.
+        // Other data for the same weeks: answered from the ledger, the same file, nothing spent.
+        let other = try release(2)
+        let otherEvents = try Self.events("release.published", in: other.stderr)
+        #expect(other.status == 0 && otherEvents.first?["charged"] as? Bool == false)
+        #expect(
+            FileManager.default.contents(atPath: dir + "/dp2/weekly_steps.csv") == FileManager.default.contents(atPath: dir + "/dp1/weekly_steps.csv")
+        )
+        // New terms (noise on 20-step units) are a new release: another ρ 0.125 would pass the
+        // budget of 0.2. Refused, nothing published.
+        try Self.spec.replacingOccurrences(of: "resolution: 10", with: "resolution: 20").write(
+            toFile: dir + "/spec.yaml", atomically: true, encoding: .utf8)
+        try? FileManager.default.removeItem(atPath: dir + "/dp2")
         let refused = try release(2)
         #expect(refused.status == 1)
         // One line, as every failure: the refusal, naming the release and the ledger.
@@ -61,7 +73,7 @@ import Testing
         // As text: the line a person reads.
         let text = try Support.runCLI([
             "release", "--spec", dir + "/spec.yaml", "--data", dir + "/run2", "--out", dir + "/dp2",
-            "--ledger", dir + "/ledger.jsonl", "--quiet",
+            "--ledger", dir + "/ledger.jsonl", "--budget-dir", dir + "/ledger.jsonl" + ".budget", "--quiet",
         ])
         #expect(
             text.status == 1 && text.stderr.hasPrefix("healthtrail: error: ledger ") && text.stderr.hasSuffix("(reason=over_budget)\n"),
@@ -101,9 +113,10 @@ import Testing
         let end = try #require(lines.firstIndex { $0.contains("\"cohort.finished\"") })
         #expect(lastRelease < end)
 
-        // The shipped cohort's budget (ρ 1) holds one cohort's releases (ρ 0.875): another
-        // person makes another cohort, refused, and its end still logged.
+        // The shipped cohort's budget (ρ 1) holds one cohort's releases (ρ 0.875): a new ε for
+        // one of them is another release, refused, and the cohort's end still logged.
         _ = try ExportSynthesizer.write(to: root + "/study/archives/p9.zip", options: SynthOptions(days: 5, seed: 9))
+        try CohortRunTests.raiseRestingHREpsilon(pipeline)
         let again = try Support.runCLI([
             "run", "--pipeline", pipeline, "--jobs", "2", "--log-format", "json", "--quiet",
             "--log-level", "info",

@@ -8,9 +8,14 @@ import Testing
 /// `healthtrail release` end to end on a synthesized person: run, release, replay, new data,
 /// over budget.
 @Suite struct ReleaseRunnerTests {
-    static let spec = """
+    static let spec = spec()
+
+    /// The spec, with the terms the tests change: the budget, weekly_steps' resolution (a new
+    /// release of the days) and runs_per_week's ε (a new release of the workouts).
+    static func spec(budget: String = "2.0", stepsResolution: Int = 10, runsEpsilon: String = "0.5") -> String {
+        """
         budget:
-          epsilon: 2.0
+          epsilon: \(budget)
         releases:
           - id: weekly_steps
             metric: daily.steps
@@ -21,7 +26,7 @@ import Testing
             privacy_unit: day
             lower: 0
             upper: 40000
-            resolution: 10
+            resolution: \(stepsResolution)
             max_partitions: 1
             max_contributions: 1
             mechanism: laplace
@@ -37,9 +42,10 @@ import Testing
             max_partitions: 1
             max_contributions: 1
             mechanism: laplace
-            epsilon: 0.5
+            epsilon: \(runsEpsilon)
 
         """
+    }
 
     func runExport(seed: UInt64, into dir: String) throws {
         _ = try ExportSynthesizer.write(to: dir + "/export-\(seed).zip", options: SynthOptions(days: 20, seed: seed))
@@ -53,7 +59,7 @@ import Testing
         try runExport(seed: 1, into: dir)
         let ledger = dir + "/out/privacy-ledger.jsonl"
         func release() throws -> [ReleaseRunner.Outcome] {
-            try ReleaseRunner.run(spec: spec, dataDirectory: dir + "/out", outputDirectory: dir + "/out/dp", ledgerPath: ledger)
+            try ReleaseRunner.run(spec: spec, dataDirectory: dir + "/out", outputDirectory: dir + "/out/dp", ledger: .testing(ledger))
         }
 
         let first = try release()
@@ -74,16 +80,30 @@ import Testing
         #expect(try Support.snapshot(dir + "/out/dp") == before)
         #expect(try Data(contentsOf: URL(fileURLWithPath: ledger)) == ledgerBefore)
 
-        // New data is charged: 1.0 spent, now 2.0 of 2.0.
+        // New data for the same periods changes nothing: a period is drawn once, never again,
+        // so whether anything is drawn or spent never depends on the data.
         try runExport(seed: 2, into: dir)
-        #expect(try release().map(\.charged) == [true, true])
+        #expect(try release().map(\.charged) == [false, false])
+        #expect(try Support.snapshot(dir + "/out/dp") == before)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: ledger)) == ledgerBefore)
 
-        // Over budget: refused, nothing published, the ledger unchanged.
-        try runExport(seed: 3, into: dir)
+        // New terms are a new release, charged: the days' budget now has 1.0 of 2.0 spent.
+        try Self.spec(stepsResolution: 20).write(toFile: dir + "/spec.yaml", atomically: true, encoding: .utf8)
+        let coarser = try ReleaseSpec.load(path: dir + "/spec.yaml")
+        #expect(
+            try ReleaseRunner.run(spec: coarser, dataDirectory: dir + "/out", outputDirectory: dir + "/out/dp", ledger: .testing(ledger)).map(
+                \.charged) == [true, false])
+
+        // Over budget (the workouts' 0.5 + 1.75): refused, nothing published, the ledger unchanged.
+        try Self.spec(stepsResolution: 20, runsEpsilon: "1.75").write(toFile: dir + "/spec.yaml", atomically: true, encoding: .utf8)
+        let greedy = try ReleaseSpec.load(path: dir + "/spec.yaml")
         let dpBefore = try Support.snapshot(dir + "/out/dp")
         let ledgerFull = try Data(contentsOf: URL(fileURLWithPath: ledger))
-        let error = #expect(throws: LedgerError.self) { try release() }
-        #expect(error?.description.contains("weekly_steps") == true)
+        let error = #expect(throws: LedgerError.self) {
+            try ReleaseRunner.run(spec: greedy, dataDirectory: dir + "/out", outputDirectory: dir + "/out/dp", ledger: .testing(ledger))
+        }
+        #expect(error?.description.contains("release runs_per_week refused") == true, "\(String(describing: error))")
+        #expect(error?.description.contains("for a workout in 2023-01-02…2023-02-26") == true)
         #expect(try Support.snapshot(dir + "/out/dp") == dpBefore)
         #expect(try Data(contentsOf: URL(fileURLWithPath: ledger)) == ledgerFull)
     }
@@ -138,8 +158,8 @@ import Testing
     }
 
     /// `release --plan` reads the spec alone and writes nothing; each release's partitions and
-    /// the error it predicts are those the published rows then carry (`error95`), and its total
-    /// is the spec's costs summed.
+    /// the error it predicts are those the published rows then carry (`error95`), and its totals
+    /// are the spec's costs summed per privacy unit.
     @Test func thePlanPredictsWhatTheRowsCarry() throws {
         let dir = Support.temporaryDirectory()
         try Self.spec.write(toFile: dir + "/spec.yaml", atomically: true, encoding: .utf8)
@@ -147,18 +167,20 @@ import Testing
         #expect(planned.status == 0, "\(planned.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["spec.yaml"])
         let lines = planned.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.count == 4 && lines[3] == "if every release is new, the spec spends ε = 1 of the budget ε = 2", "\(planned.stdout)")
+        #expect(lines.count == 5, "\(planned.stdout)")
+        #expect(lines[3] == "once every period is published, a day has spent ε = 0.5 of the budget ε = 2", "\(planned.stdout)")
+        #expect(lines[4] == "once every period is published, a workout has spent ε = 0.5 of the budget ε = 2", "\(planned.stdout)")
 
         try runExport(seed: 6, into: dir)
         _ = try ReleaseRunner.run(
             spec: try ReleaseSpec.load(path: dir + "/spec.yaml"), dataDirectory: dir + "/out", outputDirectory: dir + "/out/dp",
-            ledgerPath: dir + "/out/privacy-ledger.jsonl")
+            ledger: .testing(dir + "/out/privacy-ledger.jsonl"))
         for (line, (file, what)) in zip(lines[1...2], [("weekly_steps", "sum"), ("runs_per_week", "count")]) {
             let table = try Support.readCSV(dir + "/out/dp/\(file).csv")
             let error = Set(table.rows.map { $0[table.header.firstIndex(of: "error95")!] })
             #expect(error.count == 1)
             let columns = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
-            #expect(columns[0] == file && columns[1] == "\(table.rows.count)", "\(line)")
+            #expect(columns[0] == file && columns[1] == "\(table.rows.count)" && columns[2] == "1", "\(line)")
             #expect(line.hasSuffix("\(what) ±\(error.first ?? "")"), "\(line) against error95 \(error)")
         }
     }
@@ -167,19 +189,18 @@ import Testing
     /// was spent and published and the run failed; now nothing is recorded or published.
     @Test func aSpecIsSpentWholeOrNotAtAll() throws {
         let dir = Support.temporaryDirectory()
-        try Self.spec.replacingOccurrences(of: "epsilon: 2.0", with: "epsilon: 1.5")
-            .write(toFile: dir + "/spec.yaml", atomically: true, encoding: .utf8)
-        let spec = try ReleaseSpec.load(path: dir + "/spec.yaml")
         let ledger = dir + "/out/privacy-ledger.jsonl"
-        func release() throws -> [ReleaseRunner.Outcome] {
-            try ReleaseRunner.run(spec: spec, dataDirectory: dir + "/out", outputDirectory: dir + "/out/dp", ledgerPath: ledger)
+        func release(_ text: String) throws -> [ReleaseRunner.Outcome] {
+            try text.write(toFile: dir + "/spec.yaml", atomically: true, encoding: .utf8)
+            let spec = try ReleaseSpec.load(path: dir + "/spec.yaml")
+            return try ReleaseRunner.run(spec: spec, dataDirectory: dir + "/out", outputDirectory: dir + "/out/dp", ledger: .testing(ledger))
         }
         try runExport(seed: 1, into: dir)
-        #expect(try release().map(\.charged) == [true, true])   // 1.0 of 1.5
-        try runExport(seed: 2, into: dir)
+        #expect(try release(Self.spec(budget: "1.5")).map(\.charged) == [true, true])   // 0.5 of 1.5 for days and for workouts
+        // New terms for both: the days' would fit (1.0 of 1.5), the workouts' would not (0.5 + 1.25).
         let dpBefore = try Support.snapshot(dir + "/out/dp")
         let ledgerBefore = try Support.snapshot(dir + "/out").filter { $0.key.hasPrefix("/privacy-ledger") }
-        let error = #expect(throws: LedgerError.self) { try release() }
+        let error = #expect(throws: LedgerError.self) { try release(Self.spec(budget: "1.5", stepsResolution: 20, runsEpsilon: "1.25")) }
         #expect(error?.description.contains("release runs_per_week refused, nothing recorded") == true, "\(String(describing: error))")
         #expect(error?.description.contains("a spec is spent whole or not at all") == true)
         #expect(try Support.snapshot(dir + "/out/dp") == dpBefore)
@@ -191,8 +212,7 @@ import Testing
     @Test func aFailedReleaseIsNotHiddenByNothingNew() throws {
         let dir = Support.temporaryDirectory()
         try FileManager.default.createDirectory(atPath: dir + "/exports", withIntermediateDirectories: true)
-        try Self.spec.replacingOccurrences(of: "epsilon: 2.0", with: "epsilon: 1.5")
-            .write(toFile: dir + "/releases.yaml", atomically: true, encoding: .utf8)
+        try Self.spec(budget: "1.5").write(toFile: dir + "/releases.yaml", atomically: true, encoding: .utf8)
         try """
         version: 1
         kind: person
@@ -203,6 +223,7 @@ import Testing
         outputs: [csv, dp]
         privacy:
           releases: releases.yaml
+          budget_dir: budget
         """.write(toFile: dir + "/nightly.yaml", atomically: true, encoding: .utf8)
         func night(seed: UInt64) throws -> (status: Int32, stderr: String) {
             if seed > 0 {
@@ -214,8 +235,14 @@ import Testing
             return (run.status, run.stderr)
         }
         #expect(try night(seed: 1).status == 0)
+        // The run folder says where its releases' budget lives: the subject's ledger, not its own.
+        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/out/manifest.json"))) as? [String: Any]
+        let ledger = manifest?["budget_ledger"] as? String ?? ""
+        #expect(ledger.hasPrefix(dir + "/budget/ledgers/s_") && FileManager.default.fileExists(atPath: ledger), "\(ledger)")
         #expect(try night(seed: 0).status == 3)   // same archive, releases replayed: nothing new
         let dpBefore = try Support.snapshot(dir + "/out/dp")
+        // The spec changes so that the workouts' new release no longer fits.
+        try Self.spec(budget: "1.5", runsEpsilon: "1.25").write(toFile: dir + "/releases.yaml", atomically: true, encoding: .utf8)
         let second = try night(seed: 2)
         #expect(second.status == 1)
         #expect(second.stderr.contains("refused, nothing recorded"), "\(second.stderr)")
@@ -232,14 +259,14 @@ import Testing
         let spec = try ReleaseSpec.load(path: dir + "/spec.yaml")
         try runExport(seed: 1, into: dir)
         let ledger = dir + "/out/privacy-ledger.jsonl"
-        _ = try ReleaseRunner.run(spec: spec, dataDirectory: dir + "/out", outputDirectory: dir + "/out/dp", ledgerPath: ledger)
+        _ = try ReleaseRunner.run(spec: spec, dataDirectory: dir + "/out", outputDirectory: dir + "/out/dp", ledger: .testing(ledger))
         // Someone lowers the recorded spend by hand.
         let text = try String(contentsOfFile: ledger, encoding: .utf8)
         try text.replacingOccurrences(of: "\"epsilon\":\"1/2\"", with: "\"epsilon\":\"1/20\"")
             .write(toFile: ledger, atomically: true, encoding: .utf8)
         try runExport(seed: 2, into: dir)
         let error = #expect(throws: LedgerError.self) {
-            try ReleaseRunner.run(spec: spec, dataDirectory: dir + "/out", outputDirectory: dir + "/out/dp", ledgerPath: ledger)
+            try ReleaseRunner.run(spec: spec, dataDirectory: dir + "/out", outputDirectory: dir + "/out/dp", ledger: .testing(ledger))
         }
         #expect(error?.description.contains("hash chain broken") == true, "\(error?.description ?? "")")
     }
@@ -284,7 +311,7 @@ import Testing
 
         let outcomes = try ReleaseRunner.run(
             spec: spec, dataDirectory: dir + "/out", outputDirectory: dir + "/out/dp",
-            ledgerPath: dir + "/out/privacy-ledger.jsonl")
+            ledger: .testing(dir + "/out/privacy-ledger.jsonl"))
         #expect(outcomes.first?.charged == true)
         let table = try Support.readCSV(dir + "/out/dp/route_density.csv")
         #expect(table.rows.count == grid.width * grid.height)   // every cell of the fixed grid, empty or not
@@ -307,7 +334,7 @@ extension DensityReleaseTests {
         try Self.spec.write(toFile: dir + "/spec.yaml", atomically: true, encoding: .utf8)
         _ = try ReleaseRunner.run(
             spec: try ReleaseSpec.load(path: dir + "/spec.yaml"), dataDirectory: dir + "/out", outputDirectory: dir + "/dp",
-            ledgerPath: dir + "/ledger.jsonl")
+            ledger: .testing(dir + "/ledger.jsonl"))
         let svg = try String(contentsOfFile: dir + "/dp/route_density.svg", encoding: .utf8)
         let error95 = try Support.readCSV(dir + "/dp/route_density.csv").rows[0][5]
         #expect(svg.contains(">noisy workout counts per cell, each ±\(error95) at 95 %"))

@@ -151,6 +151,7 @@ enum Support {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
+        process.environment = isolatedEnvironment()
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -159,6 +160,17 @@ enum Support {
         let e = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+    }
+
+    /// This process's environment with `XDG_STATE_HOME` in a fresh temporary folder: a run that
+    /// names no budget folder keeps its budget there, never in the real home and never shared
+    /// with another test. A test that needs one budget across runs names it (`--budget-dir`).
+    static func isolatedEnvironment() -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        var template = Array((NSTemporaryDirectory() + "/healthtrail-state-XXXXXX").utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        environment["XDG_STATE_HOME"] = made.map { String(cString: $0) } ?? NSTemporaryDirectory()
+        return environment
     }
 
     /// Runs any program; returns its exit code (128 + the signal when a signal ended it),
@@ -172,7 +184,11 @@ enum Support {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        if let environment { process.environment = environment }
+        if let environment {
+            process.environment = environment
+        } else if executable == binary {
+            process.environment = isolatedEnvironment()
+        }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -197,5 +213,13 @@ enum Support {
             result[String(url.path.dropFirst(base.path.count))] = try Data(contentsOf: url)
         }
         return result
+    }
+}
+
+extension LedgerLocation {
+    /// The ledger file `path`, its key in the budget folder `<path>.budget` beside it: each test
+    /// keeps its budget to itself.
+    static func testing(_ path: String) -> LedgerLocation {
+        LedgerLocation(budgetDirectory: path + ".budget", subject: "test", ledgerFile: path)
     }
 }

@@ -453,8 +453,10 @@ def finish(args, results, duplicates, report):
             healthtrail(args.binary, "merge", "--list", f.name, "--out", merged, "--quiet")
         finally:
             os.unlink(f.name)
+        # The budget is the study's, in the pipeline's budget folder: the same whichever machine
+        # or output folder releases it.
         healthtrail(args.binary, "release", "--pipeline", args.pipeline, "--partial", merged,
-                    "--out", os.path.join(out, "dp"), "--ledger", os.path.join(out, "privacy-ledger.jsonl"), "--quiet")
+                    "--out", os.path.join(out, "dp"), "--quiet")
         report["released"] = True
     write_private(os.path.join(out, "spark-report.json"),
                   (json.dumps(report, indent=2, sort_keys=True) + "\n").encode("utf-8"))
@@ -479,7 +481,7 @@ def parse_arguments(argv):
     parser.add_argument("--pipeline", required=True, help="the cohort pipeline file (kind: cohort)")
     parser.add_argument("--binary", required=True, help="the healthtrail binary, shipped to every task")
     parser.add_argument("--out", required=True,
-                        help="driver-local folder: partials/, cohort/merged.partial, dp/, privacy-ledger.jsonl, spark-report.json")
+                        help="driver-local folder: partials/, cohort/merged.partial, dp/, spark-report.json")
     parser.add_argument("--key-file", help="the pseudonym key (default: the pipeline's privacy.key_file)")
     parser.add_argument("--api", choices=("rdd", "dataframe"), default="rdd",
                         help="rdd (classic sessions) or dataframe (mapInArrow; Spark Connect, Databricks shared compute)")

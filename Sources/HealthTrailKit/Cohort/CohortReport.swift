@@ -13,7 +13,7 @@ public struct CohortReport: Codable, Sendable {
     /// One DP release of the merged partials.
     public struct Release: Codable, Sendable {
         public var id: String
-        /// False when the ledger answered from an earlier release of the same data: nothing spent.
+        /// False when every period was answered from the ledger (or none is due): nothing spent.
         public var charged: Bool
         public var path: String
     }
@@ -27,6 +27,8 @@ public struct CohortReport: Codable, Sendable {
     /// Persons in the merged partial (ok + unchanged).
     public var merged: Int
     public var releases: [Release]
+    /// Where the study's budget ledger lives (nil without releases).
+    public var budgetLedger: String? = nil
 
     public var succeeded: Int { persons.filter { $0.status != "failed" }.count }
     public var failed: Int { persons.filter { $0.status == "failed" }.count }

@@ -16,7 +16,7 @@ import Logging
 /// - `persons/<pseudonym>/`: that person's run outputs (CSV, GeoJSON, SVG as the pipeline says)
 /// - `partials/<pseudonym>.partial`: the person's bounded, noise-free totals
 /// - `cohort/merged.partial`: their exact merge
-/// - `dp/`: the releases; `privacy-ledger.jsonl`: the budget spent
+/// - `dp/`: the releases (their budget ledger lives in the budget folder: `LedgerLocation`)
 /// - `cohort.json`: what became of each person (by pseudonym)
 public enum CohortRun {
     /// The result of a cohort run: its report, and where each failed person's archive is.
@@ -91,6 +91,7 @@ public enum CohortRun {
         let persons = results + duplicates
         let good = persons.filter { $0.status != "failed" }.map(\.person).sorted()
         var releases: [CohortReport.Release] = []
+        var budgetLedger: String?
         var mergedChanged = false
         if !good.isEmpty {
             let parts = try good.map { try PartialAggregate.read(path: out + "/partials/\($0).partial") }
@@ -104,8 +105,9 @@ public enum CohortRun {
                 do {
                     let outcomes = try ReleaseRunner.run(
                         spec: spec, partial: merged, outputDirectory: out + "/dp",
-                        ledgerPath: out + "/privacy-ledger.jsonl")
+                        ledger: options.spec.ledgerLocation)
                     releases = outcomes.map { .init(id: $0.id, charged: $0.charged, path: $0.path) }
+                    budgetLedger = outcomes.first?.ledgerPath
                 } catch {
                     // The cohort ends here too: its end is logged before the error is reported.
                     log.warning(
@@ -130,7 +132,7 @@ public enum CohortRun {
             toolVersion: HealthTrailVersion.current, pipeline: options.spec.file,
             startedUTC: Timestamp(utcSeconds: Int64(started.timeIntervalSince1970)).utcString,
             seconds: (Date().timeIntervalSince(started) * 100).rounded() / 100, jobs: options.jobs,
-            persons: persons, merged: good.count, releases: releases)
+            persons: persons, merged: good.count, releases: releases, budgetLedger: budgetLedger)
         // A cohort with nothing new leaves every file as it was, cohort.json included.
         if !report.nothingNew || mergedChanged {
             try writeReport(report, to: out + "/cohort.json")

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HealthTrailArchive
+import HealthTrailPrivacy
 
 #if canImport(Glibc)
 import Glibc
@@ -26,6 +27,8 @@ public struct PseudonymKey: Sendable {
     public static let minimumBytes = 32
 
     private let key: SymmetricKey
+    /// The key as a budget ledger's key (`LedgerLocation`).
+    let ledgerKey: LedgerKey
 
     /// Reads the key at `path`.
     ///
@@ -65,6 +68,7 @@ public struct PseudonymKey: Sendable {
                     + "\(Self.minimumBytes) are needed (make one with `healthtrail keygen FILE`)")
         }
         key = SymmetricKey(data: material)
+        ledgerKey = LedgerKey(material: material)
     }
 
     /// `p_` + the first 16 hex digits of HMAC-SHA256(key, UTF-8 of `name`): the same name and

@@ -46,6 +46,8 @@ enum PipelineSchema {
                 schema: .mapping([
                     Field(name: "unit", schema: .word(["day", "workout", "person"])),
                     Field(name: "key_file", schema: .text(nonEmpty: true)),
+                    Field(name: "subject", schema: .text(nonEmpty: true)),
+                    Field(name: "budget_dir", schema: .text(nonEmpty: true)),
                     Field(name: "budget", schema: budget),
                     Field(name: "releases", schema: .oneOf([.text(nonEmpty: true), releaseList(unitRequired: !unitGiven)])),
                 ])),
@@ -113,6 +115,7 @@ enum PipelineSchema {
             Field(name: "rho", schema: .number(.finite)),
             Field(name: "area", schema: .list(of: .number(.finite), count: 0...Int.max)),
             Field(name: "cells", schema: .integer(Int.min...Int.max, unit: "")),
+            Field(name: "cadence", schema: .word(["once", "week"])),
         ])
     }
 }

@@ -101,6 +101,18 @@ public struct PipelineSpec: Sendable, Equatable {
     public var privacyUnit: ReleaseSpec.PrivacyUnit?
     /// Absolute path of the pseudonym key (cohorts only; its existence is checked by the run).
     public var keyFile: String?
+    /// `privacy.subject`: whose budget the releases spend (default: `self` for a person,
+    /// `cohort` for a cohort; see `LedgerLocation`).
+    public var subject: String?
+    /// `privacy.budget_dir`: the budget folder, absolute (default: `LedgerLocation`'s).
+    public var budgetDirectory: String?
+
+    /// Where this pipeline's releases record their spend.
+    public var ledgerLocation: LedgerLocation {
+        LedgerLocation(
+            budgetDirectory: budgetDirectory, subject: subject ?? (kind == .cohort ? "cohort" : LedgerLocation.defaultSubject),
+            keyFile: kind == .cohort ? keyFile : nil)
+    }
     /// The releases, resolved: read from the release file or inline, the pipeline's budget in
     /// place of the file's, and every release's privacy unit filled in.
     public var releases: ReleaseSpec?

@@ -33,6 +33,9 @@ extension PipelineSpecReader {
             break
         }
 
+        if let subjectEntry = entry(privacy, "subject") { spec.subject = YAMLValue.text(subjectEntry.value) }
+        if let folderEntry = entry(privacy, "budget_dir") { spec.budgetDirectory = path(folderEntry.value, at: "privacy.budget_dir") }
+
         let budgetEntry = entry(privacy, "budget")
         if let budgetEntry, case .mapping(let budget) = budgetEntry.value,
             budget.keys.filter({ ["epsilon", "rho"].contains($0.scalar?.string ?? "") }).count != 1
@@ -140,39 +143,38 @@ extension PipelineSpecReader {
         }
     }
 
-    /// What one run of the releases spends must fit the budget, and a pure ε budget cannot be
-    /// charged for Gaussian (zCDP) releases: the ledger would refuse them at run time.
+    /// What the releases spend must fit the budget, for each privacy unit on its own, and a
+    /// pure ε budget cannot be charged for Gaussian (zCDP) releases: the ledger would refuse
+    /// them at run time.
     private mutating func checkCost(_ releases: [ReadRelease], budget: ReleaseSpec.Budget, at node: Node?, inFile: Bool) {
-        var epsilon = 0.0, rho = 0.0
+        var epsilon: [ReleaseSpec.PrivacyUnit: Double] = [:], rho: [ReleaseSpec.PrivacyUnit: Double] = [:]
         // A release with problems has no trustworthy cost (an ε of 50 is already reported).
         for (item, itemInFile) in releases where item.valid {
             let r = item.release
-            switch r.mechanism {
-            case .laplace:
-                epsilon += r.epsilon ?? 0
-                rho += (r.epsilon ?? 0) * (r.epsilon ?? 0) / 2   // ε-DP implies ε²/2-zCDP
-            case .gaussian:
-                rho += r.rho ?? 0
-                if budget.epsilon != nil {
-                    report(
-                        inFile: itemInFile, item.node["mechanism"] ?? item.node, path: releasePath(item, itemInFile) + ".mechanism",
-                        "release \(r.id): a gaussian release has no pure epsilon cost, so an epsilon budget cannot pay for it (budget in rho)")
-                }
+            let cost = ReleasePlan.unitCost(of: r)
+            epsilon[r.privacyUnit, default: 0] += cost.epsilon ?? 0
+            rho[r.privacyUnit, default: 0] += cost.rho
+            if r.mechanism == .gaussian && budget.epsilon != nil {
+                report(
+                    inFile: itemInFile, item.node["mechanism"] ?? item.node, path: releasePath(item, itemInFile) + ".mechanism",
+                    "release \(r.id): a gaussian release has no pure epsilon cost, so an epsilon budget cannot pay for it (budget in rho)")
             }
         }
         guard let node else { return }
         let path = inFile ? "budget" : "privacy.budget"
         // A hair of tolerance: 0.1 + 0.2 must fit a budget of 0.3.
-        if let limit = budget.epsilon, epsilon > limit * (1 + 1e-9) {
-            report(
-                inFile: inFile, node, path: path,
-                "one run of these releases spends epsilon \(Self.format(epsilon)), more than the whole budget \(Self.format(limit))")
-        }
-        if let limit = budget.rho, rho > limit * (1 + 1e-9) {
-            report(
-                inFile: inFile, node, path: path,
-                "one run of these releases spends rho \(Self.format(rho)) (a laplace release costs epsilon²/2), more than the whole budget \(Self.format(limit))"
-            )
+        for unit in [ReleaseSpec.PrivacyUnit.day, .workout, .person] {
+            if let limit = budget.epsilon, let spent = epsilon[unit], spent > limit * (1 + 1e-9) {
+                report(
+                    inFile: inFile, node, path: path,
+                    "these releases spend epsilon \(Self.format(spent)) for a \(unit.rawValue), more than the whole budget \(Self.format(limit))")
+            }
+            if let limit = budget.rho, let spent = rho[unit], spent > limit * (1 + 1e-9) {
+                report(
+                    inFile: inFile, node, path: path,
+                    "these releases spend rho \(Self.format(spent)) for a \(unit.rawValue) (a laplace release costs epsilon²/2), "
+                        + "more than the whole budget \(Self.format(limit))")
+            }
         }
     }
 

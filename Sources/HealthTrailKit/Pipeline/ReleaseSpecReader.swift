@@ -136,7 +136,8 @@ enum ReleaseSpecReader {
             maxPartitions: required("max_partitions", value("max_partitions").flatMap(YAMLValue.integer), 1),
             maxContributions: required("max_contributions", value("max_contributions").flatMap(YAMLValue.integer), 1),
             mechanism: mechanism, epsilon: epsilon, rho: rho,
-            area: value("area").map { $0.array().compactMap(YAMLValue.number) }, cells: value("cells").flatMap(YAMLValue.integer))
+            area: value("area").map { $0.array().compactMap(YAMLValue.number) }, cells: value("cells").flatMap(YAMLValue.integer),
+            cadence: value("cadence").flatMap(YAMLValue.text).flatMap(ReleaseSpec.Cadence.init(rawValue:)))
         return (release, filled)
     }
 
@@ -161,6 +162,7 @@ enum ReleaseSpecReader {
             privacyUnit: unit, lower: number("lower"), upper: number("upper"), resolution: number("resolution"),
             maxPartitions: maxPartitions, maxContributions: maxContributions, mechanism: mechanism,
             epsilon: number("epsilon"), rho: number("rho"),
-            area: value("area").map { $0.array().compactMap(YAMLValue.number) }, cells: integer("cells"))
+            area: value("area").map { $0.array().compactMap(YAMLValue.number) }, cells: integer("cells"),
+            cadence: text("cadence").flatMap(ReleaseSpec.Cadence.init(rawValue:)))
     }
 }

@@ -20,13 +20,23 @@ public struct ReleasePlan: Sendable {
         /// for a mean, the sum is centred on the bounds' midpoint), nil where not drawn.
         public var countError95: Double?
         public var sumError95: Double?
+        /// Its privacy unit, and how many periods it is published in (`cadence`).
+        public var unit: ReleaseSpec.PrivacyUnit
+        public var periods: Int
+    }
+
+    /// What the releases spend on one privacy unit once every period is published.
+    public struct UnitTotal: Sendable {
+        public var unit: ReleaseSpec.PrivacyUnit
+        /// In zCDP (a Laplace release counts ε²/2).
+        public var rho: Double
+        /// In ε, when every release of the unit is pure ε; nil otherwise.
+        public var epsilon: Double?
     }
 
     public var releases: [Release]
-    /// Every release's cost in zCDP, summed (a Laplace release counts ε²/2).
-    public var totalRho: Double
-    /// Every release's ε, summed, when all are pure ε; nil otherwise.
-    public var totalEpsilon: Double?
+    /// Per privacy unit, in the order day, workout, person: units have budgets of their own.
+    public var totals: [UnitTotal]
     public var budget: ReleaseSpec.Budget?
     /// The δ Gaussian guarantees are stated at.
     public var delta: Double
@@ -36,7 +46,7 @@ public struct ReleasePlan: Sendable {
         delta = spec.statedDelta
         budget = spec.budget
         releases = []
-        var rho = 0.0, epsilon: Double? = 0
+        var totals: [ReleaseSpec.PrivacyUnit: UnitTotal] = [:]
         for r in spec.releases {
             let guarantee = StatedGuarantee(r, delta: delta).sentence
             let count: NoiseMechanism?, sum: NoiseMechanism?, cost: PrivacyCost, name: String, partitions: Int
@@ -55,20 +65,38 @@ public struct ReleasePlan: Sendable {
                 Release(
                     id: r.id, aggregate: r.aggregate, partitions: partitions, mechanism: name, guarantee: guarantee,
                     countError95: count.map { Double($0.errorBar95()) },
-                    sumError95: sum.map { Double($0.errorBar95()) * resolution }))
-            guard let costRho = cost.rho else {
+                    sumError95: sum.map { Double($0.errorBar95()) * resolution }, unit: r.privacyUnit,
+                    periods: Publication.all(of: r).count))
+            guard cost.rho != nil else {
                 throw InputError(file: r.id, "release \(r.id): its cost in ρ overflows; lower epsilon")
             }
-            rho += costRho.doubleValue
-            epsilon = cost.epsilon.flatMap { e in epsilon.map { $0 + e.doubleValue } }
+            let unitCost = Self.unitCost(of: r)
+            var total = totals[r.privacyUnit] ?? UnitTotal(unit: r.privacyUnit, rho: 0, epsilon: 0)
+            total.rho += unitCost.rho
+            total.epsilon = unitCost.epsilon.flatMap { e in total.epsilon.map { $0 + e } }
+            totals[r.privacyUnit] = total
         }
-        totalRho = rho
-        totalEpsilon = epsilon
+        self.totals = [ReleaseSpec.PrivacyUnit.day, .workout, .person].compactMap { totals[$0] }
+    }
+
+    /// What a release costs its privacy unit, at most, once every period is published: a day or
+    /// a workout lies in one period, so its cost is one publication's; the person is in every
+    /// period, so a weekly release costs the person once per week. In ε (nil for a Gaussian
+    /// release, which has no pure ε) and in ρ (ε²/2 for a Laplace release).
+    static func unitCost(of r: ReleaseSpec.Release) -> (epsilon: Double?, rho: Double) {
+        let times = r.privacyUnit == .person ? Double(max(1, Publication.all(of: r).count)) : 1
+        switch r.mechanism {
+        case .laplace:
+            let e = r.epsilon ?? 0
+            return (e * times, e * e / 2 * times)
+        case .gaussian:
+            return (nil, (r.rho ?? 0) * times)
+        }
     }
 
     /// The plan as `healthtrail release --plan` prints it: a line per release, then the total.
     public var text: String {
-        var table = [["release", "partitions", "mechanism", "guarantee", "95 % error of each value"]]
+        var table = [["release", "partitions", "periods", "mechanism", "guarantee", "95 % error of each value"]]
         for r in releases {
             let error: String
             switch r.aggregate {
@@ -78,24 +106,26 @@ public struct ReleasePlan: Sendable {
                 let sum = ReleaseRunner.format(r.sumError95 ?? 0)
                 error = "count ±\(ReleaseRunner.format(r.countError95 ?? 0)), centred sum ±\(sum) (a mean of n values: about ±\(sum)/n)"
             }
-            table.append([r.id, "\(r.partitions)", r.mechanism, r.guarantee, error])
+            table.append([r.id, "\(r.partitions)", "\(r.periods)", r.mechanism, r.guarantee, error])
         }
         // Columns padded to their widest cell (the last one is not).
-        let widths = (0..<4).map { column in table.map { $0[column].count }.max() ?? 0 }
+        let widths = (0..<5).map { column in table.map { $0[column].count }.max() ?? 0 }
         var lines = table.map { row in
-            row.enumerated().map { $0 < 4 ? $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) : $1 }
+            row.enumerated().map { $0 < 5 ? $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) : $1 }
                 .joined(separator: "  ")
         }
-        let spends: String
-        if let epsilon = totalEpsilon, budget?.epsilon != nil || budget?.rho == nil {
-            spends = "ε = \(ReleaseRunner.format(epsilon))" + (budget?.epsilon.map { " of the budget ε = \(ReleaseRunner.format($0))" } ?? "")
-        } else {
-            let converted = StatedGuarantee.epsilon(rho: totalRho, delta: delta)
-            spends =
-                "ρ = \(ReleaseRunner.format(totalRho))" + (budget?.rho.map { " of the budget ρ = \(ReleaseRunner.format($0))" } ?? "")
-                + ", (ε, δ) = (\(converted), \(delta))"
+        for total in totals {
+            let spends: String
+            if let epsilon = total.epsilon, budget?.epsilon != nil || budget?.rho == nil {
+                spends = "ε = \(ReleaseRunner.format(epsilon))" + (budget?.epsilon.map { " of the budget ε = \(ReleaseRunner.format($0))" } ?? "")
+            } else {
+                let converted = StatedGuarantee.epsilon(rho: total.rho, delta: delta)
+                spends =
+                    "ρ = \(ReleaseRunner.format(total.rho))" + (budget?.rho.map { " of the budget ρ = \(ReleaseRunner.format($0))" } ?? "")
+                    + ", (ε, δ) = (\(converted), \(delta))"
+            }
+            lines.append("once every period is published, a \(total.unit.rawValue) has spent \(spends)")
         }
-        lines.append("if every release is new, the spec spends \(spends)")
         return lines.joined(separator: "\n") + "\n"
     }
 }

@@ -14,12 +14,21 @@ import HealthTrailPrivacy
 public enum ReleaseRunner {
     public struct Outcome: Sendable {
         public var id: String
-        /// False when the ledger answered with a recorded release (same data): nothing spent.
+        /// True when this run drew at least one new publication and spent budget on it; false
+        /// when every publication was answered from the ledger (or none is due yet).
         public var charged: Bool
+        /// Noisy values in the published file (partitions, or density cells).
         public var partitions: Int
         public var path: String
         /// The release's guarantee in the standard form (`ε = 0.5`, or ρ with its (ε, δ)).
         public var guarantee: String
+        /// Publications in the file, and how many of them this run drew.
+        public var published = 0
+        public var drawn = 0
+        /// The date the next publication becomes due (`yyyy-MM-dd`), nil when none is left.
+        public var nextDue: String?
+        /// The budget ledger the spend is recorded in.
+        public var ledgerPath = ""
     }
 
     public static let columns = [
@@ -30,12 +39,24 @@ public enum ReleaseRunner {
 
     /// Releases one person's run outputs (`daily.csv`, `workouts.csv`, `route_points.csv` in
     /// `dataDirectory`): their partial aggregate, as person `self`, released at once.
+    ///
+    /// - Parameter asOf: the date the run counts as today (`yyyy-MM-dd`, UTC); a publication is
+    ///   due from the second day after its period (see `Publication`). Default: today.
     public static func run(
         spec: ReleaseSpec, dataDirectory: String, outputDirectory: String,
-        ledgerPath: String
+        ledger: LedgerLocation, asOf: String? = nil
     ) throws -> [Outcome] {
+        // An earlier HealthTrail kept the ledger beside the outputs. Starting a new one elsewhere
+        // would quietly reset that budget: refuse, and say how to carry it over by hand.
+        let earlier = dataDirectory + "/privacy-ledger.jsonl"
+        if ledger.ledgerFile != earlier, access(earlier, F_OK) == 0 {
+            throw InputError(
+                file: earlier,
+                "a budget ledger of an earlier HealthTrail: its spend would not count in the subject's ledger; "
+                    + "keep it, and move it out of the way only if you accept that this budget starts over")
+        }
         let partial = try PartialAggregate.build(spec: spec, runDirectory: dataDirectory, person: "self")
-        return try run(spec: spec, partial: partial, outputDirectory: outputDirectory, ledgerPath: ledgerPath)
+        return try run(spec: spec, partial: partial, outputDirectory: outputDirectory, ledger: ledger, asOf: asOf)
     }
 
     /// Releases bounded totals (one person's, or a cohort's merged with `PartialAggregate.merge`):
@@ -51,11 +72,26 @@ public enum ReleaseRunner {
     ///   published. `LedgerError` (over budget, …).
     public static func run(
         spec: ReleaseSpec, partial: PartialAggregate, outputDirectory: String,
-        ledgerPath: String
+        ledger: LedgerLocation, asOf: String? = nil
     ) throws -> [Outcome] {
-        let outcomes = try spendAndPublish(spec: spec, partial: partial, outputDirectory: outputDirectory, ledgerPath: ledgerPath)
+        let outcomes = try spendAndPublish(
+            spec: spec, partial: partial, outputDirectory: outputDirectory, ledger: ledger, asOf: asOf)
         logPublished(outcomes, spec: spec)
         return outcomes
+    }
+
+    /// One line on a release's outcome, for people: what is published, its guarantee, where,
+    /// whether this run spent budget, and when the next period is due. Public facts only.
+    public static func summary(of o: Outcome) -> String {
+        let next = o.nextDue.map { "; next period due \($0)" } ?? ""
+        guard o.published > 0 else {
+            return "\(o.id): nothing due yet" + (o.nextDue.map { ": its first period can be published from \($0)" } ?? "")
+        }
+        let spend =
+            o.drawn == 0
+            ? " (already published: nothing spent)"
+            : o.drawn < o.published ? " (\(o.drawn) of \(o.published) periods new)" : ""
+        return "\(o.id): \(o.partitions) partitions, \(o.guarantee) → \(o.path)\(spend)\(next)"
     }
 
     /// `release.published`, one event per release: its id, partitions, file, and whether it
@@ -65,21 +101,26 @@ public enum ReleaseRunner {
         let log = HealthTrailLog.logger
         for (outcome, release) in zip(outcomes, spec.releases) {
             log.info(
-                "release \(outcome.id) published\(outcome.charged ? "" : " (already released on this data: nothing spent)")",
+                "release \(outcome.id) published\(outcome.charged ? "" : " (nothing new: nothing spent)")",
                 metadata: [
                     "event": "release.published", "release": .string(outcome.id), "partitions": .stringConvertible(outcome.partitions),
                     "charged": .stringConvertible(outcome.charged), "file": .string(outcome.path),
                     "mechanism": .string(release.mechanism.rawValue), "privacy_unit": .string(release.privacyUnit.rawValue),
-                    "guarantee": .string(outcome.guarantee),
-                ])
+                    "guarantee": .string(outcome.guarantee), "periods": .stringConvertible(outcome.published),
+                    "periods_drawn": .stringConvertible(outcome.drawn), "ledger": .string(outcome.ledgerPath),
+                ].merging(outcome.nextDue.map { ["next_due": .string($0)] } ?? [:]) { a, _ in a })
         }
     }
 
-    /// Checks, spends and publishes (`run(spec:partial:outputDirectory:ledgerPath:)`).
+    /// Checks, spends and publishes (`run(spec:partial:outputDirectory:ledger:asOf:)`).
     static func spendAndPublish(
         spec: ReleaseSpec, partial: PartialAggregate, outputDirectory: String,
-        ledgerPath: String
+        ledger location: LedgerLocation, asOf: String?
     ) throws -> [Outcome] {
+        let asOf = asOf ?? Publication.today()
+        guard let today = PublicPartitions.day(asOf), Publication.date(today) == asOf else {
+            throw InputError(file: asOf, "the date a run counts as today must be yyyy-MM-dd")
+        }
         guard partial.specSHA256 == (try PartialAggregate.specFingerprint(of: spec)) else {
             throw InputError(
                 file: partial.displayName,
@@ -91,53 +132,94 @@ public enum ReleaseRunner {
         let limit = BudgetLimit(
             epsilon: spec.budget?.epsilon.flatMap { Rational(String($0)) },
             rho: spec.budget?.rho.flatMap { Rational(String($0)) })
-        let ledger = try BudgetLedger(path: ledgerPath, limit: limit)
+        let ledger = try location.open(limit: limit)
         // Every release is prepared, then the spec is spent whole or not at all, then every
         // file is published together: a spec that does not fit spends and publishes nothing.
         var requests: [BudgetLedger.Request] = []
-        var files: [(Data) throws -> [(path: String, bytes: Data)]] = []
-        var outcomes: [Outcome] = []
+        var prepared: [Prepared] = []
         for (release, totals) in zip(spec.releases, checked) {
-            let prepared =
+            let publications = Publication.all(of: release)
+            let due = publications.filter { $0.publishableFrom <= today }
+            let next = publications.first { $0.publishableFrom > today }.map { Publication.date($0.publishableFrom) }
+            var one =
                 release.aggregate == .density
                 ? try prepareDensity(
-                    release, totals: totals, source: partial.displayName, outputDirectory: outputDirectory, delta: spec.statedDelta)
-                : try prepare(release, totals: totals, outputDirectory: outputDirectory, delta: spec.statedDelta)
-            requests.append(prepared.request)
-            files.append(prepared.files)
-            outcomes.append(prepared.outcome)
+                    release, totals: totals, due: due, ledger: ledger, source: partial.displayName,
+                    outputDirectory: outputDirectory, delta: spec.statedDelta)
+                : try prepare(release, totals: totals, due: due, ledger: ledger, outputDirectory: outputDirectory, delta: spec.statedDelta)
+            (one.outcome.nextDue, one.outcome.ledgerPath, one.outcome.published) = (next, ledger.path, due.count)
+            requests += one.requests
+            prepared.append(one)
         }
         let reservations = try ledger.releaseAll(requests) { reservations in
-            try publishTogether(zip(reservations, files).flatMap { try $1($0.release.result) })
+            var files: [(path: String, bytes: Data)] = [], start = 0
+            for one in prepared {
+                let mine = reservations[start..<start + one.requests.count].map(\.release.result)
+                start += one.requests.count
+                if !mine.isEmpty { files += try one.files(mine) }
+            }
+            try publishTogether(files)
         }
-        for k in outcomes.indices { outcomes[k].charged = reservations[k].charged }
-        return outcomes
+        var start = 0
+        return prepared.map { one in
+            var outcome = one.outcome
+            outcome.drawn = reservations[start..<start + one.requests.count].filter(\.charged).count
+            outcome.charged = outcome.drawn > 0
+            start += one.requests.count
+            return outcome
+        }
     }
 
-    /// A release ready to be spent: its ledger request, the files its result is published as,
-    /// and its outcome but for `charged`.
+    /// The keyed fingerprint of one publication: the release's terms and the period, nothing
+    /// from the data. A weekly release leaves `from` and `to` out of its terms, so a spec whose
+    /// `to` moves on keeps the weeks already published.
+    static func fingerprint(_ release: ReleaseSpec.Release, _ publication: Publication, ledger: BudgetLedger) throws -> String {
+        var terms = release
+        if release.cadence == .week { (terms.from, terms.to) = ("", "") }
+        let text = try String(decoding: JSONEncoder.sorted.encode(terms), as: UTF8.self) + "\nperiod \(publication.period)\n"
+        return ledger.fingerprint(of: Array(text.utf8))
+    }
+
+    /// One release's CSV from its publications' stored tables: the header once, then every
+    /// publication's rows in order.
+    static func joinedTables(_ tables: [Data]) -> Data {
+        var out = Data((columns.joined(separator: ",") + "\n").utf8)
+        for table in tables {
+            guard let newline = table.firstIndex(of: 0x0A) else { continue }
+            out += table[(newline + 1)...]
+        }
+        return out
+    }
+
+    /// A release ready to be spent: a ledger request per due publication, the files their
+    /// results are published as (given in the same order), and its outcome but for what the
+    /// ledger answers.
     struct Prepared {
-        var request: BudgetLedger.Request
-        var files: (Data) throws -> [(path: String, bytes: Data)]
+        var requests: [BudgetLedger.Request]
+        var files: ([Data]) throws -> [(path: String, bytes: Data)]
         var outcome: Outcome
     }
 
-    /// A count, sum or mean release: `dp/<id>.csv`, a row per public partition.
-    static func prepare(_ release: ReleaseSpec.Release, totals: BoundedTotals, outputDirectory: String, delta: Double) throws -> Prepared {
-        let keys = PublicPartitions.keys(for: release)
+    /// A count, sum or mean release: `dp/<id>.csv`, a row per public partition of every due
+    /// publication.
+    static func prepare(
+        _ release: ReleaseSpec.Release, totals: BoundedTotals, due: [Publication], ledger: BudgetLedger,
+        outputDirectory: String, delta: Double
+    ) throws -> Prepared {
         let plan = try NoisePlan(release)
         let guarantee = StatedGuarantee(release, delta: delta)
-        // The fingerprint covers exactly what the noise is added to, and the release's terms.
-        var fingerprintText = try String(decoding: JSONEncoder.sorted.encode(release), as: UTF8.self) + "\n"
-        for key in keys { fingerprintText += "\(key),\(totals.counts[key] ?? 0),\(totals.sums[key] ?? 0)\n" }
+        let requests = try due.map { publication in
+            BudgetLedger.Request(
+                id: release.id, fingerprint: try fingerprint(release, publication, ledger: ledger),
+                mechanism: plan.mechanismName, cost: plan.cost, unit: release.privacyUnit.rawValue, period: publication.period,
+                draw: { Data(try noisyTable(release, keys: publication.keys, totals: totals, plan: plan, guarantee: guarantee)) })
+        }
         let path = outputDirectory + "/\(release.id).csv"
-        let request = BudgetLedger.Request(
-            id: release.id, fingerprint: BudgetLedger.fingerprint(of: Array(fingerprintText.utf8)),
-            mechanism: plan.mechanismName, cost: plan.cost,
-            draw: { Data(try noisyTable(release, keys: keys, totals: totals, plan: plan, guarantee: guarantee)) })
         return Prepared(
-            request: request, files: { [(path, $0)] },
-            outcome: Outcome(id: release.id, charged: false, partitions: keys.count, path: path, guarantee: guarantee.sentence))
+            requests: requests, files: { [(path, joinedTables($0))] },
+            outcome: Outcome(
+                id: release.id, charged: false, partitions: due.reduce(0) { $0 + $1.keys.count }, path: path,
+                guarantee: guarantee.sentence))
     }
 
     /// Writes every file of a spec's releases under a temporary name, then renames each into
@@ -196,30 +278,36 @@ public enum ReleaseRunner {
 
     /// The DP density release: `dp/<id>.csv` (every cell) and `dp/<id>.svg` (its picture).
     static func prepareDensity(
-        _ release: ReleaseSpec.Release, totals: BoundedTotals, source: String,
+        _ release: ReleaseSpec.Release, totals: BoundedTotals, due: [Publication], ledger: BudgetLedger, source: String,
         outputDirectory: String, delta: Double
     ) throws -> Prepared {
         let guarantee = StatedGuarantee(release, delta: delta)
         let grid = DensityRelease.grid(for: release)
         let counts = try cellCounts(release, totals: totals, source: source)
         let (mechanism, cost, name) = try densityNoise(release)
-        var fingerprintText = try String(decoding: JSONEncoder.sorted.encode(release), as: UTF8.self) + "\n"
-        fingerprintText += counts.map(String.init).joined(separator: ",")
         let csvPath = outputDirectory + "/\(release.id).csv", svgPath = outputDirectory + "/\(release.id).svg"
-        let request = BudgetLedger.Request(
-            id: release.id, fingerprint: BudgetLedger.fingerprint(of: Array(fingerprintText.utf8)), mechanism: name, cost: cost,
-            draw: {
-                Data(
-                    try DensityRelease.noisyTable(
-                        release, grid: grid, counts: counts, mechanism: mechanism, name: name, guarantee: guarantee))
-            })
+        // A density map is published once (`cadence: once` is checked with the spec).
+        let requests = try due.map { publication in
+            BudgetLedger.Request(
+                id: release.id, fingerprint: try fingerprint(release, publication, ledger: ledger), mechanism: name, cost: cost,
+                unit: release.privacyUnit.rawValue, period: publication.period,
+                draw: {
+                    Data(
+                        try DensityRelease.noisyTable(
+                            release, grid: grid, counts: counts, mechanism: mechanism, name: name, guarantee: guarantee))
+                })
+        }
         return Prepared(
-            request: request,
-            files: { data in
-                [(csvPath, data), (svgPath, Data(try DensityRelease.svg(fromTable: data, grid: grid, release: release, guarantee: guarantee)))]
+            requests: requests,
+            files: { tables in
+                let data = tables[0]
+                return [
+                    (csvPath, data), (svgPath, Data(try DensityRelease.svg(fromTable: data, grid: grid, release: release, guarantee: guarantee))),
+                ]
             },
             outcome: Outcome(
-                id: release.id, charged: false, partitions: grid.width * grid.height, path: csvPath, guarantee: guarantee.sentence))
+                id: release.id, charged: false, partitions: due.isEmpty ? 0 : grid.width * grid.height, path: csvPath,
+                guarantee: guarantee.sentence))
     }
 
     /// A density release's noise: one count per cell, sensitivity K (a unit adds 1 to at most K

@@ -62,10 +62,14 @@ public struct ReleaseSpec: Codable, Sendable, Equatable {
         /// from the data), and how many cells across.
         public var area: [Double]?
         public var cells: Int?
+        /// How the release repeats under cron: `once` (the default) publishes the whole
+        /// `from`…`to` once it has closed; `week` publishes each ISO week once it has closed.
+        /// Either way a period is drawn once and never again (see `Publication`).
+        public var cadence: Cadence?
 
         enum CodingKeys: String, CodingKey {
             case id, metric, aggregate, partition, from, to, activities, lower, upper, resolution, mechanism, epsilon, rho
-            case area, cells
+            case area, cells, cadence
             case privacyUnit = "privacy_unit", maxPartitions = "max_partitions", maxContributions = "max_contributions"
         }
     }
@@ -74,6 +78,7 @@ public struct ReleaseSpec: Codable, Sendable, Equatable {
     public enum PartitionKind: String, Codable, Sendable { case week, day, activityWeek = "activity_week" }
     public enum PrivacyUnit: String, Codable, Sendable { case day, workout, person }
     public enum MechanismKind: String, Codable, Sendable { case laplace, gaussian }
+    public enum Cadence: String, Codable, Sendable { case once, week }
 
     /// Reads and checks a spec; the error names the file and the line of the first problem
     /// (`healthtrail validate` on a pipeline that names this file lists all of them).
@@ -118,6 +123,9 @@ extension ReleaseSpec.Release {
         }
         for (key, value) in [("max_partitions", maxPartitions), ("max_contributions", maxContributions)] where value < 1 {
             fail(key, "max_partitions and max_contributions must be ≥ 1")
+        }
+        if cadence == .week && aggregate == .density {
+            fail("cadence", "a density map is published once: cadence week is for count, sum and mean")
         }
         var metricReported = false
         if aggregate == .density {

@@ -31,6 +31,10 @@ public struct RunOptions: Sendable {
     public var force = false
     /// Write routes.geojson.
     public var geojson = true
+    /// The budget ledger this folder's releases are recorded in (a pipeline with `dp`), for the
+    /// manifest: the ledger is the subject's, not the folder's, so the folder says where it is.
+    /// Not part of `outputFingerprint`: it changes no output file.
+    public var budgetLedger: String?
     /// Zip-bomb limits: the largest expansion ratio per entry and total uncompressed size. They
     /// refuse inputs but never change outputs, so they are not part of `outputFingerprint`.
     public var archiveLimits = ArchiveLimits.default

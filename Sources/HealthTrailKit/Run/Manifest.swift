@@ -97,6 +97,8 @@ public struct Manifest: Codable, Sendable {
     /// run replaces or removes these and no other file: whatever else is in the folder is not
     /// HealthTrail's.
     public var files: [String]? = nil
+    /// Where the budget ledger of this folder's DP releases lives (pipelines with `dp`).
+    public var budgetLedger: String? = nil
 }
 
 /// The version written into manifests and `--version`.

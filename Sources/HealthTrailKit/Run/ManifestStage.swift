@@ -54,6 +54,6 @@ enum ManifestStage {
                 sourcePriority: options.sourcePriority.patterns, sleepNights: analysis.sleepNights,
                 naps: analysis.naps, regroupedSeries: xml.sink.daily.reopened.map { "\($0)" }.sorted()),
             timings: run.timings.mapValues { ($0 * 1000).rounded() / 1000 }, runOptionsSHA256: optionsSHA256,
-            files: try OutputCommit.stagedFiles(in: run.staging.stagingDirectory))
+            files: try OutputCommit.stagedFiles(in: run.staging.stagingDirectory), budgetLedger: options.budgetLedger)
     }
 }

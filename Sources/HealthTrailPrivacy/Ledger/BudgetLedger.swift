@@ -4,18 +4,21 @@ import Foundation
 import Glibc
 #endif
 
-/// The privacy budget ledger: an append-only, hash-chained record of every differentially
-/// private release, kept between cron runs.
+/// The privacy budget ledger: an append-only, keyed, hash-chained record of every
+/// differentially private release of one data subject, kept between cron runs.
 ///
 /// ## Files
 ///
-/// For a ledger at `P` (by default `privacy-ledger.jsonl` beside the outputs):
-/// - `P`: JSON Lines, one entry per line (see `LedgerEntry` for the fields and a sample). Each
-///   line carries `prev`, the SHA-256 of the line before it, so a line changed, deleted, moved or
-///   cut by hand breaks the chain. Appended with `O_APPEND` and fsynced; never rewritten.
-/// - `P.head`: `{"seq":N,"sha256":"…"}`, the number and hash of the last line, replaced
-///   atomically after every append. A chain alone cannot tell that its last lines were deleted
-///   (deleting the last release would refund its budget); the head can.
+/// For a ledger at `P`:
+/// - `P`: JSON Lines, one entry per line (see `LedgerEntry` for the fields and a sample). The
+///   first line opens the ledger: the subject's tag and the budget limit, fixed for good. Each
+///   line carries `prev`, the HMAC-SHA256 under the ledger's key of the line before it, so a
+///   line changed, deleted, moved or cut breaks the chain, and only the key's holder could
+///   mend it. Appended with `O_APPEND` and fsynced; never rewritten.
+/// - `P.head`: `{"seq":N,"mac":"…"}`, the number and MAC of the last line, replaced atomically
+///   after every append. A chain alone cannot tell that its last lines were deleted (deleting
+///   the last release would refund its budget); the head can. A head whose ledger is gone is
+///   refused too: deleting the ledger does not reset the budget.
 /// - `P.d/<seq>-<release>.result`: the noisy result of each reservation, exactly as drawn,
 ///   written atomically *before* its line is appended; the line records its SHA-256.
 /// - `P.lock`: the `flock` that serialises every operation across processes.
@@ -24,10 +27,11 @@ import Glibc
 ///
 /// ## Protocol (crash safety)
 ///
-/// 1. `lookup`: the same release on the same data (same `release_id` and `fingerprint`) already
-///    recorded ⇒ publish its stored result; nothing is spent and no fresh noise is ever drawn
-///    for data that has been released before (fresh noise on the same data would let an
-///    observer average it away).
+/// 1. `lookup`: a release with the same id and fingerprint already recorded ⇒ publish its
+///    stored result; nothing is spent and no fresh noise is ever drawn. The caller makes the
+///    fingerprint from public things only (the release's terms and its period, keyed with
+///    `fingerprint(of:)`), never from the data: whether a release is drawn or answered from
+///    the ledger then tells an observer nothing about the data.
 /// 2. Otherwise the caller draws the noise, then `reserve`s: the budget is checked, the result
 ///    stored, and a `reserved` line appended. Spend is on disk before anything is published.
 /// 3. The caller publishes `reservation.release.result` (e.g. writes `dp/<release>.csv`), then
@@ -37,29 +41,37 @@ import Glibc
 /// run's `lookup` returns it with `isPublished == false` and its stored result, which the caller
 /// publishes and marks: the same noise, no new spend. A run killed before the line is appended
 /// leaves at most a stray result file (removed later) and nothing spent or published.
-/// `release(_:fingerprint:mechanism:cost:draw:publish:)` runs the whole protocol.
+/// `release(_:fingerprint:mechanism:cost:unit:period:draw:publish:)` runs the whole protocol.
 ///
 /// ## Accounting
 ///
-/// Exact fractions (`Rational`, shared with the noise mechanisms), never floats. Pure ε releases compose by basic composition
-/// (Σε); every release is also charged in zCDP, ρ for Gaussian and ε²/2 for Laplace, summed.
-/// Each limit in `BudgetLimit` that is configured must hold; see `BudgetLimit` for why.
+/// Exact fractions (`Rational`, shared with the noise mechanisms), never floats. Each privacy
+/// unit has its own budget: the limit holds for every day, every workout and the person, each
+/// on its own, and costs of different units are never summed (a day-level and a workout-level
+/// release protect different things). Within a unit, pure ε releases compose by basic
+/// composition (Σε) and every release is also charged in zCDP, ρ for Gaussian and ε²/2 for
+/// Laplace, summed. Day and workout releases charge only the days of their period: the spend
+/// of a unit is its most-charged day. Person releases charge everything. Each limit in
+/// `BudgetLimit` that is configured must hold; see `BudgetLimit` for why.
 ///
 /// ## Verification
 ///
 /// Every operation takes the lock, reads the whole file and verifies it: each line parses,
-/// its `seq` is its line number, its `prev` is the hash of the line before (64 zeros for the
-/// first), each `published` line matches an open reservation, the last line is complete and
-/// agrees with the head. Any break is a `LedgerError(.tampered)` naming the line, e.g.
+/// its `seq` is its line number, its `prev` is the MAC of the line before (64 zeros for the
+/// first), the first line opens the ledger for this subject and this limit, each `published`
+/// line matches an open reservation, the last line is complete and agrees with the head. Any
+/// break is a `LedgerError(.tampered)` naming the line, e.g.
 /// `ledger out/privacy-ledger.jsonl: line 3: hash chain broken (edited by hand?)`, and the
-/// object then refuses everything. (This catches edits by hand and accidents; someone who can
-/// write the files and recomputes every hash is not stopped: that would need a key kept
-/// elsewhere.) A ledger is a few lines per release, so re-reading it costs nothing.
+/// object then refuses everything; another subject's ledger, another key, or another limit is
+/// a `LedgerError(.mismatch)`. (Whoever holds the key can still write anything: the key is
+/// what the owner keeps.) A ledger is a few lines per release, so re-reading it costs nothing.
 public final class BudgetLedger: @unchecked Sendable {
     /// The ledger file.
     public let path: String
-    /// The configured total.
+    /// The configured total, fixed in the ledger's first line.
     public let limit: BudgetLimit
+    /// The tag of the data subject the ledger belongs to (`LedgerKey.subjectTag`).
+    public let subject: String
     /// Where stored results live: `<path>.d`.
     public var resultsFolder: String { path + ".d" }
 
@@ -67,6 +79,7 @@ public final class BudgetLedger: @unchecked Sendable {
     public static let defaultFileName = "privacy-ledger.jsonl"
 
     private var headPath: String { path + ".head" }
+    private let key: LedgerKey
     private let files: LedgerFiles
     private let fileLock: LedgerFileLock
     private let mutex = NSLock()
@@ -77,13 +90,19 @@ public final class BudgetLedger: @unchecked Sendable {
     /// Opens (or creates) the ledger at `path` and verifies it.
     ///
     /// - Parameters:
-    ///   - limit: the configured total; at least one of ε and ρ, each positive.
+    ///   - limit: the configured total; at least one of ε and ρ, each positive. A new ledger
+    ///     records it in its first line; an existing one must have been opened with it.
+    ///   - key: the key the chain, the head and the fingerprints are made with.
+    ///   - subject: the data subject's name (a person, a cohort); only its tag is written.
     ///   - lockTimeout: seconds to wait for another run holding the ledger.
-    /// - Throws: `LedgerError` — `.tampered` when the file does not verify, `.invalid` for a
-    ///   missing or non-positive limit, `.io`, `.locked`.
-    public init(path: String, limit: BudgetLimit, lockTimeout: Double = 60) throws {
+    /// - Throws: `LedgerError` — `.tampered` when the file does not verify, `.mismatch` when
+    ///   it belongs to another subject or key or was opened with another limit, `.invalid` for
+    ///   a missing or non-positive limit, `.io`, `.locked`.
+    public init(path: String, limit: BudgetLimit, key: LedgerKey, subject: String, lockTimeout: Double = 60) throws {
         self.path = path
         self.limit = limit
+        self.key = key
+        self.subject = key.subjectTag(subject)
         self.lockTimeout = lockTimeout
         files = LedgerFiles(ledger: path)
         guard limit.epsilon != nil || limit.rho != nil else {
@@ -99,12 +118,24 @@ public final class BudgetLedger: @unchecked Sendable {
         try withLock { _ in }
     }
 
-    /// What has been spent, as of this object's last operation (each operation re-reads the
-    /// file, so this includes other processes' releases up to then).
+    /// What has been spent on the most-charged privacy unit (its most-charged day, for day and
+    /// workout units), as of this object's last operation (each operation re-reads the file,
+    /// so this includes other processes' releases up to then).
     public var spent: Spent {
         mutex.lock(); defer { mutex.unlock() }
-        return state.spent
+        return state.charges.mostSpent
     }
+
+    /// What has been spent on `unit` at the most-charged day of `period` (nil: anywhere).
+    public func spent(unit: String, period: LedgerPeriod? = nil) -> Spent {
+        mutex.lock(); defer { mutex.unlock() }
+        return state.charges.spentPoints(unit: unit, period: period).max { LedgerArithmetic.greater($1.rho, $0.rho) } ?? Spent()
+    }
+
+    /// The keyed fingerprint of `bytes` under the ledger's key: lowercase hex HMAC-SHA256. A
+    /// fingerprint made from public things (a release's terms and period) names a release
+    /// without letting anyone who lacks the key test guesses about it.
+    public func fingerprint<D: DataProtocol>(of bytes: D) -> String { key.mac(bytes) }
 
     /// The recorded release with this id on this data, with its stored result, or nil when there
     /// is none. A result whose `isPublished` is false was reserved by a run that stopped before
@@ -134,26 +165,28 @@ public final class BudgetLedger: @unchecked Sendable {
     ///   limit, with the files left byte-for-byte unchanged; `.tampered`, `.invalid`, `.io`.
     public func reserve(
         release: String, fingerprint: String, mechanism: String, cost: PrivacyCost,
-        noisyResult: Data
+        unit: String = "person", period: LedgerPeriod? = nil, noisyResult: Data
     ) throws -> Reservation {
         let fingerprint = fingerprint.lowercased()
-        try validate(release: release, fingerprint: fingerprint, mechanism: mechanism, cost: cost)
+        try validate(release: release, fingerprint: fingerprint, mechanism: mechanism, cost: cost, unit: unit)
+        let charge = Charge(unit: unit, period: unit == "person" ? nil : period, cost: cost)
         return try withLock { state in
             if let seq = state.bySubject[LedgerState.subject(release, fingerprint)] {
                 return Reservation(release: try stored(seq, state), charged: false)
             }
-            try checkBudget(release: release, cost: cost, spent: state.spent)
+            try checkBudget(release: release, charge, charges: state.charges)
             return try appendReservation(
-                release: release, fingerprint: fingerprint, mechanism: mechanism, cost: cost,
+                release: release, fingerprint: fingerprint, mechanism: mechanism, charge: charge,
                 noisyResult: noisyResult, &state)
         }
     }
 
     /// Stores `noisyResult` and appends its `reserved` line (the budget already checked).
     private func appendReservation(
-        release: String, fingerprint: String, mechanism: String, cost: PrivacyCost,
+        release: String, fingerprint: String, mechanism: String, charge: Charge,
         noisyResult: Data, _ state: inout LedgerState
     ) throws -> Reservation {
+        let cost = charge.cost
         let seq = state.lineCount + 1
         let name = LedgerEntry.resultName(seq: seq, release: release)
         files.removeFiles(in: resultsFolder, prefix: "\(seq)-")
@@ -162,7 +195,7 @@ public final class BudgetLedger: @unchecked Sendable {
         let entry = LedgerEntry(
             seq: seq, prev: state.lastHash, timeUTC: BudgetLedger.now(), status: .reserved,
             releaseID: release, fingerprint: fingerprint, mechanism: mechanism, cost: cost,
-            output: name, outputSHA256: LedgerEntry.sha256Hex(noisyResult))
+            unit: charge.unit, period: charge.period, output: name, outputSHA256: LedgerEntry.sha256Hex(noisyResult))
         try append(entry, &state)
         return Reservation(
             release: StoredRelease(
@@ -208,6 +241,7 @@ public final class BudgetLedger: @unchecked Sendable {
     @discardableResult
     public func release(
         _ id: String, fingerprint: String, mechanism: String, cost: PrivacyCost,
+        unit: String = "person", period: LedgerPeriod? = nil,
         draw: () throws -> Data, publish: (Data) throws -> Void
     ) throws -> Reservation {
         var reservation: Reservation
@@ -216,7 +250,7 @@ public final class BudgetLedger: @unchecked Sendable {
         } else {
             reservation = try reserve(
                 release: id, fingerprint: fingerprint, mechanism: mechanism, cost: cost,
-                noisyResult: try draw())
+                unit: unit, period: period, noisyResult: try draw())
         }
         try publish(reservation.release.result)
         if !reservation.release.isPublished {
@@ -232,12 +266,22 @@ public final class BudgetLedger: @unchecked Sendable {
         public var fingerprint: String
         public var mechanism: String
         public var cost: PrivacyCost
+        /// The privacy unit the cost protects: `day`, `workout` or `person`.
+        public var unit: String
+        /// For day and workout units, the local dates the release reads (ignored for `person`).
+        public var period: LedgerPeriod?
         /// Computes the noisy result; called only when the release is new.
         public var draw: () throws -> Data
 
-        public init(id: String, fingerprint: String, mechanism: String, cost: PrivacyCost, draw: @escaping () throws -> Data) {
+        public init(
+            id: String, fingerprint: String, mechanism: String, cost: PrivacyCost, unit: String = "person",
+            period: LedgerPeriod? = nil, draw: @escaping () throws -> Data
+        ) {
             (self.id, self.fingerprint, self.mechanism, self.cost, self.draw) = (id, fingerprint.lowercased(), mechanism, cost, draw)
+            (self.unit, self.period) = (unit, unit == "person" ? nil : period)
         }
+
+        var charge: Charge { Charge(unit: unit, period: period, cost: cost) }
     }
 
     /// The protocol of `release` for every release of a spec at once, so that a spec is spent
@@ -248,19 +292,18 @@ public final class BudgetLedger: @unchecked Sendable {
     /// reservation at once, and each is marked published.
     @discardableResult
     public func releaseAll(_ requests: [Request], publish: ([Reservation]) throws -> Void) throws -> [Reservation] {
-        for r in requests { try validate(release: r.id, fingerprint: r.fingerprint, mechanism: r.mechanism, cost: r.cost) }
-        var drawn: [Int: Data] = [:]
-        for (i, r) in requests.enumerated() where try lookup(release: r.id, fingerprint: r.fingerprint) == nil {
-            drawn[i] = try r.draw()
+        for r in requests {
+            try validate(release: r.id, fingerprint: r.fingerprint, mechanism: r.mechanism, cost: r.cost, unit: r.unit)
         }
+        let recorded = try withLock { state in requests.map { state.bySubject[LedgerState.subject($0.id, $0.fingerprint)] != nil } }
+        var drawn: [Int: Data] = [:]
+        for (i, r) in requests.enumerated() where !recorded[i] { drawn[i] = try r.draw() }
         var reservations: [Reservation] = try withLock { state in
-            var spent = state.spent, earlier = 0
+            var charges = state.charges, earlier = 0
             for r in requests where state.bySubject[LedgerState.subject(r.id, r.fingerprint)] == nil {
-                try checkBudget(release: r.id, cost: r.cost, spent: spent, alongside: earlier)
-                guard let after = spent.adding(r.cost) else {
-                    throw LedgerError(.invalid, path: path, "release \(r.id): the budget sum overflows exact arithmetic")
-                }
-                (spent, earlier) = (after, earlier + 1)
+                try checkBudget(release: r.id, r.charge, charges: charges, alongside: earlier)
+                charges.list.append(r.charge)
+                earlier += 1
             }
             return try requests.enumerated().map { i, r in
                 if let seq = state.bySubject[LedgerState.subject(r.id, r.fingerprint)] {
@@ -272,7 +315,7 @@ public final class BudgetLedger: @unchecked Sendable {
                 }
                 return try appendReservation(
                     release: r.id, fingerprint: r.fingerprint, mechanism: r.mechanism,
-                    cost: r.cost, noisyResult: result, &state)
+                    charge: r.charge, noisyResult: result, &state)
             }
         }
         try publish(reservations)
@@ -282,9 +325,6 @@ public final class BudgetLedger: @unchecked Sendable {
         }
         return reservations
     }
-
-    /// The lowercase hex SHA-256 of `bytes`, the form `fingerprint` takes.
-    public static func fingerprint<D: DataProtocol>(of bytes: D) -> String { LedgerEntry.sha256Hex(bytes) }
 
     // MARK: - Internals
 
@@ -302,8 +342,14 @@ public final class BudgetLedger: @unchecked Sendable {
             if fresh.headStale { try writeHead(seq: fresh.lineCount, hash: fresh.lastHash) }
             fresh.headStale = false
             state = fresh
+            if state.lineCount == 0 {
+                // Line 1 fixes the subject and the limit before anything is spent.
+                var opened = LedgerEntry(seq: 1, prev: LedgerEntry.genesis, timeUTC: BudgetLedger.now(), status: .opened)
+                (opened.subject, opened.limit) = (subject, limit)
+                try append(opened, &state)
+            }
             return try body(&state)
-        } catch let error as LedgerError where error.kind == .tampered {
+        } catch let error as LedgerError where error.kind == .tampered || error.kind == .mismatch {
             failure = error
             throw error
         }
@@ -331,7 +377,7 @@ public final class BudgetLedger: @unchecked Sendable {
                 throw broken(number - 1, "this line's bytes no longer match the hash line \(number) recorded for it")
             }
             try record(entry, in: &state, line: number)
-            state.lastHash = LedgerEntry.sha256Hex(line)
+            state.lastHash = key.mac(line)
             state.lineCount = number
             hashes.append(state.lastHash)
             start = end + 1
@@ -343,15 +389,34 @@ public final class BudgetLedger: @unchecked Sendable {
     /// Adds a verified line to the state, checking that it makes sense where it stands.
     private func record(_ entry: LedgerEntry, in state: inout LedgerState, line: Int) throws {
         let subject = LedgerState.subject(entry.releaseID, entry.fingerprint)
+        guard (entry.status == .opened) == (line == 1) else {
+            throw broken(
+                line,
+                line == 1
+                    ? "the first line does not open the ledger (cut at the top, or a ledger of an earlier HealthTrail, "
+                        + "whose spend cannot be carried over)"
+                    : "a second opening line")
+        }
         switch entry.status {
+        case .opened:
+            guard entry.subject == self.subject else {
+                throw LedgerError(
+                    .mismatch, path: path, line: 1,
+                    "this ledger belongs to another data subject, or was written under another key: refused "
+                        + "(each subject's budget lives in its own ledger)")
+            }
+            guard entry.limit == limit else {
+                throw LedgerError(
+                    .mismatch, path: path, line: 1,
+                    "this ledger was opened with the budget limit \(entry.limit.map { "\($0)" } ?? "?"), "
+                        + "but \(limit) is configured: a ledger's limit never changes; configure it as it was")
+            }
         case .reserved:
             if let earlier = state.bySubject[subject] {
                 throw broken(line, "release \(entry.releaseID) on the same data is already reserved at line \(earlier)")
             }
-            guard let cost = entry.cost, let spent = state.spent.adding(cost) else {
-                throw LedgerError(.invalid, path: path, line: line, "the budget sum overflows exact arithmetic")
-            }
-            state.spent = spent
+            guard let cost = entry.cost, let unit = entry.unit else { throw broken(line, "a reservation without its cost") }
+            state.charges.list.append(Charge(unit: unit, period: unit == "person" ? nil : entry.period, cost: cost))
             state.reservations[entry.seq] = entry
             state.bySubject[subject] = entry.seq
         case .published:
@@ -371,7 +436,7 @@ public final class BudgetLedger: @unchecked Sendable {
             throw broken(nil, "its head file \(headPath) is missing")
         }
         guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
-            let seq = object["seq"] as? Int, seq >= 0, let hash = object["sha256"] as? String
+            let seq = object["seq"] as? Int, seq >= 0, let hash = object["mac"] as? String
         else {
             throw broken(nil, "its head file \(headPath) is not valid")
         }
@@ -398,13 +463,13 @@ public final class BudgetLedger: @unchecked Sendable {
         let line = Array(entry.encoded().utf8)
         try files.append(line + [0x0A], to: path)
         try record(entry, in: &state, line: entry.seq)
-        state.lastHash = LedgerEntry.sha256Hex(line)
+        state.lastHash = key.mac(line)
         state.lineCount = entry.seq
         try writeHead(seq: state.lineCount, hash: state.lastHash)
     }
 
     private func writeHead(seq: Int, hash: String) throws {
-        try files.writeAtomically(Array("{\"seq\":\(seq),\"sha256\":\"\(hash)\"}\n".utf8), to: headPath)
+        try files.writeAtomically(Array("{\"seq\":\(seq),\"mac\":\"\(hash)\"}\n".utf8), to: headPath)
     }
 
     /// The stored release at `seq`, its result read back and checked against the ledger's hash.
@@ -421,7 +486,10 @@ public final class BudgetLedger: @unchecked Sendable {
             isPublished: state.published.contains(seq))
     }
 
-    private func validate(release: String, fingerprint: String, mechanism: String, cost: PrivacyCost) throws {
+    private func validate(release: String, fingerprint: String, mechanism: String, cost: PrivacyCost, unit: String) throws {
+        guard BudgetLedger.isValidMechanism(unit) else {
+            throw LedgerError(.invalid, path: path, "release \(release): privacy unit \"\(unit)\" must be 1–64 of a-z 0-9 _")
+        }
         guard BudgetLedger.isValidReleaseID(release) else {
             throw LedgerError(.invalid, path: path, "release id \"\(release)\" must be 1–100 of A-Z a-z 0-9 _ . - and not start with . or -")
         }
@@ -439,9 +507,17 @@ public final class BudgetLedger: @unchecked Sendable {
         }
     }
 
-    /// Throws `.overBudget` unless every configured limit holds after adding `cost`.
-    /// `alongside`: how many other new releases of the same spec `spent` already counts.
-    private func checkBudget(release: String, cost: PrivacyCost, spent: Spent, alongside: Int = 0) throws {
+    /// Throws `.overBudget` unless every configured limit holds, for the charge's unit on every
+    /// day of its period, once the charge is added to `charges`.
+    /// `alongside`: how many other new releases of the same spec `charges` already counts.
+    private func checkBudget(release: String, _ charge: Charge, charges: Charges, alongside: Int = 0) throws {
+        for spent in charges.spentPoints(unit: charge.unit, period: charge.period) {
+            try checkBudget(release: release, charge, spent: spent, alongside: alongside)
+        }
+    }
+
+    private func checkBudget(release: String, _ charge: Charge, spent: Spent, alongside: Int) throws {
+        let cost = charge.cost
         guard let after = spent.adding(cost) else {
             throw LedgerError(.invalid, path: path, "release \(release): the budget sum overflows exact arithmetic")
         }
@@ -450,14 +526,12 @@ public final class BudgetLedger: @unchecked Sendable {
                 alongside == 0
                 ? ""
                 : " (counting the spec's \(alongside) other new release\(alongside == 1 ? "" : "s") before it: a spec is spent whole or not at all)"
-            return LedgerError(.overBudget, path: path, "release \(release) refused, nothing recorded: \(why)\(together)")
+            let unit = charge.unit == "person" ? "the person" : "a \(charge.unit)" + (charge.period.map { " in \($0)" } ?? "")
+            return LedgerError(.overBudget, path: path, "release \(release) refused, nothing recorded: \(why), for \(unit)\(together)")
         }
         if let total = limit.epsilon {
             guard let epsilon = cost.epsilon else {
                 throw refuse("it costs \(cost) (zCDP, no pure ε) but the limit is pure ε = \(total); configure a ρ limit to mix in Gaussian releases")
-            }
-            guard spent.zcdpReleases == 0 else {
-                throw refuse("the ledger holds \(spent.zcdpReleases) zCDP release(s), so no pure ε total can hold; configure a ρ limit")
             }
             if LedgerArithmetic.greater(after.epsilon, total) {
                 throw refuse("it costs ε = \(epsilon), ε = \(spent.epsilon) of the limit ε = \(total) is spent")
@@ -507,7 +581,8 @@ package struct LedgerState {
     package var published: Set<Int> = []
     /// `subject(release, fingerprint)` → seq of its reservation.
     package var bySubject: [String: Int] = [:]
-    package var spent = Spent()
+    /// What every reservation charged.
+    package var charges = Charges()
     /// The head file lags the last line (new ledger, or a run died between append and head).
     package var headStale = false
 
@@ -515,6 +590,13 @@ package struct LedgerState {
 }
 
 extension Spent {
+    /// A spend past any limit, for a sum that overflowed exact arithmetic (refused, never wrapped).
+    package var saturated: Spent {
+        var s = self
+        (s.epsilon, s.rho) = (Rational(Int64.max), Rational(Int64.max))
+        return s
+    }
+
     /// The totals after one more release, or nil on overflow.
     package func adding(_ cost: PrivacyCost) -> Spent? {
         var next = self
@@ -529,5 +611,42 @@ extension Spent {
         guard let rho = cost.rho, let total = LedgerArithmetic.sum(self.rho, rho) else { return nil }
         next.rho = total
         return next
+    }
+}
+
+/// What one reservation charges: its cost, to its privacy unit, on the days of its period
+/// (nil: everywhere, as for the person).
+package struct Charge: Hashable, Sendable {
+    package var unit: String
+    package var period: LedgerPeriod?
+    package var cost: PrivacyCost
+}
+
+/// Every charge of a ledger, and the spend they add up to where they overlap.
+package struct Charges: Sendable {
+    package var list: [Charge] = []
+
+    /// The spend of `unit` at each day of `period` where it can be largest: the period's first
+    /// day and every first day of a charge inside it (a sum of periods' indicator functions
+    /// peaks where a period starts). One value when `unit` has no charge there.
+    package func spentPoints(unit: String, period: LedgerPeriod?) -> [Spent] {
+        let same = list.filter { $0.unit == unit }
+        var days: [String?] = period.map { [$0.first] } ?? []
+        for charge in same {
+            if let first = charge.period?.first, period.map({ $0.contains(first) }) ?? true { days.append(first) }
+        }
+        if days.isEmpty { days = [nil] }   // only undated charges (the person's), or none
+        return days.map { day in
+            var spent = Spent()
+            for charge in same where day == nil || charge.period == nil || charge.period!.contains(day!) {
+                spent = spent.adding(charge.cost) ?? spent.saturated
+            }
+            return spent
+        }
+    }
+
+    /// The spend of the most-charged unit at its most-charged day, by ρ.
+    package var mostSpent: Spent {
+        Set(list.map(\.unit)).flatMap { spentPoints(unit: $0, period: nil) }.max { LedgerArithmetic.greater($1.rho, $0.rho) } ?? Spent()
     }
 }

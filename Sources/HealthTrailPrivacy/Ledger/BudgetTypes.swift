@@ -129,6 +129,9 @@ public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
         case locked
         /// The file system failed (permissions, disk full).
         case io
+        /// The ledger is not this subject's under this key, or it was opened with another
+        /// budget limit than the one configured: a ledger's subject and limit never change.
+        case mismatch
     }
 
     public var kind: Kind
@@ -145,5 +148,31 @@ public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
 
     public var description: String {
         "ledger \(path)" + (line.map { ": line \($0)" } ?? "") + ": \(message)"
+    }
+}
+
+/// The local dates a day- or workout-level release reads, `first`…`last` (`yyyy-MM-dd`, both
+/// included). Two releases whose periods do not overlap read disjoint days (or workouts), so
+/// for those units they compose in parallel: the ledger charges each day only the releases
+/// that read it.
+public struct LedgerPeriod: Hashable, Sendable, CustomStringConvertible {
+    public let first: String
+    public let last: String
+
+    /// Nil unless both are dates `yyyy-MM-dd` with `first` ≤ `last`.
+    public init?(first: String, last: String) {
+        guard Self.isDate(first), Self.isDate(last), first <= last else { return nil }
+        (self.first, self.last) = (first, last)
+    }
+
+    /// Whether `day` (`yyyy-MM-dd`) lies in the period. Dates in this form order as strings.
+    public func contains(_ day: String) -> Bool { first <= day && day <= last }
+
+    public var description: String { "\(first)…\(last)" }
+
+    private static func isDate(_ s: String) -> Bool {
+        let u = Array(s.utf8)
+        guard u.count == 10, u[4] == UInt8(ascii: "-"), u[7] == UInt8(ascii: "-") else { return false }
+        return u.indices.allSatisfy { $0 == 4 || $0 == 7 || (u[$0] >= 0x30 && u[$0] <= 0x39) }
     }
 }

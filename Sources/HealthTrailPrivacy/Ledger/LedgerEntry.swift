@@ -3,45 +3,79 @@ import Foundation
 
 /// One line of the ledger file.
 ///
-/// Two kinds, written in this order for a release:
+/// Three kinds. The first line of every ledger opens it; then two lines per release:
 ///
 /// ```
-/// {"seq":1,"prev":"000…0","time_utc":"2024-06-03T04:00:00Z","status":"reserved","release_id":"weekly_resting_hr","fingerprint":"9f2c…","mechanism":"discrete_laplace","epsilon":"1/2","output":"1-weekly_resting_hr.result","output_sha256":"5d1e…"}
-/// {"seq":2,"prev":"<sha256 of line 1>","time_utc":"2024-06-03T04:00:01Z","status":"published","release_id":"weekly_resting_hr","fingerprint":"9f2c…","reservation":1,"output_sha256":"5d1e…"}
+/// {"seq":1,"prev":"000…0","time_utc":"2024-06-03T04:00:00Z","status":"opened","format":2,"subject":"s_3b9e…","limit_rho":"2"}
+/// {"seq":2,"prev":"<mac of line 1>","time_utc":"2024-06-03T04:00:00Z","status":"reserved","release_id":"weekly_resting_hr","fingerprint":"9f2c…","mechanism":"discrete_laplace","epsilon":"1/2","unit":"day","first":"2023-01-02","last":"2023-01-08","output":"2-weekly_resting_hr.result","output_sha256":"5d1e…"}
+/// {"seq":3,"prev":"<mac of line 2>","time_utc":"2024-06-03T04:00:01Z","status":"published","release_id":"weekly_resting_hr","fingerprint":"9f2c…","reservation":2,"output_sha256":"5d1e…"}
 /// ```
 ///
-/// `seq` is the line number (from 1). `prev` is the lowercase hex SHA-256 of the previous line's
-/// bytes (without its `\n`), 64 zeros for the first line. A `reserved` entry carries the cost:
-/// exactly one of `epsilon` (pure ε-DP) or `rho` (ρ-zCDP), as an exact fraction string; `output`
-/// names the stored noisy result in the `<ledger>.d/` folder, `output_sha256` its hash. A
-/// `published` entry points back at its reservation by `reservation` (a seq) and spends nothing.
+/// `seq` is the line number (from 1). `prev` is the lowercase hex HMAC-SHA256, under the
+/// ledger's key, of the previous line's bytes (without its `\n`); 64 zeros for the first line.
+///
+/// - `opened` (line 1 only) fixes what the ledger is for: `subject`, the tag of the data
+///   subject under the key (`LedgerKey.subjectTag`), and the budget limit, `limit_epsilon`
+///   and/or `limit_rho`, each an exact fraction. Neither ever changes.
+/// - `reserved` carries the cost: exactly one of `epsilon` (pure ε-DP) or `rho` (ρ-zCDP), an
+///   exact fraction; `unit`, the privacy unit the cost protects (`day`, `workout`, `person`);
+///   and for day and workout units the local dates the release reads, `first` and `last`.
+///   `output` names the stored noisy result in the `<ledger>.d/` folder, `output_sha256` its
+///   SHA-256.
+/// - `published` points back at its reservation by `reservation` (a seq) and spends nothing.
 package struct LedgerEntry: Equatable {
-    package enum Status: String { case reserved, published }
+    package enum Status: String { case opened, reserved, published }
+
+    /// The file format the ledger writes and reads (in the `opened` line).
+    package static let format = 2
 
     package var seq: Int
     package var prev: String
     package var timeUTC: String
     package var status: Status
-    package var releaseID: String
-    package var fingerprint: String
+    /// Reserved and published entries (empty in the `opened` line).
+    package var releaseID = ""
+    package var fingerprint = ""
     /// Reserved entries only.
     package var mechanism: String?
     package var cost: PrivacyCost?
+    package var unit: String?
+    package var period: LedgerPeriod?
     package var output: String?
     /// Published entries only: the seq of the reserved entry.
     package var reservation: Int?
-    package var outputSHA256: String
+    package var outputSHA256 = ""
+    /// The `opened` line only.
+    package var subject: String?
+    package var limit: BudgetLimit?
 
     package static let genesis = String(repeating: "0", count: 64)
 
     /// The line, without its `\n`. Keys in a fixed order, so a person can read it; the chain
     /// hashes the bytes as written, so the order is not what makes it verifiable.
+    package init(
+        seq: Int, prev: String, timeUTC: String, status: Status, releaseID: String = "", fingerprint: String = "",
+        mechanism: String? = nil, cost: PrivacyCost? = nil, unit: String? = nil, period: LedgerPeriod? = nil,
+        output: String? = nil, reservation: Int? = nil, outputSHA256: String = ""
+    ) {
+        (self.seq, self.prev, self.timeUTC, self.status, self.releaseID, self.fingerprint) = (seq, prev, timeUTC, status, releaseID, fingerprint)
+        (self.mechanism, self.cost, self.unit, self.period, self.output) = (mechanism, cost, unit, period, output)
+        (self.reservation, self.outputSHA256) = (reservation, outputSHA256)
+    }
+
     package func encoded() -> String {
         var fields: [(String, String)] = [
             ("seq", "\(seq)"), ("prev", json(prev)), ("time_utc", json(timeUTC)), ("status", json(status.rawValue)),
-            ("release_id", json(releaseID)), ("fingerprint", json(fingerprint)),
         ]
+        if status == .opened {
+            fields += [("format", "\(Self.format)"), ("subject", json(subject ?? ""))]
+            if let epsilon = limit?.epsilon { fields.append(("limit_epsilon", json(epsilon.description))) }
+            if let rho = limit?.rho { fields.append(("limit_rho", json(rho.description))) }
+            return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
+        }
+        fields += [("release_id", json(releaseID)), ("fingerprint", json(fingerprint))]
         switch status {
+        case .opened: break
         case .reserved:
             fields.append(("mechanism", json(mechanism ?? "")))
             switch cost {
@@ -49,6 +83,8 @@ package struct LedgerEntry: Equatable {
             case .zCDP(let rho)?: fields.append(("rho", json(rho.description)))
             case nil: break
             }
+            fields.append(("unit", json(unit ?? "")))
+            if let period { fields += [("first", json(period.first)), ("last", json(period.last))] }
             fields.append(("output", json(output ?? "")))
         case .published:
             fields.append(("reservation", "\(reservation ?? 0)"))
@@ -69,6 +105,18 @@ package struct LedgerEntry: Equatable {
         guard let prev = string("prev"), isHex64(prev) else { return (nil, "no prev hash") }
         guard let time = string("time_utc"), time.utf8.count == 20 else { return (nil, "no time_utc") }
         guard let statusText = string("status"), let status = Status(rawValue: statusText) else { return (nil, "no status") }
+        if status == .opened {
+            guard int("format") == format else { return (nil, "not a ledger of format \(format)") }
+            guard let subject = string("subject"), isSubjectTag(subject) else { return (nil, "no subject") }
+            let epsilon = string("limit_epsilon").map(canonicalPositive), rho = string("limit_rho").map(canonicalPositive)
+            if epsilon == .some(nil) || rho == .some(nil) || (epsilon == nil && rho == nil) {
+                return (nil, "the limit needs limit_epsilon, limit_rho or both, each a positive fraction")
+            }
+            var entry = LedgerEntry(seq: seq, prev: prev, timeUTC: time, status: status)
+            entry.subject = subject
+            entry.limit = BudgetLimit(epsilon: epsilon ?? nil, rho: rho ?? nil)
+            return (entry, "")
+        }
         guard let release = string("release_id"), BudgetLedger.isValidReleaseID(release) else { return (nil, "no release_id") }
         guard let fingerprint = string("fingerprint"), isHex64(fingerprint) else { return (nil, "no fingerprint") }
         guard let sha = string("output_sha256"), isHex64(sha) else { return (nil, "no output_sha256") }
@@ -76,6 +124,7 @@ package struct LedgerEntry: Equatable {
             seq: seq, prev: prev, timeUTC: time, status: status, releaseID: release,
             fingerprint: fingerprint, outputSHA256: sha)
         switch status {
+        case .opened: break
         case .reserved:
             guard let mechanism = string("mechanism"), BudgetLedger.isValidMechanism(mechanism) else {
                 return (nil, "no mechanism")
@@ -86,10 +135,19 @@ package struct LedgerEntry: Equatable {
             case (nil, let r??): entry.cost = .zCDP(rho: r)
             default: return (nil, "a reserved entry needs exactly one of epsilon or rho, a positive fraction")
             }
+            guard let unit = string("unit"), BudgetLedger.isValidMechanism(unit) else { return (nil, "no unit") }
+            switch (string("first"), string("last")) {
+            case (nil, nil): break
+            case (let first?, let last?):
+                guard let period = LedgerPeriod(first: first, last: last) else { return (nil, "first and last are not dates in order") }
+                entry.period = period
+            default: return (nil, "first and last go together")
+            }
             guard let output = string("output"), output == resultName(seq: seq, release: release) else {
                 return (nil, "no output name")
             }
             entry.mechanism = mechanism
+            entry.unit = unit
             entry.output = output
         case .published:
             guard let reservation = int("reservation") else { return (nil, "no reservation") }
@@ -103,6 +161,14 @@ package struct LedgerEntry: Equatable {
 
     package static func sha256Hex<D: DataProtocol>(_ bytes: D) -> String {
         SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+    }
+
+    package static func isSubjectTag(_ s: String) -> Bool {
+        s.utf8.count == 34 && s.hasPrefix("s_") && isLowerHex(s.dropFirst(2))
+    }
+
+    private static func isLowerHex(_ s: Substring) -> Bool {
+        s.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
     }
 
     package static func isHex64(_ s: String) -> Bool {
