@@ -29,7 +29,7 @@ struct ReleaseCommand: ParsableCommand {
             Every spend is recorded first in the subject's budget ledger, which lives in the \
             budget folder (--budget-dir, default $XDG_STATE_HOME/healthtrail or \
             ~/.local/state/healthtrail), bound to a key kept there: a new output folder continues \
-            the same budget. A release that would exceed the budget is refused and writes \
+            the same budget as long as the budget folder, key and subject stay the same. A release that would exceed the budget is refused and writes \
             nothing; a ledger cut, edited, swapped or opened with another limit is refused.
 
             For a cohort, --partial takes the merged partial aggregate of everyone (see \
@@ -108,6 +108,10 @@ struct ReleaseCommand: ParsableCommand {
         guard (data == nil) != (partial == nil) else { throw ValidationError("give exactly one of --data and --partial") }
         // A partial has no run folder to put the releases in.
         if partial != nil, out == nil { throw ValidationError("--partial needs --out") }
+        // A merged partial is a cohort's: its budget is the cohort's, never the default `self`.
+        if partial != nil, spec != nil, subject == nil {
+            throw ValidationError("a merged partial is a cohort's: give --pipeline (its subject and key), or name the cohort with --subject")
+        }
     }
 
     func run() throws {

@@ -244,7 +244,7 @@ extension BudgetLedger {
         }
     }
 
-    @Test func dayAndWorkoutReleasesChargeOnlyTheirDaysAndUnitsAreNeverSummed() throws {
+    @Test func releasesChargeTheirDaysAndTheUnitsInsideTheirUnit() throws {
         let ledger = try BudgetLedger(path: Self.ledgerPath(), limit: BudgetLimit(epsilon: Rational(1)))
         let half = Rational(1, 2)
         // Weekly day-level releases read disjoint days: each day has spent 1/2, not 52 × 1/2.
@@ -263,16 +263,28 @@ extension BudgetLedger {
         let over = try #require(Self.charge(ledger, "third", unit: "day", "2023-01-19", "2023-01-25", epsilon: Self.tenth))
         #expect(over.kind == .overBudget && over.description.contains("for a day in 2023-01-19…2023-01-25"))
         #expect(Self.charge(ledger, "later", unit: "day", "2023-01-21", "2023-01-25", epsilon: half) == nil)
-        // Workouts have a budget of their own (a day-level and a workout-level release protect
-        // different things): never summed with the days'.
-        #expect(Self.charge(ledger, "workouts", unit: "workout", "2023-01-01", "2023-12-31", epsilon: Rational(1)) == nil)
-        // The person is charged everything, whatever the dates.
-        #expect(Self.charge(ledger, "p1", unit: "person", "2023-01-01", "2023-01-07", epsilon: half) == nil)
-        let person = try #require(Self.charge(ledger, "p2", unit: "person", "2024-01-01", "2024-01-07", epsilon: Rational(3, 5)))
-        #expect(person.kind == .overBudget && person.description.contains("for the person"))
+        // A workout is charged its day's releases too: 2023-01-19 is full, so is its workouts'
+        // budget; in March (days charged 1/2) a workout release of 1/2 fits, of 3/5 does not.
+        #expect(ledger.spent(unit: "workout").epsilon == Rational(1))
+        let full = Self.charge(ledger, "w_jan", unit: "workout", "2023-01-19", "2023-01-19", epsilon: Self.tenth)
+        #expect(full?.description.contains("for a workout in 2023-01-19…2023-01-19") == true, "\(String(describing: full))")
+        #expect(Self.charge(ledger, "w_mar", unit: "workout", "2023-03-01", "2023-03-05", epsilon: half) == nil)
+        #expect(Self.charge(ledger, "w_mar2", unit: "workout", "2023-03-04", "2023-03-08", epsilon: Rational(3, 5)) != nil)
+        // Workout releases are not charged to days (a day holds any number of workouts).
+        #expect(ledger.spent(unit: "day", period: LedgerPeriod(first: "2023-03-01", last: "2023-03-05")).epsilon == half)
+        // The person's release is charged to every day and workout: January's full days refuse it.
+        let person = try #require(Self.charge(ledger, "p1", unit: "person", "2023-06-01", "2023-06-07", epsilon: half))
+        #expect(person.kind == .overBudget && person.description.contains("for a day"), "\(person)")
+        let fresh = try BudgetLedger(path: Self.ledgerPath("fresh"), limit: BudgetLimit(epsilon: Rational(1)))
+        #expect(Self.charge(fresh, "d", unit: "day", "2023-01-02", "2023-01-08", epsilon: half) == nil)
+        #expect(Self.charge(fresh, "p", unit: "person", "2024-01-01", "2024-01-07", epsilon: half) == nil)
+        #expect(fresh.spent(unit: "person").epsilon == half && fresh.spent(unit: "day").epsilon == Rational(1))
+        // Any day of 2025 has the person's 1/2 spent: 3/5 more does not fit.
+        let later = Self.charge(fresh, "d2", unit: "day", "2025-01-01", "2025-01-01", epsilon: Rational(3, 5))
+        #expect(later?.description.contains("for a day in 2025-01-01…2025-01-01") == true, "\(String(describing: later))")
         // What reopening the file computes is the same.
         let reopened = try BudgetLedger(path: ledger.path, limit: BudgetLimit(epsilon: Rational(1)))
-        #expect(reopened.spent(unit: "day").epsilon == Rational(1) && reopened.spent(unit: "person").epsilon == half)
+        #expect(reopened.spent(unit: "day").epsilon == Rational(1) && reopened.spent(unit: "person").epsilon == Rational(0))
         #expect(reopened.spent(unit: "workout").epsilon == Rational(1) && reopened.spent.epsilon == Rational(1))
     }
 
@@ -305,6 +317,32 @@ extension BudgetLedger {
         #expect(error.kind == .tampered && error.line == 5)
     }
 
+    /// A line's `prev` is the MAC of the line before: a head rebuilt from it must not pass.
+    @Test func cuttingTheTailAndRebuildingTheHeadFromAPrevIsRefused() throws {
+        let path = Self.ledgerPath()
+        _ = try Self.threeReleases(path)
+        let lines = try Self.lines(path)
+        let next = try #require(try JSONSerialization.jsonObject(with: Data(lines[5].utf8)) as? [String: Any])
+        try Self.write(Array(lines.prefix(5)), to: path)
+        try Data("{\"seq\":5,\"mac\":\"\(next["prev"] as? String ?? "")\"}\n".utf8).write(to: URL(fileURLWithPath: path + ".head"))
+        let cut = try #require(Self.ledgerError { _ = try BudgetLedger(path: path, limit: BudgetLimit(epsilon: Rational(1))) })
+        #expect(cut.kind == .tampered && cut.line == 5)
+        // Everything cut but the opening line, with the head of a new ledger.
+        try Self.write(Array(lines.prefix(1)), to: path)
+        try Data("{\"seq\":0,\"mac\":\"\(LedgerEntry.genesis)\"}\n".utf8).write(to: URL(fileURLWithPath: path + ".head"))
+        #expect(Self.ledgerError { _ = try BudgetLedger(path: path, limit: BudgetLimit(epsilon: Rational(1))) }?.kind == .tampered)
+    }
+
+    @Test func deletingTheLedgerAndItsHeadIsRefusedWhileItsResultsRemain() throws {
+        let path = Self.ledgerPath()
+        _ = try Self.threeReleases(path)
+        unlink(path)
+        unlink(path + ".head")
+        let error = try #require(Self.ledgerError { _ = try BudgetLedger(path: path, limit: BudgetLimit(epsilon: Rational(1))) })
+        #expect(error.kind == .tampered && error.description.contains("stored results remain"))
+        #expect(!FileManager.default.fileExists(atPath: path) && !FileManager.default.fileExists(atPath: path + ".head"))
+    }
+
     @Test func deletingTheLedgerIsRefusedWhileItsHeadRemains() throws {
         let path = Self.ledgerPath()
         _ = try Self.threeReleases(path)
@@ -321,14 +359,20 @@ extension BudgetLedger {
         _ = try Self.threeReleases(path)
         let lines = try Self.lines(path)
         #expect(lines.count == 7)
-        // HMAC-SHA256 of each line under the key, computed by Python's hmac, not by the ledger.
-        let script =
-            "import hmac,hashlib,sys\nfor l in sys.stdin.read().split('\\n')[:-1]: print(hmac.new(bytes([7]*32), l.encode(), hashlib.sha256).hexdigest())"
+        // HMAC-SHA256 of each line under the key, computed by Python's hmac, not by the ledger;
+        // the last printed is the head's: of "healthtrail ledger head\n<seq>\n<last line's MAC>".
+        let script = [
+            "import hmac, hashlib, sys",
+            "m = lambda b: hmac.new(bytes([7] * 32), b, hashlib.sha256).hexdigest()",
+            "lines = sys.stdin.read().split(chr(10))[:-1]",
+            "for l in lines: print(m(l.encode()))",
+            "print(m(('healthtrail ledger head' + chr(10) + str(len(lines)) + chr(10) + m(lines[-1].encode())).encode()))",
+        ].joined(separator: "\n")
         let input = path + ".lines"
         try Self.write(lines, to: input)
         let python = try Support.runProgram("/bin/sh", ["-c", "python3 -c \"$0\" < \"$1\"", script, input])
         let macs = python.stdout.split(separator: "\n").map(String.init)
-        #expect(python.status == 0 && macs.count == 7, "\(python.stderr)")
+        #expect(python.status == 0 && macs.count == 8, "\(python.stderr)")
         var prev = String(repeating: "0", count: 64)
         for (i, line) in lines.enumerated() {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
@@ -353,7 +397,7 @@ extension BudgetLedger {
             prev = macs[i]
         }
         let head = try String(contentsOfFile: path + ".head", encoding: .utf8)
-        #expect(head == "{\"seq\":7,\"mac\":\"\(prev)\"}\n")
+        #expect(head == "{\"seq\":7,\"mac\":\"\(macs.last ?? "")\"}\n")
     }
 
     @Test func filesAndFoldersAreOwnerOnly() throws {

@@ -76,6 +76,20 @@ import Testing
         try saved[0].write(to: URL(fileURLWithPath: ledger))
         #expect(try Self.release(dir, data: "second").status == 0)
 
+        // Another budget folder (cron with another $HOME, a lost key) for the same dp/: the files
+        // there were published under a ledger this one is not, so nothing is drawn again.
+        let elsewhere = try Support.runCLI([
+            "release", "--spec", dir + "/spec.yaml", "--data", dir + "/second", "--budget-dir", dir + "/another-budget",
+        ])
+        refused(elsewhere, "published under another budget ledger")
+        #expect(try Support.snapshot(dir + "/second/dp") == (try Support.snapshot(dir + "/first/dp")))
+
+        // Defaults written out are the same release: nothing new is drawn.
+        try Self.spec.replacingOccurrences(of: "privacy_unit: day\n", with: "privacy_unit: day\n    cadence: once\n")
+            .write(toFile: dir + "/explicit.yaml", atomically: true, encoding: .utf8)
+        let explicit = try Self.release(dir, data: "second", spec: "explicit.yaml")
+        #expect(explicit.status == 0 && explicit.stdout.components(separatedBy: "nothing spent").count == 3, "\(explicit.stdout)")
+
         // A ledger an earlier HealthTrail kept beside the outputs is not left behind silently.
         try Data("{}\n".utf8).write(to: URL(fileURLWithPath: dir + "/second/privacy-ledger.jsonl"))
         refused(try Self.release(dir, data: "second"), "a budget ledger of an earlier HealthTrail")
@@ -113,5 +127,8 @@ import Testing
 
         let bad = try Self.release(dir, data: "out", extra: ["--as-of", "2023-1-24"])
         #expect(bad.status == 1 && bad.stderr.contains("must be yyyy-MM-dd"))
+        // A date to come would publish periods whose data has not come in, for good.
+        let future = try Self.release(dir, data: "out", extra: ["--as-of", "2099-01-01"])
+        #expect(future.status == 1 && future.stderr.contains("cannot be later than today"), "\(future.stderr)")
     }
 }

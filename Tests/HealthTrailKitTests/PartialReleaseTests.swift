@@ -129,6 +129,7 @@ import Testing
         let arguments = [
             "release", "--spec", cohort.specPath, "--partial", dir + "/cohort.partial",
             "--out", dir + "/dp", "--ledger", dir + "/privacy-ledger.jsonl", "--budget-dir", dir + "/privacy-ledger.jsonl" + ".budget",
+            "--subject", "study",
         ]
         let first = try Support.runCLI(arguments)
         #expect(first.status == 0, "\(first.stderr)")
@@ -145,6 +146,9 @@ import Testing
             "--data", cohort.people[0].directory,
         ])
         #expect(both.status != 0 && both.stderr.contains("exactly one of --data and --partial"))
+        // A merged partial is a cohort's: with --spec its subject must be named.
+        let unnamed = try Support.runCLI(["release", "--spec", cohort.specPath, "--partial", dir + "/cohort.partial", "--out", dir + "/dp"])
+        #expect(unnamed.status != 0 && unnamed.stderr.contains("a merged partial is a cohort's"), "\(unnamed.stderr)")
 
         // A person in two different files: refused, naming them, nothing written.
         let again = try Support.runCLI(["merge", dir + "/cohort.partial", paths[4], "--out", dir + "/bad.partial"])
@@ -207,6 +211,7 @@ import Testing
         let run = try Support.runCLI([
             "release", "--spec", dir + "/spec.yaml", "--partial", dir + "/cohort.partial",
             "--out", dir + "/dp", "--ledger", dir + "/ledger.jsonl", "--budget-dir", dir + "/ledger.jsonl" + ".budget",
+            "--subject", "study",
         ])
         #expect(run.status == 1, "\(run.stderr)")
         #expect(run.stderr.split(separator: "\n").count == 1)

@@ -254,27 +254,31 @@ import Testing
     }
 
     @Test func theReleasesMustFitTheBudgetOfEachUnit() throws {
-        // Three Laplace releases of the days at ε 0.5 cost a day ε 1.5 (ρ 0.375).
+        // Three Laplace releases of the days at ε 0.5 cost a day ε 1.5 (ρ 0.375), and each
+        // workout of that day as much.
         let releases = Self.release("a") + Self.release("b") + Self.release("c")
         let tooSmall = try Self.problems(Self.base + ["privacy:", "  budget: {epsilon: 1.2}", "  releases:"] + releases)
-        #expect(tooSmall.map(\.line) == [8] && tooSmall.first?.keyPath == "privacy.budget")
+        #expect(tooSmall.map(\.line) == [8, 8] && tooSmall.first?.keyPath == "privacy.budget", "\(tooSmall)")
         #expect(tooSmall.first?.message.contains("spend epsilon 1.5 for a day, more than the whole budget 1.2") == true)
+        #expect(tooSmall.last?.message.contains("spend epsilon 1.5 for a workout") == true)
         let rho = try Self.problems(Self.base + ["privacy:", "  budget: {rho: 0.3}", "  releases:"] + releases)
         #expect(rho.first?.message.contains("spend rho 0.375 for a day") == true)
         #expect(try Self.problems(Self.base + ["privacy:", "  budget: {epsilon: 1.5}", "  releases:"] + releases).isEmpty)
-        // Units have budgets of their own: two releases of the days and one of the workouts fit ε 1.
+        // A release of workouts is charged to workouts only: two of the days and one of the
+        // workouts cost a day 1.0 and a workout 1.5.
         let mixed =
-            Self.release("a")
-            + Self.release("b", unit: "workout").map {
+            Self.release("a") + Self.release("b")
+            + Self.release("w", unit: "workout").map {
                 $0.replacingOccurrences(of: "daily.steps", with: "workouts.count")
             }
-        #expect(try Self.problems(Self.base + ["privacy:", "  budget: {epsilon: 0.5}", "  releases:"] + mixed).isEmpty)
+        let workout = try Self.problems(Self.base + ["privacy:", "  budget: {epsilon: 1.2}", "  releases:"] + mixed)
+        #expect(workout.count == 1 && workout.first?.message.contains("spend epsilon 1.5 for a workout") == true, "\(workout)")
         // A weekly release costs the person once a week: 12 whole weeks × ε 0.5 in a cohort.
         let cohortBase = Self.base.map { $0.hasPrefix("kind") ? "kind: cohort" : $0 }
         let weekly = Self.release("w", unit: "person", extra: ["      cadence: week"])
         let person = try Self.problems(
             cohortBase + ["privacy:", "  key_file: key", "  budget: {epsilon: 5.5}", "  releases:"] + weekly)
-        #expect(person.first?.message.contains("spend epsilon 6 for a person") == true, "\(person)")
+        #expect(person.contains { $0.message.contains("spend epsilon 6 for a person") }, "\(person)")
     }
 
     @Test func releaseFileProblemsCarryItsNameAndLines() throws {

@@ -169,7 +169,8 @@ import Testing
         let lines = planned.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 5, "\(planned.stdout)")
         #expect(lines[3] == "once every period is published, a day has spent ε = 0.5 of the budget ε = 2", "\(planned.stdout)")
-        #expect(lines[4] == "once every period is published, a workout has spent ε = 0.5 of the budget ε = 2", "\(planned.stdout)")
+        // A workout is charged its day's release too.
+        #expect(lines[4] == "once every period is published, a workout has spent ε = 1 of the budget ε = 2", "\(planned.stdout)")
 
         try runExport(seed: 6, into: dir)
         _ = try ReleaseRunner.run(
@@ -241,8 +242,9 @@ import Testing
         #expect(ledger.hasPrefix(dir + "/budget/ledgers/s_") && FileManager.default.fileExists(atPath: ledger), "\(ledger)")
         #expect(try night(seed: 0).status == 3)   // same archive, releases replayed: nothing new
         let dpBefore = try Support.snapshot(dir + "/out/dp")
-        // The spec changes so that the workouts' new release no longer fits.
-        try Self.spec(budget: "1.5", runsEpsilon: "1.25").write(toFile: dir + "/releases.yaml", atomically: true, encoding: .utf8)
+        // The spec changes so that the workouts' new release no longer fits: a workout has its
+        // day's 0.5 and the first release's 0.5 spent, and 1.0 more passes 1.5.
+        try Self.spec(budget: "1.5", runsEpsilon: "1.0").write(toFile: dir + "/releases.yaml", atomically: true, encoding: .utf8)
         let second = try night(seed: 2)
         #expect(second.status == 1)
         #expect(second.stderr.contains("refused, nothing recorded"), "\(second.stderr)")

@@ -152,8 +152,10 @@ extension PipelineSpecReader {
         for (item, itemInFile) in releases where item.valid {
             let r = item.release
             let cost = ReleasePlan.unitCost(of: r)
-            epsilon[r.privacyUnit, default: 0] += cost.epsilon ?? 0
-            rho[r.privacyUnit, default: 0] += cost.rho
+            for unit in ReleasePlan.units(inside: r.privacyUnit) {
+                epsilon[unit, default: 0] += cost.epsilon ?? 0
+                rho[unit, default: 0] += cost.rho
+            }
             if r.mechanism == .gaussian && budget.epsilon != nil {
                 report(
                     inFile: itemInFile, item.node["mechanism"] ?? item.node, path: releasePath(item, itemInFile) + ".mechanism",

@@ -71,12 +71,25 @@ public struct ReleasePlan: Sendable {
                 throw InputError(file: r.id, "release \(r.id): its cost in ρ overflows; lower epsilon")
             }
             let unitCost = Self.unitCost(of: r)
-            var total = totals[r.privacyUnit] ?? UnitTotal(unit: r.privacyUnit, rho: 0, epsilon: 0)
-            total.rho += unitCost.rho
-            total.epsilon = unitCost.epsilon.flatMap { e in total.epsilon.map { $0 + e } }
-            totals[r.privacyUnit] = total
+            for unit in Self.units(inside: r.privacyUnit) {
+                var total = totals[unit] ?? UnitTotal(unit: unit, rho: 0, epsilon: 0)
+                total.rho += unitCost.rho
+                total.epsilon = unitCost.epsilon.flatMap { e in total.epsilon.map { $0 + e } }
+                totals[unit] = total
+            }
         }
         self.totals = [ReleaseSpec.PrivacyUnit.day, .workout, .person].compactMap { totals[$0] }
+    }
+
+    /// The units a release of `unit` is charged to, as the ledger charges them
+    /// (`Charges.units(inside:)`): a release of the person to its days and workouts as well, a
+    /// release of days to the workouts of those days.
+    static func units(inside unit: ReleaseSpec.PrivacyUnit) -> [ReleaseSpec.PrivacyUnit] {
+        switch unit {
+        case .person: return [.person, .day, .workout]
+        case .day: return [.day, .workout]
+        case .workout: return [.workout]
+        }
     }
 
     /// What a release costs its privacy unit, at most, once every period is published: a day or

@@ -100,6 +100,15 @@ public enum ReleaseRunner {
     static func logPublished(_ outcomes: [Outcome], spec: ReleaseSpec) {
         let log = HealthTrailLog.logger
         for (outcome, release) in zip(outcomes, spec.releases) {
+            guard outcome.published > 0 else {
+                log.info(
+                    "release \(outcome.id): nothing due yet",
+                    metadata: [
+                        "event": "release.not_due", "release": .string(outcome.id), "next_due": .string(outcome.nextDue ?? ""),
+                        "ledger": .string(outcome.ledgerPath),
+                    ])
+                continue
+            }
             log.info(
                 "release \(outcome.id) published\(outcome.charged ? "" : " (nothing new: nothing spent)")",
                 metadata: [
@@ -120,6 +129,10 @@ public enum ReleaseRunner {
         let asOf = asOf ?? Publication.today()
         guard let today = PublicPartitions.day(asOf), Publication.date(today) == asOf else {
             throw InputError(file: asOf, "the date a run counts as today must be yyyy-MM-dd")
+        }
+        // A later date would publish periods whose data has not come in, and never redraw them.
+        guard asOf <= Publication.today() else {
+            throw InputError(file: asOf, "the date a run counts as today cannot be later than today (\(Publication.today()), UTC)")
         }
         guard partial.specSHA256 == (try PartialAggregate.specFingerprint(of: spec)) else {
             throw InputError(
@@ -151,6 +164,7 @@ public enum ReleaseRunner {
             requests += one.requests
             prepared.append(one)
         }
+        try refuseFilesOfAnotherLedger(prepared, requests: requests, ledger: ledger)
         let reservations = try ledger.releaseAll(requests) { reservations in
             var files: [(path: String, bytes: Data)] = [], start = 0
             for one in prepared {
@@ -170,11 +184,31 @@ public enum ReleaseRunner {
         }
     }
 
+    /// A release file already in `dp/` that this ledger never released was published under
+    /// another one: the ledger was deleted or moved, or the budget folder, key or subject changed.
+    /// Drawing it again would put fresh noise on the same periods, which averages away: refuse,
+    /// before anything is drawn. Whether the file exists is public; the data plays no part.
+    static func refuseFilesOfAnotherLedger(_ prepared: [Prepared], requests: [BudgetLedger.Request], ledger: BudgetLedger) throws {
+        let released = try ledger.releasedIDs()
+        for one in prepared where !one.requests.isEmpty && !released.contains(one.outcome.id) {
+            guard access(one.outcome.path, F_OK) == 0 else { continue }
+            throw InputError(
+                file: one.outcome.path,
+                "published under another budget ledger: \(ledger.path) has never released \(one.outcome.id) "
+                    + "(was the ledger deleted or moved, or the budget folder, key or subject changed?); "
+                    + "restore that ledger, or move this file away to start the release over")
+        }
+    }
+
     /// The keyed fingerprint of one publication: the release's terms and the period, nothing
     /// from the data. A weekly release leaves `from` and `to` out of its terms, so a spec whose
     /// `to` moves on keeps the weeks already published.
     static func fingerprint(_ release: ReleaseSpec.Release, _ publication: Publication, ledger: BudgetLedger) throws -> String {
+        // Defaults written out or left out are the same release: fill them in first.
         var terms = release
+        terms.cadence = release.cadence ?? .once
+        terms.resolution = release.resolution ?? 1
+        if release.partition == .activityWeek { terms.activities = (release.activities ?? PublicPartitions.defaultActivities).sorted() }
         if release.cadence == .week { (terms.from, terms.to) = ("", "") }
         let text = try String(decoding: JSONEncoder.sorted.encode(terms), as: UTF8.self) + "\nperiod \(publication.period)\n"
         return ledger.fingerprint(of: Array(text.utf8))

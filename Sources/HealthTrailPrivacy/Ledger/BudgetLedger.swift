@@ -45,13 +45,14 @@ import Glibc
 ///
 /// ## Accounting
 ///
-/// Exact fractions (`Rational`, shared with the noise mechanisms), never floats. Each privacy
-/// unit has its own budget: the limit holds for every day, every workout and the person, each
-/// on its own, and costs of different units are never summed (a day-level and a workout-level
-/// release protect different things). Within a unit, pure ε releases compose by basic
-/// composition (Σε) and every release is also charged in zCDP, ρ for Gaussian and ε²/2 for
-/// Laplace, summed. Day and workout releases charge only the days of their period: the spend
-/// of a unit is its most-charged day. Person releases charge everything. Each limit in
+/// Exact fractions (`Rational`, shared with the noise mechanisms), never floats. The limit holds
+/// for every day, every workout and the person, each on its own: a workout is charged the
+/// releases of workouts, of its day and of the person; a day those of days and of the person;
+/// the person those of the person (`Charges.units(inside:)`). Releases of workouts are not
+/// charged to days: a day holds any number of workouts. Within a unit, pure ε releases compose
+/// by basic composition (Σε) and every release is also charged in zCDP, ρ for Gaussian and ε²/2
+/// for Laplace, summed. Day and workout releases charge only the days of their period: the
+/// spend of a unit is its most-charged day. Person releases charge everything. Each limit in
 /// `BudgetLimit` that is configured must hold; see `BudgetLimit` for why.
 ///
 /// ## Verification
@@ -126,10 +127,11 @@ public final class BudgetLedger: @unchecked Sendable {
         return state.charges.mostSpent
     }
 
-    /// What has been spent on `unit` at the most-charged day of `period` (nil: anywhere).
+    /// What has been spent on `unit` at its most-charged day of `period` (nil: anywhere), each
+    /// figure at its own largest: releases of the unit and of every unit containing it.
     public func spent(unit: String, period: LedgerPeriod? = nil) -> Spent {
         mutex.lock(); defer { mutex.unlock() }
-        return state.charges.spentPoints(unit: unit, period: period).max { LedgerArithmetic.greater($1.rho, $0.rho) } ?? Spent()
+        return Spent.largest(state.charges.spentPoints(unit: unit, period: period))
     }
 
     /// The keyed fingerprint of `bytes` under the ledger's key: lowercase hex HMAC-SHA256. A
@@ -220,6 +222,11 @@ public final class BudgetLedger: @unchecked Sendable {
                 outputSHA256: reserved.outputSHA256)
             try append(entry, &state)
         }
+    }
+
+    /// The ids of every release the ledger has reserved, under any terms.
+    public func releasedIDs() throws -> Set<String> {
+        try withLock { state in Set(state.reservations.values.map(\.releaseID)) }
     }
 
     /// Reservations whose run stopped before publishing, oldest first, with their stored results.
@@ -336,6 +343,10 @@ public final class BudgetLedger: @unchecked Sendable {
         defer { fileLock.release() }
         do {
             if !files.exists(path), !files.exists(headPath) {
+                // Stored results without their ledger: the ledger was deleted, not never made.
+                if files.hasFiles(in: resultsFolder, suffix: ".result") {
+                    throw broken(nil, "the ledger and its head are gone but its stored results remain in \(resultsFolder) (deleted?)")
+                }
                 try writeHead(seq: 0, hash: LedgerEntry.genesis)   // a new ledger: anchor it before line 1
             }
             var fresh = try load()
@@ -445,8 +456,8 @@ public final class BudgetLedger: @unchecked Sendable {
                 state.lineCount == 0 ? nil : state.lineCount,
                 "the ledger ends here but line \(seq) was written (lines deleted from the end?)")
         }
-        if hash != (seq == 0 ? LedgerEntry.genesis : hashes[seq - 1]) {
-            throw broken(seq == 0 ? nil : seq, "this line's bytes no longer match the hash the head file recorded")
+        if hash != headMAC(seq: seq, last: seq == 0 ? LedgerEntry.genesis : hashes[seq - 1]) {
+            throw broken(seq == 0 ? nil : seq, "this line's bytes no longer match the MAC the head file recorded")
         }
         if state.lineCount > seq + 1 {
             throw broken(seq + 2, "lines from here on were not written by the ledger")
@@ -469,7 +480,13 @@ public final class BudgetLedger: @unchecked Sendable {
     }
 
     private func writeHead(seq: Int, hash: String) throws {
-        try files.writeAtomically(Array("{\"seq\":\(seq),\"mac\":\"\(hash)\"}\n".utf8), to: headPath)
+        try files.writeAtomically(Array("{\"seq\":\(seq),\"mac\":\"\(headMAC(seq: seq, last: hash))\"}\n".utf8), to: headPath)
+    }
+
+    /// The head's MAC: of its own text, not the last line's chain MAC, which the next line's
+    /// `prev` already shows (a head rebuilt from a line's `prev` would let the tail be cut).
+    private func headMAC(seq: Int, last: String) -> String {
+        key.mac(Array("healthtrail ledger head\n\(seq)\n\(last)".utf8))
     }
 
     /// The stored release at `seq`, its result read back and checked against the ledger's hash.
@@ -507,16 +524,19 @@ public final class BudgetLedger: @unchecked Sendable {
         }
     }
 
-    /// Throws `.overBudget` unless every configured limit holds, for the charge's unit on every
-    /// day of its period, once the charge is added to `charges`.
+    /// Throws `.overBudget` unless every configured limit holds once the charge is added to
+    /// `charges`: for the charge's unit and every unit inside it (`Charges.units(inside:)`), on
+    /// every day of its period.
     /// `alongside`: how many other new releases of the same spec `charges` already counts.
     private func checkBudget(release: String, _ charge: Charge, charges: Charges, alongside: Int = 0) throws {
-        for spent in charges.spentPoints(unit: charge.unit, period: charge.period) {
-            try checkBudget(release: release, charge, spent: spent, alongside: alongside)
+        for unit in Charges.units(inside: charge.unit) {
+            for spent in charges.spentPoints(unit: unit, period: charge.period) {
+                try checkBudget(release: release, charge, unit: unit, spent: spent, alongside: alongside)
+            }
         }
     }
 
-    private func checkBudget(release: String, _ charge: Charge, spent: Spent, alongside: Int) throws {
+    private func checkBudget(release: String, _ charge: Charge, unit: String, spent: Spent, alongside: Int) throws {
         let cost = charge.cost
         guard let after = spent.adding(cost) else {
             throw LedgerError(.invalid, path: path, "release \(release): the budget sum overflows exact arithmetic")
@@ -526,8 +546,8 @@ public final class BudgetLedger: @unchecked Sendable {
                 alongside == 0
                 ? ""
                 : " (counting the spec's \(alongside) other new release\(alongside == 1 ? "" : "s") before it: a spec is spent whole or not at all)"
-            let unit = charge.unit == "person" ? "the person" : "a \(charge.unit)" + (charge.period.map { " in \($0)" } ?? "")
-            return LedgerError(.overBudget, path: path, "release \(release) refused, nothing recorded: \(why), for \(unit)\(together)")
+            let whom = unit == "person" ? "the person" : "a \(unit)" + (charge.period.map { " in \($0)" } ?? "")
+            return LedgerError(.overBudget, path: path, "release \(release) refused, nothing recorded: \(why), for \(whom)\(together)")
         }
         if let total = limit.epsilon {
             guard let epsilon = cost.epsilon else {
@@ -590,6 +610,18 @@ package struct LedgerState {
 }
 
 extension Spent {
+    /// Each figure at its largest over `all` (they may peak on different days or units).
+    package static func largest(_ all: [Spent]) -> Spent {
+        var result = Spent()
+        for s in all {
+            if LedgerArithmetic.greater(s.epsilon, result.epsilon) { result.epsilon = s.epsilon }
+            if LedgerArithmetic.greater(s.rho, result.rho) { result.rho = s.rho }
+            result.pureReleases = max(result.pureReleases, s.pureReleases)
+            result.zcdpReleases = max(result.zcdpReleases, s.zcdpReleases)
+        }
+        return result
+    }
+
     /// A spend past any limit, for a sum that overflowed exact arithmetic (refused, never wrapped).
     package var saturated: Spent {
         var s = self
@@ -626,11 +658,25 @@ package struct Charge: Hashable, Sendable {
 package struct Charges: Sendable {
     package var list: [Charge] = []
 
-    /// The spend of `unit` at each day of `period` where it can be largest: the period's first
-    /// day and every first day of a charge inside it (a sum of periods' indicator functions
-    /// peaks where a period starts). One value when `unit` has no charge there.
+    /// The units whose spend a charge to `unit` adds to: the unit itself and those inside it. A
+    /// release that protects the person protects each of its days and workouts as well; one that
+    /// protects a day protects each workout of that day (a workout counts on the day it started).
+    /// The other way round there is no bound: a day holds any number of workouts, so releases of
+    /// workouts are not charged to days.
+    package static func units(inside unit: String) -> [String] {
+        switch unit {
+        case "person": return ["person", "day", "workout"]
+        case "day": return ["day", "workout"]
+        default: return [unit]
+        }
+    }
+
+    /// The spend of `unit` (its own charges and those of units containing it) at each day of
+    /// `period` where it can be largest: the period's first day and every first day of a charge
+    /// inside it (a sum of periods' indicator functions peaks where a period starts). One value
+    /// when nothing is charged there.
     package func spentPoints(unit: String, period: LedgerPeriod?) -> [Spent] {
-        let same = list.filter { $0.unit == unit }
+        let same = list.filter { Self.units(inside: $0.unit).contains(unit) }
         var days: [String?] = period.map { [$0.first] } ?? []
         for charge in same {
             if let first = charge.period?.first, period.map({ $0.contains(first) }) ?? true { days.append(first) }
@@ -645,8 +691,8 @@ package struct Charges: Sendable {
         }
     }
 
-    /// The spend of the most-charged unit at its most-charged day, by ρ.
+    /// The spend of the most-charged unit at its most-charged day, each figure at its largest.
     package var mostSpent: Spent {
-        Set(list.map(\.unit)).flatMap { spentPoints(unit: $0, period: nil) }.max { LedgerArithmetic.greater($1.rho, $0.rho) } ?? Spent()
+        Spent.largest(Set(list.flatMap { Self.units(inside: $0.unit) }).flatMap { spentPoints(unit: $0, period: nil) })
     }
 }

@@ -107,6 +107,11 @@ package struct LedgerFiles {
         }
     }
 
+    /// Whether `folder` holds a file whose name ends with `suffix`.
+    package func hasFiles(in folder: String, suffix: String) -> Bool {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).contains { $0.hasSuffix(suffix) }
+    }
+
     /// Deletes the files in `folder` whose names start with `prefix` (results of a reservation
     /// whose line never made it into the ledger, and temporary files of killed runs).
     package func removeFiles(in folder: String, prefix: String) {
