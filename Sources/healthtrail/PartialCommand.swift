@@ -78,7 +78,14 @@ struct PartialCommand: ParsableCommand {
         guard let keyFile = keyFile ?? spec.keyFile, let releases = spec.releases else {
             throw InputError(file: pipeline, "partial needs a cohort pipeline with privacy.key_file and privacy.releases")
         }
-        let pseudonym = try PseudonymKey(path: keyFile).pseudonym(for: person ?? PersonName.of(archive: archive))
+        var name = person ?? PersonName.of(archive: archive)
+        if person == nil, let personsFile = spec.personsFile {
+            guard let listed = try PersonMapping(path: personsFile).person(ofArchive: archive) else {
+                throw InputError(file: personsFile, "the archive \(PersonMapping.archiveName(of: archive)) is not listed: its person is unknown")
+            }
+            name = listed
+        }
+        let pseudonym = try PseudonymKey(path: keyFile).pseudonym(for: name)
         let temporary = outputs == nil ? try Self.temporaryFolder() : nil
         defer { if let temporary { try? FileManager.default.removeItem(atPath: temporary) } }
         var options = spec.runOptions(inputPath: archive, outputDirectory: outputs ?? temporary!)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import HealthTrailArchive
 @testable import HealthTrailKit
 @testable import HealthTrailSynth
 
@@ -156,5 +157,89 @@ import Testing
         #expect(run.status == 1)
         #expect(run.stderr.contains("pseudonym.key"))
         #expect(!FileManager.default.fileExists(atPath: root + "/study/out/persons"))
+    }
+}
+
+/// A cohort's privacy unit is the person, not the archive: `privacy.persons` maps archives to
+/// persons, and two exports of one person count once.
+@Suite(.serialized) struct CohortPersonsTests {
+    @Test func aMappingFileIsReadWithItsMistakesAtTheirLines() throws {
+        let dir = Support.temporaryDirectory()
+        func mistake(_ text: String) -> InputError? {
+            try? text.write(toFile: dir + "/persons.csv", atomically: true, encoding: .utf8)
+            do { _ = try PersonMapping(path: dir + "/persons.csv"); return nil } catch let e as InputError { return e } catch { return nil }
+        }
+        #expect(mistake("archive,name\na.zip,alice\n")?.line == 1)
+        #expect(mistake("# study 7\narchive,person\na.zip,alice\nb.zip\n")?.line == 4)
+        let twice = mistake("archive,person\na.zip,alice\n\na.zip,bob\n")
+        #expect(twice?.line == 4 && twice?.message.contains("listed already, on line 2") == true)
+        #expect(mistake("archive,person\nold/a.zip,alice\n")?.line == 2)
+        #expect(mistake("archive,person\na.zip,alice\nb.zip, bob\n") == nil)
+        let mapping = try PersonMapping(path: dir + "/persons.csv")
+        #expect(mapping.person(ofArchive: "/x/y/b.zip") == "bob" && mapping.person(ofArchive: "/x/c.zip") == nil)
+        // Of one person's archives the one listed last is used, whatever the order given.
+        try "archive,person\nold.zip,alice\nbob.zip,bob\nnew.zip,alice\n".write(toFile: dir + "/persons.csv", atomically: true, encoding: .utf8)
+        let sorted = try PersonMapping(path: dir + "/persons.csv").choose(["/s/new.zip", "/s/x.zip", "/s/old.zip", "/s/bob.zip"])
+        #expect(sorted.chosen.map(\.archive) == ["/s/new.zip", "/s/bob.zip"] && sorted.chosen.map(\.person) == ["alice", "bob"])
+        #expect(sorted.superseded == ["/s/old.zip"] && sorted.unlisted == ["/s/x.zip"])
+    }
+
+    @Test func twoArchivesOfOnePersonCountOnceAndAnUnlistedOneFails() throws {
+        let (root, pipeline) = try CohortRunTests.study(persons: 3, days: 5, broken: false)
+        let archives = root + "/study/archives"
+        // p1 and p2 are two exports of alice (p2 the later), p3 is bob's; x.zip is nobody's.
+        try FileManager.default.copyItem(atPath: archives + "/p1.zip", toPath: archives + "/x.zip")
+        try "archive,person\np1.zip,alice\np3.zip,bob\np2.zip,alice\n".write(
+            toFile: root + "/study/persons.csv", atomically: true, encoding: .utf8)
+        let text = try String(contentsOfFile: pipeline, encoding: .utf8)
+        try text.replacingOccurrences(of: "  key_file: ", with: "  persons: \(root)/study/persons.csv\n  key_file: ")
+            .write(toFile: pipeline, atomically: true, encoding: .utf8)
+        let run = try Support.runCLI(["run", "--pipeline", pipeline, "--quiet", "--log-format", "json", "--log-level", "info"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try CohortRunTests.json(root + "/study/out/cohort.json")
+        #expect(report["merged"] as? Int == 2 && report["superseded"] as? Int == 1)
+        let persons = report["persons"] as! [[String: Any]]
+        let key = try PseudonymKey(path: root + "/study/pseudonym.key")
+        let ok = Set(persons.filter { $0["status"] as? String == "ok" }.compactMap { $0["person"] as? String })
+        #expect(ok == [key.pseudonym(for: "alice"), key.pseudonym(for: "bob")])
+        let failed = persons.filter { $0["status"] as? String == "failed" }
+        #expect(failed.count == 1 && (failed.first?["error"] as? String)?.contains("not listed in privacy.persons") == true)
+        #expect(run.stderr.contains("\"cohort.archive_superseded\""))
+
+        // The same as a cohort of alice.zip (p2) and bob.zip (p3) without a mapping: the same
+        // merged totals, byte for byte. Alice's earlier export adds nothing to the bound.
+        let (plainRoot, plainPipeline) = try CohortRunTests.study(persons: 3, days: 5, broken: false)
+        let plain = plainRoot + "/study/archives"
+        try FileManager.default.removeItem(atPath: plainRoot + "/study/pseudonym.key")
+        try FileManager.default.copyItem(atPath: root + "/study/pseudonym.key", toPath: plainRoot + "/study/pseudonym.key")
+        try FileManager.default.moveItem(atPath: plain + "/p2.zip", toPath: plain + "/alice.zip")
+        try FileManager.default.moveItem(atPath: plain + "/p3.zip", toPath: plain + "/bob.zip")
+        try FileManager.default.removeItem(atPath: plain + "/p1.zip")
+        let second = try Support.runCLI(["run", "--pipeline", plainPipeline, "--quiet"])
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(
+            FileManager.default.contents(atPath: root + "/study/out/cohort/merged.partial")
+                == FileManager.default.contents(atPath: plainRoot + "/study/out/cohort/merged.partial"))
+    }
+
+    @Test func aPersonPipelineHasNoPersonsAndPartialUsesTheMapping() throws {
+        let found = try PipelineFileTests.problems(
+            PipelineFileTests.base + ["privacy:", "  persons: persons.csv"], name: "personsInPerson")
+        #expect(found.first?.keyPath == "privacy.persons" && found.first?.message.contains("for cohort pipelines") == true)
+
+        let (root, pipeline) = try CohortRunTests.study(persons: 1, days: 3, broken: false)
+        try "archive,person\np1.zip,alice\n".write(toFile: root + "/study/persons.csv", atomically: true, encoding: .utf8)
+        let text = try String(contentsOfFile: pipeline, encoding: .utf8)
+        try text.replacingOccurrences(of: "  key_file: ", with: "  persons: \(root)/study/persons.csv\n  key_file: ")
+            .write(toFile: pipeline, atomically: true, encoding: .utf8)
+        let partial = try Support.runCLI(["partial", root + "/study/archives/p1.zip", "--pipeline", pipeline, "--out", root + "/p1.partial"])
+        #expect(partial.status == 0, "\(partial.stderr)")
+        let persons =
+            try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: root + "/p1.partial"))) as? [String: Any])[
+                "persons"] as? [String: String]
+        #expect(persons.map { Array($0.keys) } == [try PseudonymKey(path: root + "/study/pseudonym.key").pseudonym(for: "alice")])
+        try FileManager.default.copyItem(atPath: root + "/study/archives/p1.zip", toPath: root + "/study/archives/zed.zip")
+        let unlisted = try Support.runCLI(["partial", root + "/study/archives/zed.zip", "--pipeline", pipeline, "--out", root + "/zed.partial"])
+        #expect(unlisted.status == 1 && unlisted.stderr.contains("the archive zed.zip is not listed"), "\(unlisted.stderr)")
     }
 }

@@ -90,6 +90,9 @@ def files_to_ship(args):
         key = resolve_pipeline_path(value, args.pipeline)
     if not os.path.isfile(key):
         raise UsageError(f"{key}: no such key file (the pipeline's privacy.key_file, or --key-file)")
+    if pipeline_path_value(args.pipeline, "persons") is not None:
+        raise UsageError(f"{args.pipeline}: privacy.persons (several archives of one person) is not supported on Spark yet: "
+                         "run this cohort with `healthtrail run --pipeline`")
     ship = {"pipeline": os.path.abspath(args.pipeline), "key": os.path.abspath(key)}
     releases = pipeline_path_value(args.pipeline, "releases")
     if releases is not None and not releases.startswith(("[", "{")):

@@ -29,6 +29,9 @@ public struct CohortReport: Codable, Sendable {
     public var releases: [Release]
     /// Where the study's budget ledger lives (nil without releases).
     public var budgetLedger: String? = nil
+    /// Archives left out because a later-listed archive of the same person was used
+    /// (`privacy.persons`).
+    public var superseded = 0
 
     public var succeeded: Int { persons.filter { $0.status != "failed" }.count }
     public var failed: Int { persons.filter { $0.status == "failed" }.count }

@@ -39,12 +39,40 @@ public enum CohortRun {
         defer { withExtendedLifetime(lock) {} }
         for folder in ["persons", "partials", "cohort"] { try OutputStaging.makeDirectory(out + "/" + folder) }
 
-        // Pseudonyms first: two archives with one name would be one person twice.
-        var chosen: [(archive: String, pseudonym: String)] = []
+        // Persons first: with privacy.persons, an archive is its listed person's, and of a
+        // person's archives the one listed last is used; without it, an archive is a person of
+        // its own name.
+        var archives = options.archives.map { (archive: $0, person: PersonName.of(archive: $0)) }
         var duplicates: [CohortReport.Person] = []
         var failedArchives: [String: String] = [:]
-        for archive in options.archives {
-            let pseudonym = key.pseudonym(for: PersonName.of(archive: archive))
+        var superseded = 0
+        if let personsFile = options.spec.personsFile {
+            let mapping = try PersonMapping(path: personsFile)
+            let sorted = mapping.choose(options.archives)
+            archives = sorted.chosen
+            for archive in sorted.unlisted {
+                let pseudonym = key.pseudonym(for: PersonName.of(archive: archive))
+                duplicates.append(
+                    .init(person: pseudonym, status: "failed", seconds: 0, error: "not listed in privacy.persons: its person is unknown"))
+                failedArchives[pseudonym] = archive
+                log.error(
+                    "an archive is not listed in privacy.persons; it is left out",
+                    metadata: ["event": "cohort.person_unlisted", "person": .string(pseudonym)])
+            }
+            for archive in sorted.superseded {
+                superseded += 1
+                log.info(
+                    "an archive is superseded by a later one of the same person",
+                    metadata: [
+                        "event": "cohort.archive_superseded", "person": .string(key.pseudonym(for: mapping.person(ofArchive: archive) ?? "")),
+                    ])
+            }
+        }
+
+        // Pseudonyms next: two archives with one name would be one person twice.
+        var chosen: [(archive: String, pseudonym: String)] = []
+        for (archive, person) in archives {
+            let pseudonym = key.pseudonym(for: person)
             if chosen.contains(where: { $0.pseudonym == pseudonym }) {
                 duplicates.append(
                     .init(
@@ -132,7 +160,7 @@ public enum CohortRun {
             toolVersion: HealthTrailVersion.current, pipeline: options.spec.file,
             startedUTC: Timestamp(utcSeconds: Int64(started.timeIntervalSince1970)).utcString,
             seconds: (Date().timeIntervalSince(started) * 100).rounded() / 100, jobs: options.jobs,
-            persons: persons, merged: good.count, releases: releases, budgetLedger: budgetLedger)
+            persons: persons, merged: good.count, releases: releases, budgetLedger: budgetLedger, superseded: superseded)
         // A cohort with nothing new leaves every file as it was, cohort.json included.
         if !report.nothingNew || mergedChanged {
             try writeReport(report, to: out + "/cohort.json")

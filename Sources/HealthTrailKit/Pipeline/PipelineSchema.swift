@@ -47,6 +47,7 @@ enum PipelineSchema {
                     Field(name: "unit", schema: .word(["day", "workout", "person"])),
                     Field(name: "key_file", schema: .text(nonEmpty: true)),
                     Field(name: "subject", schema: .text(nonEmpty: true)),
+                    Field(name: "persons", schema: .text(nonEmpty: true)),
                     Field(name: "budget_dir", schema: .text(nonEmpty: true)),
                     Field(name: "budget", schema: budget),
                     Field(name: "releases", schema: .oneOf([.text(nonEmpty: true), releaseList(unitRequired: !unitGiven)])),

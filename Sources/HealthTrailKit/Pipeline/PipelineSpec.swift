@@ -104,6 +104,9 @@ public struct PipelineSpec: Sendable, Equatable {
     /// `privacy.subject`: whose budget the releases spend (default: `self` for a person,
     /// `cohort` for a cohort; see `LedgerLocation`).
     public var subject: String?
+    /// `privacy.persons`: which person each archive of a cohort is (`PersonMapping`), absolute;
+    /// read by the run, which refuses a missing file.
+    public var personsFile: String?
     /// `privacy.budget_dir`: the budget folder, absolute (default: `LedgerLocation`'s).
     public var budgetDirectory: String?
 

@@ -34,6 +34,15 @@ extension PipelineSpecReader {
         }
 
         if let subjectEntry = entry(privacy, "subject") { spec.subject = YAMLValue.text(subjectEntry.value) }
+        if let personsEntry = entry(privacy, "persons") {
+            if kind == .person {
+                walker.report(
+                    personsEntry.key, path: "privacy.persons",
+                    "a person pipeline holds one person: persons is for cohort pipelines")
+            } else {
+                spec.personsFile = path(personsEntry.value, at: "privacy.persons")
+            }
+        }
         if let folderEntry = entry(privacy, "budget_dir") { spec.budgetDirectory = path(folderEntry.value, at: "privacy.budget_dir") }
 
         let budgetEntry = entry(privacy, "budget")
