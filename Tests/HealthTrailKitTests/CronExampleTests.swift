@@ -59,7 +59,7 @@ import Testing
         #expect((manifest["input"] as? [String: Any])?["name"] as? String == "export.zip")
         #expect(fm.fileExists(atPath: home + "/health/routes.geojson"))
         #expect(fm.fileExists(atPath: home + "/health/svg/density.svg"))
-        #expect(try Support.readCSV(home + "/health/dp/weekly_resting_hr.csv").rows.count > 0)
+        #expect(try Support.readCSV(home + "/health/dp/monthly_resting_hr.csv").rows.count == 6)
         var log = try String(contentsOfFile: home + "/healthtrail.log", encoding: .utf8)
         #expect(log.contains("\"event\":\"run.finished\""))
 

@@ -61,6 +61,38 @@ import Testing
         #expect(!cut.isEmpty)
     }
 
+    /// Monthly partitions are the calendar months wholly inside the range: from 2023-01-01 to
+    /// 2023-02-20, January only; activity × month likewise; published each month (cadence
+    /// month) from the second day after it ends.
+    @Test func monthlyPartitionsAreTheWholeMonthsInsideTheRange() throws {
+        let release = try Self.release(
+            "id: m, metric: workouts.count, aggregate: count, partition: activity_month, activities: [running, walking], "
+                + "cadence: month, from: 2022-12-15, to: 2023-02-20, privacy_unit: workout, max_partitions: 1, "
+                + "max_contributions: 1, mechanism: laplace, epsilon: 1")
+        #expect(PublicPartitions.keys(for: release) == ["running|2023-01", "walking|2023-01"])
+        let totals = try ContributionBounding.totals(for: release, runDirectory: Self.run, person: "self")
+        var expected: [String: Int64] = [:]
+        let activities = try Support.readCSV(Self.run + "/workouts.csv")
+        let activity = activities.header.firstIndex(of: "activity")!
+        for ((_, date), row) in zip(try Self.workoutDates(), activities.rows) where date.year == 2023 && date.month == 1 {
+            guard ["running", "walking"].contains(row[activity]) else { continue }
+            expected[row[activity] + "|2023-01", default: 0] += 1
+        }
+        #expect(expected.values.reduce(0, +) > 5)
+        #expect(totals.counts == expected)
+        let publications = Publication.all(of: release)
+        #expect(publications.map(\.period.description) == ["2023-01-01…2023-01-31"])
+        #expect(publications.map { Publication.date($0.publishableFrom) } == ["2023-02-02"])
+
+        // Twelve monthly publications of a year, each with its own month's key.
+        let year = try Self.release(
+            "id: y, metric: daily.steps, aggregate: sum, partition: month, cadence: month, from: 2024-01-01, to: 2024-12-31, "
+                + "privacy_unit: day, lower: 0, upper: 10, max_partitions: 1, max_contributions: 1, mechanism: laplace, epsilon: 1")
+        let months = Publication.all(of: year)
+        #expect(months.map(\.keys) == (1...12).map { [String(format: "2024-%02d", $0)] })
+        #expect(months[1].period.description == "2024-02-01…2024-02-29")
+    }
+
     /// Day partitions: the days of the range, no other.
     @Test func dayPartitionsAreTheDaysOfTheRange() throws {
         let release = try Self.release(

@@ -9,11 +9,12 @@ import Testing
         let spec = try ReleaseSpec.load(path: Support.packageRoot.appendingPathComponent("pipelines/releases.yaml").path)
         #expect(
             spec.releases.map(\.id) == [
-                "weekly_resting_hr", "nightly_sleep_minutes", "workouts_per_activity_week",
-                "distance_per_activity_week", "density",
+                "monthly_resting_hr", "monthly_sleep_per_night", "workouts_per_activity_month",
+                "distance_per_activity_month", "density",
             ])
         #expect(spec.budget?.rho == 2 && spec.budget?.epsilon == nil)   // mixed mechanisms: a zCDP budget
-        #expect(spec.releases[3].mechanism == .gaussian && spec.releases[3].rho == 0.125)
+        #expect(spec.releases[3].mechanism == .gaussian && spec.releases[3].rho == 0.25)
+        #expect(spec.releases.prefix(4).allSatisfy { $0.cadence == .month })
     }
 
     @Test(arguments: [
@@ -25,6 +26,8 @@ import Testing
         ("zero resolution", "aggregate: sum\n    lower: 0\n    upper: 20000\n    resolution: 0", "resolution"),
         ("huge bounds", "aggregate: sum\n    lower: 0\n    upper: 1e300\n    resolution: 1", "10^12"),
         ("no whole week", "aggregate: count\n    from: 2024-01-02\n    to: 2024-01-07", "no whole ISO week"),
+        ("no whole month", "aggregate: count\n    partition: month\n    from: 2024-01-02\n    to: 2024-02-20", "no whole calendar month"),
+        ("cadence across partitions", "aggregate: count\n    cadence: month", "cadence month publishes whole months"),
     ])
     func mistakesAreNamed(_ name: String, _ override: String, _ message: String) throws {
         var fields: [String: String] = [

@@ -99,7 +99,7 @@ enum PipelineSchema {
             Field(name: "id", schema: .text(nonEmpty: true), required: true),
             Field(name: "metric", schema: .text(nonEmpty: true), required: true),
             Field(name: "aggregate", schema: .word(["count", "sum", "mean", "density"]), required: true),
-            Field(name: "partition", schema: .word(["week", "day", "activity_week"]), required: true),
+            Field(name: "partition", schema: .word(["week", "month", "day", "activity_week", "activity_month"]), required: true),
             Field(name: "from", schema: .text(nonEmpty: true), required: true),
             Field(name: "to", schema: .text(nonEmpty: true), required: true),
             Field(name: "activities", schema: .list(of: .text(nonEmpty: true), count: 1...Int.max)),
@@ -116,7 +116,7 @@ enum PipelineSchema {
             Field(name: "rho", schema: .number(.finite)),
             Field(name: "area", schema: .list(of: .number(.finite), count: 0...Int.max)),
             Field(name: "cells", schema: .integer(Int.min...Int.max, unit: "")),
-            Field(name: "cadence", schema: .word(["once", "week"])),
+            Field(name: "cadence", schema: .word(["once", "week", "month"])),
         ])
     }
 }

@@ -21,27 +21,29 @@ struct Publication: Equatable {
     /// Days between a period's last day and the first run that publishes it.
     static let closingDays: Int64 = 2
 
-    /// Every publication of `release`, in order: one for `cadence: once`, one per ISO week of
-    /// the counted days for `cadence: week`. Empty when no day is counted.
+    /// Every publication of `release`, in order: one for `cadence: once`, one per ISO week or
+    /// calendar month of the counted days for `cadence: week` or `month`. Empty when no day is
+    /// counted.
     static func all(of release: ReleaseSpec.Release) -> [Publication] {
         guard let (first, last) = PublicPartitions.countedDays(of: release) else { return [] }
         let keys = release.aggregate == .density ? [] : PublicPartitions.keys(for: release)
         func make(_ a: Int64, _ b: Int64, _ keys: [String]) -> Publication {
             Publication(period: LedgerPeriod(first: date(a), last: date(b))!, keys: keys, publishableFrom: b + closingDays)
         }
-        guard release.cadence == .week else { return [make(first, last, keys)] }
+        let cadence = release.cadence ?? .once
+        guard cadence != .once else { return [make(first, last, keys)] }
         var result: [Publication] = []
-        var monday = first - PublicPartitions.weekday(first)
-        while monday <= last {
-            let (a, b) = (max(first, monday), min(last, monday + 6))
-            let week = PublicPartitions.isoWeek(a)
-            let inWeek = keys.filter { key in
+        var start = cadence == .week ? first - PublicPartitions.weekday(first) : PublicPartitions.firstOfMonth(first)
+        while start <= last {
+            let next = cadence == .week ? start + 7 : PublicPartitions.firstOfNextMonth(start)
+            let (a, b) = (max(first, start), min(last, next - 1))
+            let inPeriod = keys.filter { key in
                 let tail = key.split(separator: "|").last.map(String.init) ?? key
                 if let day = PublicPartitions.day(tail) { return a <= day && day <= b }
-                return tail == week
+                return tail == PublicPartitions.key(ofDay: a, for: release.partition)
             }
-            result.append(make(a, b, inWeek))
-            monday += 7
+            result.append(make(a, b, inPeriod))
+            start = next
         }
         return result
     }

@@ -10,13 +10,12 @@ enum ReleaseInputs {
         let (table, column) = (parts[0], parts.count > 1 ? parts[1] : "")
         let path = runDirectory + "/" + table + ".csv"
         let csv = try CSVTable(path: path)
-        let weekly = release.partition != .day
         let counted = PublicPartitions.countedDays(of: release)
         /// The partition of a local date, nil for a day the release does not count.
         func partitionKey(_ date: String, activity: String?) -> String? {
             guard let day = PublicPartitions.day(date), let counted, counted.first <= day && day <= counted.last else { return nil }
-            let key = weekly ? PublicPartitions.isoWeek(day) : date
-            return release.partition == .activityWeek ? (activity.map { $0 + "|" + key }) : key
+            let key = PublicPartitions.key(ofDay: day, for: release.partition)
+            return release.partition.byActivity ? (activity.map { $0 + "|" + key }) : key
         }
         var result: [Contribution] = []
         switch table {

@@ -208,8 +208,8 @@ public enum ReleaseRunner {
         var terms = release
         terms.cadence = release.cadence ?? .once
         terms.resolution = release.resolution ?? 1
-        if release.partition == .activityWeek { terms.activities = (release.activities ?? PublicPartitions.defaultActivities).sorted() }
-        if release.cadence == .week { (terms.from, terms.to) = ("", "") }
+        if release.partition.byActivity { terms.activities = (release.activities ?? PublicPartitions.defaultActivities).sorted() }
+        if terms.cadence != .once { (terms.from, terms.to) = ("", "") }
         let text = try String(decoding: JSONEncoder.sorted.encode(terms), as: UTF8.self) + "\nperiod \(publication.period)\n"
         return ledger.fingerprint(of: Array(text.utf8))
     }

@@ -37,7 +37,8 @@ public struct ReleaseSpec: Codable, Sendable, Equatable {
         public var metric: String
         /// `count`, `sum`, `mean`, or `density` (route cells of a fixed grid over `area`).
         public var aggregate: Aggregate
-        /// `week` (ISO weeks of `from`…`to`), `day`, `activity_week` (activity × week).
+        /// `week` (ISO weeks of `from`…`to`), `month` (calendar months), `day`, `activity_week`
+        /// and `activity_month` (activity × week or month).
         public var partition: PartitionKind
         /// First and last local date of the public partitions, `yyyy-MM-dd`.
         public var from: String
@@ -63,7 +64,8 @@ public struct ReleaseSpec: Codable, Sendable, Equatable {
         public var area: [Double]?
         public var cells: Int?
         /// How the release repeats under cron: `once` (the default) publishes the whole
-        /// `from`…`to` once it has closed; `week` publishes each ISO week once it has closed.
+        /// `from`…`to` once it has closed; `week` each ISO week, `month` each calendar month,
+        /// once it has closed.
         /// Either way a period is drawn once and never again (see `Publication`).
         public var cadence: Cadence?
 
@@ -75,10 +77,15 @@ public struct ReleaseSpec: Codable, Sendable, Equatable {
     }
 
     public enum Aggregate: String, Codable, Sendable { case count, sum, mean, density }
-    public enum PartitionKind: String, Codable, Sendable { case week, day, activityWeek = "activity_week" }
+    public enum PartitionKind: String, Codable, Sendable {
+        case week, day, month, activityWeek = "activity_week", activityMonth = "activity_month"
+
+        /// Whether the partitions are activity × period.
+        var byActivity: Bool { self == .activityWeek || self == .activityMonth }
+    }
     public enum PrivacyUnit: String, Codable, Sendable { case day, workout, person }
     public enum MechanismKind: String, Codable, Sendable { case laplace, gaussian }
-    public enum Cadence: String, Codable, Sendable { case once, week }
+    public enum Cadence: String, Codable, Sendable { case once, week, month }
 
     /// Reads and checks a spec; the error names the file and the line of the first problem
     /// (`healthtrail validate` on a pipeline that names this file lists all of them).
@@ -118,14 +125,23 @@ extension ReleaseSpec.Release {
             fail(fromDate == nil ? "from" : "to", "from and to must be dates yyyy-MM-dd with from ≤ to")
         }
         if fromDate != nil && toDate != nil && from <= to && PublicPartitions.countedDays(of: self) == nil {
-            // Weekly partitions are the whole ISO weeks inside from…to: none would publish nothing.
-            fail("to", "no whole ISO week (Monday to Sunday) lies between from and to")
+            // Weekly and monthly partitions are the whole weeks or months inside from…to.
+            let period = [.month, .activityMonth].contains(partition) ? "calendar month" : "ISO week (Monday to Sunday)"
+            fail("to", "no whole \(period) lies between from and to")
         }
         for (key, value) in [("max_partitions", maxPartitions), ("max_contributions", maxContributions)] where value < 1 {
             fail(key, "max_partitions and max_contributions must be ≥ 1")
         }
-        if cadence == .week && aggregate == .density {
-            fail("cadence", "a density map is published once: cadence week is for count, sum and mean")
+        if let cadence, cadence != .once {
+            let fits: [ReleaseSpec.PartitionKind] = cadence == .week ? [.day, .week, .activityWeek] : [.day, .month, .activityMonth]
+            if aggregate == .density {
+                fail("cadence", "a density map is published once: cadence \(cadence.rawValue) is for count, sum and mean")
+            } else if !fits.contains(partition) {
+                fail(
+                    "cadence",
+                    "cadence \(cadence.rawValue) publishes whole \(cadence.rawValue)s: use it with partition "
+                        + fits.map(\.rawValue).joined(separator: ", "))
+            }
         }
         var metricReported = false
         if aggregate == .density {
