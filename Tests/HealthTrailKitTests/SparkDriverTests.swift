@@ -37,12 +37,18 @@ import Testing
         }
         let good = try Data(contentsOf: URL(fileURLWithPath: archives + "/p1.zip"))
         try good.prefix(4096).write(to: URL(fileURLWithPath: archives + "/broken.zip"))
+        // An earlier export of p1, which the later one listed after it supersedes.
+        _ = try ExportSynthesizer.write(to: archives + "/p1-old.zip", options: SynthOptions(days: 10, seed: 9))
+        try "archive,person\np1-old.zip,p1\np1.zip,p1\np2.zip,p2\np3.zip,p3\np4.zip,p4\nbroken.zip,broken\n".write(
+            toFile: root + "/study/persons.csv", atomically: true, encoding: .utf8)
         guard try Support.runCLI(["keygen", root + "/study/pseudonym.key"]).status == 0 else {
             throw InputError(file: root, "keygen failed")
         }
         let shipped = try String(contentsOfFile: Support.packageRoot.path + "/pipelines/cohort.yaml", encoding: .utf8)
         let pipeline = root + "/cohort.yaml"
-        try shipped.replacingOccurrences(of: "~/", with: root + "/").write(toFile: pipeline, atomically: true, encoding: .utf8)
+        try shipped.replacingOccurrences(of: "~/", with: root + "/")
+            .replacingOccurrences(of: "  key_file: ", with: "  persons: \(root)/study/persons.csv\n  key_file: ")
+            .write(toFile: pipeline, atomically: true, encoding: .utf8)
         let local = try Support.runCLI(["run", "--pipeline", pipeline, "--jobs", "2", "--quiet"])
         guard local.status == 0 else { throw InputError(file: pipeline, "the local cohort run failed: \(local.stderr)") }
         return (root, pipeline)
@@ -127,7 +133,7 @@ import Testing
         // The report: the truncated archive failed on all three attempts and is listed; the
         // flaky one took two; the others one; pseudonyms are the local run's.
         let archives = try #require(report["archives"] as? [String: [String: Any]])
-        #expect(archives.count == 5)
+        #expect(archives.count == 6)
         func entry(_ name: String) -> [String: Any] { archives.first { $0.key.hasSuffix("/" + name) }?.value ?? [:] }
         #expect(entry("broken.zip")["status"] as? String == "failed")
         #expect(entry("broken.zip")["attempts"] as? Int == 3)
@@ -136,6 +142,9 @@ import Testing
         #expect(entry("p3.zip")["status"] as? String == "ok")
         #expect(entry("p3.zip")["attempts"] as? Int == 2)
         for name in ["p1.zip", "p2.zip", "p4.zip"] { #expect(entry(name)["attempts"] as? Int == 1, "\(name)") }
+        // privacy.persons: p1's earlier export is superseded on Spark as on one machine.
+        #expect(entry("p1-old.zip")["status"] as? String == "superseded" && report["superseded"] as? Int == 1)
+        #expect((try Self.json(local + "/cohort.json") as? [String: Any])?["superseded"] as? Int == 1)
         let pseudonyms = ["p1.zip", "p2.zip", "p3.zip", "p4.zip"].compactMap { entry($0)["pseudonym"] as? String }
         #expect(pseudonyms.map { $0 + ".partial" }.sorted() == partials)
 

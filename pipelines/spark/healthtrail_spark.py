@@ -90,9 +90,6 @@ def files_to_ship(args):
         key = resolve_pipeline_path(value, args.pipeline)
     if not os.path.isfile(key):
         raise UsageError(f"{key}: no such key file (the pipeline's privacy.key_file, or --key-file)")
-    if pipeline_path_value(args.pipeline, "persons") is not None:
-        raise UsageError(f"{args.pipeline}: privacy.persons (several archives of one person) is not supported on Spark yet: "
-                         "run this cohort with `healthtrail run --pipeline`")
     ship = {"pipeline": os.path.abspath(args.pipeline), "key": os.path.abspath(key)}
     releases = pipeline_path_value(args.pipeline, "releases")
     if releases is not None and not releases.startswith(("[", "{")):
@@ -179,20 +176,67 @@ def person_name(uri):
     return os.path.splitext(posixpath.basename(urllib.parse.urlparse(uri).path.rstrip("/")))[0]
 
 
-def plan_archives(archives):
+def read_persons(path):
+    """privacy.persons: {archive file name: (person, line)}, as `healthtrail` reads it (a CSV
+    whose first line is archive,person; blank lines and # comments ignored)."""
+    entries, header = {}, False
+    with open(path, encoding="utf-8") as f:
+        for number, raw in enumerate(f, 1):
+            line = raw.strip()
+            if not line or line.startswith("#"):
+                continue
+            fields = [field.strip() for field in line.split(",", 1)]
+            if not header:
+                if fields != ["archive", "person"]:
+                    raise UsageError(f"{path}:{number}: the first line must be: archive,person")
+                header = True
+                continue
+            if len(fields) != 2 or not fields[0] or not fields[1] or "/" in fields[0] or fields[0] in entries:
+                raise UsageError(f"{path}:{number}: expected an archive's file name (listed once), a comma and a person's name")
+            entries[fields[0]] = (fields[1], number)
+    return entries
+
+
+def archive_file_name(uri):
+    return posixpath.basename(urllib.parse.urlparse(uri).path.rstrip("/"))
+
+
+def plan_archives(archives, persons=None):
     """Largest first (the long tasks start first, so the job does not wait on one at the end),
-    and one archive per person name: a second archive with the same name would be the same
-    pseudonym twice, which the merge refuses; it is left out and reported, as the cohort does."""
-    chosen, duplicates, seen = [], [], set()
-    for uri, size in archives:   # in the list's order, a glob's sorted: the first of a name stays
-        name = person_name(uri)
-        if name in seen:
-            duplicates.append(uri)
-        else:
-            seen.add(name)
-            chosen.append((uri, size))
+    and one archive per person. Without privacy.persons, a person is an archive's name: a
+    second archive with the same name would be the same pseudonym twice, which the merge
+    refuses; it is left out and reported, as the cohort does. With it, an archive is its listed
+    person's, of a person's archives the one listed last is used and the others are superseded,
+    and an archive not listed fails.
+    Returns (uris, {uri: person name to pass to partial}, {uri: why it was left out})."""
+    chosen, names, left_out = [], {}, {}
+    if persons is None:
+        seen = set()
+        for uri, size in archives:   # in the list's order, a glob's sorted: the first of a name stays
+            name = person_name(uri)
+            if name in seen:
+                left_out[uri] = ("failed", "another archive has the same person name; this one was left out")
+            else:
+                seen.add(name)
+                chosen.append((uri, size))
+    else:
+        best = {}
+        for uri, size in archives:
+            entry = persons.get(archive_file_name(uri))
+            if entry is None:
+                left_out[uri] = ("failed", "not listed in privacy.persons: its person is unknown")
+            elif entry[0] not in best or best[entry[0]][2] < entry[1]:
+                best[entry[0]] = (uri, size, entry[1])
+        winners = {uri for uri, _, _ in best.values()}
+        for uri, size in archives:
+            entry = persons.get(archive_file_name(uri))
+            if uri in winners:
+                chosen.append((uri, size))
+                names[uri] = entry[0]
+            elif entry is not None:
+                left_out[uri] = ("superseded", "a later-listed archive of the same person is used")
     chosen.sort(key=lambda a: (-a[1], a[0]))
-    return [uri for uri, _ in chosen], duplicates
+    return [uri for uri, _ in chosen], names, left_out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -315,9 +359,10 @@ def run_archive(uri, plan):
         key = private_copy(shipped(plan["key"]), folder, 0o600)
         local = fetch_archive(uri, folder)
         out = os.path.join(folder, "person.partial")
+        person = plan.get("persons", {}).get(uri)
         child = subprocess.run(
             [binary, "partial", local, "--pipeline", pipeline, "--key-file", key, "--out", out,
-             "--quiet", "--log-format", "json"],
+             "--quiet", "--log-format", "json"] + (["--person", person] if person else []),
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
             env=dict(os.environ, TMPDIR=folder))
         if child.returncode != 0:
@@ -442,11 +487,11 @@ def finish(args, results, duplicates, report):
             path = os.path.join(out, "partials", result["pseudonym"] + ".partial")
             write_private(path, bytes(result["partial"]))
             good.append(path)
-    for uri in duplicates:
-        archives[uri] = {"pseudonym": None, "status": "failed", "attempts": 0, "seconds": 0,
-                         "error": "another archive has the same person name; this one was left out"}
+    for uri, (status, why) in duplicates.items():
+        archives[uri] = {"pseudonym": None, "status": status, "attempts": 0, "seconds": 0, "error": why}
     report["archives"] = archives
     report["failed"] = sorted(uri for uri, a in archives.items() if a["status"] == "failed")
+    report["superseded"] = sum(1 for a in archives.values() if a["status"] == "superseded")
     report["merged"] = len(good)
     if good:
         merged = os.path.join(out, "cohort", "merged.partial")
@@ -548,7 +593,13 @@ def main(argv=None):
         except UsageError as error:
             print(f"healthtrail-spark: {error}", file=sys.stderr)
             return EXIT_USAGE
-        uris, duplicates = plan_archives(archives)
+        persons_value = pipeline_path_value(args.pipeline, "persons")
+        try:
+            persons = read_persons(resolve_pipeline_path(persons_value, args.pipeline)) if persons_value else None
+        except (UsageError, OSError) as error:
+            print(f"healthtrail-spark: {error}", file=sys.stderr)
+            return EXIT_USAGE
+        uris, names, duplicates = plan_archives(archives, persons)
         if not uris:
             print(f"healthtrail-spark: {args.archives}: no archives", file=sys.stderr)
             return EXIT_USAGE
@@ -565,7 +616,8 @@ def main(argv=None):
                 "releases": os.path.basename(files["releases"]) if "releases" in files else None,
                 "max_failures": max_failures(spark, args.max_failures),
                 "fail_fast": args.fail_fast,
-                "fail_once_matching": args.fail_once_matching}
+                "fail_once_matching": args.fail_once_matching,
+                "persons": names}
         report["max_failures"] = plan["max_failures"]
         job = time.monotonic()
         try:
