@@ -20,8 +20,9 @@ struct ReleaseCommand: ParsableCommand {
             the system's secure random source), and dp/<release>.csv is written with the mechanism, \
             epsilon or rho, bounds and 95% error bar on every row.
 
-            A release is published per period: its whole from…to (cadence: once, the default) or \
-            each ISO week (cadence: week), from the second day after the period ends. A period is \
+            A release is published per period: its whole from…to (cadence: once, the default), \
+            or each whole ISO week or calendar month (cadence: week or month), from the second \
+            day after the period ends. A period is \
             drawn once; every later run publishes it again exactly as drawn, whatever the data \
             says now, and spends nothing. Whether a period is drawn, answered or not yet due \
             depends on the spec and the date only, never on the data.

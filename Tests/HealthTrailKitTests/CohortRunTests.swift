@@ -174,6 +174,7 @@ import Testing
         let twice = mistake("archive,person\na.zip,alice\n\na.zip,bob\n")
         #expect(twice?.line == 4 && twice?.message.contains("listed already, on line 2") == true)
         #expect(mistake("archive,person\nold/a.zip,alice\n")?.line == 2)
+        #expect(mistake("archive,person\r\na.zip,alice\r\n") == nil)   // written on Windows
         #expect(mistake("archive,person\na.zip,alice\nb.zip, bob\n") == nil)
         let mapping = try PersonMapping(path: dir + "/persons.csv")
         #expect(mapping.person(ofArchive: "/x/y/b.zip") == "bob" && mapping.person(ofArchive: "/x/c.zip") == nil)

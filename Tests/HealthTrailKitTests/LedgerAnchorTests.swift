@@ -90,6 +90,14 @@ import Testing
         let explicit = try Self.release(dir, data: "second", spec: "explicit.yaml")
         #expect(explicit.status == 0 && explicit.stdout.components(separatedBy: "nothing spent").count == 3, "\(explicit.stdout)")
 
+        // The budget folder's key lost: a new one would be a new, empty ledger beside the old.
+        let key = try Data(contentsOf: URL(fileURLWithPath: dir + "/budget/ledger.key"))
+        try FileManager.default.removeItem(atPath: dir + "/budget/ledger.key")
+        refused(try Self.release(dir, data: "second"), "restore the key")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/budget/ledger.key"))
+        try key.write(to: URL(fileURLWithPath: dir + "/budget/ledger.key"))
+        chmod(dir + "/budget/ledger.key", 0o600)
+
         // A ledger an earlier HealthTrail kept beside the outputs is not left behind silently.
         try Data("{}\n".utf8).write(to: URL(fileURLWithPath: dir + "/second/privacy-ledger.jsonl"))
         refused(try Self.release(dir, data: "second"), "a budget ledger of an earlier HealthTrail")

@@ -91,6 +91,15 @@ import Testing
         let months = Publication.all(of: year)
         #expect(months.map(\.keys) == (1...12).map { [String(format: "2024-%02d", $0)] })
         #expect(months[1].period.description == "2024-02-01…2024-02-29")
+
+        // Day partitions published weekly: only the whole weeks, so a `to` that moves on never
+        // makes a cut week be drawn again whole. Wednesday 2024-01-03 to Wednesday 2024-01-24.
+        let days = try Self.release(
+            "id: d, metric: daily.steps, aggregate: count, partition: day, cadence: week, from: 2024-01-03, to: 2024-01-24, "
+                + "privacy_unit: day, max_partitions: 1, max_contributions: 1, mechanism: laplace, epsilon: 1")
+        let weeks = Publication.all(of: days)
+        #expect(weeks.map(\.period.description) == ["2024-01-08…2024-01-14", "2024-01-15…2024-01-21"])
+        #expect(weeks.map(\.keys.count) == [7, 7] && weeks[0].keys.first == "2024-01-08")
     }
 
     /// Day partitions: the days of the range, no other.

@@ -168,9 +168,9 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["spec.yaml"])
         let lines = planned.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 5, "\(planned.stdout)")
-        #expect(lines[3] == "once every period is published, a day has spent ε = 0.5 of the budget ε = 2", "\(planned.stdout)")
+        #expect(lines[3] == "once every period is published, a day has spent at most ε = 0.5 of the budget ε = 2", "\(planned.stdout)")
         // A workout is charged its day's release too.
-        #expect(lines[4] == "once every period is published, a workout has spent ε = 1 of the budget ε = 2", "\(planned.stdout)")
+        #expect(lines[4] == "once every period is published, a workout has spent at most ε = 1 of the budget ε = 2", "\(planned.stdout)")
 
         try runExport(seed: 6, into: dir)
         _ = try ReleaseRunner.run(

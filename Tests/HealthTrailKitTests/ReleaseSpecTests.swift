@@ -28,6 +28,8 @@ import Testing
         ("no whole week", "aggregate: count\n    from: 2024-01-02\n    to: 2024-01-07", "no whole ISO week"),
         ("no whole month", "aggregate: count\n    partition: month\n    from: 2024-01-02\n    to: 2024-02-20", "no whole calendar month"),
         ("cadence across partitions", "aggregate: count\n    cadence: month", "cadence month publishes whole months"),
+        ("activity twice", "aggregate: count\n    partition: activity_week\n    activities: [running, walking, running]", "listed twice"),
+        ("id beyond ASCII", "aggregate: count\n    id: dé_jan", "ASCII letters"),
     ])
     func mistakesAreNamed(_ name: String, _ override: String, _ message: String) throws {
         var fields: [String: String] = [

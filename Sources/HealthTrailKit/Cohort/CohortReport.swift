@@ -48,7 +48,7 @@ public struct CohortReport: Codable, Sendable {
                 + "\(persons.filter { $0.status == "ok" }.count) processed, \(persons.filter { $0.status == "unchanged" }.count) unchanged, \(failed) failed"
         ]
         for p in persons where p.status == "failed" { lines.append("  failed: \(archives[p.person] ?? p.person): \(p.error ?? "?")") }
-        for r in releases { lines.append("  released \(r.id) → \(r.path)\(r.charged ? "" : " (already released on this data: nothing spent)")") }
+        for r in releases { lines.append("  released \(r.id) → \(r.path)\(r.charged ? "" : " (nothing new: nothing spent)")") }
         return lines.joined(separator: "\n")
     }
 }

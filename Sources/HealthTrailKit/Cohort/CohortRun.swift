@@ -51,7 +51,8 @@ public enum CohortRun {
             let sorted = mapping.choose(options.archives)
             archives = sorted.chosen
             for archive in sorted.unlisted {
-                let pseudonym = key.pseudonym(for: PersonName.of(archive: archive))
+                // Not a person's pseudonym: an unlisted alice.zip is not the person alice.
+                let pseudonym = key.tag(for: "archive " + PersonMapping.archiveName(of: archive), prefix: "a_")
                 duplicates.append(
                     .init(person: pseudonym, status: "failed", seconds: 0, error: "not listed in privacy.persons: its person is unknown"))
                 failedArchives[pseudonym] = archive

@@ -19,7 +19,7 @@ import HealthTrailArchive
 /// A person with several archives is counted once, from the archive listed last (list each
 /// person's exports oldest first): the others are left out and counted as superseded. The rule
 /// is the file's order, never the archives' dates or contents, so a cohort on one machine and
-/// on Spark choose the same archive. Without the file, each archive is a person of its own name.
+/// on Spark (whose driver reads the same file) choose the same archive. Without the file, each archive is a person of its own name.
 public struct PersonMapping: Sendable, Equatable {
     /// Archive file name → (person, line in the file).
     private var entries: [String: (person: String, line: Int)]
@@ -35,7 +35,8 @@ public struct PersonMapping: Sendable, Equatable {
         }
         entries = [:]
         var sawHeader = false
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        let unixText = text.replacingOccurrences(of: "\r\n", with: "\n")   // "\r\n" is one Character
+        for (index, raw) in unixText.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = raw.trimmingCharacters(in: .whitespacesAndNewlines)
             if line.isEmpty || line.hasPrefix("#") { continue }
             let fields = line.split(separator: ",", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }

@@ -112,9 +112,10 @@ public struct PipelineSpec: Sendable, Equatable {
 
     /// Where this pipeline's releases record their spend.
     public var ledgerLocation: LedgerLocation {
+        // The budget folder's own key, never the cohort's pseudonym key: that one travels to
+        // every machine that runs `partial` (Spark's executors), the ledger's must not.
         LedgerLocation(
-            budgetDirectory: budgetDirectory, subject: subject ?? (kind == .cohort ? "cohort" : LedgerLocation.defaultSubject),
-            keyFile: kind == .cohort ? keyFile : nil)
+            budgetDirectory: budgetDirectory, subject: subject ?? (kind == .cohort ? "cohort" : LedgerLocation.defaultSubject))
     }
     /// The releases, resolved: read from the release file or inline, the pipeline's budget in
     /// place of the file's, and every release's privacy unit filled in.

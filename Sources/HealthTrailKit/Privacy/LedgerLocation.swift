@@ -14,8 +14,9 @@ import Glibc
 /// budget folder is `privacy.budget_dir`, `--budget-dir`, or by default
 /// `$XDG_STATE_HOME/healthtrail` (`~/.local/state/healthtrail`). It holds:
 ///
-/// - `ledger.key`: the budget's own key, 32 random bytes made on first use, unless a key file
-///   is given (a cohort's pseudonym key, `privacy.key_file`);
+/// - `ledger.key`: the budget's own key, 32 random bytes made on first use (never a cohort's
+///   pseudonym key, which travels to every machine that runs `partial`), unless `--key` names
+///   another;
 /// - `ledgers/<tag>.jsonl` and its `.head`, `.d/`, `.lock` (see `BudgetLedger`).
 ///
 /// Losing the key loses the budget: a new key is a new subject. Keep the folder with your
@@ -55,6 +56,13 @@ public struct LedgerLocation: Sendable, Equatable {
         }
         let path = budgetDirectory + "/ledger.key"
         if access(path, F_OK) != 0 {
+            // A new key would be a new subject tag and a fresh ledger beside the old ones.
+            let ledgers = (try? FileManager.default.contentsOfDirectory(atPath: budgetDirectory + "/ledgers")) ?? []
+            if ledgers.contains(where: { $0.hasSuffix(".jsonl") || $0.hasSuffix(".head") }) {
+                throw InputError(
+                    file: path, "missing, but the budget folder holds ledgers made with it: restore the key (a new one would start every budget over)"
+                )
+            }
             // Written whole under a temporary name, then linked into place: two first runs at
             // once end up with one key, and nobody reads a half-written one.
             let temporary = budgetDirectory + "/.ledger.key.tmp-\(getpid())"

@@ -21,9 +21,9 @@ struct Publication: Equatable {
     /// Days between a period's last day and the first run that publishes it.
     static let closingDays: Int64 = 2
 
-    /// Every publication of `release`, in order: one for `cadence: once`, one per ISO week or
-    /// calendar month of the counted days for `cadence: week` or `month`. Empty when no day is
-    /// counted.
+    /// Every publication of `release`, in order: one for `cadence: once`, one per whole ISO week
+    /// or calendar month of the counted days for `cadence: week` or `month` (days of a week or
+    /// month that `from` or `to` cuts are never published). Empty when no day is counted.
     static func all(of release: ReleaseSpec.Release) -> [Publication] {
         guard let (first, last) = PublicPartitions.countedDays(of: release) else { return [] }
         let keys = release.aggregate == .density ? [] : PublicPartitions.keys(for: release)
@@ -36,7 +36,13 @@ struct Publication: Equatable {
         var start = cadence == .week ? first - PublicPartitions.weekday(first) : PublicPartitions.firstOfMonth(first)
         while start <= last {
             let next = cadence == .week ? start + 7 : PublicPartitions.firstOfNextMonth(start)
-            let (a, b) = (max(first, start), min(last, next - 1))
+            // Whole periods only: a period cut by from or to would be published, and later drawn
+            // again whole once `to` moved on.
+            guard start >= first && next - 1 <= last else {
+                start = next
+                continue
+            }
+            let (a, b) = (start, next - 1)
             let inPeriod = keys.filter { key in
                 let tail = key.split(separator: "|").last.map(String.init) ?? key
                 if let day = PublicPartitions.day(tail) { return a <= day && day <= b }

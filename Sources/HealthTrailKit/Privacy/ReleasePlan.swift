@@ -137,7 +137,7 @@ public struct ReleasePlan: Sendable {
                     "ρ = \(ReleaseRunner.format(total.rho))" + (budget?.rho.map { " of the budget ρ = \(ReleaseRunner.format($0))" } ?? "")
                     + ", (ε, δ) = (\(converted), \(delta))"
             }
-            lines.append("once every period is published, a \(total.unit.rawValue) has spent \(spends)")
+            lines.append("once every period is published, a \(total.unit.rawValue) has spent at most \(spends)")
         }
         return lines.joined(separator: "\n") + "\n"
     }

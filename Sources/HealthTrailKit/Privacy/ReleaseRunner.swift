@@ -196,7 +196,8 @@ public enum ReleaseRunner {
                 file: one.outcome.path,
                 "published under another budget ledger: \(ledger.path) has never released \(one.outcome.id) "
                     + "(was the ledger deleted or moved, or the budget folder, key or subject changed?); "
-                    + "restore that ledger, or move this file away to start the release over")
+                    + "restore that ledger, or move this file away to start the release over "
+                    + "(a file of an earlier HealthTrail, whose ledger cannot be carried over, too)")
         }
     }
 

@@ -117,8 +117,12 @@ extension ReleaseSpec.Release {
     func mistakes() -> [(key: String, message: String)] {
         var found: [(key: String, message: String)] = []
         func fail(_ key: String, _ message: String) { found.append((key, message)) }
-        if id.isEmpty || !id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) {
-            fail("id", "id may hold letters, digits, _ and - only")
+        if id.isEmpty || !id.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "_" || $0 == "-") }) {
+            fail("id", "id may hold ASCII letters, digits, _ and - only")
+        }
+        // An activity listed twice would be two partitions with one key, drawn twice.
+        if let activities, Set(activities).count != activities.count {
+            fail("activities", "an activity is listed twice")
         }
         let fromDate = Timestamp.parse(from + " 00:00:00 +0000"), toDate = Timestamp.parse(to + " 00:00:00 +0000")
         if fromDate == nil || toDate == nil || from > to {

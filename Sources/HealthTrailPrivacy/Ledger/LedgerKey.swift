@@ -6,7 +6,7 @@ import Foundation
 ///
 /// Without the key, nobody can write a line the ledger accepts, recompute the chain after
 /// cutting lines off, or test a guess about what a fingerprint covers. The key is read from
-/// a file by the caller (HealthTrail's pseudonym key, or the budget folder's own).
+/// a file by the caller (the budget folder's own `ledger.key`).
 public struct LedgerKey: Sendable {
     private let key: SymmetricKey
 
