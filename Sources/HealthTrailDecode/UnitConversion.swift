@@ -101,7 +101,11 @@ public struct UnitConversion: Sendable, Equatable {
 ///
 /// The XML parser substitutes entities, so `mL/min&#183;kg` in the file arrives here as the
 /// UTF-8 middle dot U+00B7 (`C2 B7`), and glucose's `mmol&lt;180.1558800000541&gt;/L` as `<…>`.
-private final class UnitTable: Sendable {
+///
+/// `@unchecked Sendable`: every stored property is a `let` set in `init`; `units` point into
+/// `blob`, which this object owns and never writes after `init`, so any thread may read them
+/// for as long as the table lives (`shared` lives for the whole process).
+private final class UnitTable: @unchecked Sendable {
     package static let entries: [UnitConversion] = {
         var e: [UnitConversion] = []
         func add(_ unit: String, _ kind: UnitKind, _ canonical: String, _ factor: Double = 1, _ offset: Double = 0) {
