@@ -85,11 +85,7 @@ public struct ReleasePlan: Sendable {
     /// (`Charges.units(inside:)`): a release of the person to its days and workouts as well, a
     /// release of days to the workouts of those days.
     static func units(inside unit: ReleaseSpec.PrivacyUnit) -> [ReleaseSpec.PrivacyUnit] {
-        switch unit {
-        case .person: return [.person, .day, .workout]
-        case .day: return [.day, .workout]
-        case .workout: return [.workout]
-        }
+        Charges.units(inside: unit.rawValue).compactMap(ReleaseSpec.PrivacyUnit.init(rawValue:))
     }
 
     /// What a release costs its privacy unit, at most, once every period is published: a day or
