@@ -19,8 +19,10 @@ public final class ParquetWriter {
     private let columns: [ParquetColumn]
     /// Each column's type, for the appends' checks (a `let`: read without an access check).
     private let types: [ParquetColumnType]
-    /// The current row group's values, one chunk per column.
-    private var chunks: [ParquetColumnChunk]
+    /// The current row group's values, one chunk per column, in an `UncheckedBox`: every append
+    /// updates it, and as a stored property it would cost a run-time exclusivity check each
+    /// time. The writer is used from one thread and no access to the chunks starts another.
+    private let chunkBox: UncheckedBox<[ParquetColumnChunk]>
     private let rowGroupBytes: Int
     private let out: OutputBuffer
     private let compressor: GzipCompressor
@@ -51,7 +53,7 @@ public final class ParquetWriter {
         self.columns = columns
         self.rowGroupBytes = Swift.max(1, rowGroupBytes)
         types = columns.map(\.type)
-        chunks = columns.map(ParquetColumnChunk.init)
+        chunkBox = UncheckedBox(columns.map(ParquetColumnChunk.init))
         compressor = try GzipCompressor(level: compressionLevel)
         out = try OutputBuffer(path: path)
         write(ParquetFormat.magic)
@@ -61,39 +63,39 @@ public final class ParquetWriter {
 
     /// Appends a null to `column` in the current row.
     public func appendNull(_ column: Int) {
-        chunks[column].appendNull()
+        chunkBox.value[column].appendNull()
     }
 
     /// Appends an `.int64` value, or a `.timestampMicrosUTC` one (microseconds since
     /// 1970-01-01T00:00:00Z), to `column` in the current row.
     public func append(_ column: Int, int64 value: Int64) {
         precondition(types[column] == .int64 || types[column] == .timestampMicrosUTC, "ParquetWriter: not an int64 column")
-        chunks[column].append(int64: value)
+        chunkBox.value[column].append(int64: value)
     }
 
     /// Appends a `.date` value (days since 1970-01-01) to `column` in the current row.
     public func append(_ column: Int, date days: Int32) {
         precondition(types[column] == .date, "ParquetWriter: not a date column")
-        chunks[column].append(int32: days)
+        chunkBox.value[column].append(int32: days)
     }
 
     /// Appends a `.double` value to `column` in the current row.
     public func append(_ column: Int, double value: Double) {
         precondition(types[column] == .double, "ParquetWriter: not a double column")
-        chunks[column].append(double: value)
+        chunkBox.value[column].append(double: value)
     }
 
     /// Appends a `.boolean` value to `column` in the current row.
     public func append(_ column: Int, bool value: Bool) {
         precondition(types[column] == .boolean, "ParquetWriter: not a boolean column")
-        chunks[column].append(bool: value)
+        chunkBox.value[column].append(bool: value)
     }
 
     /// Appends a `.string` value (UTF-8 bytes, copied before this returns) to `column` in the
     /// current row.
     public func append(_ column: Int, string value: ByteSpan) {
         precondition(types[column] == .string, "ParquetWriter: not a string column")
-        chunks[column].append(string: value)
+        chunkBox.value[column].append(string: value)
     }
 
     /// Ends the row: every column must have had exactly one append since the last `endRow`,
@@ -103,15 +105,15 @@ public final class ParquetWriter {
         if let failure { throw failure }
         let expected = rowsInGroup + 1
         var buffered = 0
-        for index in chunks.indices {
-            let count = chunks[index].rowCount
+        for index in columns.indices {
+            let count = chunkBox.value[index].rowCount
             if count != expected {
                 let error = InputError(
                     file: path, "Parquet row \(rowCount + 1): column \(columns[index].name) got \(count - rowsInGroup) values, not 1")
                 failure = error
                 throw error
             }
-            buffered += chunks[index].bufferedBytes
+            buffered += chunkBox.value[index].bufferedBytes
         }
         rowsInGroup = expected
         rowCount += 1
@@ -143,10 +145,10 @@ public final class ParquetWriter {
     /// chunks for the next one.
     private func writeRowGroup() throws {
         var metadata: [ParquetColumnChunkMetadata] = []
-        metadata.reserveCapacity(chunks.count)
-        for index in chunks.indices {
-            metadata.append(try writeColumnChunk(chunks[index]))
-            chunks[index].removeAll()
+        metadata.reserveCapacity(columns.count)
+        for index in columns.indices {
+            metadata.append(try writeColumnChunk(chunkBox.value[index]))
+            chunkBox.value[index].removeAll()
         }
         rowGroups.append(ParquetRowGroupMetadata(columns: metadata, rowCount: Int64(rowsInGroup)))
         rowsInGroup = 0
