@@ -298,6 +298,14 @@ import Testing
         let path = Support.temporaryDirectory() + "/table.parquet"
         let rows = Self.randomTable(rowCount: 3000, seed: 20_251_126)
         let columns = Self.tableColumns
+        // The cases the table is meant to hold are really in it: nulls in every column, Int64's
+        // extremes, a timestamp and a date before 1970, NaN, the empty string and an emoji.
+        for column in columns.indices { #expect(rows.contains { $0[column] == .null }, "no null in \(columns[column].name)") }
+        #expect(rows.contains { $0[0] == .int(.min) } && rows.contains { $0[0] == .int(.max) })
+        #expect(rows.contains { if case .int(let t) = $0[1] { t < 0 } else { false } })
+        #expect(rows.contains { if case .date(let d) = $0[2] { d < 0 } else { false } })
+        #expect(rows.contains { if case .double(let v) = $0[3] { v.isNaN } else { false } })
+        #expect(rows.contains { $0[5] == .string("") } && rows.contains { $0[5] == .string("emoji 🏃‍♀️❤️‍🔥") })
         try Self.write(rows, columns: columns, to: path, rowGroupBytes: 30_000, pageValueBytes: 1000)
         let read = try Self.readBack(path)
 
