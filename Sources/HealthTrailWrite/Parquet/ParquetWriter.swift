@@ -46,7 +46,7 @@ public final class ParquetWriter {
     /// - Parameters:
     ///   - columns: the table's columns, in order (at least one).
     ///   - rowGroupBytes: a row group is written once its buffered values reach this many bytes.
-    ///   - compressionLevel: zlib's level for the GZIP pages (1 is fastest).
+    ///   - compressionLevel: libdeflate's level for the GZIP pages (1–12; 1 is fastest).
     public init(path: String, columns: [ParquetColumn], rowGroupBytes: Int = 16 << 20, compressionLevel: Int32 = 1) throws {
         precondition(!columns.isEmpty, "ParquetWriter: a table needs at least one column")
         self.path = path
