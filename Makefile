@@ -1,9 +1,9 @@
 # HealthTrail — the two commands a newcomer needs are `make run` and `make test`.
 SWIFT        ?= swift
-APT_PACKAGES := libxml2-dev zlib1g-dev libdeflate-dev pkg-config
+APT_PACKAGES := libxml2-dev zlib1g-dev libdeflate-dev libsqlite3-dev pkg-config
 # The tests read archives with the system's unzip too, as an independent reader; strace
 # stops runs at each step of their commit (CommitSignalTests).
-TEST_APT_PACKAGES := unzip strace
+TEST_APT_PACKAGES := unzip strace sqlite3
 # Headless Chromium renders the SVG maps in the tests (BrowserRenderingTests): ~155 MB, ~50 s once.
 BROWSER_APT_PACKAGES := chromium
 SAMPLE       := data/sample-export.zip
@@ -56,6 +56,11 @@ test-deps:
 	@# The zCDP → (ε, δ) conversion is compared with OpenDP's when it can be installed.
 	@python3 -c "import opendp" 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check opendp \
 		|| echo "note: PyPI opendp unavailable; ApproximateDPTests.agreesWithOpenDP is skipped"
+	@# The SQLite and Parquet outputs are read back by pyarrow and DuckDB, the README's examples
+	@# by pandas and GDAL (pyogrio, what QGIS reads GeoJSON with).
+	@python3 -c "import pyarrow, duckdb, pandas, pyogrio" 2>/dev/null \
+		|| python3 -m pip install --quiet --disable-pip-version-check pyarrow duckdb pandas pyogrio \
+		|| echo "note: PyPI readers unavailable; TableFormatTests and ReadmeOpenItInTests are skipped"
 	@# The Spark driver's tests (SparkDriverTests) need a JVM; Debian's default JRE when none is on PATH.
 	@command -v java >/dev/null 2>&1 || $(MAKE) --no-print-directory apt-install PACKAGES="default-jre-headless"
 

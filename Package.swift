@@ -50,6 +50,12 @@ let package = Package(
             pkgConfig: "libdeflate",
             providers: [.apt(["libdeflate-dev"]), .brew(["libdeflate"])]
         ),
+        // The SQLite library healthtrail.db is written with.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
         // Bytes in and out: files and folders, zip (central directory, inflate, CRC), the archive
         // writer, the buffered output files and spill records, and the errors and faults every
         // layer reports input problems with. With HealthTrailXML, the only target with pointers.
@@ -74,10 +80,11 @@ let package = Package(
             ]
         ),
         // The file formats HealthTrail writes, knowing no health type beyond a route point:
-        // buffered CSV, GeoJSON routes, and the SVG maps and calendars drawn from plain values.
+        // buffered CSV, typed tables in SQLite and Parquet, GeoJSON routes, and the SVG maps and
+        // calendars drawn from plain values. Its SQLite folder holds the connection's pointers.
         .target(
             name: "HealthTrailWrite",
-            dependencies: ["HealthTrailArchive", "HealthTrailDecode"]
+            dependencies: ["HealthTrailArchive", "HealthTrailDecode", "CSQLite"]
         ),
         // From decoded records to figures: sources ranked and de-duplicated, cumulative series,
         // routes linked to workouts and joined to heart rate, zones, daily figures, sleep nights.
@@ -142,7 +149,8 @@ let package = Package(
                 "HealthTrailKit", "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode", "HealthTrailAnalysis", "HealthTrailWrite",
                 "HealthTrailCommit", "HealthTrailPrivacy", "HealthTrailSynth", "CLibXML2", "CZlib",
             ],
-            exclude: ["geojson_check.py", "malloc_counter.c"]   // the GeoJSON validator and the allocation counter the tests run
+            // The GeoJSON validator, the readers of every table format and the allocation counter the tests run.
+            exclude: ["geojson_check.py", "table_check.py", "malloc_counter.c"]
         ),
     ],
     swiftLanguageModes: [.v5]

@@ -93,6 +93,9 @@ struct PartialCommand: ParsableCommand {
         options.force = force
         options.showProgress = false
         settings.apply(to: &options)
+        guard options.formats.contains(.csv) else {
+            throw ValidationError("--format must include csv: a person's partial totals are read from the CSV files")
+        }
         var unchanged = false
         do {
             _ = try ExportRun.run(options)

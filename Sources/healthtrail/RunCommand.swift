@@ -113,6 +113,9 @@ struct RunCommand: ParsableCommand {
             let input = try archive ?? PipelineInputs.archives(for: spec).last!
             var options = spec.runOptions(inputPath: input, outputDirectory: out ?? spec.output)
             if spec.outputs.contains(.dp), spec.releases != nil { options.budgetLedger = try spec.ledgerLocation.resolvedLedgerPath() }
+            if spec.outputs.contains(.dp), let formats = settings.format.flatMap(RunSettings.formats), !formats.contains(.csv) {
+                throw ValidationError("--format must include csv: this pipeline's releases (outputs: dp) are computed from the CSV files")
+            }
             // An archive already processed still gets its releases: a release that failed after
             // its run (over budget, disk full) is tried, and reported, again every night instead
             // of hiding behind "nothing new". A replay spends nothing and rewrites no file.

@@ -11,6 +11,9 @@ import HealthTrailWrite
 struct RunSettings: ParsableArguments {
     private typealias Declared = RunOptionDeclaration
 
+    @Option(name: Declared.format.longName, help: Declared.format.argumentHelp)
+    var format: String?
+
     @Flag(name: Declared.strict.longName, help: Declared.strict.argumentHelp)
     var strict = false
 
@@ -54,6 +57,9 @@ struct RunSettings: ParsableArguments {
     var maxUncompressed: String?
 
     func validate() throws {
+        if let format, Self.formats(format) == nil {
+            throw ValidationError("--format takes csv, sqlite or parquet, several separated by commas: e.g. csv,parquet")
+        }
         if let maxExpansionRatio { try Declared.maxExpansionRatio.check(Int(clamping: maxExpansionRatio)) }
         if let maxUncompressed, ArchiveLimits.bytes(parsing: maxUncompressed) == nil {
             throw ValidationError("--max-uncompressed takes a size such as 64G, 500MiB or 1000000")
@@ -75,6 +81,7 @@ struct RunSettings: ParsableArguments {
 
     /// Applies the options given on the command line over `options` (defaults or a pipeline's).
     func apply(to options: inout RunOptions) {
+        if let formats = format.flatMap(Self.formats) { options.formats = formats }
         if strict { options.strict = true }
         if let maxExpansionRatio { options.archiveLimits.maxExpansionRatio = maxExpansionRatio }
         if let bytes = maxUncompressed.flatMap(ArchiveLimits.bytes(parsing:)) { options.archiveLimits.maxUncompressedBytes = bytes }
@@ -94,6 +101,11 @@ struct RunSettings: ParsableArguments {
             options.maps?.kinds = Set(
                 maps.split(separator: ",").compactMap { MapOutputs.Kind(rawValue: String($0).trimmingCharacters(in: .whitespaces)) })
         }
+    }
+
+    /// `csv,parquet` → the formats, nil when a word is not a format.
+    static func formats(_ text: String) -> TableFormats? {
+        TableFormats(names: text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
     }
 
     /// `minLat,minLon,maxLat,maxLon` → a box, nil when malformed.

@@ -22,6 +22,7 @@ import Testing
         "--max-hr-from-birth-date": nil, "--geojson-times": nil, "--no-svg": nil, "--svg-size": "901",
         "--colour-scale": "inferno", "--maps": "routes,density", "--map-area": "48.80,2.25,48.92,2.42",
         "--map-min-points": "7", "--max-expansion-ratio": "301", "--max-uncompressed": "63G", "--log-level": "notice",
+        "--format": "csv,parquet",
     ]
 
     /// The long option names of a command, from `--experimental-dump-help`.
@@ -97,6 +98,11 @@ import Testing
                     .filter { $0.contains("execve(") && $0.contains("\"partial\"") && $0.hasSuffix("= 0") }
             }
             #expect(partials.count == 2)
+            if group.contains("--format") {
+                // Each person's outputs honour it: their tables as Parquet files too.
+                let files = FileManager.default.enumerator(atPath: root)?.compactMap { $0 as? String } ?? []
+                #expect(files.filter { $0.hasSuffix("/parquet/heart_rate.parquet") }.count == 2, "\(files.filter { $0.contains("parquet") })")
+            }
             for line in partials {
                 let argv = line.split(separator: "[", maxSplits: 1)[1].split(separator: "]", maxSplits: 1)[0]
                     .split(separator: ", ").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }

@@ -1,4 +1,5 @@
 import HealthTrailAnalysis
+import HealthTrailWrite
 
 /// The files a run writes and the columns of each CSV: the one list the writers take their
 /// header rows from, the table of docs/outputs.md is generated from (`markdownTable`), and the
@@ -9,13 +10,16 @@ public enum OutputSchema {
     public struct Column: Sendable, Equatable {
         /// The name in the header row; for `perZone` columns, the pattern `zone_<zone>_s`.
         public var name: String
+        /// What its values are, which decides their type in SQLite and Parquet.
+        public var type: ColumnType
         /// What a user needs to read the value (units, convention); nil when the name says it.
         public var note: String?
         /// One column per heart-rate zone in use, named by `zoneColumn(_:)`.
         public var perZone = false
 
-        init(_ name: String, _ note: String? = nil, perZone: Bool = false) {
+        init(_ name: String, _ type: ColumnType, _ note: String? = nil, perZone: Bool = false) {
             self.name = name
+            self.type = type
             self.note = note
             self.perZone = perZone
         }
@@ -33,6 +37,15 @@ public enum OutputSchema {
         /// The header row of a run with these zones.
         public func header(zones: HeartRateZones) -> [String] {
             columns.flatMap { $0.perZone ? zones.zones.map { OutputSchema.zoneColumn($0.name) } : [$0.name] }
+        }
+
+        /// The file's columns typed for SQLite and Parquet, per-zone columns expanded for `zones`.
+        public func table(named name: String, zones: HeartRateZones) -> TableSchema {
+            TableSchema(
+                name: name,
+                columns: columns.flatMap { c in
+                    c.perZone ? zones.zones.map { TableColumn(OutputSchema.zoneColumn($0.name), c.type) } : [TableColumn(c.name, c.type)]
+                })
         }
     }
 
@@ -53,54 +66,56 @@ public enum OutputSchema {
     public static let daily = CSVFile(
         name: "daily.csv", rowIs: "local date with any data",
         columns: [
-            Column("date"), Column("steps"), Column("distance_m", "walking + running"), Column("active_kcal"),
-            Column("exercise_min"), Column("stand_hours"), Column("resting_hr"), Column("avg_hr"), Column("hrv_sdnn_ms"),
-            Column("sleep_asleep_min", "the night ending that morning"), Column("workouts"), Column("basal_kcal"),
-            Column("flights"), Column("workout_min", "0 on a day without workouts, like `workouts`"),
+            Column("date", .date), Column("steps", .integer), Column("distance_m", .real, "walking + running"), Column("active_kcal", .real),
+            Column("exercise_min", .real), Column("stand_hours", .integer), Column("resting_hr", .real), Column("avg_hr", .real),
+            Column("hrv_sdnn_ms", .real),
+            Column("sleep_asleep_min", .real, "the night ending that morning"), Column("workouts", .integer), Column("basal_kcal", .real),
+            Column("flights", .integer), Column("workout_min", .real, "0 on a day without workouts, like `workouts`"),
         ])
 
     public static let sleepNights = CSVFile(
         name: "sleep_nights.csv",
         rowIs: "night, dated by the local date of the morning it ends",
         columns: [
-            Column("date"), Column("bed_start_utc"), Column("wake_end_utc"), Column("utc_offset"), Column("in_bed_min"),
-            Column("asleep_min"), Column("latency_min"), Column("efficiency", "asleep / in bed"), Column("awakenings"),
-            Column("core_min", "empty on a night whose source recorded no stages"), Column("deep_min"), Column("rem_min"),
-            Column("sources", "`;`-separated"),
+            Column("date", .date), Column("bed_start_utc", .timestamp), Column("wake_end_utc", .timestamp), Column("utc_offset", .text),
+            Column("in_bed_min", .real),
+            Column("asleep_min", .real), Column("latency_min", .real), Column("efficiency", .real, "asleep / in bed"), Column("awakenings", .integer),
+            Column("core_min", .real, "empty on a night whose source recorded no stages"), Column("deep_min", .real), Column("rem_min", .real),
+            Column("sources", .text, "`;`-separated"),
         ])
 
     public static let sleepSamples = CSVFile(
         name: "sleep_samples.csv", rowIs: "sleep sample, every source",
         columns: [
-            Column("start_utc"), Column("end_utc"), Column("utc_offset"),
-            Column("stage", "`in_bed`, `asleep`, `core`, `deep`, `rem`, `awake`"), Column("source"),
+            Column("start_utc", .timestamp), Column("end_utc", .timestamp), Column("utc_offset", .text),
+            Column("stage", .text, "`in_bed`, `asleep`, `core`, `deep`, `rem`, `awake`"), Column("source", .text),
         ])
 
     public static let heartRate = CSVFile(
         name: "heart_rate.csv",
         rowIs: "heart-rate sample (`HKQuantityTypeIdentifierHeartRate`)",
         columns: [
-            Column("time_utc"), Column("utc_offset"), Column("bpm"), Column("source"),
-            Column("motion_context", "`sedentary`, `active` or empty"),
+            Column("time_utc", .timestamp), Column("utc_offset", .text), Column("bpm", .real), Column("source", .text),
+            Column("motion_context", .text, "`sedentary`, `active` or empty"),
         ])
 
     public static let workouts = CSVFile(
         name: "workouts.csv", rowIs: "workout, sorted by start",
         columns: [
-            Column("workout_id"), Column("activity", "`running`, `traditional_strength_training`, …"), Column("start_utc"),
-            Column("end_utc"), Column("utc_offset", "of the workout's own time zone when known"), Column("duration_s"),
-            Column("source"), Column("route_files", "`;`-separated, relative to the export folder"), Column("distance_m"),
-            Column("energy_kcal"), Column("avg_hr"), Column("max_hr"), Column("indoor", "`true`/`false`/empty"),
-            Column("time_zone", "`Europe/Paris`"), Column("parts"), Column("min_hr"),
+            Column("workout_id", .text), Column("activity", .text, "`running`, `traditional_strength_training`, …"), Column("start_utc", .timestamp),
+            Column("end_utc", .timestamp), Column("utc_offset", .text, "of the workout's own time zone when known"), Column("duration_s", .real),
+            Column("source", .text), Column("route_files", .text, "`;`-separated, relative to the export folder"), Column("distance_m", .real),
+            Column("energy_kcal", .real), Column("avg_hr", .real), Column("max_hr", .real), Column("indoor", .boolean, "`true`/`false`/empty"),
+            Column("time_zone", .text, "`Europe/Paris`"), Column("parts", .integer), Column("min_hr", .real),
             Column(
-                "hr_source",
+                "hr_source", .text,
                 "`workout` when the heart-rate figures are the export's own, `route` when they come from the "
                     + "samples joined to the route's points, empty when there are none"),
-            Column("elevation_ascended_m"), Column("weather_temp_c"), Column("weather_humidity_pct"),
-            Column("route_distance_m", "this and the next columns from the route's points"), Column("moving_time_s"),
-            Column("pace_s_per_km"), Column("elevation_gain_m"),
+            Column("elevation_ascended_m", .real), Column("weather_temp_c", .real), Column("weather_humidity_pct", .real),
+            Column("route_distance_m", .real, "this and the next columns from the route's points"), Column("moving_time_s", .real),
+            Column("pace_s_per_km", .real), Column("elevation_gain_m", .real),
             Column(
-                "zone_<zone>_s",
+                "zone_<zone>_s", .real,
                 "seconds in each heart-rate zone in use, named after it: `zone_resting_s` … "
                     + "`zone_maximum_s` with the default zones, `zone_1_s` … `zone_5_s` with `--max-hr`; empty "
                     + "when no route point has a heart rate", perZone: true),
@@ -110,23 +125,24 @@ public enum OutputSchema {
         name: "route_points.csv",
         rowIs: "GPS point of a route file (GPX) or of an old inline `WorkoutRoute/Location`",
         columns: [
-            Column("workout_id"), Column("time_utc"), Column("lat", "WGS84 degrees"), Column("lon"), Column("ele_m"),
-            Column("speed_mps"), Column("h_acc_m"), Column("course_deg"), Column("v_acc_m"),
-            Column("hr_bpm", "heart rate at that moment"), Column("hr_zone"), Column("distance_m", "along the route file"),
+            Column("workout_id", .text), Column("time_utc", .timestamp), Column("lat", .real, "WGS84 degrees"), Column("lon", .real),
+            Column("ele_m", .real),
+            Column("speed_mps", .real), Column("h_acc_m", .real), Column("course_deg", .real), Column("v_acc_m", .real),
+            Column("hr_bpm", .real, "heart rate at that moment"), Column("hr_zone", .text), Column("distance_m", .real, "along the route file"),
         ])
 
     public static let hrvBeats = CSVFile(
         name: "hrv_beats.csv", rowIs: "instantaneous beat of an HRV record",
         columns: [
-            Column("time_utc"), Column("utc_offset"), Column("bpm"), Column("source"),
+            Column("time_utc", .timestamp), Column("utc_offset", .text), Column("bpm", .real), Column("source", .text),
         ])
 
     public static let activitySummaries = CSVFile(
         name: "activity_summaries.csv", rowIs: "day of Activity rings, as exported",
         columns: [
-            Column("date", "local"), Column("active_energy"), Column("active_energy_goal"), Column("active_energy_unit"),
-            Column("move_time_min"), Column("move_time_goal_min"), Column("exercise_min"), Column("exercise_goal_min"),
-            Column("stand_hours"), Column("stand_hours_goal"),
+            Column("date", .date, "local"), Column("active_energy", .real), Column("active_energy_goal", .real), Column("active_energy_unit", .text),
+            Column("move_time_min", .real), Column("move_time_goal_min", .real), Column("exercise_min", .real), Column("exercise_goal_min", .real),
+            Column("stand_hours", .real), Column("stand_hours_goal", .real),
         ])
 
     public static let records = CSVFile(
@@ -134,9 +150,13 @@ public enum OutputSchema {
         rowIs: "record of every other type, every source (`step_count.csv`, "
             + "`sleep_analysis.csv`, `body_mass.csv`, …)",
         columns: [
-            Column("start_utc"), Column("end_utc"), Column("utc_offset"), Column("value"), Column("unit", "canonical"),
-            Column("source"), Column("original_value"),
-            Column("original_unit", "the export's, where normalisation changed either"),
+            Column("start_utc", .timestamp), Column("end_utc", .timestamp), Column("utc_offset", .text),
+            Column(
+                "value", .text,
+                "the number of a quantity, the word of a category; in SQLite and Parquet a real number when every "
+                    + "value of the file is one"), Column("unit", .text, "canonical"),
+            Column("source", .text), Column("original_value", .text, "likewise"),
+            Column("original_unit", .text, "the export's, where normalisation changed either"),
         ])
 
     /// Every CSV file, in the order docs/outputs.md lists them.
@@ -162,7 +182,7 @@ public enum OutputSchema {
     public static var markdownTable: String {
         var lines = ["| file | one row per | columns |", "|---|---|---|"]
         for file in csvFiles {
-            let columns = file.columns.map { c in "`\(c.name)`" + (c.note.map { " (\($0))" } ?? "") }
+            let columns = file.columns.map { c in "`\(c.name)` *\(c.type.rawValue)*" + (c.note.map { " (\($0))" } ?? "") }
             lines.append("| `\(file.name)` | \(file.rowIs) | \(columns.joined(separator: ", ")) |")
         }
         for file in otherFiles { lines.append("| \(file.name) | \(file.rowIs) | \(file.description) |") }

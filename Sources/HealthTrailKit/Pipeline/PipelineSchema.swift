@@ -21,6 +21,7 @@ enum PipelineSchema {
                 ]), required: true),
             Field(name: "output", schema: .text(nonEmpty: true), required: true),
             Field(name: "outputs", schema: .list(of: .word(PipelineSpec.Output.allCases.map(\.rawValue)), count: 1...Int.max)),
+            field(.format, .list(of: .word(TableFormats.all.map(\.name)), count: 1...Int.max)),
             field(.strict),
             field(.joinTolerance),
             Field(

@@ -83,6 +83,16 @@ struct PipelineSpecReader {
             sourcePriority: entry(root, .sourcePriority).map { $0.value.array().compactMap(YAMLValue.text) },
             maps: entry(root, "maps").map { maps($0.value) }, geojsonTimes: bool(root, .geojsonTimes),
             jobs: kind == .cohort ? integer(root, "jobs") : nil)
+        if let formatsEntry = entry(root, .format) {
+            // Malformed lists are reported by the schema walk; the formats are read from what it admits.
+            let names = formatsEntry.value.sequence.map { $0.compactMap(YAMLValue.text) } ?? []
+            spec.formats = TableFormats(names: names)
+            if let formats = spec.formats, !formats.contains(.csv), outputs.contains(.dp) {
+                walker.report(
+                    formatsEntry.value, path: "formats",
+                    "must include csv when outputs include dp: the releases are computed from the CSV files")
+            }
+        }
         readPrivacy(root, kind: kind, outputsEntry: outputsEntry, into: &spec)
         guard kind != nil, inputPath != nil, output != nil else { return nil }
         return spec

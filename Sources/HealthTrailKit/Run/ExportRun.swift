@@ -31,6 +31,8 @@ public struct RunOptions: Sendable {
     public var force = false
     /// Write routes.geojson.
     public var geojson = true
+    /// The formats every table is written in: CSV files, `healthtrail.db`, `parquet/`.
+    public var formats: TableFormats = [.csv]
     /// The budget ledger this folder's releases are recorded in (a pipeline with `dp`), for the
     /// manifest: the ledger is the subject's, not the folder's, so the folder says where it is.
     /// Not part of `outputFingerprint`: it changes no output file.
@@ -63,6 +65,7 @@ public struct RunOptions: Sendable {
         return "strict=\(strict) priority=\(sourcePriority.patterns) tolerance=\(joinTolerance) zones=\(zones) "
             + "geojsonTimes=\(geojsonTimes) maps=\(m)" + (geojson ? "" : " geojson=false")
             + (debugManifest ? " debugManifest=true" : "")
+            + (formats == [.csv] ? "" : " formats=\(formats.names.joined(separator: ","))")
     }
 
     public init(inputPath: String, outputDirectory: String) {
@@ -115,7 +118,12 @@ public enum ExportRun {
             let routes = try RouteStage.run(run, decoder: xml.decoder, sink: xml.sink)
             let analysis = try AnalysisStage.run(run, decoder: xml.decoder, sink: xml.sink, routes: routes)
             // The CSV files' fsyncs wait for the disk while the overview is still drawn.
-            let written = try run.timed("close_s") { try run.outputs.closeAll() }
+            let csvFiles = try run.timed("close_s") { try run.outputs.closeAll() }
+            let tables =
+                options.formats == [.csv]
+                ? TableFormatStage.Result(written: csvFiles, database: nil)
+                : try run.timed("formats_s") { try TableFormatStage.run(run, written: csvFiles, zones: routes.zones) }
+            let written = tables.written
             let drawnOverview = try run.overview?.value()
             if options.maps != nil { run.timings["svg_s"] = analysis.calendarSeconds + (drawnOverview?.seconds ?? 0) }
             let (archive, hashSeconds) = try hash.value()
@@ -127,6 +135,7 @@ public enum ExportRun {
                 outsideArea: drawnOverview?.outsideArea, archive: archive,
                 optionsSHA256: optionsSHA)
             try writeJSON(manifest, to: staging.path(OutputCommit.manifestName))
+            try tables.finish(manifestAt: staging.path(OutputCommit.manifestName))
             try staging.commit(replacing: folder.previous?.files ?? [])
             // Counts and durations only: nothing read from the data.
             if run.faults.total > 0 {

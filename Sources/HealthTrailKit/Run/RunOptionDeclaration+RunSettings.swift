@@ -11,7 +11,7 @@ extension RunOptionDeclaration {
     /// Every run setting, in the order of the help. A cohort passes each one given on its
     /// command line on to every person's `partial`.
     public static let runSettings: [RunOptionDeclaration] = [
-        strict, sourcePriority, joinTolerance, maxHR, maxHRFromBirthDate, geojsonTimes, noSVG, svgSize, colourScale,
+        format, strict, sourcePriority, joinTolerance, maxHR, maxHRFromBirthDate, geojsonTimes, noSVG, svgSize, colourScale,
         maps, mapArea, mapMinPoints, maxExpansionRatio, maxUncompressed,
     ]
 
@@ -21,6 +21,14 @@ extension RunOptionDeclaration {
         name: "jobs", pipeline: .key(["jobs"]),
         abstract: "Cohort pipelines: archives processed at once, each in a process of its own.",
         valueName: "n", defaultValue: "the pipeline's jobs, else one per core", accepted: .integers(1...256, unit: "archives at once"))
+
+    /// `--format`, `formats`.
+    public static let format = RunOptionDeclaration(
+        name: "format", pipeline: .key(["formats"]),
+        abstract:
+            "The formats every table is written in, comma-separated: csv (a file per table), sqlite (healthtrail.db, "
+            + "for sqlite3, Datasette, pandas), parquet (parquet/<table>.parquet, for DuckDB, Polars, Spark).",
+        valueName: "list", defaultValue: "csv", accepted: .words(TableFormats.all.map(\.name)))
 
     /// `--strict`, `strict: true`.
     public static let strict = RunOptionDeclaration(

@@ -1,0 +1,29 @@
+/// The formats a run writes its tables in, any combination of three.
+public struct TableFormats: OptionSet, Sendable, Hashable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// One CSV file per table (`daily.csv`, `records/step_count.csv`): the default.
+    public static let csv = TableFormats(rawValue: 1)
+    /// One SQLite database, `healthtrail.db`, a table per CSV file plus `meta` and views.
+    public static let sqlite = TableFormats(rawValue: 2)
+    /// One Parquet file per table under `parquet/` (`parquet/records/step_count.parquet`).
+    public static let parquet = TableFormats(rawValue: 4)
+
+    /// The names the command line and pipeline files use, in this order.
+    public static let all: [(name: String, format: TableFormats)] = [("csv", .csv), ("sqlite", .sqlite), ("parquet", .parquet)]
+
+    /// `csv,parquet` → `[.csv, .parquet]`; nil when a word is none of the names or none is given.
+    public init?(names: [String]) {
+        var formats: TableFormats = []
+        for name in names {
+            guard let format = Self.all.first(where: { $0.name == name })?.format else { return nil }
+            formats.insert(format)
+        }
+        guard !formats.isEmpty else { return nil }
+        self = formats
+    }
+
+    /// The formats' names, in the order of `all`.
+    public var names: [String] { Self.all.filter { contains($0.format) }.map(\.name) }
+}

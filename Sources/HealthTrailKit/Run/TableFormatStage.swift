@@ -1,0 +1,99 @@
+import Foundation
+import HealthTrailAnalysis
+import HealthTrailArchive
+import HealthTrailCommit
+import HealthTrailWrite
+
+/// The last writing stage: every table the run wrote as CSV, written again in the other formats
+/// the run asks for (`healthtrail.db`, `parquet/<table>.parquet`), then the CSV files removed
+/// from the staging folder when CSV is not one of them.
+///
+/// Each format reads the staged CSV files back through `CSVTableReader`, typed by
+/// `OutputSchema`: a value is formatted once, so the formats agree on every row. The database
+/// and the Parquet files are written at the same time, on two threads, a table at a time,
+/// neither holding a table whole (Parquet keeps one bounded row group).
+enum TableFormatStage {
+    /// The files now in the staging folder with their rows, and the database, still open for
+    /// `finish` to record the manifest's counts in.
+    struct Result {
+        var written: [(name: String, rows: Int)]
+        var database: SQLiteConnection?
+
+        /// Writes the `meta` table from the staged manifest.json and closes the database.
+        func finish(manifestAt path: String) throws {
+            guard let database else { return }
+            try SQLiteOutputs.writeMeta(manifestAt: path, to: database)
+            try database.close()
+        }
+    }
+
+    /// A staged CSV file's table: its SQLite name and typed columns, nil for a file that is
+    /// not one of `OutputSchema`'s. A record file's `value` and `original_value` are real
+    /// numbers when every one in the file is a number (a quantity type's), else text (a
+    /// category's words), so the file at `path` is read to decide.
+    static func table(forCSV name: String, at path: String, zones: HeartRateZones) throws -> TableSchema? {
+        guard name.hasSuffix(".csv") else { return nil }
+        let stem = String(name.dropLast(4))
+        if stem.hasPrefix("records/") {
+            var table = OutputSchema.records.table(named: "records_" + stem.dropFirst("records/".count), zones: zones)
+            let numeric = try CSVTableReader.numericColumns(path, among: ["value", "original_value"])
+            for i in table.columns.indices where numeric.contains(table.columns[i].name) { table.columns[i].type = .real }
+            return table
+        }
+        guard let file = OutputSchema.csvFiles.first(where: { $0.name == name }) else { return nil }
+        return file.table(named: stem, zones: zones)
+    }
+
+    static func run(_ run: RunContext, written: [(name: String, rows: Int)], zones: HeartRateZones) throws -> Result {
+        let formats = run.options.formats
+        guard formats != [.csv] else { return Result(written: written, database: nil) }
+        let staging = run.staging
+        let tables = try written.compactMap { file -> (csv: String, path: String, schema: TableSchema, rows: Int)? in
+            let path = try staging.path(file.name)
+            guard let schema = try table(forCSV: file.name, at: path, zones: zones) else { return nil }
+            return (file.name, path, schema, file.rows)
+        }
+        // SQLite on a thread of its own while this one writes the Parquet files.
+        let database =
+            formats.contains(.sqlite)
+            ? BackgroundTask { () throws -> (SQLiteConnection, Int) in
+                try SQLiteOutputs.write(tables.map { ($0.path, $0.schema) }, to: staging.path(SQLiteOutputs.fileName))
+            } : nil
+        let tableFiles = Set(tables.map(\.csv))
+        var files = formats.contains(.csv) ? written : written.filter { !tableFiles.contains($0.name) }
+        do {
+            if formats.contains(.parquet) {
+                for table in tables {
+                    let name = "parquet/" + table.csv.dropLast(4) + ".parquet"
+                    let writer = try ParquetTableWriter(path: staging.path(name), schema: table.schema)
+                    let rows = try CSVTableReader.copy(table.path, as: table.schema, into: writer)
+                    try writer.close()
+                    guard rows == table.rows else { throw rowCountMismatch(table.csv, rows, table.rows) }
+                    files.append((name, rows))
+                }
+            }
+        } catch {
+            _ = try? database?.value()
+            throw error
+        }
+        var result = Result(written: files, database: nil)
+        if let database {
+            let (connection, rows) = try database.value()
+            result.database = connection
+            result.written.append((SQLiteOutputs.fileName, rows))
+        }
+        if !formats.contains(.csv) {
+            for table in tables { unlink(table.path) }
+            // The folder of records/*.csv, now empty.
+            if let record = tables.first(where: { $0.csv.hasPrefix("records/") }) {
+                rmdir((record.path as NSString).deletingLastPathComponent)
+            }
+        }
+        result.written.sort { $0.name < $1.name }
+        return result
+    }
+
+    static func rowCountMismatch(_ csv: String, _ read: Int, _ written: Int) -> InputError {
+        InputError(file: csv, "\(read) rows read back, \(written) written")
+    }
+}

@@ -1,0 +1,148 @@
+import HealthTrailArchive
+import HealthTrailDecode
+
+/// Reads back a CSV file HealthTrail wrote and hands its rows, typed by a `TableSchema`, to a
+/// `TableRowSink`: how the SQLite database and the Parquet files get the CSV files' rows and
+/// values, one schema deciding every type.
+///
+/// Reading the staged CSV (rather than a second copy of every writer's formatting) makes the
+/// three formats agree by construction: a value is formatted once, then parsed by type. A field
+/// that does not parse as its column's type is a bug in the schema, reported with the file,
+/// line and column, never the value.
+public enum CSVTableReader {
+    /// Streams every row of the CSV at `path` into `sink`; returns the number of rows. The
+    /// header must name the schema's columns in order.
+    @discardableResult
+    public static func copy<Sink: TableRowSink>(_ path: String, as schema: TableSchema, into sink: Sink) throws -> Int {
+        let types = schema.columns.map(\.type)
+        var rows = 0, header = false
+        try CSVRecordReader.forEachRecord(path: path) { record in
+            if record.number == 1 {
+                header = true
+                guard (0..<record.count).map({ record.field($0).string }) == schema.columns.map(\.name) else {
+                    throw InputError(file: path, line: 1, "header does not match the table \(schema.name)'s columns")
+                }
+                return
+            }
+            guard record.count == types.count else {
+                throw InputError(file: path, line: record.number, "\(record.count) fields, \(types.count) columns")
+            }
+            for column in 0..<types.count {
+                let field = record.field(column)
+                guard field.count > 0 else {
+                    sink.null(column)
+                    continue
+                }
+                switch types[column] {
+                case .text:
+                    sink.text(column, field)
+                case .integer:
+                    guard let value = TypedField.integer(field) else { throw mistyped(path, record, schema, column) }
+                    sink.integer(column, value)
+                case .real:
+                    guard let value = TypedField.real(field) else { throw mistyped(path, record, schema, column) }
+                    sink.real(column, value)
+                case .boolean:
+                    if field.equals("true") {
+                        sink.boolean(column, true)
+                    } else if field.equals("false") {
+                        sink.boolean(column, false)
+                    } else {
+                        throw mistyped(path, record, schema, column)
+                    }
+                case .date:
+                    guard let days = TypedField.days(field) else { throw mistyped(path, record, schema, column) }
+                    sink.date(column, days: days, text: field)
+                case .timestamp:
+                    guard let time = Timestamp.parse(field) else { throw mistyped(path, record, schema, column) }
+                    sink.timestamp(column, seconds: time.utcSeconds, text: field)
+                }
+            }
+            try sink.endRow()
+            rows += 1
+        }
+        guard header else { throw InputError(file: path, "no header row") }
+        return rows
+    }
+
+    /// Which of `columns` hold a number in every non-empty field of the CSV at `path` (and at
+    /// least one number): the columns whose type the data decides, such as a record file's
+    /// `value`, numbers for a quantity and words for a category.
+    public static func numericColumns(_ path: String, among columns: [String]) throws -> Set<String> {
+        var indices: [Int] = []
+        var numeric: [Bool] = [], seen: [Bool] = []
+        try CSVRecordReader.forEachRecord(path: path) { record in
+            if record.number == 1 {
+                let header = (0..<record.count).map { record.field($0).string }
+                indices = columns.map { header.firstIndex(of: $0) ?? -1 }
+                numeric = indices.map { $0 >= 0 }
+                seen = Array(repeating: false, count: columns.count)
+                return
+            }
+            for (k, i) in indices.enumerated() where numeric[k] && i < record.count {
+                let field = record.field(i)
+                guard field.count > 0 else { continue }
+                seen[k] = true
+                if TypedField.real(field) == nil { numeric[k] = false }
+            }
+        }
+        return Set(columns.indices.filter { numeric.indices.contains($0) && numeric[$0] && seen[$0] }.map { columns[$0] })
+    }
+
+    private static func mistyped(_ path: String, _ record: CSVRecordReader.Record, _ schema: TableSchema, _ column: Int) -> InputError {
+        let c = schema.columns[column]
+        return InputError(file: path, line: record.number, "column \(c.name) does not hold a \(c.type.rawValue) value")
+    }
+}
+
+/// The typed value of a CSV field, parsed without allocating (save for rare long numbers).
+enum TypedField {
+    /// `-12`, `0`, `42`: at most 18 digits; nil for anything else.
+    @inline(__always)
+    static func integer(_ s: ByteSpan) -> Int64? {
+        var i = 0
+        let negative = s.count > 0 && s[0] == 0x2D
+        if negative { i = 1 }
+        guard i < s.count, s.count - i <= 18 else { return nil }
+        var value: Int64 = 0
+        while i < s.count {
+            let digit = s[i] &- 0x30
+            guard digit < 10 else { return nil }
+            value = value * 10 + Int64(digit)
+            i += 1
+        }
+        return negative ? -value : value
+    }
+
+    /// A decimal number, rounded as strtod rounds it: plain decimals whose digits fit 2^53 are
+    /// one correctly rounded division of two exact doubles; the rest go through the parser.
+    @inline(__always)
+    static func real(_ s: ByteSpan) -> Double? {
+        var i = 0
+        let n = s.count
+        var negative = false
+        if i < n, s[i] == 0x2D || s[i] == 0x2B { negative = s[i] == 0x2D; i += 1 }
+        var mantissa: UInt64 = 0
+        var digits = 0, fraction = 0
+        while i < n, s[i] &- 0x30 < 10 { mantissa = mantissa &* 10 &+ UInt64(s[i] &- 0x30); i += 1; digits += 1 }
+        if i < n, s[i] == 0x2E {
+            i += 1
+            while i < n, s[i] &- 0x30 < 10 { mantissa = mantissa &* 10 &+ UInt64(s[i] &- 0x30); i += 1; digits += 1; fraction += 1 }
+        }
+        guard digits > 0 else { return nil }
+        guard i == n, digits <= 15, fraction <= 22 else { return NumberText.double(s) }
+        // Both operands exact (mantissa < 10^15 < 2^53, 10^fraction exact up to 10^22), so the
+        // quotient is the correctly rounded value of the decimal.
+        let value = Double(mantissa) / NumberText.powerOfTen(fraction)
+        return negative ? -value : value
+    }
+
+    /// `2024-01-02` → days since 1970-01-01.
+    @inline(__always)
+    static func days(_ s: ByteSpan) -> Int32? {
+        guard s.count == 10, s[4] == 0x2D, s[7] == 0x2D, let y = Timestamp.digits(s, 0, 4), let m = Timestamp.digits(s, 5, 2),
+            let d = Timestamp.digits(s, 8, 2), (1...12).contains(m), d >= 1, d <= 31
+        else { return nil }
+        return Int32(Timestamp.daysFromCivil(year: y, month: m, day: d))
+    }
+}

@@ -1,0 +1,50 @@
+/// The type of a column in every format a table is written in: what the CSV's text means, and
+/// so what SQLite and Parquet store.
+public enum ColumnType: String, Sendable, Equatable, CaseIterable {
+    /// UTF-8 text: SQLite TEXT, Parquet STRING.
+    case text
+    /// A whole number: SQLite INTEGER, Parquet INT64.
+    case integer
+    /// A decimal number: SQLite REAL, Parquet DOUBLE.
+    case real
+    /// `true` or `false`: SQLite INTEGER 1 or 0, Parquet BOOLEAN.
+    case boolean
+    /// A calendar date, `2024-01-02`: SQLite TEXT as written, Parquet DATE.
+    case date
+    /// A UTC instant, `2024-01-02T15:31:22Z`: SQLite TEXT as written plus a Unix-seconds
+    /// INTEGER column beside it (`time_utc` → `time_unix`), Parquet TIMESTAMP(UTC, micros).
+    case timestamp
+}
+
+/// One column of a table: its name (the CSV header's) and type.
+public struct TableColumn: Sendable, Equatable {
+    /// The name in the CSV header, the SQLite table and the Parquet schema.
+    public var name: String
+    /// What its values are.
+    public var type: ColumnType
+
+    /// A column named `name` of type `type`.
+    public init(_ name: String, _ type: ColumnType) {
+        self.name = name
+        self.type = type
+    }
+
+    /// The Unix-seconds companion SQLite adds beside a timestamp: `start_utc` → `start_unix`.
+    public var unixSecondsName: String {
+        (name.hasSuffix("_utc") ? String(name.dropLast(4)) : name) + "_unix"
+    }
+}
+
+/// A table as the typed writers see it: a name and typed columns, in the CSV file's order.
+public struct TableSchema: Sendable, Equatable {
+    /// The table's name in SQLite and its Parquet file's (`heart_rate`, `records_step_count`).
+    public var name: String
+    /// The columns, in the order of the CSV header.
+    public var columns: [TableColumn]
+
+    /// A table named `name` with these columns.
+    public init(name: String, columns: [TableColumn]) {
+        self.name = name
+        self.columns = columns
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import Testing
+
+@testable import HealthTrailAnalysis
+@testable import HealthTrailKit
+@testable import HealthTrailSynth
+@testable import HealthTrailWrite
+
+/// `--format csv,sqlite,parquet`: every table in every format, read back by independent
+/// readers (Python's csv and sqlite3 modules, the sqlite3 shell, pyarrow, DuckDB) and compared
+/// value by value with the CSV files (`table_check.py`).
+@Suite struct TableFormatTests {
+    /// Whether python3 can import pyarrow and duckdb here (`make test` installs them from PyPI).
+    static let readersAvailable: Bool = {
+        (try? Support.runProgram("/usr/bin/env", ["python3", "-c", "import pyarrow, duckdb"]).status) == 0
+    }()
+
+    static let checker = Support.packageRoot.appendingPathComponent("Tests/HealthTrailKitTests/table_check.py").path
+
+    /// The typed tables of the CSV files in `folder`, as `table_check.py` reads them.
+    static func schemaFile(for folder: String, zones: HeartRateZones = .default, in dir: String) throws -> String {
+        var tables: [String: Any] = [:]
+        let files = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String } ?? []
+        for name in files where name.hasSuffix(".csv") {
+            let table = try #require(try TableFormatStage.table(forCSV: name, at: folder + "/" + name, zones: zones), "\(name) has no table")
+            tables[name] = ["table": table.name, "columns": table.columns.map { [$0.name, $0.type.rawValue] }]
+        }
+        let path = dir + "/schema.json"
+        try JSONSerialization.data(withJSONObject: tables).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// Runs `table_check.py`; its report.
+    static func check(_ out: String, formats: String, reference: String? = nil, schema: String) throws -> [String: Any] {
+        let result = try Support.runProgram("/usr/bin/env", ["python3", checker, out, schema, formats] + (reference.map { [$0] } ?? []))
+        #expect(result.status == 0, "\(result.stderr)")
+        return try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] ?? [:]
+    }
+
+    static func sqlite(_ db: String, _ sql: String) throws -> String {
+        let result = try Support.runProgram("/usr/bin/env", ["sqlite3", "-readonly", db, sql])
+        #expect(result.status == 0, "\(result.stderr)")
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test(.enabled(if: readersAvailable, "python3 cannot import pyarrow and duckdb (PyPI unreachable when make test installed them)"))
+    func everyFormatHoldsTheCSVValues() throws {
+        let dir = Support.temporaryDirectory()
+        let summary = try ExportSynthesizer.write(to: dir + "/export.zip", options: SynthOptions(days: 9, seed: 23))
+        let out = dir + "/out"
+        let run = try Support.runCLI(["run", dir + "/export.zip", "--out", out, "--format", "csv,sqlite,parquet", "--quiet"])
+        #expect(run.status == 0, "\(run.stderr)")
+
+        let report = try Self.check(out, formats: "sqlite,parquet", schema: try Self.schemaFile(for: out, in: dir))
+        #expect(report["mismatches"] as? [String] == [], "\(report["mismatches"] ?? "")")
+        let tables = try #require(report["tables"] as? [String: [String: Int]])
+        // Every table, each format with the CSV's rows; the largest with the generator's counts.
+        let csvFiles = FileManager.default.enumerator(atPath: out)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".csv") } ?? []
+        #expect(tables.count == csvFiles.count && tables.count > 20)
+        for (name, rows) in tables {
+            #expect(rows["sqlite"] == rows["csv"] && rows["parquet"] == rows["csv"] && rows["duckdb"] == rows["csv"], "\(name): \(rows)")
+        }
+        #expect(tables["heart_rate.csv"]?["parquet"] == summary.heartRateRecords)
+        #expect(tables["route_points.csv"]?["sqlite"] == summary.routePoints)
+        #expect(tables["hrv_beats.csv"]?["duckdb"] == summary.hrvBeats)
+        #expect((report["values"] as? Int ?? 0) > 3 * summary.routePoints * 12)
+
+        // The sqlite3 shell: a sound file, every route point's workout there, the views and meta.
+        let db = out + "/healthtrail.db"
+        #expect(try Self.sqlite(db, "PRAGMA integrity_check") == "ok")
+        #expect(try Self.sqlite(db, "PRAGMA foreign_key_check") == "")
+        #expect(try Self.sqlite(db, "SELECT count(*) FROM heart_rate") == "\(summary.heartRateRecords)")
+        // A quantity's values are numbers, a category's words.
+        #expect(try Self.sqlite(db, "SELECT DISTINCT typeof(value) FROM records_step_count") == "real")
+        #expect(try Self.sqlite(db, "SELECT DISTINCT typeof(value) FROM records_sleep_analysis") == "text")
+        let manifest = try CohortRunTests.json(out + "/manifest.json")
+        let counts = try #require(manifest["counts"] as? [String: Any])
+        #expect(try Self.sqlite(db, "SELECT value FROM meta WHERE key = 'counts.route_points'") == "\(counts["route_points"] ?? "")")
+        #expect(try Self.sqlite(db, "SELECT count(*) FROM sleep_by_night") == "\(try Support.readCSV(out + "/sleep_nights.csv").rows.count)")
+        // weekly_running_distance against a reference sum from workouts.csv.
+        let workouts = try Support.readCSV(out + "/workouts.csv")
+        let column = { (name: String) in workouts.header.firstIndex(of: name)! }
+        let runs = workouts.rows.filter { $0[column("activity")] == "running" }
+        let metres = runs.map { Double($0[column("distance_m")]) ?? Double($0[column("route_distance_m")]) ?? 0 }.reduce(0, +)
+        let weekly = try Self.sqlite(db, "SELECT sum(runs), round(sum(distance_km), 1) FROM weekly_running_distance").split(separator: "|")
+        #expect(weekly.first.map(String.init) == "\(runs.count)")
+        #expect(abs((Double(weekly.last ?? "") ?? -1) - (metres / 1000)) < 0.1)
+        #expect(try Self.sqlite(db, "SELECT count(*) FROM workouts_with_routes") == "\(summary.workoutsWithRoutes)")
+
+        // Owner-only, like every output.
+        for path in [db, out + "/parquet", out + "/parquet/heart_rate.parquet", out + "/parquet/records"] {
+            let mode = try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
+            #expect(mode & 0o077 == 0, "\(path): \(String(mode, radix: 8))")
+        }
+        // The manifest lists the new files with their rows.
+        let outputs = try #require(manifest["outputs"] as? [String: Int])
+        #expect(outputs["parquet/heart_rate.parquet"] == summary.heartRateRecords)
+        #expect(outputs["healthtrail.db"] != nil)
+    }
+
+    /// Unicode and a comma in a source name (a quoted CSV field), an empty motion context, and
+    /// a file of each format with the same values.
+    @Test(.enabled(if: readersAvailable, "python3 cannot import pyarrow and duckdb"))
+    func quotedUnicodeFieldsAndEmptyOnesAgree() throws {
+        let dir = Support.temporaryDirectory()
+        let source = "Zoë’s Watch, \"série\" 💓"
+        var body = ""
+        for i in 0..<30 {
+            let context = i % 3 == 0 ? "" : "<MetadataEntry key=\"HKMetadataKeyHeartRateMotionContext\" value=\"\(i % 3)\"/>"
+            body += """
+                <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="\(source.replacingOccurrences(of: "\"", with: "&quot;"))" unit="count/min" \
+                creationDate="2024-03-0\(1 + i / 10) 08:00:00 +0100" startDate="2024-03-0\(1 + i / 10) 08:0\(i % 10):00 +0100" \
+                endDate="2024-03-0\(1 + i / 10) 08:0\(i % 10):00 +0100" value="\(60 + i).5">\(context)</Record>
+
+                """
+        }
+        try Support.makeZip(dir + "/export.zip", [("apple_health_export/export.xml", Support.exportXML(body))])
+        let out = dir + "/out"
+        let run = try Support.runCLI(["run", dir + "/export.zip", "--out", out, "--format", "sqlite,parquet,csv", "--quiet", "--no-svg"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try Self.check(out, formats: "sqlite,parquet", schema: try Self.schemaFile(for: out, in: dir))
+        #expect(report["mismatches"] as? [String] == [], "\(report["mismatches"] ?? "")")
+        #expect((report["tables"] as? [String: [String: Int]])?["heart_rate.csv"]?["parquet"] == 30)
+        #expect(try Self.sqlite(out + "/healthtrail.db", "SELECT DISTINCT source FROM heart_rate") == source)
+        #expect(try Self.sqlite(out + "/healthtrail.db", "SELECT count(*) FROM heart_rate WHERE motion_context IS NULL") == "10")
+    }
+
+    /// `--format parquet` alone: the Parquet files hold what a CSV run of the same archive
+    /// writes, and no CSV file is left behind; a later CSV run removes the Parquet files.
+    @Test(.enabled(if: readersAvailable, "python3 cannot import pyarrow and duckdb"))
+    func parquetAloneWritesNoCSV() throws {
+        let dir = Support.temporaryDirectory()
+        _ = try ExportSynthesizer.write(to: dir + "/export.zip", options: SynthOptions(days: 3, seed: 5))
+        let csvRun = try Support.runCLI(["run", dir + "/export.zip", "--out", dir + "/csv", "--quiet", "--no-svg"])
+        #expect(csvRun.status == 0, "\(csvRun.stderr)")
+        let out = dir + "/out"
+        let run = try Support.runCLI(["run", dir + "/export.zip", "--out", out, "--format", "parquet", "--quiet", "--no-svg"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let files = FileManager.default.enumerator(atPath: out)?.compactMap { $0 as? String } ?? []
+        #expect(!files.contains { $0.hasSuffix(".csv") }, "\(files)")
+        #expect(!files.contains("records"), "\(files)")
+        #expect(!files.contains("healthtrail.db"))
+        let report = try Self.check(out, formats: "parquet", reference: dir + "/csv", schema: try Self.schemaFile(for: dir + "/csv", in: dir))
+        #expect(report["mismatches"] as? [String] == [], "\(report["mismatches"] ?? "")")
+        let tables = try #require(report["tables"] as? [String: [String: Int]])
+        #expect(tables.count >= 9)
+        for (name, rows) in tables { #expect(rows["parquet"] == rows["csv"], "\(name): \(rows)") }
+
+        let again = try Support.runCLI(["run", dir + "/export.zip", "--out", out, "--quiet", "--no-svg", "--force"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out + "/parquet"))
+        #expect(FileManager.default.fileExists(atPath: out + "/heart_rate.csv"))
+    }
+
+    @Test func anUnknownFormatIsRefused() throws {
+        let run = try Support.runCLI(["run", "nowhere.zip", "--out", Support.temporaryDirectory(), "--format", "csv,xlsx"])
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("--format"), "\(run.stderr)")
+    }
+}

@@ -1,0 +1,129 @@
+"""Reads a HealthTrail output folder's tables in every format with independent readers and
+compares them value by value with the CSV files: Python's csv module for the CSV, Python's
+sqlite3 for healthtrail.db, pyarrow and DuckDB for parquet/.
+
+usage: table_check.py OUT SCHEMA.json FORMATS   (FORMATS: comma-separated, e.g. sqlite,parquet)
+SCHEMA.json: {"<csv name>": {"table": name, "columns": [[name, type], ...]}, ...}
+Prints one JSON object: rows per table and format, values compared, the first mismatches.
+A CSV file missing (a run without csv) is read from a copy given as OUT/../csv-reference.
+"""
+import calendar, csv, datetime, json, math, os, sqlite3, sys
+
+out, schema_path, formats = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
+reference = sys.argv[4] if len(sys.argv) > 4 else out
+schema = json.load(open(schema_path))
+report = {"tables": {}, "values": 0, "mismatches": [], "types": []}
+
+SQLITE_TYPE = {"text": "TEXT", "integer": "INTEGER", "real": "REAL", "boolean": "INTEGER", "date": "TEXT", "timestamp": "TEXT"}
+
+
+def mismatch(*what):
+    if len(report["mismatches"]) < 20:
+        report["mismatches"].append(" | ".join(str(w) for w in what))
+
+
+def unix(text):
+    return calendar.timegm(datetime.datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").timetuple())
+
+
+def agrees(kind, text, value):
+    """Whether a typed value is the CSV field's text, by the column's type."""
+    if text == "":
+        return value is None
+    if value is None:
+        return False
+    if kind == "text":
+        return value == text
+    if kind == "integer":
+        return isinstance(value, int) and not isinstance(value, bool) and value == int(text)
+    if kind == "real":
+        return isinstance(value, float) and value == float(text)
+    if kind == "boolean":
+        return value == (text == "true") and text in ("true", "false")
+    if kind == "date":
+        return (value.isoformat() if isinstance(value, datetime.date) else value) == text
+    if kind == "timestamp":
+        if isinstance(value, datetime.datetime):
+            return value.tzinfo is not None and value.utcoffset() == datetime.timedelta(0) and \
+                value.strftime("%Y-%m-%dT%H:%M:%SZ") == text and value.microsecond == 0
+        if isinstance(value, int):   # DuckDB: epoch microseconds
+            return value == unix(text) * 1_000_000
+        return value == text
+    return False
+
+
+for csv_name, table in sorted(schema.items()):
+    path = os.path.join(reference, csv_name)
+    if not os.path.exists(path):
+        continue
+    columns = table["columns"]
+    with open(path, newline="", encoding="utf-8") as f:
+        rows = list(csv.reader(f))
+    header, rows = rows[0], rows[1:]
+    if header != [c[0] for c in columns]:
+        mismatch(csv_name, "header", header)
+    entry = {"csv": len(rows)}
+    report["tables"][csv_name] = entry
+    name = table["table"]
+
+    if "sqlite" in formats:
+        db = sqlite3.connect(os.path.join(out, "healthtrail.db"))
+        declared = {r[1]: r[2] for r in db.execute(f'PRAGMA table_info("{name}")')}
+        for column, kind in columns:
+            if declared.get(column) != SQLITE_TYPE[kind]:
+                mismatch(csv_name, "sqlite type", column, declared.get(column))
+            if kind == "timestamp":
+                unix_name = (column[:-4] if column.endswith("_utc") else column) + "_unix"
+                if declared.get(unix_name) != "INTEGER":
+                    mismatch(csv_name, "sqlite unix column", unix_name)
+        got = db.execute(f'SELECT * FROM "{name}" ORDER BY rowid').fetchall()
+        entry["sqlite"] = len(got)
+        for i, (row, typed) in enumerate(zip(rows, got)):
+            j = 0
+            for (column, kind), text in zip(columns, row):
+                value = typed[j]
+                j += 1
+                if kind == "boolean" and value is not None:
+                    value = {1: True, 0: False}.get(value, value)
+                if not agrees("text" if kind in ("date", "timestamp") else kind, text, value):
+                    mismatch(csv_name, "sqlite", i + 2, column)
+                report["values"] += 1
+                if kind == "timestamp":
+                    if typed[j] != (unix(text) if text else None):
+                        mismatch(csv_name, "sqlite unix", i + 2, column)
+                    j += 1
+        db.close()
+
+    if "parquet" in formats:
+        import pyarrow as pa, pyarrow.parquet as pq
+        parquet = os.path.join(out, "parquet", csv_name[:-4] + ".parquet")
+        t = pq.read_table(parquet)
+        expected = {"text": pa.string(), "integer": pa.int64(), "real": pa.float64(), "boolean": pa.bool_(),
+                    "date": pa.date32(), "timestamp": pa.timestamp("us", tz="UTC")}
+        if t.schema.names != [c[0] for c in columns]:
+            mismatch(csv_name, "parquet columns", t.schema.names)
+        for field, (column, kind) in zip(t.schema, columns):
+            if field.type != expected[kind]:
+                mismatch(csv_name, "parquet type", column, field.type)
+        entry["parquet"] = t.num_rows
+        data = [t.column(k).to_pylist() for k in range(t.num_columns)]
+        for i, row in enumerate(rows):
+            for k, ((column, kind), text) in enumerate(zip(columns, row)):
+                if not agrees(kind, text, data[k][i] if i < t.num_rows else "missing"):
+                    mismatch(csv_name, "pyarrow", i + 2, column)
+                report["values"] += 1
+        # DuckDB, a second Parquet reader: every value again, timestamps as epoch microseconds.
+        try:
+            import duckdb
+        except ImportError:
+            continue
+        select = ", ".join(f'epoch_us("{c}")' if k == "timestamp" else f'"{c}"' for c, k in columns)
+        got = duckdb.sql(f"SELECT {select} FROM read_parquet('{parquet}')").fetchall()
+        entry["duckdb"] = len(got)
+        for i, (row, typed) in enumerate(zip(rows, got)):
+            for (column, kind), text, value in zip(columns, row, typed):
+                if not agrees(kind, text, value):
+                    mismatch(csv_name, "duckdb", i + 2, column)
+                report["values"] += 1
+
+print(json.dumps(report))
