@@ -7,14 +7,18 @@ struct Options {
     var outDir = ".bench/out"
     var report: String? = nil
     var label: String? = nil
+    /// Also time `healthtrail run --format csv,sqlite,parquet` each round (`--formats`).
+    var allFormats = true
 
     static let usage = """
         usage: healthtrail-bench --archive PATH --healthtrail BIN --floor BIN
                                  [--runs 5] [--out-dir DIR] [--report FILE.md] [--label TEXT]
+                                 [--formats yes|no]
 
         Runs one warm-up round, then --runs rounds of `floor ARCHIVE` followed by
-        `healthtrail run ARCHIVE --out DIR/run-N --quiet`, and reports medians of wall time
-        and peak RSS. --report also writes FILE.md and FILE.json.
+        `healthtrail run ARCHIVE --out DIR/run-N --quiet` and (unless --formats no) the same
+        run with `--format csv,sqlite,parquet`, and reports medians of wall time and peak RSS.
+        --report also writes FILE.md and FILE.json.
         """
 
     /// Parses `arguments` (without the program name); throws a message for the user.
@@ -28,6 +32,9 @@ struct Options {
             case "--out-dir": options.outDir = value
             case "--report": options.report = value
             case "--label": options.label = value
+            case "--formats":
+                guard value == "yes" || value == "no" else { throw UsageError(message: "--formats takes yes or no") }
+                options.allFormats = value == "yes"
             case "--runs":
                 options.runs = try positiveInteger(value, for: flag)
             default:

@@ -72,6 +72,27 @@ func markdown(_ result: BenchResult) -> String {
                     + "`routes.svg` \(kB(m.svgBytes["routes.svg"])) kB, all of `svg/` \(kB(all)) kB.")
         }
     }
+    if let all = result.allFormats, let ratio = result.allFormatsRatio {
+        let rounds = result.rounds
+        func medianOf(_ values: [Double]) -> Double { median(values) ?? 0 }
+        lines.append("")
+        lines.append("Every table format (`--format csv,sqlite,parquet`) against the CSV-only run of the same rounds:")
+        lines.append("")
+        lines.append(
+            table(
+                header: ["", "csv", "csv,sqlite,parquet"],
+                rows: [
+                    ["median wall time (s)", fixed(result.healthtrail.medianSeconds, 3), fixed(all.medianSeconds, 3)],
+                    ["median peak RSS (MiB)", mebibytes(result.healthtrail.medianPeakRSSKiB), mebibytes(all.medianPeakRSSKiB)],
+                    ["max peak RSS (MiB)", mebibytes(result.healthtrail.maxPeakRSSKiB), mebibytes(all.maxPeakRSSKiB)],
+                    ["median CPU time, user + sys (s)", fixed(result.healthtrail.medianCPUSeconds, 3), fixed(all.medianCPUSeconds, 3)],
+                    ["median `formats_s` (s)", "–", fixed(medianOf(rounds.compactMap(\.formatsSeconds)), 3)],
+                ]))
+        lines.append("")
+        lines.append(
+            "**every format / CSV only = \(fixed(ratio, 2))×**; `healthtrail.db` \(megabytes(UInt64(rounds.last?.databaseBytes ?? 0))) MB, "
+                + "`parquet/` \(megabytes(UInt64(rounds.last?.parquetBytes ?? 0))) MB.")
+    }
     if let resolution = result.rssResolutionKiB {
         lines.append("")
         lines.append(

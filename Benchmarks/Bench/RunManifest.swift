@@ -12,6 +12,14 @@ struct RunManifest: Codable {
     /// Bytes of the SVG maps (`density.svg`, `routes.svg`, all of `svg/`).
     var svgBytes: [String: Int] = [:]
 
+    /// One stage's seconds from `<outDir>/manifest.json`, nil when it has none.
+    static func timing(_ stage: String, outputDirectory: String) -> Double? {
+        guard let data = FileManager.default.contents(atPath: outputDirectory + "/manifest.json"),
+            let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
+        return (json["timings"] as? [String: Double])?[stage]
+    }
+
     /// Reads `<outDir>/manifest.json`; nil if it is missing or not as expected.
     init?(outputDirectory: String) {
         guard let data = FileManager.default.contents(atPath: outputDirectory + "/manifest.json"),

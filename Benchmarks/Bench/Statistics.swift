@@ -22,6 +22,12 @@ struct Round: Codable {
     var ratio: Double
     /// The run's own manifest (stage timings, counts).
     var manifest: RunManifest?
+    /// The same run writing every table format (`--format csv,sqlite,parquet`).
+    var allFormats: Measurement?
+    /// That run's `formats_s`, and the bytes of its database and of its Parquet files.
+    var formatsSeconds: Double?
+    var databaseBytes: Int?
+    var parquetBytes: Int?
 
     init(index: Int, floor: Measurement, healthtrail: Measurement) {
         self.index = index
@@ -70,6 +76,9 @@ struct BenchResult: Codable {
     var ratioToElidedFloor: Double?
     /// Peak RSS, in KiB, that a do-nothing child reads as (see `rssResolution`).
     var rssResolutionKiB: Int?
+    /// The run writing every table format, and its median time over the CSV-only run's.
+    var allFormats: ToolSummary?
+    var allFormatsRatio: Double?
     /// Cores of the machine: HealthTrail's wall time cannot fall below its CPU time / cores.
     var cores: Int
     /// HealthTrail's median CPU time / cores / the floor's median wall time: the ratio it would
@@ -94,6 +103,12 @@ struct BenchResult: Codable {
             ratioToElidedFloor = healthtrail.medianSeconds / summary.medianSeconds
         }
         self.rssResolutionKiB = rssResolutionKiB
+        let formats = rounds.compactMap(\.allFormats)
+        if formats.count == rounds.count, !formats.isEmpty {
+            let summary = ToolSummary(formats, xmlBytes: export.xmlBytes)
+            allFormats = summary
+            allFormatsRatio = summary.medianSeconds / healthtrail.medianSeconds
+        }
         cores = ProcessInfo.processInfo.activeProcessorCount
         perfectSpreadRatio = healthtrail.medianCPUSeconds / Double(cores) / floor.medianSeconds
     }

@@ -32,6 +32,18 @@ func runRound(_ index: Int, options: Options, export: ExportInfo) throws -> Roun
     var round = Round(index: index, floor: floor, healthtrail: healthtrail)
     round.elidedFloor = elidedFloor
     round.manifest = manifest
+    if options.allFormats {
+        round.allFormats = try measure(
+            [options.healthtrail, "run", options.archive, "--out", runDir, "--quiet", "--format", "csv,sqlite,parquet"],
+            stdoutPath: logs + "/formats.stdout", stderrPath: logs + "/formats.stderr")
+        round.formatsSeconds = RunManifest.timing("formats_s", outputDirectory: runDir)
+        round.databaseBytes = (try? FileManager.default.attributesOfItem(atPath: runDir + "/healthtrail.db")[.size] as? Int) ?? nil
+        let parquet = FileManager.default.enumerator(atPath: runDir + "/parquet")?.compactMap { $0 as? String } ?? []
+        round.parquetBytes = parquet.reduce(0) { total, name in
+            total + ((try? FileManager.default.attributesOfItem(atPath: runDir + "/parquet/" + name)[.size] as? Int) ?? 0)
+        }
+        try FileManager.default.removeItem(atPath: runDir)
+    }
     return round
 }
 
@@ -50,7 +62,8 @@ func progress(_ round: Round, of total: Int) {
     let label = round.index == 0 ? "warm-up" : "round \(round.index)/\(total)"
     print(
         "\(label): floor \(fixed(round.floor.seconds, 3)) s, elided floor \(fixed(round.elidedFloor?.seconds ?? 0, 3)) s, "
-            + "healthtrail \(fixed(round.healthtrail.seconds, 3)) s")
+            + "healthtrail \(fixed(round.healthtrail.seconds, 3)) s"
+            + (round.allFormats.map { ", every format \(fixed($0.seconds, 3)) s" } ?? ""))
     fflush(stdout)
 }
 
