@@ -48,6 +48,7 @@ import Testing
         let pipeline = root + "/cohort.yaml"
         try shipped.replacingOccurrences(of: "~/", with: root + "/")
             .replacingOccurrences(of: "  key_file: ", with: "  persons: \(root)/study/persons.csv\n  key_file: ")
+            .replacingOccurrences(of: "\noutputs: [csv, dp]", with: "\noutputs: [csv, dp]\nformats: [csv, parquet]")
             .write(toFile: pipeline, atomically: true, encoding: .utf8)
         let local = try Support.runCLI(["run", "--pipeline", pipeline, "--jobs", "2", "--quiet"])
         guard local.status == 0 else { throw InputError(file: pipeline, "the local cohort run failed: \(local.stderr)") }
@@ -110,7 +111,7 @@ import Testing
             [Self.driver] + session + [
                 "--archives", root + "/study/archives/*.zip", "--pipeline", pipeline, "--binary", Support.binary,
                 "--out", spark, "--conf", "spark.ui.enabled=false", "--fail-once-matching", "p3.zip",
-            ], log: root + "/spark-" + api)
+            ] + (api == "rdd" ? ["--person-outputs", spark + "/persons"] : []), log: root + "/spark-" + api)
         #expect(run.status == 0, "\(run.stderr.suffix(3000))")
         #expect(run.stdout.contains("4 merged, 1 failed"), "\(run.stdout)")
         let report = try #require(Self.json(spark + "/spark-report.json") as? [String: Any])
@@ -147,6 +148,30 @@ import Testing
         #expect((try Self.json(local + "/cohort.json") as? [String: Any])?["superseded"] as? Int == 1)
         let pseudonyms = ["p1.zip", "p2.zip", "p3.zip", "p4.zip"].compactMap { entry($0)["pseudonym"] as? String }
         #expect(pseudonyms.map { $0 + ".partial" }.sorted() == partials)
+
+        if api == "rdd" {
+            // --person-outputs: each person's outputs with the pipeline's formats, the Parquet
+            // files of all read as one DataFrame (the README's example) with every heart-rate row
+            // of the local cohort's CSV files.
+            let folders = try FileManager.default.contentsOfDirectory(atPath: spark + "/persons").sorted()
+            #expect(folders == pseudonyms.sorted())
+            var csvRows = 0
+            for name in folders {
+                #expect(FileManager.default.fileExists(atPath: local + "/persons/\(name)/parquet/heart_rate.parquet"), "\(name)")
+                csvRows += try Support.readCSV(local + "/persons/\(name)/heart_rate.csv").rows.count
+            }
+            let script = """
+                import sys
+                from pyspark.sql import SparkSession, functions as F
+                spark = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false").getOrCreate()
+                hr = (spark.read.parquet(sys.argv[1] + "/*/parquet/heart_rate.parquet")
+                      .withColumn("person", F.regexp_extract(F.input_file_name(), r"/([^/]+)/parquet/", 1)))
+                print(hr.count(), hr.select("person").distinct().count(), dict(hr.dtypes)["time_utc"])
+                """
+            let read = try Self.run(try Self.python(), ["-c", script, spark + "/persons"], log: root + "/spark-read")
+            #expect(read.status == 0, "\(read.stderr.suffix(2000))")
+            #expect(read.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "\(csvRows) 4 timestamp", "\(read.stdout)")
+        }
 
         // The release: the study's budget is the same one whichever machine releases it, and its
         // periods were published by the local run, so Spark publishes the same files again,

@@ -360,9 +360,10 @@ def run_archive(uri, plan):
         local = fetch_archive(uri, folder)
         out = os.path.join(folder, "person.partial")
         person = plan.get("persons", {}).get(uri)
+        outputs = ["--outputs", os.path.join(folder, "run")] if plan.get("person_outputs") else []
         child = subprocess.run(
             [binary, "partial", local, "--pipeline", pipeline, "--key-file", key, "--out", out,
-             "--quiet", "--log-format", "json"] + (["--person", person] if person else []),
+             "--quiet", "--log-format", "json"] + (["--person", person] if person else []) + outputs,
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
             env=dict(os.environ, TMPDIR=folder))
         if child.returncode != 0:
@@ -373,6 +374,8 @@ def run_archive(uri, plan):
         persons = list(json.loads(partial)["persons"])
         if len(persons) != 1:
             raise ArchiveFailed(f"{uri}: the partial names {len(persons)} persons, not one")
+        if outputs:
+            keep_outputs(os.path.join(folder, "run"), plan["person_outputs"], persons[0])
         return record(uri, persons[0], "ok", attempt + 1, started, partial, None)
     except Exception as error:
         last = attempt + 1 >= plan["max_failures"]
@@ -382,6 +385,24 @@ def run_archive(uri, plan):
         return record(uri, None, "failed", attempt + 1, started, None, one_line(message))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def keep_outputs(run, folder, pseudonym):
+    """Puts a person's run outputs at <folder>/<pseudonym>/, replacing an earlier attempt's:
+    copied beside it under a temporary name, then renamed into place, so a reader never sees a
+    half-copied folder. Modes are kept (the files are owner-only health data)."""
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    target = os.path.join(folder, pseudonym)
+    staging = tempfile.mkdtemp(prefix="." + pseudonym + "-", dir=folder)
+    os.rmdir(staging)
+    shutil.copytree(run, staging, copy_function=shutil.copy2)
+    if os.path.exists(target):
+        old = staging + ".old"
+        os.rename(target, old)
+        os.rename(staging, target)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.rename(staging, target)
 
 
 def record(uri, pseudonym, status, attempts, started, partial, error):
@@ -531,6 +552,9 @@ def parse_arguments(argv):
     parser.add_argument("--out", required=True,
                         help="driver-local folder: partials/, cohort/merged.partial, dp/, spark-report.json")
     parser.add_argument("--key-file", help="the pseudonym key (default: the pipeline's privacy.key_file)")
+    parser.add_argument("--person-outputs", metavar="DIR",
+                        help="keep each person's run outputs (CSV, and SQLite or Parquet with the pipeline's formats) "
+                             "in DIR/<pseudonym>/; DIR must be a folder every executor can write (local mode, a shared mount)")
     parser.add_argument("--api", choices=("rdd", "dataframe"), default="rdd",
                         help="rdd (classic sessions) or dataframe (mapInArrow; Spark Connect, Databricks shared compute)")
     parser.add_argument("--fail-fast", action="store_true", help="abort the job when an archive fails (after its retries)")
@@ -617,7 +641,8 @@ def main(argv=None):
                 "max_failures": max_failures(spark, args.max_failures),
                 "fail_fast": args.fail_fast,
                 "fail_once_matching": args.fail_once_matching,
-                "persons": names}
+                "persons": names,
+                "person_outputs": os.path.abspath(args.person_outputs) if args.person_outputs else None}
         report["max_failures"] = plan["max_failures"]
         job = time.monotonic()
         try:
