@@ -110,6 +110,12 @@ public final class ProgressLine: BackgroundProgress {
         return line + "  (\(percent)%)  \(Int(rate)) MB/s"
     }
 
+    /// Draws a stage that counts no bytes (`healthtrail: healthtrail.db, parquet/  3 / 27 tables`),
+    /// from the drawing thread.
+    public func status(_ text: String) {
+        if enabled { terminal.drawProgress("healthtrail: " + text) }
+    }
+
     /// Clears the line.
     public func finish() {
         if enabled { terminal.eraseProgress() }

@@ -61,9 +61,13 @@ enum TableFormatStage {
             } : nil
         let tableFiles = Set(tables.map(\.csv))
         var files = formats.contains(.csv) ? written : written.filter { !tableFiles.contains($0.name) }
+        let label = [formats.contains(.sqlite) ? SQLiteOutputs.fileName : nil, formats.contains(.parquet) ? "parquet/" : nil]
+            .compactMap { $0 }.joined(separator: ", ")
+        run.progress.status("\(label)  \(tables.count) tables")
         do {
             if formats.contains(.parquet) {
-                for table in tables {
+                for (index, table) in tables.enumerated() {
+                    run.progress.status("\(label)  \(index + 1) / \(tables.count) tables")
                     let name = "parquet/" + table.csv.dropLast(4) + ".parquet"
                     let writer = try ParquetTableWriter(path: staging.path(name), schema: table.schema)
                     let rows = try CSVTableReader.copy(table.path, as: table.schema, into: writer)
