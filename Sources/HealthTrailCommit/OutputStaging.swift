@@ -22,6 +22,10 @@ public final class OutputStaging {
     private var phase = Phase.writing
     /// Entered while `commit` moves files; a signal's handler waits on it.
     private let commitEnded = DispatchGroup()
+    /// Held while the staging folder is removed: a signal's handler (`stop`) and the failing run
+    /// (`discard`) may both remove it at once, and two removals of one tree each give up at the
+    /// first entry the other took, leaving the rest.
+    private let removal = NSLock()
 
     private enum Phase {
         /// Outputs are being written into the staging folder.
@@ -139,12 +143,24 @@ public final class OutputStaging {
     /// after which a file opened by its staging path fails instead of being created, and `path`
     /// makes no subfolder once the run is abandoned. Then the renamed folder is removed.
     private func removeStagingFolder() {
+        removal.lock()
+        defer { removal.unlock() }
         let removed = stagingDirectory + ".removed"
-        try? FileManager.default.removeItem(atPath: removed)
+        Self.removeTree(removed)
         if rename(stagingDirectory, removed) == 0 {
-            try? FileManager.default.removeItem(atPath: removed)
+            Self.removeTree(removed)
         } else {
-            try? FileManager.default.removeItem(atPath: stagingDirectory)
+            Self.removeTree(stagingDirectory)
+        }
+    }
+
+    /// Removes a folder and everything in it, tried again a few times: `removeItem` stops at the
+    /// first entry that vanishes or appears while it runs.
+    private static func removeTree(_ path: String) {
+        for _ in 0..<8 {
+            try? FileManager.default.removeItem(atPath: path)
+            var status = stat()
+            if lstat(path, &status) != 0 { return }
         }
     }
 

@@ -113,7 +113,7 @@ struct RunCommand: ParsableCommand {
             let input = try archive ?? PipelineInputs.archives(for: spec).last!
             var options = spec.runOptions(inputPath: input, outputDirectory: out ?? spec.output)
             if spec.outputs.contains(.dp), spec.releases != nil { options.budgetLedger = try spec.ledgerLocation.resolvedLedgerPath() }
-            if spec.outputs.contains(.dp), let formats = settings.format.flatMap(RunSettings.formats), !formats.contains(.csv) {
+            if spec.outputs.contains(.dp), let formats = settings.formats, !formats.contains(.csv) {
                 throw ValidationError("--format must include csv: this pipeline's releases (outputs: dp) are computed from the CSV files")
             }
             // An archive already processed still gets its releases: a release that failed after

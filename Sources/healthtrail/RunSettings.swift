@@ -11,8 +11,9 @@ import HealthTrailWrite
 struct RunSettings: ParsableArguments {
     private typealias Declared = RunOptionDeclaration
 
+    /// Every `--format` given: `--format csv --format parquet` is `--format csv,parquet`.
     @Option(name: Declared.format.longName, help: Declared.format.argumentHelp)
-    var format: String?
+    var format: [String] = []
 
     @Flag(name: Declared.strict.longName, help: Declared.strict.argumentHelp)
     var strict = false
@@ -57,7 +58,7 @@ struct RunSettings: ParsableArguments {
     var maxUncompressed: String?
 
     func validate() throws {
-        if let format, Self.formats(format) == nil {
+        if !format.isEmpty, formats == nil {
             throw ValidationError("--format takes csv, sqlite or parquet, several separated by commas: e.g. csv,parquet")
         }
         if let maxExpansionRatio { try Declared.maxExpansionRatio.check(Int(clamping: maxExpansionRatio)) }
@@ -81,7 +82,7 @@ struct RunSettings: ParsableArguments {
 
     /// Applies the options given on the command line over `options` (defaults or a pipeline's).
     func apply(to options: inout RunOptions) {
-        if let formats = format.flatMap(Self.formats) { options.formats = formats }
+        if let formats { options.formats = formats }
         if strict { options.strict = true }
         if let maxExpansionRatio { options.archiveLimits.maxExpansionRatio = maxExpansionRatio }
         if let bytes = maxUncompressed.flatMap(ArchiveLimits.bytes(parsing:)) { options.archiveLimits.maxUncompressedBytes = bytes }
@@ -102,6 +103,9 @@ struct RunSettings: ParsableArguments {
                 maps.split(separator: ",").compactMap { MapOutputs.Kind(rawValue: String($0).trimmingCharacters(in: .whitespaces)) })
         }
     }
+
+    /// The formats of every `--format` given, nil when none is or a word is not a format.
+    var formats: TableFormats? { format.isEmpty ? nil : Self.formats(format.joined(separator: ",")) }
 
     /// `csv,parquet` → the formats, nil when a word is not a format.
     static func formats(_ text: String) -> TableFormats? {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HealthTrailAnalysis
+@testable import HealthTrailDecode
 @testable import HealthTrailKit
 @testable import HealthTrailSynth
 @testable import HealthTrailWrite
@@ -17,12 +18,21 @@ import Testing
 
     static let checker = Support.packageRoot.appendingPathComponent("Tests/HealthTrailKitTests/table_check.py").path
 
+    /// The record files of quantity types among what the generator wrote (numbers, not words).
+    static func quantityFiles(_ summary: SynthSummary?) -> Set<String> {
+        let identifiers = (summary?.recordsByType ?? [:]).keys.filter { $0.hasPrefix("HKQuantityTypeIdentifier") }
+        return Set(identifiers.compactMap { RecordType.fileName(for: $0).map { "records/\($0).csv" } })
+    }
+
     /// The typed tables of the CSV files in `folder`, as `table_check.py` reads them.
-    static func schemaFile(for folder: String, zones: HeartRateZones = .default, in dir: String) throws -> String {
+    static func schemaFile(for folder: String, summary: SynthSummary? = nil, zones: HeartRateZones = .default, in dir: String) throws -> String {
         var tables: [String: Any] = [:]
         let files = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String } ?? []
+        let quantities = quantityFiles(summary)
         for name in files where name.hasSuffix(".csv") {
-            let table = try #require(try TableFormatStage.table(forCSV: name, at: folder + "/" + name, zones: zones), "\(name) has no table")
+            let table = try #require(
+                try TableFormatStage.table(forCSV: name, at: folder + "/" + name, quantity: quantities.contains(name), zones: zones),
+                "\(name) has no table")
             tables[name] = ["table": table.name, "columns": table.columns.map { [$0.name, $0.type.rawValue] }]
         }
         let path = dir + "/schema.json"
@@ -51,7 +61,7 @@ import Testing
         let run = try Support.runCLI(["run", dir + "/export.zip", "--out", out, "--format", "csv,sqlite,parquet", "--quiet"])
         #expect(run.status == 0, "\(run.stderr)")
 
-        let report = try Self.check(out, formats: "sqlite,parquet", schema: try Self.schemaFile(for: out, in: dir))
+        let report = try Self.check(out, formats: "sqlite,parquet", schema: try Self.schemaFile(for: out, summary: summary, in: dir))
         #expect(report["mismatches"] as? [String] == [], "\(report["mismatches"] ?? "")")
         let tables = try #require(report["tables"] as? [String: [String: Int]])
         // Every table, each format with the CSV's rows; the largest with the generator's counts.
@@ -130,7 +140,7 @@ import Testing
     @Test(.enabled(if: readersAvailable, "python3 cannot import pyarrow and duckdb"))
     func parquetAloneWritesNoCSV() throws {
         let dir = Support.temporaryDirectory()
-        _ = try ExportSynthesizer.write(to: dir + "/export.zip", options: SynthOptions(days: 3, seed: 5))
+        let summary = try ExportSynthesizer.write(to: dir + "/export.zip", options: SynthOptions(days: 3, seed: 5))
         let csvRun = try Support.runCLI(["run", dir + "/export.zip", "--out", dir + "/csv", "--quiet", "--no-svg"])
         #expect(csvRun.status == 0, "\(csvRun.stderr)")
         let out = dir + "/out"
@@ -140,7 +150,8 @@ import Testing
         #expect(!files.contains { $0.hasSuffix(".csv") }, "\(files)")
         #expect(!files.contains("records"), "\(files)")
         #expect(!files.contains("healthtrail.db"))
-        let report = try Self.check(out, formats: "parquet", reference: dir + "/csv", schema: try Self.schemaFile(for: dir + "/csv", in: dir))
+        let report = try Self.check(
+            out, formats: "parquet", reference: dir + "/csv", schema: try Self.schemaFile(for: dir + "/csv", summary: summary, in: dir))
         #expect(report["mismatches"] as? [String] == [], "\(report["mismatches"] ?? "")")
         let tables = try #require(report["tables"] as? [String: [String: Int]])
         #expect(tables.count >= 9)
@@ -150,6 +161,55 @@ import Testing
         #expect(again.status == 0, "\(again.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out + "/parquet"))
         #expect(FileManager.default.fileExists(atPath: out + "/heart_rate.csv"))
+    }
+
+    /// Values at the edges of what each type holds: UTC times just outside the years the
+    /// decoder reads (a local time in 1900 or 2200 made UTC), 19-digit daily step totals, a
+    /// converted unit, a record type whose table name is another's plus `_by_start_unix` (an
+    /// index's name once), and Activity days that are no calendar date (a fault, not a row).
+    @Test(.enabled(if: readersAvailable, "python3 cannot import pyarrow and duckdb"))
+    func edgeValuesAgreeInEveryFormat() throws {
+        let dir = Support.temporaryDirectory()
+        func record(_ type: String, _ unit: String, _ start: String, _ value: String) -> String {
+            "<Record type=\"\(type)\" sourceName=\"Phone\" unit=\"\(unit)\" creationDate=\"\(start)\" startDate=\"\(start)\" "
+                + "endDate=\"\(start)\" value=\"\(value)\"/>\n"
+        }
+        var body = record("HKQuantityTypeIdentifierHeartRate", "count/min", "1900-01-01 00:30:00 +1400", "61")
+        body += record("HKQuantityTypeIdentifierHeartRate", "count/min", "2200-12-31 23:30:00 -0100", "62")
+        body += record("HKQuantityTypeIdentifierStepCount", "count", "2024-03-01 09:00:00 +0000", "5000000000000000000")
+        body += record("HKQuantityTypeIdentifierStepCount", "count", "2024-03-01 10:00:00 +0000", "3")
+        body += record("HKQuantityTypeIdentifierBodyMass", "lb", "2024-03-01 07:00:00 +0000", "150")
+        body += record("HKQuantityTypeIdentifierBodyTemperature", "degC", "2024-03-01 07:00:00 +0000", "36.6")
+        body += record("HKQuantityTypeIdentifierBodyTemperatureByStartUnix", "degC", "2024-03-01 07:00:00 +0000", "36.7")
+        for date in ["2024-03-01", "2024-02-30", "2024-13-01", "0000-01-01"] {
+            body +=
+                "<ActivitySummary dateComponents=\"\(date)\" activeEnergyBurned=\"100\" activeEnergyBurnedGoal=\"400\" "
+                + "activeEnergyBurnedUnit=\"Cal\" appleExerciseTime=\"1e400\" appleStandHours=\"5\"/>\n"
+        }
+        try Support.makeZip(dir + "/export.zip", [("apple_health_export/export.xml", Support.exportXML(body))])
+        let out = dir + "/out"
+        let run = try Support.runCLI(["run", dir + "/export.zip", "--out", out, "--format", "csv", "--format", "sqlite,parquet", "--quiet"])
+        #expect(run.status == 0, "\(run.stderr)")
+        var quantities = SynthSummary()
+        for type in ["StepCount", "BodyMass", "BodyTemperature", "BodyTemperatureByStartUnix"] {
+            quantities.recordsByType["HKQuantityTypeIdentifier" + type] = 1
+        }
+        let report = try Self.check(out, formats: "sqlite,parquet", schema: try Self.schemaFile(for: out, summary: quantities, in: dir))
+        #expect(report["mismatches"] as? [String] == [], "\(report["mismatches"] ?? "")")
+        let tables = try #require(report["tables"] as? [String: [String: Int]])
+        #expect(tables["heart_rate.csv"] == ["csv": 2, "sqlite": 2, "parquet": 2, "duckdb": 2])
+        #expect(tables["activity_summaries.csv"]?["parquet"] == 1)
+        let db = out + "/healthtrail.db"
+        #expect(try Self.sqlite(db, "SELECT min(time_utc), max(time_utc) FROM heart_rate") == "1899-12-31T10:30:00Z|2201-01-01T00:30:00Z")
+        #expect(try Self.sqlite(db, "SELECT typeof(steps), length(steps) FROM daily WHERE date = '2024-03-01'") == "integer|19")
+        #expect(try Self.sqlite(db, "SELECT typeof(value), typeof(original_value) FROM records_body_mass") == "real|real")
+        #expect(try Self.sqlite(db, "SELECT count(*) FROM records_body_temperature_by_start_unix") == "1")
+        #expect(try Self.sqlite(db, "SELECT exercise_min FROM activity_summaries") == "")
+        let manifest = try CohortRunTests.json(out + "/manifest.json")
+        #expect(((manifest["faults"] as? [String: Any])?["by_kind"] as? [String: Int])?["bad_date"] == 3, "\(manifest["faults"] ?? "")")
+        // meta: the manifest's figures, never the input's path or name.
+        #expect(try Self.sqlite(db, "SELECT count(*) FROM meta WHERE key LIKE 'input%' OR value LIKE '%export.zip%'") == "0")
+        #expect(try Self.sqlite(db, "SELECT value FROM meta WHERE key = 'counts.heart_rate'") == "2")
     }
 
     @Test func anUnknownFormatIsRefused() throws {

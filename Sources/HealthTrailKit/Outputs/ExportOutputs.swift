@@ -36,6 +36,8 @@ public final class ExportOutputs {
     /// Record-type file names already taken (`StepCount` of two identifier families, or `FooBar`
     /// and `Foo_Bar`, would otherwise share a file and overwrite each other).
     private var takenNames: Set<String> = []
+    /// The `records/<name>.csv` files of quantity types (numbers), as opposed to categories (words).
+    public private(set) var quantityFiles: Set<String> = []
     /// Each record type's writer (`RecordType`s live as long as their decoder, which outlives this).
     private var recordWriters: [ObjectIdentifier: CSVWriter] = [:]
 
@@ -50,6 +52,7 @@ public final class ExportOutputs {
         let w = try CSVWriter(path: staging.path(name), header: OutputSchema.records.names, bufferSize: 64 * 1024, writeBehind: true)
         recordWriters[ObjectIdentifier(type)] = w
         writers.append((name, w))
+        if type.isQuantity { quantityFiles.insert(name) }
         return w
     }
 

@@ -153,8 +153,8 @@ public enum OutputSchema {
             Column("start_utc", .timestamp), Column("end_utc", .timestamp), Column("utc_offset", .text),
             Column(
                 "value", .text,
-                "the number of a quantity, the word of a category; in SQLite and Parquet a real number when every "
-                    + "value of the file is one"), Column("unit", .text, "canonical"),
+                "the number of a quantity, the word of a category; in SQLite and Parquet real for a quantity type, "
+                    + "text for a category"), Column("unit", .text, "canonical"),
             Column("source", .text), Column("original_value", .text, "likewise"),
             Column("original_unit", .text, "the export's, where normalisation changed either"),
         ])

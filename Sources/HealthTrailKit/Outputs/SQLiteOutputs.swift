@@ -1,4 +1,5 @@
 import Foundation
+import HealthTrailArchive
 import HealthTrailWrite
 
 /// `healthtrail.db`: a SQLite database with a table per CSV file, the same columns and values,
@@ -71,20 +72,27 @@ enum SQLiteOutputs {
 
     /// Creates the database at `path` and loads each CSV file into its table in one
     /// transaction; returns it open (for `writeMeta`) with the number of rows loaded.
-    static func write(_ tables: [(csv: String, schema: TableSchema)], to path: String) throws -> (SQLiteConnection, Int) {
-        let db = try SQLiteConnection(creating: path)
+    /// `pageSize`: 64 KiB pages load large tables faster into fewer, fuller pages, but every
+    /// table and index takes at least one, which would make a small export's database mostly
+    /// empty pages.
+    static func write(_ tables: [(path: String, csv: String, schema: TableSchema)], to path: String, pageSize: Int) throws -> (
+        SQLiteConnection, Int
+    ) {
+        let db = try SQLiteConnection(creating: path, pageSize: pageSize)
         var rows = 0
         try db.execute("BEGIN")
-        for (csv, schema) in tables {
+        for (csvPath, csv, schema) in tables {
             let writer = try SQLiteTableWriter(db, schema: schema, constraints: constraints(of: schema.name))
-            rows += try CSVTableReader.copy(csv, as: schema, into: writer)
+            rows += try CSVTableReader.copy(csvPath, named: csv, as: schema, into: writer)
         }
         let names = Set(tables.map(\.schema.name))
         for name in names.sorted() {
             guard let columns = indexedColumns(of: name) else { continue }
             let quoted = columns.map(SQLiteTableWriter.quoted).joined(separator: ", ")
+            // `heart_rate(time_unix)`: a parenthesis no table name has, so no record type's
+            // table can take an index's name.
             try db.execute(
-                "CREATE INDEX \(SQLiteTableWriter.quoted(name + "_by_" + columns.joined(separator: "_"))) "
+                "CREATE INDEX \(SQLiteTableWriter.quoted(name + "(" + columns.joined(separator: ",") + ")")) "
                     + "ON \(SQLiteTableWriter.quoted(name)) (\(quoted))")
         }
         for view in views where view.tables.allSatisfy(names.contains) {
@@ -95,21 +103,26 @@ enum SQLiteOutputs {
         return (db, rows)
     }
 
-    /// Fills `meta` with manifest.json's scalar entries, keys joined by dots
-    /// (`records.heart_rate`, `outputs.heart_rate.csv`): counts, versions and timings, the
-    /// manifest's own, never a value from the data.
+    /// The parts of manifest.json `meta` copies: counts and timings, nothing that names a file,
+    /// a unit or a source.
+    static let metaSections: Set<String> = ["counts", "outputs", "timings"]
+
+    /// Fills `meta` with manifest.json's numbers under `metaSections`, keys joined by dots
+    /// (`counts.heart_rate`, `outputs.heart_rate.csv`, `timings.total_s`), and its tool
+    /// version: the manifest's own figures, never a value from the data.
     static func writeMeta(manifestAt path: String, to db: SQLiteConnection) throws {
         let manifest = try JSONDecoder().decode(ManifestValue.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
         var entries: [(key: String, value: ManifestValue)] = []
         func flatten(_ value: ManifestValue, _ key: String) {
             switch value {
             case .object(let members): for (k, v) in members { flatten(v, key.isEmpty ? k : key + "." + k) }
-            case .array(let items): for (i, v) in items.enumerated() { flatten(v, key + "." + String(i)) }
-            case .null: break
-            default: entries.append((key, value))
+            case .integer, .real: entries.append((key, value))
+            case .array, .null, .bool, .text: break
             }
         }
-        flatten(manifest, "")
+        guard case .object(let top) = manifest else { throw InputError(file: path, "manifest.json is not an object") }
+        for (section, value) in top where metaSections.contains(section) { flatten(value, section) }
+        if case .text(let version)? = top["tool_version"] { entries.append(("tool_version", .text(version))) }
         let insert = try db.prepare("INSERT INTO meta VALUES (?, ?)")
         try db.execute("BEGIN")
         for (key, value) in entries.sorted(by: { $0.key < $1.key }) {

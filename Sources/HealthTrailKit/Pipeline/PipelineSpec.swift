@@ -130,6 +130,7 @@ public struct PipelineSpec: Sendable, Equatable {
         var text =
             "\(kind.rawValue) pipeline: \(what) \(inputPath) → \(output); outputs "
             + Output.allCases.filter(outputs.contains).map(\.rawValue).joined(separator: ", ")
+        if let formats, formats != [.csv] { text += "; tables as " + formats.names.joined(separator: ", ") }
         if kind == .cohort { text += "; jobs \(jobs.map(String.init) ?? "one per core")" }
         if let releases {
             let count = releases.releases.count

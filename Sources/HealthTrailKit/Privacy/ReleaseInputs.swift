@@ -90,7 +90,7 @@ struct CSVTable {
 
     init(path: String) throws {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw InputError(file: path, "cannot read (run `healthtrail run` into this folder first)")
+            throw InputError(file: path, "cannot read (run `healthtrail run` into this folder first, with csv among its formats)")
         }
         var rows: [[String]] = [], row: [String] = [], field = "", quoted = false
         var justClosed = false   // a quote right after a closing quote is an escaped quote

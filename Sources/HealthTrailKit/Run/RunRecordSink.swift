@@ -95,23 +95,25 @@ public final class RunRecordSink: ExportRecordSink {
     }
 
     public override func activitySummary(_ summary: DecodedActivitySummary, decoder: ExportDecoder) {
-        if let date = summary.date, date.count == 10, let y = Timestamp.digits(date, 0, 4), let m = Timestamp.digits(date, 5, 2),
-            let d = Timestamp.digits(date, 8, 2)
-        {
-            daily.activitySummary(
-                localDay: Timestamp.daysFromCivil(year: y, month: m, day: d),
-                exerciseMinutes: summary.exerciseMinutes.flatMap(NumberText.fastDouble),
-                standHours: summary.standHours.flatMap(NumberText.fastDouble))
-        }
-        let w = outputs.activitySummaries
-        guard let date = summary.date, date.count == 10 else {
+        // A calendar date of the years the decoder reads (`2024-02-30` is none): the row's
+        // `date` column is a date in every format.
+        guard let date = summary.date, date.count == 10, date[4] == 0x2D, date[7] == 0x2D, let y = Timestamp.digits(date, 0, 4),
+            let m = Timestamp.digits(date, 5, 2), let d = Timestamp.digits(date, 8, 2), Timestamp.supportedYears.contains(y),
+            (1...12).contains(m), d >= 1, d <= Timestamp.daysIn(month: m, year: y)
+        else {
             return decoder.fault("bad_date", "ActivitySummary dateComponents is not a date")
         }
+        daily.activitySummary(
+            localDay: Timestamp.daysFromCivil(year: y, month: m, day: d),
+            exerciseMinutes: summary.exerciseMinutes.flatMap(NumberText.fastDouble),
+            standHours: summary.standHours.flatMap(NumberText.fastDouble))
+        let w = outputs.activitySummaries
         w.raw(date)
         for (key, value) in zip(DecodedActivitySummary.fieldAttributes, summary.fields) {
             w.comma()
             guard let value else { continue }
-            if key == .activeEnergyBurnedUnit || NumberText.isNumber(value) { w.field(value) }
+            // A finite number (`1e400` is a number's text but no value), or the unit's word.
+            if key == .activeEnergyBurnedUnit || NumberText.double(value)?.isFinite == true { w.field(value) }
         }
         w.endRow()
     }

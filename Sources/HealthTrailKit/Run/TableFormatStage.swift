@@ -29,15 +29,21 @@ enum TableFormatStage {
 
     /// A staged CSV file's table: its SQLite name and typed columns, nil for a file that is
     /// not one of `OutputSchema`'s. A record file's `value` and `original_value` are real
-    /// numbers when every one in the file is a number (a quantity type's), else text (a
-    /// category's words), so the file at `path` is read to decide.
-    static func table(forCSV name: String, at path: String, zones: HeartRateZones) throws -> TableSchema? {
+    /// numbers for a quantity type and text (words) for a category, whatever the data, so a
+    /// folder of many runs has one schema per table; the decoder accepts only numbers for a
+    /// quantity, and should a file still hold something else (the file at `path` is read to
+    /// check) the column stays text rather than lose it.
+    static func table(forCSV name: String, at path: String, quantity: Bool, zones: HeartRateZones) throws -> TableSchema? {
         guard name.hasSuffix(".csv") else { return nil }
         let stem = String(name.dropLast(4))
         if stem.hasPrefix("records/") {
             var table = OutputSchema.records.table(named: "records_" + stem.dropFirst("records/".count), zones: zones)
-            let numeric = try CSVTableReader.numericColumns(path, among: ["value", "original_value"])
-            for i in table.columns.indices where numeric.contains(table.columns[i].name) { table.columns[i].type = .real }
+            guard quantity else { return table }
+            let numbers = ["value", "original_value"]
+            let notNumbers = Set(numbers).subtracting(try CSVTableReader.numericColumns(path, among: numbers))
+            for i in table.columns.indices where numbers.contains(table.columns[i].name) && !notNumbers.contains(table.columns[i].name) {
+                table.columns[i].type = .real
+            }
             return table
         }
         guard let file = OutputSchema.csvFiles.first(where: { $0.name == name }) else { return nil }
@@ -50,14 +56,17 @@ enum TableFormatStage {
         let staging = run.staging
         let tables = try written.compactMap { file -> (csv: String, path: String, schema: TableSchema, rows: Int)? in
             let path = try staging.path(file.name)
-            guard let schema = try table(forCSV: file.name, at: path, zones: zones) else { return nil }
+            let quantity = run.outputs.quantityFiles.contains(file.name)
+            guard let schema = try table(forCSV: file.name, at: path, quantity: quantity, zones: zones) else { return nil }
             return (file.name, path, schema, file.rows)
         }
         // SQLite on a thread of its own while this one writes the Parquet files.
         let database =
             formats.contains(.sqlite)
             ? BackgroundTask { () throws -> (SQLiteConnection, Int) in
-                try SQLiteOutputs.write(tables.map { ($0.path, $0.schema) }, to: staging.path(SQLiteOutputs.fileName))
+                try SQLiteOutputs.write(
+                    tables.map { ($0.path, $0.csv, $0.schema) }, to: staging.path(SQLiteOutputs.fileName),
+                    pageSize: tables.reduce(0) { $0 + $1.rows } > 100_000 ? 65536 : 4096)
             } : nil
         let tableFiles = Set(tables.map(\.csv))
         var files = formats.contains(.csv) ? written : written.filter { !tableFiles.contains($0.name) }
@@ -70,7 +79,7 @@ enum TableFormatStage {
                     run.progress.status("\(label)  \(index + 1) / \(tables.count) tables")
                     let name = "parquet/" + table.csv.dropLast(4) + ".parquet"
                     let writer = try ParquetTableWriter(path: staging.path(name), schema: table.schema)
-                    let rows = try CSVTableReader.copy(table.path, as: table.schema, into: writer)
+                    let rows = try CSVTableReader.copy(table.path, named: table.csv, as: table.schema, into: writer)
                     try writer.close()
                     guard rows == table.rows else { throw rowCountMismatch(table.csv, rows, table.rows) }
                     files.append((name, rows))

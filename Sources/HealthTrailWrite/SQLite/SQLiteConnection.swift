@@ -25,7 +25,8 @@ public final class SQLiteConnection {
     /// Creates a new database file at `path`, which must not exist. SQLite's temporary files
     /// (the sorts that build indexes) go in the database's own folder, a run's private staging
     /// folder, where they are unlinked as soon as they are opened.
-    public init(creating path: String) throws {
+    /// - Parameter pageSize: SQLite's page size in bytes, a power of two from 512 to 65536.
+    public init(creating path: String, pageSize: Int = 4096) throws {
         self.path = path
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw InputError(file: path, "cannot create the database: \(String(cString: strerror(errno)))") }
@@ -39,13 +40,12 @@ public final class SQLiteConnection {
             handle = nil
             throw InputError(file: path, "SQLite cannot open the database: \(message)")
         }
-        // No journal and no syncs while the file is built (64 KiB pages: fewer, fuller b-tree
-        // pages for bulk loads). Temporary files beside the database, not in /var/tmp: no health
+        // No journal and no syncs while the file is built. Temporary files beside the database, not in /var/tmp: no health
         // data may land outside the staging folder, and sorts kept in memory instead would grow
         // the process by the size of the largest index.
         let folder = (path as NSString).deletingLastPathComponent.replacingOccurrences(of: "'", with: "''")
         try execute(
-            "PRAGMA page_size = 65536; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE; "
+            "PRAGMA page_size = \(pageSize); PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE; "
                 + "PRAGMA temp_store = FILE; PRAGMA temp_store_directory = '\(folder.isEmpty ? "." : folder)'")
     }
 

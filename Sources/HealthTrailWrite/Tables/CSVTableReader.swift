@@ -13,19 +13,22 @@ public enum CSVTableReader {
     /// Streams every row of the CSV at `path` into `sink`; returns the number of rows. The
     /// header must name the schema's columns in order.
     @discardableResult
-    public static func copy<Sink: TableRowSink>(_ path: String, as schema: TableSchema, into sink: Sink) throws -> Int {
+    /// - Parameter name: what messages call the file (its name in the output folder; the
+    ///   staging path is gone by the time anyone reads the message).
+    public static func copy<Sink: TableRowSink>(_ path: String, named name: String? = nil, as schema: TableSchema, into sink: Sink) throws -> Int {
+        let shown = name ?? path
         let types = schema.columns.map(\.type)
         var rows = 0, header = false
         try CSVRecordReader.forEachRecord(path: path) { record in
             if record.number == 1 {
                 header = true
                 guard (0..<record.count).map({ record.field($0).string }) == schema.columns.map(\.name) else {
-                    throw InputError(file: path, line: 1, "header does not match the table \(schema.name)'s columns")
+                    throw InputError(file: shown, line: 1, "header does not match the table \(schema.name)'s columns")
                 }
                 return
             }
             guard record.count == types.count else {
-                throw InputError(file: path, line: record.number, "\(record.count) fields, \(types.count) columns")
+                throw InputError(file: shown, line: record.number, "\(record.count) fields, \(types.count) columns")
             }
             for column in 0..<types.count {
                 let field = record.field(column)
@@ -37,10 +40,10 @@ public enum CSVTableReader {
                 case .text:
                     sink.text(column, field)
                 case .integer:
-                    guard let value = TypedField.integer(field) else { throw mistyped(path, record, schema, column) }
+                    guard let value = TypedField.integer(field) else { throw mistyped(shown, record, schema, column) }
                     sink.integer(column, value)
                 case .real:
-                    guard let value = TypedField.real(field) else { throw mistyped(path, record, schema, column) }
+                    guard let value = TypedField.real(field) else { throw mistyped(shown, record, schema, column) }
                     sink.real(column, value)
                 case .boolean:
                     if field.equals("true") {
@@ -48,70 +51,87 @@ public enum CSVTableReader {
                     } else if field.equals("false") {
                         sink.boolean(column, false)
                     } else {
-                        throw mistyped(path, record, schema, column)
+                        throw mistyped(shown, record, schema, column)
                     }
                 case .date:
-                    guard let days = TypedField.days(field) else { throw mistyped(path, record, schema, column) }
+                    guard let days = TypedField.days(field) else { throw mistyped(shown, record, schema, column) }
                     sink.date(column, days: days, text: field)
                 case .timestamp:
-                    guard let time = Timestamp.parse(field) else { throw mistyped(path, record, schema, column) }
-                    sink.timestamp(column, seconds: time.utcSeconds, text: field)
+                    guard let seconds = TypedField.utcSeconds(field) else { throw mistyped(shown, record, schema, column) }
+                    sink.timestamp(column, seconds: seconds, text: field)
                 }
             }
             try sink.endRow()
             rows += 1
         }
-        guard header else { throw InputError(file: path, "no header row") }
+        guard header else { throw InputError(file: shown, "no header row") }
         return rows
     }
 
-    /// Which of `columns` hold a number in every non-empty field of the CSV at `path` (and at
-    /// least one number): the columns whose type the data decides, such as a record file's
-    /// `value`, numbers for a quantity and words for a category.
+    /// Which of `columns` hold a number in every non-empty field of the CSV at `path` (a column
+    /// with no value at all counts as numbers).
     public static func numericColumns(_ path: String, among columns: [String]) throws -> Set<String> {
         var indices: [Int] = []
-        var numeric: [Bool] = [], seen: [Bool] = []
+        var numeric: [Bool] = []
         try CSVRecordReader.forEachRecord(path: path) { record in
             if record.number == 1 {
                 let header = (0..<record.count).map { record.field($0).string }
                 indices = columns.map { header.firstIndex(of: $0) ?? -1 }
                 numeric = indices.map { $0 >= 0 }
-                seen = Array(repeating: false, count: columns.count)
                 return
             }
             for (k, i) in indices.enumerated() where numeric[k] && i < record.count {
                 let field = record.field(i)
                 guard field.count > 0 else { continue }
-                seen[k] = true
                 if TypedField.real(field) == nil { numeric[k] = false }
             }
         }
-        return Set(columns.indices.filter { numeric.indices.contains($0) && numeric[$0] && seen[$0] }.map { columns[$0] })
+        return Set(columns.indices.filter { numeric.indices.contains($0) && numeric[$0] }.map { columns[$0] })
     }
 
     private static func mistyped(_ path: String, _ record: CSVRecordReader.Record, _ schema: TableSchema, _ column: Int) -> InputError {
         let c = schema.columns[column]
-        return InputError(file: path, line: record.number, "column \(c.name) does not hold a \(c.type.rawValue) value")
+        let article = c.type == .integer ? "an" : "a"
+        return InputError(
+            file: path, line: record.number,
+            "column \(c.name) does not hold \(article) \(c.type.rawValue) value (a bug: please report it)")
     }
 }
 
 /// The typed value of a CSV field, parsed without allocating (save for rare long numbers).
 enum TypedField {
-    /// `-12`, `0`, `42`: at most 18 digits; nil for anything else.
+    /// `-12`, `0`, `42`: any whole number an `Int64` holds; nil for anything else.
     @inline(__always)
     static func integer(_ s: ByteSpan) -> Int64? {
         var i = 0
         let negative = s.count > 0 && s[0] == 0x2D
         if negative { i = 1 }
-        guard i < s.count, s.count - i <= 18 else { return nil }
+        guard i < s.count, s.count - i <= 19 else { return nil }
+        // Accumulated negative: Int64.min has no positive counterpart.
         var value: Int64 = 0
         while i < s.count {
             let digit = s[i] &- 0x30
             guard digit < 10 else { return nil }
-            value = value * 10 + Int64(digit)
+            let (times10, o1) = value.multipliedReportingOverflow(by: 10)
+            let (next, o2) = times10.subtractingReportingOverflow(Int64(digit))
+            guard !o1, !o2 else { return nil }
+            value = next
             i += 1
         }
-        return negative ? -value : value
+        if negative { return value }
+        return value == .min ? nil : -value
+    }
+
+    /// `2024-01-02T15:31:22Z` → seconds since 1970-01-01T00:00:00Z, for any four-digit year
+    /// (a local time near 1900 or 2200 may fall just outside the years the decoders accept
+    /// once made UTC); nil for anything else.
+    @inline(__always)
+    static func utcSeconds(_ s: ByteSpan) -> Int64? {
+        guard s.count == 20, s[4] == 0x2D, s[7] == 0x2D, s[10] == 0x54, s[13] == 0x3A, s[16] == 0x3A, s[19] == 0x5A,
+            let days = days(s.prefix(10)), let hour = Timestamp.digits(s, 11, 2), let minute = Timestamp.digits(s, 14, 2),
+            let second = Timestamp.digits(s, 17, 2), hour <= 23, minute <= 59, second <= 60
+        else { return nil }
+        return Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
     }
 
     /// A decimal number, rounded as strtod rounds it: plain decimals whose digits fit 2^53 are
@@ -137,11 +157,11 @@ enum TypedField {
         return negative ? -value : value
     }
 
-    /// `2024-01-02` → days since 1970-01-01.
+    /// `2024-01-02` → days since 1970-01-01; nil for a day the month does not have.
     @inline(__always)
     static func days(_ s: ByteSpan) -> Int32? {
         guard s.count == 10, s[4] == 0x2D, s[7] == 0x2D, let y = Timestamp.digits(s, 0, 4), let m = Timestamp.digits(s, 5, 2),
-            let d = Timestamp.digits(s, 8, 2), (1...12).contains(m), d >= 1, d <= 31
+            let d = Timestamp.digits(s, 8, 2), (1...12).contains(m), d >= 1, d <= Timestamp.daysIn(month: m, year: y)
         else { return nil }
         return Int32(Timestamp.daysFromCivil(year: y, month: m, day: d))
     }
