@@ -58,7 +58,8 @@ let package = Package(
         ),
         // Bytes in and out: files and folders, zip (central directory, inflate, CRC), the archive
         // writer, the buffered output files and spill records, and the errors and faults every
-        // layer reports input problems with. With HealthTrailXML, the only target with pointers.
+        // layer reports input problems with. With HealthTrailXML, the only target with pointers
+        // (besides HealthTrailWrite's SQLite folder, which holds libsqlite3's handles).
         .target(
             name: "HealthTrailArchive",
             dependencies: ["CZlib", "CLibDeflate"]

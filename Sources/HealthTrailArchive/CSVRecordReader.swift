@@ -36,9 +36,10 @@ public enum CSVRecordReader {
         /// Field `i` (0-based), unquoted.
         @inline(__always)
         public func field(_ i: Int) -> ByteSpan {
+            precondition(i >= 0 && i < count, "field index out of range")
             // SAFETY: `bounds` lies inside the record's initialised bytes (the type's invariant),
             // and the span is used only while the record is.
-            ByteSpan(start: (base + bounds[2 * i]).assumingMemoryBound(to: UInt8.self), count: bounds[2 * i + 1])
+            return ByteSpan(start: (base + bounds[2 * i]).assumingMemoryBound(to: UInt8.self), count: bounds[2 * i + 1])
         }
     }
 

@@ -1,22 +1,12 @@
 import CLibDeflate
 
-/// gzip (RFC 1952) members made in one call by libdeflate, for formats that compress blocks of
-/// bytes held in memory (Parquet's GZIP pages). libdeflate compresses a whole buffer at once,
-/// about twice as fast as zlib's streaming deflate at level 1 for output a few percent larger;
-/// any gzip reader (zlib's included) reads it.
+/// One libdeflate compressor reused for many gzip (RFC 1952) members, for formats that compress
+/// blocks of bytes held in memory (Parquet's GZIP pages): libdeflate compresses a whole buffer in
+/// one call, and any gzip reader reads the result. The C calls live here, in the layer whose
+/// pointer code is checked; the writers above hand over and get back plain arrays.
 ///
-/// The C calls live here because pointer code is allowed only in this layer; the writers above
-/// hand over and get back plain arrays.
-public enum Gzip {
-    /// The gzip member of `bytes` at libdeflate's compression `level` (1–12; 1 is fastest).
-    public static func compress(_ bytes: [UInt8], level: Int32) throws -> [UInt8] {
-        try GzipCompressor(level: level).compress(bytes)
-    }
-}
-
-/// One libdeflate compressor reused for many gzip members: it keeps the state libdeflate
-/// allocates once, which a writer compressing one page after another would otherwise allocate
-/// and free for every page.
+/// It keeps the state libdeflate allocates once, which a writer compressing one page after
+/// another would otherwise allocate and free for every page.
 ///
 /// Invariant: `compressor` is the non-null result of `libdeflate_alloc_compressor`, used by one
 /// thread at a time (the owner's), and freed in `deinit` only.

@@ -132,6 +132,9 @@ struct RunCommand: ParsableCommand {
             if let archive, StandardInputArchive.isRequested(archive) {
                 throw StandardStreamRefused("- (standard input) is one archive without a name: a cohort reads its archives by name")
             }
+            if let formats = settings.formats, !formats.contains(.csv) {
+                throw ValidationError("--format must include csv in a cohort: each person's partial totals are read from the CSV files")
+            }
             var cohort = CohortOptions(spec: spec, executable: Self.executablePath)
             cohort.outputDirectory = out ?? spec.output
             cohort.archives = try archive.map { [$0] } ?? PipelineInputs.archives(for: spec)

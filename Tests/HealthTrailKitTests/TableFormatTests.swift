@@ -80,6 +80,23 @@ import Testing
         #expect(try Self.sqlite(db, "PRAGMA integrity_check") == "ok")
         #expect(try Self.sqlite(db, "PRAGMA foreign_key_check") == "")
         #expect(try Self.sqlite(db, "SELECT count(*) FROM heart_rate") == "\(summary.heartRateRecords)")
+        // Types stated here, not taken from the schema under test.
+        let declared = [
+            ("daily", "date", "TEXT"), ("daily", "steps", "INTEGER"), ("daily", "distance_m", "REAL"),
+            ("heart_rate", "time_utc", "TEXT"), ("heart_rate", "time_unix", "INTEGER"), ("heart_rate", "bpm", "REAL"),
+            ("workouts", "indoor", "INTEGER"), ("workouts", "parts", "INTEGER"), ("route_points", "lat", "REAL"),
+        ]
+        for (table, column, type) in declared {
+            #expect(try Self.sqlite(db, "SELECT type FROM pragma_table_info('\(table)') WHERE name = '\(column)'") == type, "\(table).\(column)")
+        }
+        let parquetTypes = try Support.runProgram(
+            "/usr/bin/env",
+            [
+                "python3", "-c",
+                "import sys, pyarrow.parquet as pq; s = pq.read_schema(sys.argv[1]); print(s.field('time_utc').type, s.field('bpm').type, s.field('source').type)",
+                out + "/parquet/heart_rate.parquet",
+            ])
+        #expect(parquetTypes.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "timestamp[us, tz=UTC] double string", "\(parquetTypes)")
         // A quantity's values are numbers, a category's words.
         #expect(try Self.sqlite(db, "SELECT DISTINCT typeof(value) FROM records_step_count") == "real")
         #expect(try Self.sqlite(db, "SELECT DISTINCT typeof(value) FROM records_sleep_analysis") == "text")
@@ -210,6 +227,20 @@ import Testing
         // meta: the manifest's figures, never the input's path or name.
         #expect(try Self.sqlite(db, "SELECT count(*) FROM meta WHERE key LIKE 'input%' OR value LIKE '%export.zip%'") == "0")
         #expect(try Self.sqlite(db, "SELECT value FROM meta WHERE key = 'counts.heart_rate'") == "2")
+    }
+
+    /// A cohort reads each person's partial totals from CSV files: formats without csv are
+    /// refused before any person runs, in the pipeline file and on the command line.
+    @Test func aCohortWithoutCSVIsRefused() throws {
+        let (root, pipeline) = try CohortRunTests.study(persons: 1, days: 2, broken: false)
+        let text = try String(contentsOfFile: pipeline, encoding: .utf8)
+        let withoutCSV = root + "/parquet-only.yaml"
+        try (text + "\nformats: [parquet]\n").write(toFile: withoutCSV, atomically: true, encoding: .utf8)
+        let validate = try Support.runCLI(["validate", withoutCSV])
+        #expect(validate.status == 2 && validate.stderr.contains("must include csv in a cohort"), "\(validate.stderr)")
+        let run = try Support.runCLI(["run", "--pipeline", pipeline, "--format", "parquet", "--quiet"])
+        #expect(run.status == 2 && run.stderr.contains("--format must include csv"), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: root + "/study/out/persons"))
     }
 
     @Test func anUnknownFormatIsRefused() throws {

@@ -2,17 +2,18 @@
 compares them value by value with the CSV files: Python's csv module for the CSV, Python's
 sqlite3 for healthtrail.db, pyarrow and DuckDB for parquet/.
 
-usage: table_check.py OUT SCHEMA.json FORMATS   (FORMATS: comma-separated, e.g. sqlite,parquet)
+usage: table_check.py OUT SCHEMA.json FORMATS [CSV-FOLDER]
+FORMATS: comma-separated, e.g. sqlite,parquet. CSV-FOLDER: where the CSV files are, when OUT has
+none (a run without csv); OUT by default.
 SCHEMA.json: {"<csv name>": {"table": name, "columns": [[name, type], ...]}, ...}
 Prints one JSON object: rows per table and format, values compared, the first mismatches.
-A CSV file missing (a run without csv) is read from a copy given as OUT/../csv-reference.
 """
 import calendar, csv, datetime, json, math, os, sqlite3, sys
 
 out, schema_path, formats = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
 reference = sys.argv[4] if len(sys.argv) > 4 else out
 schema = json.load(open(schema_path))
-report = {"tables": {}, "values": 0, "mismatches": [], "types": []}
+report = {"tables": {}, "values": 0, "mismatches": []}
 
 SQLITE_TYPE = {"text": "TEXT", "integer": "INTEGER", "real": "REAL", "boolean": "INTEGER", "date": "TEXT", "timestamp": "TEXT"}
 
@@ -55,6 +56,7 @@ def agrees(kind, text, value):
 for csv_name, table in sorted(schema.items()):
     path = os.path.join(reference, csv_name)
     if not os.path.exists(path):
+        mismatch(csv_name, "no CSV file")
         continue
     columns = table["columns"]
     with open(path, newline="", encoding="utf-8") as f:

@@ -175,6 +175,12 @@ public enum OutputSchema {
             name: "`routes.geojson`", rowIs: "route, segment, start, end",
             description: "an RFC 7946 FeatureCollection (WGS84, `[lon, lat]`, 6 decimals) for QGIS, kepler.gl and "
                 + "geojson.io: see \"Routes and heart rate\""),
+        OtherFile(
+            name: "`healthtrail.db`", rowIs: "run (`--format sqlite`)",
+            description: "a SQLite table per CSV file above, with keys, time indexes and views: see \"Formats\""),
+        OtherFile(
+            name: "`parquet/<table>.parquet`", rowIs: "CSV file above (`--format parquet`)",
+            description: "the same rows and columns as Parquet: see \"Formats\""),
         OtherFile(name: "`manifest.json`", rowIs: "run", description: "see below"),
     ]
 

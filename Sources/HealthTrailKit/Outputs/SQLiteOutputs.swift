@@ -75,15 +75,17 @@ enum SQLiteOutputs {
     /// `pageSize`: 64 KiB pages load large tables faster into fewer, fuller pages, but every
     /// table and index takes at least one, which would make a small export's database mostly
     /// empty pages.
-    static func write(_ tables: [(path: String, csv: String, schema: TableSchema)], to path: String, pageSize: Int) throws -> (
-        SQLiteConnection, Int
-    ) {
+    static func write(_ tables: [(path: String, csv: String, schema: TableSchema, rows: Int)], to path: String, pageSize: Int)
+        throws -> (SQLiteConnection, Int)
+    {
         let db = try SQLiteConnection(creating: path, pageSize: pageSize)
         var rows = 0
         try db.execute("BEGIN")
-        for (csvPath, csv, schema) in tables {
+        for (csvPath, csv, schema, written) in tables {
             let writer = try SQLiteTableWriter(db, schema: schema, constraints: constraints(of: schema.name))
-            rows += try CSVTableReader.copy(csvPath, named: csv, as: schema, into: writer)
+            let read = try CSVTableReader.copy(csvPath, named: csv, as: schema, into: writer)
+            guard read == written else { throw TableFormatStage.rowCountMismatch(csv, read, written) }
+            rows += read
         }
         let names = Set(tables.map(\.schema.name))
         for name in names.sorted() {
@@ -103,8 +105,8 @@ enum SQLiteOutputs {
         return (db, rows)
     }
 
-    /// The parts of manifest.json `meta` copies: counts and timings, nothing that names a file,
-    /// a unit or a source.
+    /// The parts of manifest.json `meta` copies: counts, rows per output file and timings; no
+    /// unit, source or input path.
     static let metaSections: Set<String> = ["counts", "outputs", "timings"]
 
     /// Fills `meta` with manifest.json's numbers under `metaSections`, keys joined by dots

@@ -1,6 +1,8 @@
 /// The formats a run writes its tables in, any combination of three.
 public struct TableFormats: OptionSet, Sendable, Hashable {
+    /// One bit per format.
     public let rawValue: Int
+    /// The formats whose bits `rawValue` sets.
     public init(rawValue: Int) { self.rawValue = rawValue }
 
     /// One CSV file per table (`daily.csv`, `records/step_count.csv`): the default.

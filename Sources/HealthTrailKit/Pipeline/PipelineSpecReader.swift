@@ -87,10 +87,12 @@ struct PipelineSpecReader {
             // Malformed lists are reported by the schema walk; the formats are read from what it admits.
             let names = formatsEntry.value.sequence.map { $0.compactMap(YAMLValue.text) } ?? []
             spec.formats = TableFormats(names: names)
-            if let formats = spec.formats, !formats.contains(.csv), outputs.contains(.dp) {
+            if let formats = spec.formats, !formats.contains(.csv), outputs.contains(.dp) || kind == .cohort {
                 walker.report(
                     formatsEntry.value, path: "formats",
-                    "must include csv when outputs include dp: the releases are computed from the CSV files")
+                    kind == .cohort
+                        ? "must include csv in a cohort: each person's partial totals are read from the CSV files"
+                        : "must include csv when outputs include dp: the releases are computed from the CSV files")
             }
         }
         readPrivacy(root, kind: kind, outputsEntry: outputsEntry, into: &spec)

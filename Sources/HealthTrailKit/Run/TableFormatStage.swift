@@ -22,7 +22,12 @@ enum TableFormatStage {
         /// Writes the `meta` table from the staged manifest.json and closes the database.
         func finish(manifestAt path: String) throws {
             guard let database else { return }
-            try SQLiteOutputs.writeMeta(manifestAt: path, to: database)
+            do {
+                try SQLiteOutputs.writeMeta(manifestAt: path, to: database)
+            } catch {
+                try? database.close()
+                throw error
+            }
             try database.close()
         }
     }
@@ -50,6 +55,8 @@ enum TableFormatStage {
         return file.table(named: stem, zones: zones)
     }
 
+    /// Writes the formats `run` asks for beyond CSV from the staged CSV files in `written`;
+    /// returns the files the staging folder then holds, and the database still open.
     static func run(_ run: RunContext, written: [(name: String, rows: Int)], zones: HeartRateZones) throws -> Result {
         let formats = run.options.formats
         guard formats != [.csv] else { return Result(written: written, database: nil) }
@@ -65,7 +72,7 @@ enum TableFormatStage {
             formats.contains(.sqlite)
             ? BackgroundTask { () throws -> (SQLiteConnection, Int) in
                 try SQLiteOutputs.write(
-                    tables.map { ($0.path, $0.csv, $0.schema) }, to: staging.path(SQLiteOutputs.fileName),
+                    tables.map { ($0.path, $0.csv, $0.schema, $0.rows) }, to: staging.path(SQLiteOutputs.fileName),
                     pageSize: tables.reduce(0) { $0 + $1.rows } > 100_000 ? 65536 : 4096)
             } : nil
         let tableFiles = Set(tables.map(\.csv))
@@ -78,7 +85,8 @@ enum TableFormatStage {
                 for (index, table) in tables.enumerated() {
                     run.progress.status("\(label)  \(index + 1) / \(tables.count) tables")
                     let name = "parquet/" + table.csv.dropLast(4) + ".parquet"
-                    let writer = try ParquetTableWriter(path: staging.path(name), schema: table.schema)
+                    let writer = try ParquetTableWriter(
+                        path: staging.path(name), schema: table.schema, createdBy: "healthtrail version \(HealthTrailVersion.current)")
                     let rows = try CSVTableReader.copy(table.path, named: table.csv, as: table.schema, into: writer)
                     try writer.close()
                     guard rows == table.rows else { throw rowCountMismatch(table.csv, rows, table.rows) }
@@ -86,7 +94,8 @@ enum TableFormatStage {
                 }
             }
         } catch {
-            _ = try? database?.value()
+            // The database thread ends before the staging folder goes; its connection is closed.
+            if let (connection, _) = try? database?.value() { try? connection.close() }
             throw error
         }
         var result = Result(written: files, database: nil)
@@ -106,6 +115,7 @@ enum TableFormatStage {
         return result
     }
 
+    /// A table whose rows read back differ from those written: a bug, reported by file.
     static func rowCountMismatch(_ csv: String, _ read: Int, _ written: Int) -> InputError {
         InputError(file: csv, "\(read) rows read back, \(written) written")
     }

@@ -12,6 +12,8 @@ import HealthTrailArchive
 /// For each row, call one `append…` (or `appendNull`) per column, in any order, then `endRow()`.
 /// Appending a value of the wrong kind for a column is a programming error and traps.
 public final class ParquetWriter {
+    /// The footer's `created_by`.
+    private let createdBy: String
     /// Rows ended so far.
     public var rows: Int { rowCount }
 
@@ -47,7 +49,12 @@ public final class ParquetWriter {
     ///   - columns: the table's columns, in order (at least one).
     ///   - rowGroupBytes: a row group is written once its buffered values reach this many bytes.
     ///   - compressionLevel: libdeflate's level for the GZIP pages (1–12; 1 is fastest).
-    public init(path: String, columns: [ParquetColumn], rowGroupBytes: Int = 16 << 20, compressionLevel: Int32 = 1) throws {
+    ///   - createdBy: the footer's `created_by`, `<application> version <version>`.
+    public init(
+        path: String, columns: [ParquetColumn], rowGroupBytes: Int = 16 << 20, compressionLevel: Int32 = 1,
+        createdBy: String = "healthtrail"
+    ) throws {
+        self.createdBy = createdBy
         precondition(!columns.isEmpty, "ParquetWriter: a table needs at least one column")
         self.path = path
         self.columns = columns
@@ -131,7 +138,7 @@ public final class ParquetWriter {
         }
         if rowsInGroup > 0 { try writeRowGroup() }
         let footer = ParquetFileMetadata(
-            columns: columns, rowGroups: rowGroups, rowCount: Int64(rowCount), createdBy: "healthtrail"
+            columns: columns, rowGroups: rowGroups, rowCount: Int64(rowCount), createdBy: createdBy
         ).encoded()
         write(footer)
         write(ParquetPlainEncoding.bytes(of: UInt32(footer.count)))

@@ -49,7 +49,13 @@ public final class SQLiteConnection {
                 + "PRAGMA temp_store = FILE; PRAGMA temp_store_directory = '\(folder.isEmpty ? "." : folder)'")
     }
 
-    deinit { if let handle { sqlite3_close_v2(handle) } }
+    /// A connection dropped without `close()` (a run that failed) finalises its statements and
+    /// closes here, so neither the file nor SQLite's cache outlives it.
+    deinit {
+        for statement in statements { statement.finalize() }
+        // SAFETY: `handle` is open (the type's invariant) and its statements are finalised.
+        if let handle { sqlite3_close_v2(handle) }
+    }
 
     /// Runs one or more SQL statements that return no rows.
     public func execute(_ sql: String) throws {

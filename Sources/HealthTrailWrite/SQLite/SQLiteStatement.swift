@@ -17,31 +17,50 @@ public final class SQLiteStatement {
         self.connection = connection
     }
 
+    /// The first bind of this row that failed: `step()` throws it instead of inserting a row
+    /// that would hold the previous row's value (bindings outlive a reset).
+    private var bindFailure: Int32 = SQLITE_OK
+
+    @inline(__always) private func check(_ status: Int32) {
+        if status != SQLITE_OK && bindFailure == SQLITE_OK { bindFailure = status }
+    }
+
     /// Binds NULL to parameter `index` (1-based, as SQLite counts).
-    @inline(__always) public func bindNull(_ index: Int32) { sqlite3_bind_null(handle, index) }
+    @inline(__always) public func bindNull(_ index: Int32) {
+        // SAFETY: `handle` is a live statement (the type's invariant); so for every bind below.
+        check(sqlite3_bind_null(handle, index))
+    }
 
     /// Binds a whole number.
-    @inline(__always) public func bind(_ index: Int32, _ value: Int64) { sqlite3_bind_int64(handle, index, value) }
+    @inline(__always) public func bind(_ index: Int32, _ value: Int64) { check(sqlite3_bind_int64(handle, index, value)) }
 
     /// Binds a real number.
-    @inline(__always) public func bind(_ index: Int32, _ value: Double) { sqlite3_bind_double(handle, index, value) }
+    @inline(__always) public func bind(_ index: Int32, _ value: Double) { check(sqlite3_bind_double(handle, index, value)) }
 
     /// Binds UTF-8 text without copying it; the bytes must stay valid until `step()`.
     @inline(__always) public func bind(_ index: Int32, text: ByteSpan) {
         // SAFETY: the span's `count` bytes are valid until the row is stepped (the type's
         // invariant); a nil destructor is SQLITE_STATIC, so SQLite reads them in `step()` only.
-        text.withUnsafeBytes { bytes in
-            _ = sqlite3_bind_text(handle, index, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count), nil)
-        }
+        check(
+            text.withUnsafeBytes { bytes in
+                sqlite3_bind_text(handle, index, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count), nil)
+            })
     }
 
     /// Binds text that SQLite copies (a `String`'s bytes do not outlive the call).
     public func bind(_ index: Int32, copying text: String) {
-        _ = healthtrail_sqlite3_bind_text_copy(handle, index, text, -1)
+        check(healthtrail_sqlite3_bind_text_copy(handle, index, text, -1))
     }
 
     /// Runs the statement (an insert: no rows come back) and resets it for the next.
     @inline(__always) public func step() throws {
+        if bindFailure != SQLITE_OK {
+            let status = bindFailure
+            bindFailure = SQLITE_OK
+            sqlite3_reset(handle)
+            throw InputError(file: connection.path, "SQLite cannot bind a value: \(SQLiteConnection.message(nil, status))")
+        }
+        // SAFETY: every parameter was bound for this row, text to bytes still valid (the type's invariant).
         let status = sqlite3_step(handle)
         sqlite3_reset(handle)
         guard status == SQLITE_DONE else {

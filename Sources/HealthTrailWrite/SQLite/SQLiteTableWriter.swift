@@ -46,26 +46,34 @@ public final class SQLiteTableWriter: TableRowSink {
         "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
+    /// NULL (and NULL Unix seconds for a timestamp).
     public func null(_ column: Int) {
         insert.bindNull(parameter[column])
         if schema.columns[column].type == .timestamp { insert.bindNull(parameter[column] + 1) }
     }
 
+    /// TEXT, bound without a copy until the row is stepped.
     public func text(_ column: Int, _ value: ByteSpan) { insert.bind(parameter[column], text: value) }
 
+    /// INTEGER.
     public func integer(_ column: Int, _ value: Int64) { insert.bind(parameter[column], value) }
 
+    /// REAL.
     public func real(_ column: Int, _ value: Double) { insert.bind(parameter[column], value) }
 
+    /// INTEGER 1 or 0.
     public func boolean(_ column: Int, _ value: Bool) { insert.bind(parameter[column], value ? 1 as Int64 : 0) }
 
+    /// The date's text, as in the CSV.
     public func date(_ column: Int, days: Int32, text: ByteSpan) { insert.bind(parameter[column], text: text) }
 
+    /// The instant's text, and its Unix seconds in the column after it.
     public func timestamp(_ column: Int, seconds: Int64, text: ByteSpan) {
         insert.bind(parameter[column], text: text)
         insert.bind(parameter[column] + 1, seconds)
     }
 
+    /// Inserts the row.
     public func endRow() throws {
         try insert.step()
         rows += 1

@@ -12,9 +12,9 @@ import HealthTrailDecode
 public enum CSVTableReader {
     /// Streams every row of the CSV at `path` into `sink`; returns the number of rows. The
     /// header must name the schema's columns in order.
-    @discardableResult
     /// - Parameter name: what messages call the file (its name in the output folder; the
     ///   staging path is gone by the time anyone reads the message).
+    @discardableResult
     public static func copy<Sink: TableRowSink>(_ path: String, named name: String? = nil, as schema: TableSchema, into sink: Sink) throws -> Int {
         let shown = name ?? path
         let types = schema.columns.map(\.type)
