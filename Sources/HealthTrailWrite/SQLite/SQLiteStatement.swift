@@ -21,8 +21,14 @@ public final class SQLiteStatement {
     /// that would hold the previous row's value (bindings outlive a reset).
     private var bindFailure: Int32 = SQLITE_OK
 
+    /// Touches `bindFailure` only when a bind failed: a class's stored property is checked for
+    /// exclusive access at run time on every access, and binds run once per field.
     @inline(__always) private func check(_ status: Int32) {
-        if status != SQLITE_OK && bindFailure == SQLITE_OK { bindFailure = status }
+        if _slowPath(status != SQLITE_OK) { recordBindFailure(status) }
+    }
+
+    @inline(never) private func recordBindFailure(_ status: Int32) {
+        if bindFailure == SQLITE_OK { bindFailure = status }
     }
 
     /// Binds NULL to parameter `index` (1-based, as SQLite counts).
