@@ -229,6 +229,45 @@ import Testing
         #expect(try Self.sqlite(db, "SELECT value FROM meta WHERE key = 'counts.heart_rate'") == "2")
     }
 
+    /// Whether the sqlite3 shell is here (`make test` installs Debian's).
+    static let sqliteShell: Bool = (try? Support.runProgram("/usr/bin/env", ["sqlite3", "-version"]).status) == 0
+
+    /// `--format sqlite` alone, checked by the sqlite3 shell only (no PyPI reader needed): the
+    /// generator's counts in the tables, typed values, a sound file, and no CSV or Parquet file.
+    @Test(.enabled(if: sqliteShell, "no sqlite3 shell on PATH"))
+    func sqliteAloneHoldsTheGeneratorsCounts() throws {
+        let dir = Support.temporaryDirectory()
+        let summary = try ExportSynthesizer.write(to: dir + "/export.zip", options: SynthOptions(days: 4, seed: 31))
+        let out = dir + "/out"
+        let run = try Support.runCLI(["run", dir + "/export.zip", "--out", out, "--format", "sqlite", "--quiet", "--no-svg"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let files = FileManager.default.enumerator(atPath: out)?.compactMap { $0 as? String } ?? []
+        #expect(!files.contains { $0.hasSuffix(".csv") || $0.hasPrefix("parquet") }, "\(files)")
+        let db = out + "/healthtrail.db"
+        #expect(try Self.sqlite(db, "PRAGMA integrity_check") == "ok")
+        #expect(try Self.sqlite(db, "SELECT count(*) FROM heart_rate") == "\(summary.heartRateRecords)")
+        #expect(try Self.sqlite(db, "SELECT count(*) FROM route_points") == "\(summary.routePoints)")
+        #expect(try Self.sqlite(db, "SELECT count(*) FROM workouts") == "\(summary.workouts)")
+        #expect(try Self.sqlite(db, "SELECT count(*) FROM hrv_beats") == "\(summary.hrvBeats)")
+        #expect(try Self.sqlite(db, "SELECT count(*) FROM activity_summaries") == "\(summary.activitySummaries)")
+        // Typed: numbers are numbers, and each Unix time is its text's instant.
+        #expect(try Self.sqlite(db, "SELECT DISTINCT typeof(bpm) FROM heart_rate") == "real")
+        #expect(
+            try Self.sqlite(db, "SELECT count(*) FROM heart_rate WHERE time_unix != CAST(strftime('%s', time_utc) AS INTEGER)") == "0")
+        #expect(try Self.sqlite(db, "SELECT count(*) FROM route_points WHERE typeof(lat) != 'real' OR lat NOT BETWEEN -90 AND 90") == "0")
+        let manifest = try CohortRunTests.json(out + "/manifest.json")
+        let outputs = try #require(manifest["outputs"] as? [String: Int])
+        // The manifest counts the database's rows: every table's but meta's.
+        #expect(outputs["healthtrail.db"] == Int(try Self.sqlite(db, try Self.rowsQuery(db))))
+        #expect(!outputs.keys.contains { $0.hasSuffix(".csv") }, "\(outputs.keys.sorted())")
+    }
+
+    /// SQL adding up the rows of every table of `db` but `meta`.
+    static func rowsQuery(_ db: String) throws -> String {
+        let tables = try sqlite(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name != 'meta'").split(separator: "\n")
+        return "SELECT " + (tables.map { "(SELECT count(*) FROM \"\($0)\")" } + ["0"]).joined(separator: " + ")
+    }
+
     /// A cohort reads each person's partial totals from CSV files: formats without csv are
     /// refused before any person runs, in the pipeline file and on the command line.
     @Test func aCohortWithoutCSVIsRefused() throws {
