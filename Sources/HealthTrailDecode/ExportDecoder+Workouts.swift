@@ -88,7 +88,7 @@ extension ExportDecoder {
             InlineLocation(
                 point: RoutePoint(
                     time: date.utcSeconds, latitude: lat, longitude: lon, elevation: number(.altitude),
-                    speed: number(.speed)),
+                    speed: number(.speed), horizontalAccuracy: number(.horizontalAccuracy)),
                 horizontalAccuracy: number(.horizontalAccuracy), course: number(.course),
                 verticalAccuracy: number(.verticalAccuracy)))
     }

@@ -142,7 +142,8 @@ public final class GPXDecoder: SAXDocumentDecoder, SAXEventHandler {
         let point = RoutePoint(
             time: time.utcSeconds, latitude: latitude, longitude: longitude,
             elevation: raw.elevation.flatMap(NumberText.fastDouble),
-            speed: raw.speed.flatMap(NumberText.fastDouble))
+            speed: raw.speed.flatMap(NumberText.fastDouble),
+            horizontalAccuracy: raw.horizontalAccuracy.flatMap(NumberText.fastDouble))
         onPoint(point, raw)
     }
 }

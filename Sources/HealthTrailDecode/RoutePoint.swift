@@ -11,10 +11,13 @@ public struct RoutePoint: Sendable, Equatable {
     public var speed: Double?
     /// Heart rate at this moment from `HeartRateJoin`, nil where no sample lies within tolerance.
     public var bpm: Double?
+    /// The device's horizontal accuracy estimate, metres (`hAcc`), when the file has it: the
+    /// route cleaning treats a fix this uncertain as a glitch (`TrackCleaner`).
+    public var horizontalAccuracy: Double?
 
     public init(
         time: Int64, latitude: Double, longitude: Double, elevation: Double? = nil, speed: Double? = nil,
-        bpm: Double? = nil
+        bpm: Double? = nil, horizontalAccuracy: Double? = nil
     ) {
         self.time = time
         self.latitude = latitude
@@ -22,5 +25,6 @@ public struct RoutePoint: Sendable, Equatable {
         self.elevation = elevation
         self.speed = speed
         self.bpm = bpm
+        self.horizontalAccuracy = horizontalAccuracy
     }
 }

@@ -12,7 +12,10 @@ extension SynthHealthXML {
             distanceMeters: w.activity.distanceType == nil ? nil : w.distanceKm * 1000, distanceAsWritten: nil,
             distanceUnit: w.miles ? "mi" : "km", energyKcal: w.energyKcal, energyAsWritten: 0, energyUnit: energyUnit,
             routeFile: w.hasRoute ? "workout-routes/" + String(decoding: w.routeFileName, as: UTF8.self) : nil,
-            routeMissing: w.routeMissing, routePoints: w.hasRoute && !w.routeMissing ? w.routePointCount : 0)
+            routeMissing: w.routeMissing, routePoints: w.hasRoute && !w.routeMissing ? w.routePointCount : 0,
+            glitchPoints: w.hasRoute && !w.routeMissing && w.glitchAt != nil ? 1 : 0,
+            drivePoints: w.hasRoute && !w.routeMissing ? w.driveSeconds : 0,
+            pause: w.paused ? [w.pauseStart, w.pauseEnd] : nil)
         defer { workoutTruths.append((w.start, truth)) }
         buf.lit(" <Workout workoutActivityType=\"")
         buf.lit(w.activity.workoutType)

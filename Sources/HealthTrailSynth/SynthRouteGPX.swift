@@ -46,13 +46,14 @@ package struct SynthRouteGPX {
         var climb = 0.0
         var points = 0
         var t = w.routeFirst
+        let driveFrom = w.routeLast - w.driveSeconds + 1
         while t <= w.routeLast {
             if t >= w.pauseStart && t < w.pauseEnd { t += 1; continue }
             try buf.flushIfFull()
             buf.lit("      <trkpt lon=\"")
             buf.fixed(lon, 6, trim: false)
             buf.lit("\" lat=\"")
-            buf.fixed(lat, 6, trim: false)
+            buf.fixed(t == w.glitchAt ? lat + SynthWorkoutPlan.glitchMetres / metresPerDegLat : lat, 6, trim: false)
             buf.lit("\"><ele>")
             buf.fixed(ele, 6, trim: false)
             buf.lit("</ele><time>")
@@ -81,6 +82,7 @@ package struct SynthRouteGPX {
             }
             heading += turn
             speed = max(0.3, speed + (w.activity.speed - speed) * 0.05 + r.gauss() * 0.08)
+            if t + 1 >= driveFrom { speed = SynthWorkoutPlan.driveSpeed }
             lat += speed * cos(heading) / metresPerDegLat
             lon += speed * sin(heading) / metresPerDegLon
             climb = climb * 0.98 + r.gauss() * 0.01

@@ -32,6 +32,26 @@ package struct SynthWorkoutPlan {
     package var stream: UInt64 = 0
 
     package var seconds: Int { end - start }
+
+    /// The instant of a point written `glitchMetres` off its track (a GPS glitch: one fix, then
+    /// back), in some routes: before any pause (which starts at 30 % of the workout at the
+    /// earliest). Chosen from the stream number, so the schedule's random draws stay as they were.
+    package var glitchAt: Int? {
+        guard hasRoute && stream % 6 == 1 else { return nil }
+        let t = routeFirst + (routeLast - routeFirst) / 5
+        return t >= pauseStart && t < pauseEnd ? nil : t
+    }
+    /// How far the glitch point is off, metres (north).
+    package static let glitchMetres = 800.0
+
+    /// Seconds at the end of a walk or run someone forgot to end and drove home from, at
+    /// `driveSpeed`; 0 in most workouts. Never overlapping the pause.
+    package var driveSeconds: Int {
+        guard hasRoute && (activity == .walking || activity == .running) && stream % 7 == 3 else { return 0 }
+        return routeLast - 240 > max(pauseEnd, routeFirst) + 120 ? 240 : 0
+    }
+    /// Metres per second of the drive.
+    package static let driveSpeed = 15.0
     package var paused: Bool { pauseEnd > pauseStart }
 
     /// Number of GPX points: every second from `routeFirst` to `routeLast`, minus the pause.

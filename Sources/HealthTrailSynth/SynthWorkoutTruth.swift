@@ -46,4 +46,10 @@ public struct WorkoutTruth: Codable, Sendable, Equatable {
     public var routeMissing: Bool
     /// GPX points of the route file (0 without one).
     public var routePoints: Int
+    /// Points written off the track (GPS glitches), and points of the drive at the end of a
+    /// workout nobody ended (`SynthWorkoutPlan.driveSeconds`); 0 in most workouts.
+    public var glitchPoints = 0
+    public var drivePoints = 0
+    /// The pause, UTC seconds (start, resume); nil without one.
+    public var pause: [Int]?
 }

@@ -180,7 +180,7 @@ import Testing
             ])
         let manifest = try ExportRun.run(RunOptions(inputPath: dir + "/export.zip", outputDirectory: dir + "/out"))
         let csv = try Support.readCSV(dir + "/out/route_points.csv")
-        #expect(csv.header.suffix(3) == ["hr_bpm", "hr_zone", "distance_m"])
+        #expect(csv.header.suffix(4) == ["hr_bpm", "hr_zone", "distance_m", "state"])
         #expect(csv.rows.count == 3601)
         var empty = 0
         var previousDistance = -1.0
@@ -258,7 +258,7 @@ import Testing
                     """
                     <gpx><trk><trkseg>
                     <trkpt lat="48.85" lon="2.35"><time>\(Timestamp(utcSeconds: t).utcString)</time></trkpt>
-                    <trkpt lat="48.86" lon="2.35"><time>\(Timestamp(utcSeconds: t + 60).utcString)</time></trkpt>
+                    <trkpt lat="48.86" lon="2.35"><time>\(Timestamp(utcSeconds: t + 300).utcString)</time></trkpt>
                     </trkseg></trk></gpx>
                     """
                 ))

@@ -3,26 +3,41 @@ import Testing
 
 @testable import HealthTrailAnalysis
 @testable import HealthTrailKit
+@testable import HealthTrailSynth
 
 extension OutputContractTests {
     /// A route's figures computed the plain way from its points, as the README defines them:
-    /// distance by haversine on a 6 371 008.8 m sphere; moving time from steps of at most 30 s
-    /// at 0.5 m/s or more; elevation gain over a 15-point trailing mean with 3 m hysteresis;
-    /// time in zone per step of at most 30 s, at the mean of its ends' heart rates.
+    /// only `active` points count, and a step only between two active points with nothing but
+    /// glitches between them and no pause across it; distance by haversine on a 6 371 008.8 m
+    /// sphere; moving time from steps of at most 30 s at 0.5 m/s or more; elevation gain over a
+    /// 15-point trailing mean with 3 m hysteresis; time in zone per step of at most 30 s, at the
+    /// mean of its ends' heart rates.
     struct ReferenceRoute {
-        struct Point { var time: Int64; var lat: Double; var lon: Double; var ele: Double?; var bpm: Double? }
+        struct Point {
+            var time: Int64; var lat: Double; var lon: Double; var ele: Double?; var bpm: Double?
+            var state = "active"
+        }
 
         var cumulative: [Double] = []
         var distance = 0.0, moving = 0.0, gain = 0.0
+        /// Metres between consecutive points of every state.
+        var allPointsDistance = 0.0
         var zoneSeconds: [Double]
         var hasHeartRate = false
 
-        init(_ points: [Point], zones: HeartRateZones) {
+        /// - Parameter pause: the workout's pause (start, resume), UTC seconds.
+        init(_ points: [Point], zones: HeartRateZones, pause: [Int]? = nil) {
             zoneSeconds = Array(repeating: 0, count: zones.zones.count)
             var previous: Point?
             var window: [Double] = []
             var low: Double?, high = 0.0, climbing = false
+            var lastOfAny: Point?
             for p in points {
+                if let a = lastOfAny { allPointsDistance += Self.haversine(a, p) }
+                lastOfAny = p
+                if p.state == "glitch" { cumulative.append(distance); continue }
+                guard p.state == "active" else { previous = nil; cumulative.append(distance); continue }
+                if let a = previous, let pause, a.time < Int64(pause[1]), p.time >= Int64(pause[1]) { previous = nil }
                 if p.bpm != nil { hasHeartRate = true }
                 if let e = p.ele {
                     window.append(e)
@@ -41,9 +56,7 @@ extension OutputContractTests {
                     }
                 }
                 if let a = previous {
-                    let r = Double.pi / 180
-                    let h = pow(sin((p.lat - a.lat) * r / 2), 2) + cos(a.lat * r) * cos(p.lat * r) * pow(sin((p.lon - a.lon) * r / 2), 2)
-                    let step = 2 * 6_371_008.8 * asin(min(1, sqrt(h)))
+                    let step = Self.haversine(a, p)
                     distance += step
                     let dt = Double(p.time - a.time)
                     if dt > 0, dt <= 30 {
@@ -61,6 +74,12 @@ extension OutputContractTests {
                 cumulative.append(distance)
                 previous = p
             }
+        }
+
+        static func haversine(_ a: Point, _ p: Point) -> Double {
+            let r = Double.pi / 180
+            let h = pow(sin((p.lat - a.lat) * r / 2), 2) + cos(a.lat * r) * cos(p.lat * r) * pow(sin((p.lon - a.lon) * r / 2), 2)
+            return 2 * 6_371_008.8 * asin(min(1, sqrt(h)))
         }
     }
 
@@ -87,11 +106,17 @@ extension OutputContractTests {
             let points = rows.map { r in
                 ReferenceRoute.Point(
                     time: utcSeconds(r["time_utc"]) ?? 0, lat: Double(r["lat"]!) ?? 0, lon: Double(r["lon"]!) ?? 0,
-                    ele: Double(r["ele_m"]!), bpm: Double(r["hr_bpm"]!))
+                    ele: Double(r["ele_m"]!), bpm: Double(r["hr_bpm"]!), state: r["state"]!)
             }
-            out[workout] = ReferenceRoute(points, zones: f.zones)
+            out[workout] = ReferenceRoute(points, zones: f.zones, pause: truth(f, workout)?.pause)
         }
         return out
+    }
+
+    /// The generator's truth of the workout with this id (keyed by its start).
+    static func truth(_ f: Fixture, _ workoutID: String) -> WorkoutTruth? {
+        guard let start = f.table("workouts.csv").records.first(where: { $0["workout_id"] == workoutID })?["start_utc"] else { return nil }
+        return f.summary.workoutTruths[start]
     }
 
     /// Heart-rate samples (time, bpm) from heart_rate.csv, sorted by time.
@@ -164,6 +189,25 @@ extension OutputContractTests {
                         #expect(r["hr_zone"] == "")
                     }
                 }
+            },
+            "state": { f, t in
+                // The generator's glitches are found exactly; its drive, with up to a vehicle
+                // window of the walk before it (the first window fast enough reaches back);
+                // nothing else is taken out, since it writes no point while paused or outside.
+                var seen: Set<String> = []
+                for (workout, rows, _) in routeRows(f) {
+                    let truth = try #require(OutputContractTests.truth(f, workout))
+                    let states = Dictionary(grouping: rows, by: { $0["state"]! }).mapValues(\.count)
+                    seen.formUnion(states.keys)
+                    #expect(states["glitch", default: 0] == truth.glitchPoints, "\(workout): glitches \(states)")
+                    let vehicle = states["vehicle", default: 0]
+                    #expect(
+                        truth.drivePoints == 0 ? vehicle == 0 : (truth.drivePoints...(truth.drivePoints + 61)).contains(vehicle),
+                        "\(workout): \(vehicle) vehicle points for a drive of \(truth.drivePoints)")
+                    #expect(states["paused", default: 0] + states["outside", default: 0] == 0, "\(workout): \(states)")
+                }
+                #expect(seen.isSuperset(of: ["active", "glitch", "vehicle"]), "states covered: \(seen)")
+                expectEvery(t, "state", "a documented state") { PointState.allCases.map(\.name).contains($0) }
             },
             "distance_m": { f, _ in
                 let references = referenceRoutes(f)

@@ -72,7 +72,9 @@ extension OutputContractTests {
             if truth.averageBPM != nil || truth.maximumBPM != nil || truth.minimumBPM != nil {
                 return (truth.averageBPM, truth.maximumBPM, truth.minimumBPM, "workout", 0.051)
             }
-            let bpms = f.table("route_points.csv").records.filter { $0["workout_id"] == row["workout_id"] }.compactMap { Double($0["hr_bpm"]!) }
+            // Only the active points count (`state`).
+            let bpms = f.table("route_points.csv").records.filter { $0["workout_id"] == row["workout_id"] && $0["state"] == "active" }
+                .compactMap { Double($0["hr_bpm"]!) }
             guard !bpms.isEmpty else { return (nil, nil, nil, "", 0) }
             // Each point's bpm is written to 0.1: the mean of the written values is within 0.05 of the true mean.
             return (bpms.reduce(0, +) / Double(bpms.count), bpms.max(), bpms.min(), "route", 0.101)
@@ -160,6 +162,14 @@ extension OutputContractTests {
                 "moving_time_s": route("moving_time_s") { $0.moving },
                 "pace_s_per_km": route("pace_s_per_km") { $0.distance >= 10 ? $0.moving / ($0.distance / 1000) : nil },
                 "elevation_gain_m": route("elevation_gain_m") { $0.gain },
+                "trimmed_distance_m": route("trimmed_distance_m") { $0.allPointsDistance - $0.distance },
+                "flags": { f, t in
+                    for r in t.records {
+                        guard let truth = truth(f, r["workout_id"]!) else { continue }
+                        let expected = [truth.glitchPoints > 0 ? "glitch" : nil, truth.drivePoints > 0 ? "vehicle" : nil]
+                        #expect(r["flags"] == expected.compactMap { $0 }.joined(separator: ";"), "\(r["workout_id"]!) flags")
+                    }
+                },
             ]
             // Seconds per zone, empty when no point of the route has a heart rate. The reference
             // reads each point's bpm as written (0.1 bpm): a step whose mean lies within 0.05 bpm

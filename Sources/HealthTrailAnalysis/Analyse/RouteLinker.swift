@@ -27,6 +27,8 @@ public enum RouteLinker {
         public var orphans: [String] = []
         public var missingFiles: [String] = []
         public var points = 0
+        /// Points left out as repeats of the previous part file's last point (not in `points`).
+        public var duplicatePoints = 0
         /// Points left out of the drawn lines of routes and maps over the cap (`DrawnPoints`).
         public var thinnedPoints = 0
         /// Figures from the points, per workout id (all its routes).
@@ -53,6 +55,8 @@ public enum RouteLinker {
             package var workoutID: String
             package var activity: String
             package var link: Link
+            /// When its workout was active (unbounded for an orphan).
+            package var windows = WorkoutWindows.unbounded
         }
         package var files: [File] = []
         package var missingFiles: [String] = []
@@ -98,7 +102,7 @@ public enum RouteLinker {
                 plan.files.append(
                     .init(
                         entry: entry, index: index, name: name, workoutID: w.id, activity: w.activity,
-                        link: .reference))
+                        link: .reference, windows: WorkoutWindows(w)))
                 continue
             }
             let first = try routes.firstUTC(of: index)
@@ -110,7 +114,7 @@ public enum RouteLinker {
                 plan.files.append(
                     .init(
                         entry: entry, index: index, name: name, workoutID: w.id, activity: w.activity,
-                        link: .time))
+                        link: .time, windows: WorkoutWindows(w)))
                 plan.windows.append((t - timeSlack, w.end.utcSeconds + timeSlack))
             } else {
                 let stamp = first.map { Timestamp(utcSeconds: $0).utcString.filter { $0 != "-" && $0 != ":" } } ?? "unknown"
@@ -126,6 +130,16 @@ public enum RouteLinker {
                 if let t = first { plan.windows.append((t, t + orphanWindow)) }
             }
         }
+        // A workout's files next to each other, in time order: its parts are then read one
+        // after the other by one thread, so a point repeated at a part boundary is seen.
+        var group: [String: Int] = [:]
+        for (k, file) in plan.files.enumerated() where group[file.workoutID] == nil { group[file.workoutID] = k }
+        // A file that failed sorts last; its error is thrown when its turn comes, as before.
+        let firstUTC = plan.files.map { ((try? routes.firstUTC(of: $0.index)) ?? nil) ?? .max }
+        let order = plan.files.indices.sorted {
+            (group[plan.files[$0].workoutID]!, firstUTC[$0], $0) < (group[plan.files[$1].workoutID]!, firstUTC[$1], $1)
+        }
+        plan.files = order.map { plan.files[$0] }
         return plan
     }
 
@@ -143,6 +157,8 @@ public enum RouteLinker {
         let total = files.reduce(0) { $0 + $1.entry.uncompressedSize }
         var split = 0, bytes: UInt64 = 0
         while split < files.count && bytes * 2 < total { bytes += files[split].entry.uncompressedSize; split += 1 }
+        // Never between two files of one workout (see `plan`).
+        while split > 0 && split < files.count && files[split].workoutID == files[split - 1].workoutID { split += 1 }
         let halves = [Array(files[..<split]), Array(files[split...])]
         let csvPart = try csv.map { try CSVWriter(path: $0.path + ".part", header: [], bufferSize: 1 << 20) }
         let geojsonPart = try geojson.map { try GeoJSONWriter(path: $0.path + ".part", includeTimes: $0.includeTimes, part: true) }
@@ -159,7 +175,8 @@ public enum RouteLinker {
 
         // Inline routes (old exports) go first, on this thread, into the first writers.
         for (workout, points) in inlineRoutes {
-            processors[0].begin(workoutID: workout.id, activity: workout.activity, routeFile: nil)
+            processors[0].begin(
+                workoutID: workout.id, activity: workout.activity, routeFile: nil, windows: WorkoutWindows(workout))
             for p in points { processors[0].add(p.point, hAcc: p.horizontalAccuracy, course: p.course, vAcc: p.verticalAccuracy) }
             try processors[0].end()
             result.points += points.count
@@ -201,12 +218,14 @@ public enum RouteLinker {
             result.points += points
             result.filesByWorkout[file.workoutID, default: []].append(file.name)
         }
+        result.points -= processors.reduce(0) { $0 + $1.duplicatePoints }
         for processor in processors {
             for (id, stats) in processor.statsByWorkout {
                 result.statsByWorkout[id, default: RouteStats(zoneCount: zones.zones.count)].merge(stats)
             }
             result.tracks.absorb(processor.tracks)
             result.thinnedPoints += processor.thinnedPoints
+            result.duplicatePoints += processor.duplicatePoints
         }
         // Workouts with several route files: drawn now that every part is read.
         if let maps, maps.drawWorkouts {
@@ -227,7 +246,7 @@ public enum RouteLinker {
 
     /// Sends one route file's points through the processor; returns its point count.
     package static func replay(_ file: Plan.File, from routes: PredecodedRoutes, into processor: RouteProcessor) throws -> Int {
-        processor.begin(workoutID: file.workoutID, activity: file.activity, routeFile: file.name)
+        processor.begin(workoutID: file.workoutID, activity: file.activity, routeFile: file.name, windows: file.windows)
         let points = try routes.replay(file.index) { point, columns in processor.add(point, columns: columns) }
         try processor.end()
         return points

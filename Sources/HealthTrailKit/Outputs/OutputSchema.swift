@@ -115,6 +115,10 @@ public enum OutputSchema {
             Column("route_distance_m", .real, "this and the next columns from the route's points"), Column("moving_time_s", .real),
             Column("pace_s_per_km", .real), Column("elevation_gain_m", .real),
             Column(
+                "trimmed_distance_m", .real,
+                "distance between the route's points that counts in no figure: pauses, gaps between parts, glitches, drives"),
+            Column("flags", .text, "`;`-separated: `glitch` (fixes rejected or a jump stepped over), `vehicle` (a stretch at vehicle speed)"),
+            Column(
                 "zone_<zone>_s", .real,
                 "seconds in each heart-rate zone in use, named after it: `zone_resting_s` … "
                     + "`zone_maximum_s` with the default zones, `zone_1_s` … `zone_5_s` with `--max-hr`; empty "
@@ -128,7 +132,12 @@ public enum OutputSchema {
             Column("workout_id", .text), Column("time_utc", .timestamp), Column("lat", .real, "WGS84 degrees"), Column("lon", .real),
             Column("ele_m", .real),
             Column("speed_mps", .real), Column("h_acc_m", .real), Column("course_deg", .real), Column("v_acc_m", .real),
-            Column("hr_bpm", .real, "heart rate at that moment"), Column("hr_zone", .text), Column("distance_m", .real, "along the route file"),
+            Column("hr_bpm", .real, "heart rate at that moment"), Column("hr_zone", .text),
+            Column("distance_m", .real, "counted along the route file: active points only"),
+            Column(
+                "state", .text,
+                "`active`, or why the point counts in no figure: `paused`, `outside` (the workout's span or its parts' "
+                    + "windows), `glitch`, `vehicle`; see \"Routes and heart rate\""),
         ])
 
     public static let hrvBeats = CSVFile(

@@ -61,7 +61,13 @@ enum WorkoutRow {
         // Figures from the route's points (empty for workouts without a route); seconds in
         // zone only when some point has a heart rate.
         let zoneSeconds = (0..<zoneCount).map { i in route?.knownTimeInZone.flatMap { i < $0.count ? $0[i] : nil } }
-        for value in [route?.distance, route?.movingTime, route?.paceSecondsPerKilometre, route?.elevationGain] + zoneSeconds {
+        for value in [route?.distance, route?.movingTime, route?.paceSecondsPerKilometre, route?.elevationGain, route?.trimmedDistance] {
+            out.comma()
+            if let value { out.decimal(value, digits: 1) }
+        }
+        out.comma()
+        if let flags = route?.flags, !flags.isEmpty { out.field(flags.joined(separator: ";")) }
+        for value in zoneSeconds {
             out.comma()
             if let value { out.decimal(value, digits: 1) }
         }

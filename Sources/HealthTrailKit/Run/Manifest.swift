@@ -54,6 +54,15 @@ public struct Manifest: Codable, Sendable {
         /// line is drawn from evenly spaced points, ends kept. `route_points.csv` and every
         /// figure keep all points. Absent in manifests of older versions.
         public var thinnedPoints: Int? = nil
+        /// Route points per `state` of `route_points.csv` (`active`, `paused`, `outside`,
+        /// `glitch`, `vehicle`). Absent in manifests of older versions.
+        public var pointsByState: [String: Int]? = nil
+        /// Points left out as repeats of the previous part file's last point.
+        public var duplicateBoundaryPoints: Int? = nil
+        /// Workouts whose route the cleaning flagged, per flag of `workouts.csv` (`glitch`, `vehicle`).
+        public var flaggedWorkouts: [String: Int]? = nil
+        /// Metres of route taken out of the figures (`trimmed_distance_m`, summed).
+        public var trimmedDistanceMeters: Double? = nil
     }
     public struct Faults: Codable, Sendable {
         public var total: Int

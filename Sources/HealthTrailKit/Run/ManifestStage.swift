@@ -1,4 +1,5 @@
 import Foundation
+import HealthTrailAnalysis
 import HealthTrailCommit
 
 /// The last stage before the commit: `manifest.json`, from what every stage counted. Names,
@@ -17,6 +18,7 @@ enum ManifestStage {
     ) throws -> Manifest {
         let (options, decoder, layout, faults) = (run.options, xml.decoder, run.layout, run.faults)
         let linked = routes.routes
+        let cleaning = RouteCleaningCounts(linked.statsByWorkout.values)
         // Text from the data in the manifest is tagged, under the folder's key: made only
         // when there is such text, so most folders never get one.
         let names =
@@ -46,7 +48,9 @@ enum ManifestStage {
                 orphans: linked.orphans, missingFiles: linked.missingFiles.map(names.name),
                 joinToleranceSeconds: options.joinTolerance, heartRateSamplesForJoin: routes.joinSampleCount,
                 zones: routes.zones.zones.map(\.name), geojsonFeatures: routes.geojsonFeatures,
-                svgRoutesOutsideArea: outsideArea, thinnedPoints: linked.thinnedPoints),
+                svgRoutesOutsideArea: outsideArea, thinnedPoints: linked.thinnedPoints,
+                pointsByState: cleaning.pointsByState, duplicateBoundaryPoints: linked.duplicatePoints,
+                flaggedWorkouts: cleaning.flaggedWorkouts, trimmedDistanceMeters: cleaning.trimmedMeters),
             faults: .init(total: faults.total, byKind: faults.countsByKind, first: faults.first),
             normalisation: .init(
                 unknownUnits: names.names(decoder.unknownUnits),
@@ -55,5 +59,22 @@ enum ManifestStage {
                 naps: analysis.naps, regroupedSeries: xml.sink.daily.reopened.map { "\($0)" }.sorted()),
             timings: run.timings.mapValues { ($0 * 1000).rounded() / 1000 }, runOptionsSHA256: optionsSHA256,
             files: try OutputCommit.stagedFiles(in: run.staging.stagingDirectory), budgetLedger: options.budgetLedger)
+    }
+}
+
+/// What the route cleaning did, summed over the workouts, for the manifest.
+struct RouteCleaningCounts {
+    var pointsByState: [String: Int] = [:]
+    var flaggedWorkouts: [String: Int] = ["glitch": 0, "vehicle": 0]
+    var trimmedMeters = 0.0
+
+    init<Stats: Sequence<RouteStats>>(_ workouts: Stats) {
+        for state in PointState.allCases { pointsByState[state.name] = 0 }
+        for stats in workouts {
+            for state in PointState.allCases { pointsByState[state.name, default: 0] += stats.pointsByState[Int(state.rawValue)] }
+            for flag in stats.flags { flaggedWorkouts[flag, default: 0] += 1 }
+            trimmedMeters += stats.trimmedDistance
+        }
+        trimmedMeters = (trimmedMeters * 10).rounded() / 10
     }
 }

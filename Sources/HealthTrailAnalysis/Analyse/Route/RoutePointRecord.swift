@@ -3,14 +3,14 @@ import HealthTrailDecode
 
 /// How `PredecodedRoutes` keeps a decoded GPX point in its spill file until the join is built.
 ///
-/// A fixed header (`time`, `latitude`, `longitude`, `elevation` and `speed`, NaN where absent,
-/// and the columns' length) followed by the point's `route_points.csv` columns from `lat` to
+/// A fixed header (`time`, `latitude`, `longitude`, `elevation`, `speed` and horizontal
+/// accuracy, NaN where absent, and the columns' length) followed by the point's `route_points.csv` columns from `lat` to
 /// `vAcc`, copied from the file's text: the rows come out byte for byte as if the GPX were
 /// decoded while they are written. About 100 bytes a point: a two-year export's 950,000 points
 /// make a 95 MB scratch file, which the page cache holds and RSS never counts.
 package enum RoutePointRecord {
-    /// Bytes before the columns: five 8-byte numbers and a 2-byte length.
-    package static let headerLength = 42
+    /// Bytes before the columns: six 8-byte numbers and a 2-byte length.
+    package static let headerLength = 50
     /// The longest record.
     package static let maxLength = headerLength + GPXRawFields.maxRenderedLength
 
@@ -37,13 +37,14 @@ package enum RoutePointRecord {
         header.store(point.longitude, toByteOffset: 16)
         header.store(point.elevation ?? .nan, toByteOffset: 24)
         header.store(point.speed ?? .nan, toByteOffset: 32)
-        header.store(UInt16(columns), toByteOffset: 40)
+        header.store(point.horizontalAccuracy ?? .nan, toByteOffset: 40)
+        header.store(UInt16(columns), toByteOffset: 48)
     }
 
     /// The length of the record whose header is `header`.
     @inline(__always)
     package static func length(header: ByteSpan) -> Int {
-        headerLength + Int(header.load(fromByteOffset: 40, as: UInt16.self))
+        headerLength + Int(header.load(fromByteOffset: 48, as: UInt16.self))
     }
 
     /// The point and columns of a whole record (the columns are a view into `record`).
@@ -51,11 +52,13 @@ package enum RoutePointRecord {
     package static func decode(_ record: ByteSpan) -> (RoutePoint, ByteSpan) {
         let elevation = record.load(fromByteOffset: 24, as: Double.self)
         let speed = record.load(fromByteOffset: 32, as: Double.self)
+        let accuracy = record.load(fromByteOffset: 40, as: Double.self)
         let point = RoutePoint(
             time: record.load(fromByteOffset: 0, as: Int64.self),
             latitude: record.load(fromByteOffset: 8, as: Double.self),
             longitude: record.load(fromByteOffset: 16, as: Double.self),
-            elevation: elevation.isNaN ? nil : elevation, speed: speed.isNaN ? nil : speed)
+            elevation: elevation.isNaN ? nil : elevation, speed: speed.isNaN ? nil : speed,
+            horizontalAccuracy: accuracy.isNaN ? nil : accuracy)
         return (point, record.dropFirst(headerLength))
     }
 

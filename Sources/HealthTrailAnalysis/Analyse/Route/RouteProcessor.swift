@@ -6,8 +6,10 @@ import HealthTrailWrite
 /// Turns one thread's routes into `route_points.csv` rows, GeoJSON features and route figures.
 ///
 /// For each route (a GPX file, or a workout's inline locations): every point gets its heart
-/// rate from the join, its zone and its distance along the route; the row is written at once;
-/// the points to draw are kept until the route ends, to cut it into coloured segments for the
+/// rate from the join and its state from the workout's windows and the glitch filter
+/// (`WorkoutWindows`, `TrackCleaner`, which holds a point back at most a few minutes of route
+/// time), then its zone and its counted distance along the route, and its row is written; the
+/// active points to draw are kept until the route ends, to cut it into coloured segments for the
 /// map. A route longer than the cap is drawn from evenly thinned points (`DrawnPoints`), and the
 /// pieces of multi-file workouts waiting for their other files share one cap, so memory stays
 /// bounded whatever the tracks' length; the thinned points are counted.
@@ -41,6 +43,23 @@ package final class RouteProcessor {
     /// The workout's id, written at the start of each point's row.
     private var workoutID = OwnedBytes(copying: [UInt8]())
     private var current: (id: String, activity: String, file: String?)?
+    /// The current route's workout windows, and its points' filter.
+    private var windows = WorkoutWindows.unbounded
+    private let cleaner = TrackCleaner()
+    /// The CSV columns of the points the cleaner still holds (route files), and the numbers of
+    /// an inline route's points (old exports), by the entries' `payload`.
+    private let pendingColumns = ByteQueue()
+    private var inlineColumns: [[Double?]] = []
+    /// The active interval of the last active point written; nil when the chain is broken.
+    private var chainInterval: Int?
+    /// The last point written, and its workout; and the point a file of the same workout may
+    /// repeat first.
+    private var lastWritten: (id: String, point: RoutePoint, interval: Int?)?
+    private var boundaryPoint: (point: RoutePoint, interval: Int?)?
+    /// The last point written, and its active interval when it ended the chain active.
+    private var lastEmitted: (point: RoutePoint, interval: Int?)?
+    /// Points left out as repeats of the previous part file's last point.
+    private(set) var duplicatePoints = 0
 
     /// - Parameter tracksSpillPath: where the tracks' coordinates go until the maps are drawn
     ///   (nil: in memory).
@@ -60,44 +79,102 @@ package final class RouteProcessor {
         statsBox = UncheckedBox(RouteStats(zoneCount: zones.zones.count))
     }
 
-    package func begin(workoutID id: String, activity: String, routeFile: String?) {
+    /// Starts a route file (or an inline route) of workout `id`, whose points are told apart by
+    /// `windows` and cleaned with `activity`'s speed limits.
+    package func begin(workoutID id: String, activity: String, routeFile: String?, windows: WorkoutWindows = .unbounded) {
+        // A multi-part workout's next file often repeats the previous file's last point.
+        boundaryPoint = lastWritten.flatMap { $0.id == id ? ($0.point, $0.interval) : nil }
         current = (id, activity, routeFile)
         workoutID = OwnedBytes(copying: Array(id.utf8))
         cursor = join.map { HeartRateJoin.Cursor($0) }
         pointBox.value.reset()
         statsBox.value = RouteStats(zoneCount: zones.zones.count)
+        self.windows = windows
+        cleaner.begin(limits: RouteSpeedLimits.forActivity(activity))
+        chainInterval = nil
+        inlineColumns.removeAll(keepingCapacity: true)
     }
 
     /// A route file's point with its `lat`…`vAcc` columns as the file wrote them (`RoutePointRecord`).
     package func add(_ p: RoutePoint, columns: ByteSpan) {
-        add(p) { $0.raw(columns) }
+        guard let (point, state, interval) = prepare(p) else { return }
+        let position = pendingColumns.append(columns)
+        cleaner.push(CleanerEntry(point: point, state: state, interval: interval, payload: position, payloadLength: columns.count))
+        drain()
     }
 
     /// An inline point of an old export, whose columns are formatted from the numbers.
     package func add(_ p: RoutePoint, hAcc: Double?, course: Double?, vAcc: Double?) {
-        add(p) { w in
-            w.decimal(p.latitude, digits: 6); w.comma()
-            w.decimal(p.longitude, digits: 6)
-            for value in [p.elevation, p.speed, hAcc, course, vAcc] {
+        guard let (point, state, interval) = prepare(p) else { return }
+        inlineColumns.append([p.elevation, p.speed, hAcc, course, vAcc])
+        cleaner.push(CleanerEntry(point: point, state: state, interval: interval, payload: inlineColumns.count - 1, payloadLength: -1))
+        drain()
+    }
+
+    /// The point with its heart rate, state and interval; nil for the duplicate of the previous
+    /// file's last point at a part boundary, which is written once.
+    @inline(__always)
+    private func prepare(_ p: RoutePoint) -> (RoutePoint, PointState, Int)? {
+        if let b = boundaryPoint {
+            boundaryPoint = nil
+            if b.point.time == p.time && b.point.latitude == p.latitude && b.point.longitude == p.longitude {
+                // Written once, with the previous file; the chain goes on from it.
+                duplicatePoints += 1
+                statsBox.value.seed(b.point, active: b.interval != nil)
+                chainInterval = b.interval
+                return nil
+            }
+        }
+        var point = p
+        point.bpm = cursor?.bpm(at: p.time)
+        let (state, interval) = windows.locate(p.time)
+        return (point, state, interval)
+    }
+
+    /// Writes every point the cleaner has decided.
+    @inline(__always)
+    private func drain() {
+        while let entry = cleaner.next() { emit(entry) }
+    }
+
+    /// Adds a decided point to the figures and drawings, and writes its row.
+    @inline(__always)
+    private func emit(_ entry: CleanerEntry) {
+        let point = entry.point
+        var continuing = false
+        switch entry.state {
+        case .active:
+            continuing = chainInterval == entry.interval && !entry.jumpBefore
+            chainInterval = entry.interval
+        case .glitch:
+            break   // stepped over: the chain goes on from the point before it
+        case .paused, .outside, .vehicle:
+            chainInterval = nil
+        }
+        statsBox.value.add(point, state: entry.state, jumpBefore: entry.jumpBefore, zones: zones, continuing: continuing)
+        if entry.state == .active { pointBox.value.append(point) }
+        lastEmitted = (point, entry.state == .active ? entry.interval : nil)
+        writeRow(entry)
+        if entry.payloadLength >= 0 { pendingColumns.release(upTo: entry.payload + entry.payloadLength) }
+    }
+
+    @inline(__always)
+    private func writeRow(_ entry: CleanerEntry) {
+        guard let w = csv else { return }
+        let point = entry.point
+        w.field(workoutID.span)
+        w.comma()
+        w.utc(point.time); w.comma()
+        if entry.payloadLength >= 0 {
+            w.raw(pendingColumns.span(at: entry.payload, count: entry.payloadLength))
+        } else {
+            w.decimal(point.latitude, digits: 6); w.comma()
+            w.decimal(point.longitude, digits: 6)
+            for value in inlineColumns[entry.payload] {
                 w.comma()
                 if let value { w.decimal(value, digits: 6) }
             }
         }
-    }
-
-    /// Joins the point's heart rate, adds it to the route and writes its row, whose columns
-    /// from `lat` to `vAcc` come from `columns`.
-    @inline(__always)
-    private func add(_ p: RoutePoint, columns: (CSVWriter) -> Void) {
-        var point = p
-        point.bpm = cursor?.bpm(at: p.time)
-        statsBox.value.add(point, zones: zones)
-        pointBox.value.append(point)
-        guard let w = csv else { return }
-        w.field(workoutID.span)
-        w.comma()
-        w.utc(point.time); w.comma()
-        columns(w)
         w.comma()
         if let bpm = point.bpm {
             w.decimal(bpm, digits: 1); w.comma()
@@ -107,12 +184,18 @@ package final class RouteProcessor {
         }
         w.comma()
         w.decimal(statsBox.value.distance, digits: 1)
+        w.comma()
+        w.field(entry.state.name)
         w.endRow()
     }
 
     /// Ends the route: its map feature and drawings, and its figures added to its workout's.
     package func end() throws {
         guard let (id, activity, file) = current else { return }
+        cleaner.finish()
+        drain()
+        lastWritten = lastEmitted.map { (id, $0.point, $0.interval) }
+        lastEmitted = nil
         current = nil
         statsByWorkout[id, default: RouteStats(zoneCount: zones.zones.count)].merge(stats)
         thinnedPoints += pointBox.value.thinned

@@ -4,19 +4,39 @@ import HealthTrailDecode
 /// GPX decoder, so nothing here needs the whole array (the state is the previous point, a few
 /// elevations and the running sums).
 ///
-/// Points are expected in time order. A step (two consecutive points) always adds its distance;
-/// its time counts only when it is positive and at most `maxStepGap` long.
+/// Points are expected in time order. Only active points count (`PointState`), and a step
+/// only between two of them the route cleaning chains (`add(_:zones:continuing:)`): neither a
+/// pause, the gap between parts, a glitch's detour nor a drive adds distance. A counted step
+/// always adds its distance; its time counts only when it is positive and at most `maxStepGap`
+/// long.
 public struct RouteStats: Sendable {
-    /// Metres: sum of the haversine distance between consecutive points, gaps included (the
-    /// runner did cover that ground).
+    /// Metres: sum of the haversine distance of the counted steps, gaps in the signal included
+    /// (the runner did cover that ground).
     public private(set) var distance: Double = 0
+    /// Metres between consecutive points of every state, as if nothing were cleaned: what the
+    /// route's files say before pauses, parts, glitches and drives are taken out.
+    public private(set) var allPointsDistance: Double = 0
+    /// Points per `PointState`, by raw value.
+    public private(set) var pointsByState = [Int](repeating: 0, count: PointState.allCases.count)
+    /// Jumps of the GPS the cleaning stepped over (`TrackCleaner`).
+    public private(set) var jumps = 0
+    /// Metres the cleaning took out: `allPointsDistance` − `distance`.
+    public var trimmedDistance: Double { Swift.max(0, allPointsDistance - distance) }
+    /// `glitch` when a fix was rejected or a jump stepped over, `vehicle` when a stretch was a
+    /// vehicle's: `workouts.csv`'s `flags`, `;`-separated.
+    public var flags: [String] {
+        var flags: [String] = []
+        if pointsByState[Int(PointState.glitch.rawValue)] > 0 || jumps > 0 { flags.append("glitch") }
+        if pointsByState[Int(PointState.vehicle.rawValue)] > 0 { flags.append("vehicle") }
+        return flags
+    }
     /// Seconds of steps at least `minMovingSpeed` fast and at most `maxStepGap` long.
     public private(set) var movingTime: Double = 0
     /// Metres climbed, after smoothing and hysteresis (see `elevationThreshold`).
     public private(set) var elevationGain: Double = 0
     /// Seconds per zone index of the `HeartRateZones` passed to `add`.
     public private(set) var timeInZone: [Double]
-    /// Points added.
+    /// Active points added (the points the figures come from).
     public private(set) var points: Int = 0
     /// Points that have a joined heart rate, and the sum, lowest and highest of their bpm: the
     /// workout's heart-rate figures when the export has none of its own.
@@ -66,6 +86,8 @@ public struct RouteStats: Sendable {
     public static let elevationWindow = 15
 
     private var last: RoutePoint?
+    /// The previous point of any state, for `allPointsDistance`.
+    private var lastOfAny: RoutePoint?
     /// The last `elevationWindow` elevations (ring buffer) and their count.
     private var recentElevations: [Double] = []
     private var nextSlot = 0
@@ -79,8 +101,27 @@ public struct RouteStats: Sendable {
         timeInZone = Array(repeating: 0, count: max(0, zoneCount))
     }
 
-    /// Adds the next point of the route.
-    public mutating func add(_ p: RoutePoint, zones: HeartRateZones) {
+    /// Starts from `p` without counting it: the previous part file's last point, which this
+    /// file repeats first (`RouteProcessor`); the step from it counts when it was active.
+    public mutating func seed(_ p: RoutePoint, active: Bool) {
+        lastOfAny = p
+        last = active ? p : nil
+    }
+
+    /// Adds the next point of the route, whatever its state: it counts in `allPointsDistance`
+    /// and `pointsByState`; an active one goes on to `add(_:zones:continuing:)`.
+    public mutating func add(_ p: RoutePoint, state: PointState, jumpBefore: Bool = false, zones: HeartRateZones, continuing: Bool) {
+        if let previous = lastOfAny { allPointsDistance += RouteGeometry.haversine(previous, p) }
+        lastOfAny = p
+        pointsByState[Int(state.rawValue)] += 1
+        if jumpBefore { jumps += 1 }
+        if state == .active { add(p, zones: zones, continuing: continuing) }
+    }
+
+    /// Adds the next point of the route; a step from the previous point counts when
+    /// `continuing` (a new chain starts otherwise).
+    public mutating func add(_ p: RoutePoint, zones: HeartRateZones, continuing: Bool = true) {
+        if !continuing { last = nil }
         points += 1
         if let e = p.elevation, e.isFinite { addElevation(e) }
         if let b = p.bpm, b.isFinite {
@@ -154,6 +195,9 @@ public struct RouteStats: Sendable {
     /// this one's.
     public mutating func merge(_ other: RouteStats) {
         distance += other.distance
+        allPointsDistance += other.allPointsDistance
+        for (i, n) in other.pointsByState.enumerated() { pointsByState[i] += n }
+        jumps += other.jumps
         movingTime += other.movingTime
         elevationGain += other.elevationGain
         points += other.points
@@ -172,7 +216,8 @@ extension RouteStats: Equatable {
     /// Equal when the figures are equal; the streaming state (previous point, elevation window)
     /// is not part of what the stats say.
     public static func == (a: RouteStats, b: RouteStats) -> Bool {
-        a.distance == b.distance && a.movingTime == b.movingTime && a.elevationGain == b.elevationGain
+        a.distance == b.distance && a.allPointsDistance == b.allPointsDistance && a.pointsByState == b.pointsByState
+            && a.jumps == b.jumps && a.movingTime == b.movingTime && a.elevationGain == b.elevationGain
             && a.timeInZone == b.timeInZone && a.points == b.points
             && a.heartRatePoints == b.heartRatePoints && a.bpmSum == b.bpmSum
             && a.minimumBPM == b.minimumBPM && a.maximumBPM == b.maximumBPM

@@ -1,0 +1,60 @@
+/// The speeds the route cleaning (`TrackCleaner`) holds a workout's points to, by activity.
+///
+/// The filter is deliberately conservative: it must never remove a real stretch of a real
+/// workout, only what no athlete could have done. A step is impossible when it is longer than
+/// `ceiling` × its seconds plus `jumpMargin` plus both fixes' horizontal accuracies: the margin
+/// keeps GPS noise (metres per fix, tens when the signal is weak) from ever looking like a jump.
+public struct RouteSpeedLimits: Sendable, Equatable {
+    /// Metres per second no one doing the activity reaches, even for a second.
+    public var ceiling: Double
+    /// Metres per second that, held for `vehicleWindow` seconds, can only be a vehicle; nil
+    /// where the activity itself can be that fast (cycling, skiing, …).
+    public var vehicleSpeed: Double?
+
+    public init(ceiling: Double, vehicleSpeed: Double?) {
+        self.ceiling = ceiling
+        self.vehicleSpeed = vehicleSpeed
+    }
+
+    /// Metres a step may exceed `ceiling` × seconds by, before the fixes' accuracies are added.
+    public static let jumpMargin: Double = 25
+    /// A fix whose horizontal accuracy estimate is worse than this, metres, is a glitch. Apple
+    /// Watch and iPhone fixes in the open report a few metres; a figure this large is a
+    /// position derived from cell towers or Wi-Fi, not a track.
+    public static let worstAccuracy: Double = 50
+    /// Seconds over which a speed is averaged to call a stretch a vehicle's: longer than any
+    /// sprint, so a runner's finishing kick is never mistaken for a car.
+    public static let vehicleWindow: Int64 = 60
+    /// Consecutive fixes, each reachable from the one before, that confirm a jump (the signal
+    /// came back somewhere else) rather than a glitch (one or a few fixes off, then back).
+    public static let jumpConfirmation = 5
+
+    /// The limits for an activity as `ActivityCatalog` names it (`running`, `cycling`, …).
+    ///
+    /// Ceilings: the fastest human sprint peaks near 12.4 m/s; a road cyclist descends at up
+    /// to about 30 m/s; open-water swimmers stay under 2.5 m/s. On foot, a vehicle is any
+    /// stretch of a minute above 8.5 m/s (30.6 km/h): the 800 m world record averages 7.9 m/s.
+    /// Activities where a person may legitimately move fast (skiing, sailing, paddling with the
+    /// current, anything unlisted) get a ceiling only a vehicle or a jumping fix exceeds, and
+    /// no vehicle detection.
+    public static func forActivity(_ activity: String) -> RouteSpeedLimits {
+        switch activity {
+        case "running", "walking", "hiking", "track_and_field", "wheelchair_walk_pace", "wheelchair_run_pace",
+            "stair_climbing", "stairs", "climbing", "cross_training", "mixed_cardio", "high_intensity_interval_training":
+            return RouteSpeedLimits(ceiling: 12.5, vehicleSpeed: 8.5)
+        case "cycling", "hand_cycling":
+            return RouteSpeedLimits(ceiling: 35, vehicleSpeed: nil)
+        case "swimming":
+            return RouteSpeedLimits(ceiling: 4, vehicleSpeed: nil)
+        default:
+            return RouteSpeedLimits(ceiling: 70, vehicleSpeed: nil)
+        }
+    }
+
+    /// Whether the step from `a` to `b` is faster than anyone doing the activity could go.
+    @inline(__always)
+    func isImpossible(from a: (time: Int64, accuracy: Double), to b: (time: Int64, accuracy: Double), metres: Double) -> Bool {
+        let seconds = Double(Swift.max(1, b.time - a.time))
+        return metres > ceiling * seconds + Self.jumpMargin + a.accuracy + b.accuracy
+    }
+}

@@ -1,0 +1,252 @@
+import Foundation
+import Testing
+
+@testable import HealthTrailAnalysis
+@testable import HealthTrailArchive
+@testable import HealthTrailDecode
+@testable import HealthTrailKit
+
+/// Route points told apart by their workout's windows and the glitch filter: each case is a
+/// workout built here, run through the binary's pipeline, and checked against a plain
+/// computation over the same points.
+@Suite struct RouteCleaningTests {
+    static let t0: Int64 = Timestamp.daysFromCivil(year: 2024, month: 6, day: 1) * 86_400 + 8 * 3600
+
+    /// A point of a generated track: time, position (to the 6 decimals the GPX holds).
+    struct Fix {
+        var t: Int64
+        var lat: Double { didSet { lat = Self.sixDecimals(lat) } }
+        var lon: Double { didSet { lon = Self.sixDecimals(lon) } }
+        init(t: Int64, lat: Double, lon: Double) {
+            self.t = t
+            self.lat = Self.sixDecimals(lat)
+            self.lon = Self.sixDecimals(lon)
+        }
+        static func sixDecimals(_ v: Double) -> Double { (v * 1e6).rounded() / 1e6 }
+    }
+
+    static func utc(_ t: Int64) -> String { Timestamp(utcSeconds: t).utcString }
+    /// `2024-06-01 10:00:00 +0200`, as export.xml writes dates.
+    static func exportDate(_ t: Int64) -> String {
+        let s = utc(t + 7200)   // 2024-06-01T10:00:00Z read as local +02:00
+        return s.prefix(10) + " " + s.dropFirst(11).prefix(8) + " +0200"
+    }
+
+    static func gpx(_ fixes: [Fix]) -> String {
+        var text = "<gpx><trk><trkseg>\n"
+        for f in fixes {
+            text +=
+                "<trkpt lat=\"\(String(format: "%.6f", f.lat))\" lon=\"\(String(format: "%.6f", f.lon))\"><time>\(utc(f.t))</time><extensions><hAcc>3.0</hAcc></extensions></trkpt>\n"
+        }
+        return text + "</trkseg></trk></gpx>\n"
+    }
+
+    /// A track heading north at `speed` m/s, a fix a second, from `from` to `to` (inclusive).
+    static func track(_ from: Int64, _ to: Int64, speed: Double, lat: Double = 48.85, lon: Double = 2.35) -> [Fix] {
+        (from...to).map { t in Fix(t: t, lat: lat + Double(t - from) * speed / 111_195, lon: lon) }
+    }
+
+    static func metres(_ a: Fix, _ b: Fix) -> Double {
+        RouteGeometry.haversine(
+            RoutePoint(time: a.t, latitude: a.lat, longitude: a.lon), RoutePoint(time: b.t, latitude: b.lat, longitude: b.lon))
+    }
+
+    /// Runs a workout of `activity` from `start` to `end` with `children` (events, parts) and
+    /// one route file per element of `files`; returns the output folder and the manifest.
+    static func run(
+        activity: String = "Running", start: Int64, end: Int64, children: String = "", files: [[Fix]],
+        _ name: String = #function
+    ) throws -> (String, Manifest) {
+        let dir = Support.temporaryDirectory(name)
+        var references = "", entries: [(String, String)] = []
+        for (k, fixes) in files.enumerated() {
+            references += "   <FileReference path=\"/workout-routes/route_\(k).gpx\"/>\n"
+            entries.append(("apple_health_export/workout-routes/route_\(k).gpx", gpx(fixes)))
+        }
+        let body = """
+             <Workout workoutActivityType="HKWorkoutActivityType\(activity)" sourceName="W" startDate="\(exportDate(start))" endDate="\(exportDate(end))">
+            \(children)  <WorkoutRoute sourceName="W" startDate="\(exportDate(start))" endDate="\(exportDate(end))">
+            \(references)  </WorkoutRoute>
+             </Workout>
+
+            """
+        try Support.makeZip(dir + "/export.zip", [("apple_health_export/export.xml", Support.exportXML(body))] + entries)
+        let manifest = try ExportRun.run(RunOptions(inputPath: dir + "/export.zip", outputDirectory: dir + "/out"))
+        return (dir + "/out", manifest)
+    }
+
+    static func event(_ type: String, _ t: Int64) -> String {
+        "  <WorkoutEvent type=\"HKWorkoutEventType\(type)\" date=\"\(exportDate(t))\"/>\n"
+    }
+
+    static func part(_ s: Int64, _ e: Int64) -> String {
+        "  <WorkoutActivity uuid=\"P\(s)\" startDate=\"\(exportDate(s))\" endDate=\"\(exportDate(e))\"/>\n"
+    }
+
+    /// workouts.csv's only row, by column name.
+    static func workout(_ out: String) throws -> [String: String] {
+        let csv = try Support.readCSV(out + "/workouts.csv")
+        let row = try #require(csv.rows.first)
+        return Dictionary(uniqueKeysWithValues: zip(csv.header, row))
+    }
+
+    static func states(_ out: String) throws -> [String] {
+        let csv = try Support.readCSV(out + "/route_points.csv")
+        let column = try #require(csv.header.firstIndex(of: "state"))
+        return csv.rows.map { $0[column] }
+    }
+
+    @Test func windowsCutTheSpanToPartsAndLeaveOutPauses() {
+        var w = Workout(
+            id: "w", activity: "running", activityType: "HKWorkoutActivityTypeRunning", start: Timestamp(utcSeconds: 0),
+            end: Timestamp(utcSeconds: 1000), source: "W", line: 1)
+        w.events = [
+            WorkoutEvent(type: "HKWorkoutEventTypeResume", date: Timestamp(utcSeconds: 200)),
+            WorkoutEvent(type: "HKWorkoutEventTypePause", date: Timestamp(utcSeconds: 100)),
+            WorkoutEvent(type: "HKWorkoutEventTypeMotionPaused", date: Timestamp(utcSeconds: 500)),
+            WorkoutEvent(type: "HKWorkoutEventTypeMotionResumed", date: Timestamp(utcSeconds: 551)),
+            WorkoutEvent(type: "HKWorkoutEventTypePause", date: Timestamp(utcSeconds: 900)),   // never resumed
+        ]
+        w.activities = [
+            WorkoutActivity(uuid: "a", start: Timestamp(utcSeconds: 0), end: Timestamp(utcSeconds: 400)),
+            WorkoutActivity(uuid: "b", start: Timestamp(utcSeconds: 450), end: Timestamp(utcSeconds: 1000)),
+        ]
+        let windows = WorkoutWindows(w)
+        #expect(windows.active == [0...99, 200...400, 450...499, 551...899])
+        #expect(windows.paused == [100...199, 500...550, 900...1000])
+        #expect(windows.locate(-1).state == .outside)
+        #expect(windows.locate(0) == (.active, 0))
+        #expect(windows.locate(150).state == .paused)
+        #expect(windows.locate(200) == (.active, 1))
+        #expect(windows.locate(420).state == .outside)   // between the parts
+        #expect(windows.locate(551) == (.active, 3))
+        #expect(windows.locate(950).state == .paused)
+        #expect(windows.locate(1001).state == .outside)
+        #expect(WorkoutWindows.unbounded.locate(.min + 1) == (.active, 0))
+    }
+
+    /// Points before the start, during a pause (standing still, then walking to the next
+    /// corner) and after the end count in no figure; the step across the pause neither.
+    @Test func aPausedRunCountsOnlyItsActivePoints() throws {
+        let (start, pause, resume, end) = (Self.t0, Self.t0 + 600, Self.t0 + 900, Self.t0 + 1500)
+        let fixes = Self.track(start - 20, end + 20, speed: 3)
+        let (out, manifest) = try Self.run(
+            start: start, end: end, children: Self.event("Pause", pause) + Self.event("Resume", resume), files: [fixes])
+        func expected(_ t: Int64) -> String {
+            t < start || t > end ? "outside" : (t >= pause && t < resume ? "paused" : "active")
+        }
+        #expect(try Self.states(out) == fixes.map { expected($0.t) })
+        var distance = 0.0, all = 0.0
+        for (a, b) in zip(fixes, fixes.dropFirst()) {
+            all += Self.metres(a, b)
+            if expected(a.t) == "active" && expected(b.t) == "active" { distance += Self.metres(a, b) }
+        }
+        let row = try Self.workout(out)
+        #expect(abs(Double(row["route_distance_m"]!)! - distance) < 0.06)
+        #expect(abs(Double(row["trimmed_distance_m"]!)! - (all - distance)) < 0.06)
+        #expect(row["moving_time_s"] == String(Int(end - start) - Int(resume - pause) - 1))
+        #expect(row["flags"] == "")
+        #expect(manifest.routes.pointsByState == ["active": 1201, "paused": 300, "outside": 40, "glitch": 0, "vehicle": 0])
+    }
+
+    /// Two part files sharing their boundary point: it is written once, and the parts' figures
+    /// add up; a gap between two parts is outside.
+    @Test func partsShareNoPointAndTheGapBetweenThemIsOutside() throws {
+        let (start, middle, end) = (Self.t0, Self.t0 + 600, Self.t0 + 1200)
+        let first = Self.track(start, middle, speed: 3)
+        let second = Self.track(middle, end, speed: 3, lat: first.last!.lat)
+        #expect(first.last!.t == second.first!.t && first.last!.lat == second.first!.lat)
+        let (out, manifest) = try Self.run(
+            start: start, end: end, children: Self.part(start, middle) + Self.part(middle, end), files: [second, first])
+        #expect(try Self.states(out).count == first.count + second.count - 1)
+        #expect(manifest.routes.duplicateBoundaryPoints == 1)
+        #expect(manifest.counts.routePoints == first.count + second.count - 1)
+        let row = try Self.workout(out)
+        let expected = zip(first, first.dropFirst()).reduce(0) { $0 + Self.metres($1.0, $1.1) } * 2
+        #expect(abs(Double(row["route_distance_m"]!)! - expected) < 0.06)
+
+        let gap = Self.track(start, end, speed: 3)
+        let (gapOut, _) = try Self.run(
+            start: start, end: end, children: Self.part(start, middle) + Self.part(middle + 120, end), files: [gap], "gap")
+        #expect(try Self.states(gapOut) == gap.map { $0.t > middle && $0.t < middle + 120 ? "outside" : "active" })
+    }
+
+    /// One fix 500 m off (a glitch), and later the signal coming back 400 m away (a jump): the
+    /// fix is marked, the detour and the jump add nothing, the track after the jump counts.
+    @Test func aGlitchAndAJumpAreSteppedOver() throws {
+        let (start, end) = (Self.t0, Self.t0 + 600)
+        var fixes = Self.track(start, end, speed: 3)
+        fixes[100].lat += 500 / 111_195.0
+        for k in 300..<fixes.count { fixes[k].lon += 400 / 73_000.0 }
+        let (out, manifest) = try Self.run(start: start, end: end, files: [fixes])
+        var expectedStates = Array(repeating: "active", count: fixes.count)
+        expectedStates[100] = "glitch"
+        #expect(try Self.states(out) == expectedStates)
+        var distance = 0.0
+        for k in 1..<fixes.count where k != 100 && k != 300 {
+            distance += Self.metres(fixes[k == 101 ? 99 : k - 1], fixes[k])
+        }
+        let row = try Self.workout(out)
+        #expect(abs(Double(row["route_distance_m"]!)! - distance) < 0.06)
+        #expect(row["flags"] == "glitch")
+        #expect(manifest.routes.flaggedWorkouts == ["glitch": 1, "vehicle": 0])
+    }
+
+    /// A walk nobody ended, driven home: the drive is a vehicle's and counts for nothing; a
+    /// sprint at 8 m/s for 40 s in a run is not.
+    @Test func aForgottenStopIsAVehicleAndASprintIsNot() throws {
+        let (start, end) = (Self.t0, Self.t0 + 1500)
+        let walk = Self.track(start, start + 1200, speed: 1.4)
+        let drive = Self.track(start + 1201, end, speed: 15, lat: walk.last!.lat + 15 / 111_195.0)
+        let (out, _) = try Self.run(activity: "Walking", start: start, end: end, files: [walk + drive])
+        let states = try Self.states(out)
+        let vehicle = states.filter { $0 == "vehicle" }.count
+        #expect(states.suffix(drive.count).allSatisfy { $0 == "vehicle" })
+        #expect(vehicle >= drive.count && vehicle <= drive.count + 61)
+        let row = try Self.workout(out)
+        #expect(row["flags"] == "vehicle")
+        let walked = zip(walk, walk.dropFirst()).reduce(0) { $0 + Self.metres($1.0, $1.1) }
+        #expect(Double(row["route_distance_m"]!)! <= walked + 0.06)
+        #expect(Double(row["route_distance_m"]!)! >= walked - 61 * 1.4 - 0.06)
+
+        let run = Self.track(start, start + 600, speed: 3)
+        let sprint = Self.track(start + 601, start + 640, speed: 8, lat: run.last!.lat + 8 / 111_195.0)
+        let (sprintOut, _) = try Self.run(start: start, end: start + 700, files: [run + sprint], "sprint")
+        #expect(try Self.states(sprintOut).allSatisfy { $0 == "active" })
+    }
+
+    /// The real route files, each as a run, a walk and a ride spanning its points: the filter
+    /// takes nothing out of any.
+    @Test(.enabled(if: Support.hasRealFixtures, "../shared/fixtures/real is absent"))
+    func realRoutesLoseNoPoint() throws {
+        let folder = Support.fixture("applehealth-gpx")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".gpx") }.sorted()
+        #expect(names.count == 7)
+        var points = 0
+        for name in names {
+            let text = try String(contentsOfFile: folder + "/" + name, encoding: .utf8)
+            let times = text.components(separatedBy: "<time>").dropFirst(2).compactMap {
+                ByteSpan.withUTF8(String($0.prefix(20))) { Timestamp.parse($0) }?.utcSeconds
+            }
+            let (first, last) = (try #require(times.min()), try #require(times.max()))
+            for activity in ["Running", "Walking", "Cycling"] {
+                let dir = Support.temporaryDirectory("real-\(activity)")
+                let body = """
+                     <Workout workoutActivityType="HKWorkoutActivityType\(activity)" sourceName="W" startDate="\(Self.exportDate(first))" endDate="\(Self.exportDate(last))">
+                      <WorkoutRoute sourceName="W"><FileReference path="/workout-routes/\(name)"/></WorkoutRoute>
+                     </Workout>
+
+                    """
+                try Support.makeZip(
+                    dir + "/export.zip",
+                    [("apple_health_export/export.xml", Support.exportXML(body)), ("apple_health_export/workout-routes/\(name)", text)])
+                let manifest = try ExportRun.run(RunOptions(inputPath: dir + "/export.zip", outputDirectory: dir + "/out"))
+                let states = try Self.states(dir + "/out")
+                #expect(states.count == times.count, "\(name)")
+                #expect(states.allSatisfy { $0 == "active" }, "\(name) as \(activity): \(manifest.routes.pointsByState ?? [:])")
+                points += states.count
+            }
+        }
+        #expect(points == 3 * 4077)
+    }
+}
