@@ -1,0 +1,48 @@
+/// One counted point of a workout's track: the running totals up to it.
+///
+/// A track is an array (or a stream) of these in time order, the input of `SplitBuilder` and
+/// `BestEfforts`. Between two consecutive samples every quantity is taken to change linearly, so
+/// a figure between them (a kilometre boundary, the start of a best effort) is interpolated by
+/// the fraction of the step's distance.
+///
+/// Preconditions, not checked (checking would cost a pass over the points, and the caller's
+/// counting already guarantees them): samples are in time order; every field is finite;
+/// `distance`, `elapsed`, `moving` and `climb` never decrease from one sample to the next. Pauses
+/// and the gaps between a workout's parts are excluded by the caller (they add time but neither
+/// distance nor elapsed), so the algorithms here never need to know where they are. Input that
+/// breaks the preconditions gives unspecified figures, but never traps or loops forever.
+package struct TrackSample: Sendable, Equatable {
+    /// UTC seconds of the point.
+    package var time: Int64
+    /// Metres counted from the workout's first active point.
+    package var distance: Double
+    /// Active seconds so far: pauses and the gaps between parts excluded.
+    package var elapsed: Double
+    /// Moving seconds so far; grows by at most what `elapsed` grows by.
+    package var moving: Double
+    /// Elevation gain so far, metres.
+    package var climb: Double
+    /// Heart rate at this point (beats per minute), nil when none is known.
+    package var bpm: Double?
+
+    /// A sample from its running totals.
+    package init(time: Int64, distance: Double, elapsed: Double, moving: Double, climb: Double, bpm: Double?) {
+        self.time = time
+        self.distance = distance
+        self.elapsed = elapsed
+        self.moving = moving
+        self.climb = climb
+        self.bpm = bpm
+    }
+
+    /// The heart rate of the step from `self` to `next`: the mean of its two ends' known heart
+    /// rates, the one known end's when only one is known, nil when neither is.
+    func stepBPM(to next: TrackSample) -> Double? {
+        switch (bpm, next.bpm) {
+        case let (a?, b?): return (a + b) / 2
+        case let (a?, nil): return a
+        case let (nil, b?): return b
+        case (nil, nil): return nil
+        }
+    }
+}
