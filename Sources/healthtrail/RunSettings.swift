@@ -30,6 +30,9 @@ struct RunSettings: ParsableArguments {
     @Flag(name: Declared.maxHRFromBirthDate.longName, help: Declared.maxHRFromBirthDate.argumentHelp)
     var maxHrFromBirthDate = false
 
+    @Option(name: Declared.splitUnit.longName, help: Declared.splitUnit.argumentHelp)
+    var splitUnit: String?
+
     @Flag(name: Declared.geojsonTimes.longName, help: Declared.geojsonTimes.argumentHelp)
     var geojsonTimes = false
 
@@ -70,6 +73,7 @@ struct RunSettings: ParsableArguments {
         if maxHr != nil && maxHrFromBirthDate { throw ValidationError("give --max-hr or --max-hr-from-birth-date, not both") }
         if let svgSize { try Declared.svgSize.check(svgSize) }
         if let colourScale { try Declared.colourScale.check(word: colourScale) }
+        if let splitUnit { try Declared.splitUnit.check(word: splitUnit) }
         let kinds = Declared.maps.words ?? []
         for name in (maps ?? "").split(separator: ",") where !kinds.contains(String(name).trimmingCharacters(in: .whitespaces)) {
             throw ValidationError("--maps: unknown map '\(name)' (\(kinds.joined(separator: ", ")))")
@@ -89,6 +93,7 @@ struct RunSettings: ParsableArguments {
         if let joinTolerance { options.joinTolerance = Int64(joinTolerance) }
         if let maxHr { options.zones = .maximum(maxHr) } else if maxHrFromBirthDate { options.zones = .fromDateOfBirth }
         if geojsonTimes { options.geojsonTimes = true }
+        if let unit = splitUnit.flatMap(SplitUnit.init(rawValue:)) { options.splitUnit = unit }
         if let sourcePriority {
             options.sourcePriority = SourcePriority(patterns: sourcePriority.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
         }

@@ -22,7 +22,7 @@ import Testing
         "--max-hr-from-birth-date": nil, "--geojson-times": nil, "--no-svg": nil, "--svg-size": "901",
         "--colour-scale": "inferno", "--maps": "routes,density", "--map-area": "48.80,2.25,48.92,2.42",
         "--map-min-points": "7", "--max-expansion-ratio": "301", "--max-uncompressed": "63G", "--log-level": "notice",
-        "--format": "csv,parquet",
+        "--format": "csv,parquet", "--split-unit": "mi",
     ]
 
     /// The long option names of a command, from `--experimental-dump-help`.

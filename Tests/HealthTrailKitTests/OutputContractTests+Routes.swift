@@ -19,7 +19,9 @@ extension OutputContractTests {
         }
 
         var cumulative: [Double] = []
-        var distance = 0.0, moving = 0.0, gain = 0.0
+        var distance = 0.0, moving = 0.0, gain = 0.0, elapsed = 0.0
+        /// The running totals at each active point, for the splits and best efforts.
+        var track: [(time: Int64, distance: Double, elapsed: Double, moving: Double, climb: Double, bpm: Double?)] = []
         /// Metres between consecutive points of every state.
         var allPointsDistance = 0.0
         var zoneSeconds: [Double]
@@ -59,6 +61,7 @@ extension OutputContractTests {
                     let step = Self.haversine(a, p)
                     distance += step
                     let dt = Double(p.time - a.time)
+                    if dt > 0 { elapsed += dt }
                     if dt > 0, dt <= 30 {
                         if step / dt >= 0.5 { moving += dt }
                         let bpm: Double? =
@@ -72,6 +75,7 @@ extension OutputContractTests {
                     }
                 }
                 cumulative.append(distance)
+                track.append((p.time, distance, elapsed, moving, gain, p.bpm))
                 previous = p
             }
         }

@@ -126,6 +126,8 @@ import Testing
     /// listed under the names the default zones give them.
     static let checks: [String: [String: Check]] = [
         OutputSchema.routePoints.name: RoutePointChecks.all,
+        OutputSchema.splits.name: SplitChecks.all,
+        OutputSchema.bestEfforts.name: BestEffortChecks.all,
         OutputSchema.heartRate.name: HeartRateChecks.all,
         OutputSchema.hrvBeats.name: HRVChecks.all,
         OutputSchema.sleepSamples.name: SleepSampleChecks.all,

@@ -250,3 +250,70 @@ import Testing
         #expect(points == 3 * 4077)
     }
 }
+
+/// splits.csv and best_efforts.csv on tracks whose answers are known.
+@Suite struct EffortOutputTests {
+    typealias R = RouteCleaningTests
+
+    static func rows(_ path: String) throws -> [[String: String]] {
+        let csv = try Support.readCSV(path)
+        return csv.rows.map { Dictionary(uniqueKeysWithValues: zip(csv.header, $0)) }
+    }
+
+    /// 10 km at a constant 3.125 m/s (a fix a second, 3,200 s): ten splits of 320 s, no partial
+    /// one; the 5 km best effort is half the run, the 1 km one a split, and per mile there are
+    /// six miles and a partial one.
+    @Test func aConstantPaceTenKilometresHasTenEqualSplits() throws {
+        let start = R.t0
+        // A hair over 10 km once the GPX has rounded the positions to 6 decimals: no partial split.
+        let fixes = R.track(start, start + 3200, speed: 3.125 * 111_195 / 111_195.08 * (1 + 1e-5))
+        let (out, _) = try R.run(start: start, end: start + 3200, files: [fixes])
+        let splits = try Self.rows(out + "/splits.csv")
+        #expect(splits.count == 10)
+        for (k, s) in splits.enumerated() {
+            #expect(s["split"] == String(k + 1) && s["unit"] == "km" && s["partial"] == "false")
+            // The last split takes the 0.1 m left over the tenth kilometre.
+            #expect(abs(Double(s["distance_m"]!)! - 1000) < 0.15, "\(s)")
+            #expect(abs(Double(s["elapsed_s"]!)! - 320) < 0.06, "\(s)")
+            #expect(abs(Double(s["pace_s_per_km"]!)! - 320) < 0.06, "\(s)")
+        }
+        let efforts = try Self.rows(out + "/best_efforts.csv")
+        func elapsed(_ name: String, _ scope: String = "workout") -> Double? {
+            efforts.first { $0["effort"] == name && $0["scope"] == scope }.flatMap { Double($0["elapsed_s"]!) }
+        }
+        #expect(abs(try #require(elapsed("5 km")) - 1600) < 0.06)
+        #expect(abs(try #require(elapsed("1 km")) - 320) < 0.06)
+        #expect(abs(try #require(elapsed("10 km")) - 3200) < 0.06)
+        #expect(abs(try #require(elapsed("1 mile")) - 1609.344 / 3.125) < 0.06)
+        #expect(elapsed("half marathon") == nil)
+        #expect(abs(try #require(elapsed("5 km", "all_time")) - 1600) < 0.06)
+
+        let dir = Support.temporaryDirectory()
+        var options = RunOptions(inputPath: out + "/../export.zip", outputDirectory: dir + "/mi")
+        options.splitUnit = .mi
+        _ = try ExportRun.run(options)
+        let miles = try Self.rows(dir + "/mi/splits.csv")
+        #expect(miles.count == 7)
+        #expect(miles.prefix(6).allSatisfy { abs(Double($0["elapsed_s"]!)! - 1609.344 / 3.125) < 0.06 && $0["unit"] == "mi" })
+        #expect(miles.last?["partial"] == "true")
+        #expect(abs(Double(miles.last!["distance_m"]!)! - (10_000 - 6 * 1609.344)) < 0.2)
+    }
+
+    /// A fast kilometre and a bit inside a steady run: the 1 km best effort lies inside it, and
+    /// a ride gets the cycling distances only.
+    @Test func theFastestKilometreIsFoundInsideTheFastStretch() throws {
+        let start = R.t0
+        let slow1 = R.track(start, start + 600, speed: 3)
+        let fast = R.track(start + 601, start + 840, speed: 5, lat: slow1.last!.lat + 5 / 111_195.0)
+        let slow2 = R.track(start + 841, start + 1400, speed: 3, lat: fast.last!.lat + 3 / 111_195.0)
+        let (out, _) = try R.run(start: start, end: start + 1400, files: [slow1 + fast + slow2])
+        let effort = try #require(try Self.rows(out + "/best_efforts.csv").first { $0["effort"] == "1 km" })
+        #expect(abs(Double(effort["elapsed_s"]!)! - 200) < 0.1)
+        let (s, e) = (try #require(Timestamp.parse(effort["start_utc"]!)), try #require(Timestamp.parse(effort["end_utc"]!)))
+        #expect(s.utcSeconds >= start + 600 && e.utcSeconds <= start + 841)
+
+        // 11.2 km ridden: the 5 and 10 km efforts, none of running's.
+        let (ride, _) = try R.run(activity: "Cycling", start: start, end: start + 1400, files: [R.track(start, start + 1400, speed: 8)], "ride")
+        #expect(try Self.rows(ride + "/best_efforts.csv").filter { $0["scope"] == "workout" }.map { $0["effort"]! } == ["5 km", "10 km"])
+    }
+}

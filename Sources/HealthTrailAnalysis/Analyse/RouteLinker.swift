@@ -35,6 +35,8 @@ public enum RouteLinker {
         public var statsByWorkout: [String: RouteStats] = [:]
         /// Every route's shape, for the overview and density maps.
         package var tracks = MapTracks()
+        /// Splits and best efforts per workout with a route, in the order the routes were read.
+        public var efforts: [WorkoutEffortFigures] = []
     }
 
     /// Slack around a workout's span when linking by time (watch clocks and GPS fixes lag).
@@ -147,7 +149,7 @@ public enum RouteLinker {
     package static func run(
         _ plan: Plan, routes: PredecodedRoutes, inlineRoutes: [(workout: Workout, points: [InlineLocation])],
         join: HeartRateJoin?, zones: HeartRateZones, csv: CSVWriter?, geojson: GeoJSONWriter?,
-        maps: MapContext? = nil, faults: FaultLog
+        maps: MapContext? = nil, splitUnit: SplitUnit = .km, faults: FaultLog
     ) throws -> Result {
         var result = Result()
         result.missingFiles = plan.missingFiles
@@ -170,6 +172,7 @@ public enum RouteLinker {
                 join: join, zones: zones, csv: csvPart, geojson: geojsonPart, maps: maps,
                 tracksSpillPath: spills[1]),
         ]
+        for processor in processors { processor.splitUnit = splitUnit }
         // One result object per worker: each thread writes only its own.
         let outcomes = [WorkerResult(), WorkerResult()]
 
@@ -181,6 +184,7 @@ public enum RouteLinker {
             try processors[0].end()
             result.points += points.count
         }
+        processors[0].finishEfforts()
 
         let group = DispatchGroup()
         for k in 0..<2 where !halves[k].isEmpty {
@@ -192,6 +196,7 @@ public enum RouteLinker {
                     for file in half {
                         outcome.points.append(try replay(file, from: routes, into: processor))
                     }
+                    processor.finishEfforts()
                 } catch {
                     outcome.error = error
                 }
@@ -226,6 +231,7 @@ public enum RouteLinker {
             result.tracks.absorb(processor.tracks)
             result.thinnedPoints += processor.thinnedPoints
             result.duplicatePoints += processor.duplicatePoints
+            result.efforts += processor.finishedEfforts
         }
         // Workouts with several route files: drawn now that every part is read.
         if let maps, maps.drawWorkouts {

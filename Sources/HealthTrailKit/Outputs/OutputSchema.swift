@@ -140,6 +140,31 @@ public enum OutputSchema {
                     + "windows), `glitch`, `vehicle`; see \"Routes and heart rate\""),
         ])
 
+    public static let splits = CSVFile(
+        name: "splits.csv", rowIs: "kilometre (or mile, `--split-unit mi`) of a workout with a route",
+        columns: [
+            Column("workout_id", .text), Column("activity", .text), Column("unit", .text, "`km` or `mi`"),
+            Column("split", .integer, "1, 2, …"),
+            Column("distance_m", .real, "the unit, except in the last split"),
+            Column("elapsed_s", .real, "active seconds"), Column("moving_s", .real),
+            Column("pace_s_per_km", .real, "moving seconds per kilometre"), Column("pace_s_per_mi", .real),
+            Column("avg_hr", .real, "weighted by active seconds"), Column("hr_zone", .text, "of `avg_hr`"),
+            Column("elevation_gain_m", .real),
+            Column("end_utc", .timestamp, "when the split's distance was reached, to the second"),
+            Column("partial", .boolean, "`true` for a last split shorter than the unit"),
+        ])
+
+    public static let bestEfforts = CSVFile(
+        name: "best_efforts.csv",
+        rowIs: "fastest stretch of a running or cycling workout over a distance, and of all of them",
+        columns: [
+            Column("scope", .text, "`workout`, or `all_time` for the fastest of every workout"),
+            Column("workout_id", .text, "where it was run or ridden"), Column("activity", .text, "`running` or `cycling`"),
+            Column("effort", .text, "`400 m`, `1 km`, `1 mile`, `5 km`, `10 km`, `half marathon`, `marathon`; cycling `5 km` … `40 km`"),
+            Column("distance_m", .real), Column("elapsed_s", .real, "active seconds"), Column("pace_s_per_km", .real),
+            Column("start_utc", .timestamp, "to the second"), Column("end_utc", .timestamp),
+        ])
+
     public static let hrvBeats = CSVFile(
         name: "hrv_beats.csv", rowIs: "instantaneous beat of an HRV record",
         columns: [
@@ -170,7 +195,7 @@ public enum OutputSchema {
 
     /// Every CSV file, in the order docs/outputs.md lists them.
     public static let csvFiles = [
-        daily, sleepNights, sleepSamples, heartRate, workouts, routePoints, hrvBeats,
+        daily, sleepNights, sleepSamples, heartRate, workouts, routePoints, splits, bestEfforts, hrvBeats,
         activitySummaries, records,
     ]
 

@@ -1,3 +1,5 @@
+import HealthTrailAnalysis
+
 /// One unattended run, as declared by a pipeline file (`pipelines/nightly.yaml`,
 /// `pipelines/cohort.yaml`) and checked by `PipelineFile.load`.
 ///
@@ -95,6 +97,8 @@ public struct PipelineSpec: Sendable, Equatable {
     public var maps: Maps?
     /// Add a timestamp to every position of routes.geojson.
     public var geojsonTimes: Bool?
+    /// The length of a split in splits.csv (`split_unit`; nil: kilometres).
+    public var splitUnit: SplitUnit?
     /// The formats the tables are written in (`formats:`; nil: CSV only).
     public var formats: TableFormats?
     /// Archives processed at once in a cohort (1…256; nil: one per core). Always nil for a person.

@@ -1,4 +1,5 @@
 import Foundation
+import HealthTrailAnalysis
 import Yams
 
 /// Builds a `PipelineSpec` from a pipeline document the schema walker has already checked, and
@@ -83,6 +84,7 @@ struct PipelineSpecReader {
             sourcePriority: entry(root, .sourcePriority).map { $0.value.array().compactMap(YAMLValue.text) },
             maps: entry(root, "maps").map { maps($0.value) }, geojsonTimes: bool(root, .geojsonTimes),
             jobs: kind == .cohort ? integer(root, "jobs") : nil)
+        spec.splitUnit = entry(root, .splitUnit).flatMap { YAMLValue.text($0.value) }.flatMap(SplitUnit.init(rawValue:))
         if let formatsEntry = entry(root, .format) {
             // Malformed lists are reported by the schema walk; the formats are read from what it admits.
             let names = formatsEntry.value.sequence.map { $0.compactMap(YAMLValue.text) } ?? []

@@ -25,6 +25,8 @@ public struct RunOptions: Sendable {
     public var zones = ZoneChoice.standard
     /// Add per-point timestamps to routes.geojson (kepler.gl's trip layer).
     public var geojsonTimes = false
+    /// The length of a split in splits.csv.
+    public var splitUnit = SplitUnit.km
     /// SVG maps and calendars under `svg/`; nil for none.
     public var maps: MapOutputs? = MapOutputs()
     /// Process the archive even when the output folder already holds its outputs.
@@ -66,6 +68,7 @@ public struct RunOptions: Sendable {
             + "geojsonTimes=\(geojsonTimes) maps=\(m)" + (geojson ? "" : " geojson=false")
             + (debugManifest ? " debugManifest=true" : "")
             + (formats == [.csv] ? "" : " formats=\(formats.names.joined(separator: ","))")
+            + (splitUnit == .km ? "" : " splitUnit=\(splitUnit.rawValue)")
     }
 
     public init(inputPath: String, outputDirectory: String) {

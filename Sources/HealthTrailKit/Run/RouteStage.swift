@@ -55,9 +55,14 @@ enum RouteStage {
             let routes = try RouteLinker.run(
                 plan, routes: predecoded, inlineRoutes: decoder.inlineRoutes, join: join,
                 zones: zones, csv: run.outputs.routePoints, geojson: geojson, maps: mapContext,
-                faults: run.faults)
+                splitUnit: options.splitUnit, faults: run.faults)
             predecoded.remove()
             try geojson?.close()
+            EffortRows.writeSplits(
+                routes.efforts, unit: options.splitUnit, zones: zones,
+                to: try run.outputs.addWriter(OutputSchema.splits.name, header: OutputSchema.splits.names))
+            EffortRows.writeBestEfforts(
+                routes.efforts, to: try run.outputs.addWriter(OutputSchema.bestEfforts.name, header: OutputSchema.bestEfforts.names))
             return (routes, geojson?.features ?? 0)
         }
 

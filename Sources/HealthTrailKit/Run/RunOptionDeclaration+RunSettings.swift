@@ -11,7 +11,8 @@ extension RunOptionDeclaration {
     /// Every run setting, in the order of the help. A cohort passes each one given on its
     /// command line on to every person's `partial`.
     public static let runSettings: [RunOptionDeclaration] = [
-        format, strict, sourcePriority, joinTolerance, maxHR, maxHRFromBirthDate, geojsonTimes, noSVG, svgSize, colourScale,
+        format, strict, sourcePriority, joinTolerance, maxHR, maxHRFromBirthDate, splitUnit, geojsonTimes, noSVG, svgSize,
+        colourScale,
         maps, mapArea, mapMinPoints, maxExpansionRatio, maxUncompressed,
     ]
 
@@ -59,6 +60,12 @@ extension RunOptionDeclaration {
     public static let maxHRFromBirthDate = RunOptionDeclaration(
         name: "max-hr-from-birth-date", pipeline: .word("from_birth_date", key: ["zones"]),
         abstract: "Five heart-rate zones from 220 − age, age from the export's date of birth.")
+
+    /// `--split-unit`, `split_unit`.
+    public static let splitUnit = RunOptionDeclaration(
+        name: "split-unit", pipeline: .key(["split_unit"]),
+        abstract: "The length of a split in splits.csv: a kilometre (km) or a mile (mi).",
+        valueName: "unit", defaultValue: SplitUnit.km.rawValue, accepted: .word(SplitUnit.allCases.map(\.rawValue)))
 
     /// `--geojson-times`, `geojson_times: true`.
     public static let geojsonTimes = RunOptionDeclaration(

@@ -60,6 +60,12 @@ package final class RouteProcessor {
     private var lastEmitted: (point: RoutePoint, interval: Int?)?
     /// Points left out as repeats of the previous part file's last point.
     private(set) var duplicatePoints = 0
+    /// Metres per split.
+    package var splitUnit = SplitUnit.km
+    /// The splits and best efforts of the workout being read (its files come one after the
+    /// other), and of those finished, in the order read.
+    private var efforts: WorkoutEfforts?
+    private(set) var finishedEfforts: [WorkoutEffortFigures] = []
 
     /// - Parameter tracksSpillPath: where the tracks' coordinates go until the maps are drawn
     ///   (nil: in memory).
@@ -85,6 +91,10 @@ package final class RouteProcessor {
         // A multi-part workout's next file often repeats the previous file's last point.
         boundaryPoint = lastWritten.flatMap { $0.id == id ? ($0.point, $0.interval) : nil }
         current = (id, activity, routeFile)
+        if efforts?.workoutID != id {
+            finishEfforts()
+            efforts = WorkoutEfforts(workoutID: id, activity: activity, splitUnit: splitUnit)
+        }
         workoutID = OwnedBytes(copying: Array(id.utf8))
         cursor = join.map { HeartRateJoin.Cursor($0) }
         pointBox.value.reset()
@@ -152,7 +162,10 @@ package final class RouteProcessor {
             chainInterval = nil
         }
         statsBox.value.add(point, state: entry.state, jumpBefore: entry.jumpBefore, zones: zones, continuing: continuing)
-        if entry.state == .active { pointBox.value.append(point) }
+        if entry.state == .active {
+            pointBox.value.append(point)
+            efforts?.add(point, file: statsBox.value)
+        }
         lastEmitted = (point, entry.state == .active ? entry.interval : nil)
         writeRow(entry)
         if entry.payloadLength >= 0 { pendingColumns.release(upTo: entry.payload + entry.payloadLength) }
@@ -198,6 +211,7 @@ package final class RouteProcessor {
         lastEmitted = nil
         current = nil
         statsByWorkout[id, default: RouteStats(zoneCount: zones.zones.count)].merge(stats)
+        efforts?.endFile(stats)
         thinnedPoints += pointBox.value.thinned
         let points = pointBox.value.finish()
         guard let first = points.first, let last = points.last else { return }
@@ -228,6 +242,12 @@ package final class RouteProcessor {
             try maps.drawWorkout(.joined(pieces, zones: zones))
         }
         while pendingPoints > drawnPointCap && halvePendingMaps() {}
+    }
+
+    /// Ends the splits and best efforts of the workout being read; call once every route is read.
+    package func finishEfforts() {
+        if var done = efforts { finishedEfforts.append(done.finish()) }
+        efforts = nil
     }
 
     /// Halves every pending piece's points (ends kept, segments cut anew); false when no piece

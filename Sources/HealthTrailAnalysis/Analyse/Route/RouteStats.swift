@@ -30,6 +30,8 @@ public struct RouteStats: Sendable {
         if pointsByState[Int(PointState.vehicle.rawValue)] > 0 { flags.append("vehicle") }
         return flags
     }
+    /// Seconds of the counted steps, however long: the route's active time.
+    public private(set) var elapsed: Double = 0
     /// Seconds of steps at least `minMovingSpeed` fast and at most `maxStepGap` long.
     public private(set) var movingTime: Double = 0
     /// Metres climbed, after smoothing and hysteresis (see `elevationThreshold`).
@@ -136,6 +138,7 @@ public struct RouteStats: Sendable {
         let step = RouteGeometry.haversine(prev, p)
         distance += step
         let dt = Double(p.time - prev.time)
+        if dt > 0 { elapsed += dt }
         // Out-of-order or duplicate timestamps and long gaps carry no usable duration.
         guard dt > 0, dt <= Self.maxStepGap else { return }
         if step / dt >= Self.minMovingSpeed { movingTime += dt }
@@ -196,6 +199,7 @@ public struct RouteStats: Sendable {
     public mutating func merge(_ other: RouteStats) {
         distance += other.distance
         allPointsDistance += other.allPointsDistance
+        elapsed += other.elapsed
         for (i, n) in other.pointsByState.enumerated() { pointsByState[i] += n }
         jumps += other.jumps
         movingTime += other.movingTime

@@ -1,0 +1,75 @@
+import HealthTrailDecode
+
+/// One workout's splits and best efforts, built from its active points as its route files go
+/// through one `RouteProcessor`, one file after the other in time order.
+///
+/// Each active point becomes a `TrackSample` of the workout's running totals: the figures of
+/// its finished files plus the current file's `RouteStats` so far. Splits stream out of a
+/// `SplitBuilder`; best efforts need the whole track, so its samples are kept for running and
+/// cycling only (48 bytes a point: a marathon at one fix a second is about 700 kB).
+package struct WorkoutEfforts {
+    package let workoutID: String
+    package let activity: String
+    private var splits: SplitBuilder
+    private let targets: [(name: String, metres: Double)]
+    private var samples: [TrackSample] = []
+    /// The totals of the workout's finished files.
+    private var base = (distance: 0.0, elapsed: 0.0, moving: 0.0, climb: 0.0)
+
+    package init(workoutID: String, activity: String, splitUnit: SplitUnit) {
+        self.workoutID = workoutID
+        self.activity = activity
+        splits = SplitBuilder(unit: splitUnit.metres)
+        targets = Self.targets(for: activity)
+    }
+
+    /// The best-effort distances of an activity: running's and cycling's, none for others.
+    package static func targets(for activity: String) -> [(name: String, metres: Double)] {
+        switch activity {
+        case "running": BestEfforts.running
+        case "cycling": BestEfforts.cycling
+        default: []
+        }
+    }
+
+    /// Adds an active point, `file` being its route file's figures with the point added.
+    @inline(__always)
+    package mutating func add(_ point: RoutePoint, file: RouteStats) {
+        let sample = TrackSample(
+            time: point.time, distance: base.distance + file.distance, elapsed: base.elapsed + file.elapsed,
+            moving: base.moving + file.movingTime, climb: base.climb + file.elevationGain, bpm: point.bpm)
+        splits.add(sample)
+        if !targets.isEmpty { samples.append(sample) }
+    }
+
+    /// Ends a route file of the workout, whose figures were `file`.
+    package mutating func endFile(_ file: RouteStats) {
+        base.distance += file.distance
+        base.elapsed += file.elapsed
+        base.moving += file.movingTime
+        base.climb += file.elevationGain
+    }
+
+    /// The workout's splits and its best effort at each target its track is long enough for.
+    package mutating func finish() -> WorkoutEffortFigures {
+        WorkoutEffortFigures(
+            workoutID: workoutID, activity: activity, splits: splits.finish(),
+            bestEfforts: BestEfforts.fastest(samples, targets: targets))
+    }
+}
+
+/// What `WorkoutEfforts` found for one workout.
+public struct WorkoutEffortFigures: Sendable {
+    public let workoutID: String
+    public let activity: String
+    package let splits: [Split]
+    package let bestEfforts: [(name: String, effort: BestEffort)]
+}
+
+/// The length of a split: `--split-unit km` or `mi`.
+public enum SplitUnit: String, Sendable, CaseIterable {
+    case km, mi
+
+    /// Metres per split.
+    public var metres: Double { self == .km ? SplitBuilder.kilometre : SplitBuilder.mile }
+}
