@@ -33,6 +33,9 @@ struct RunSettings: ParsableArguments {
     @Flag(name: Declared.geojsonTimes.longName, help: Declared.geojsonTimes.argumentHelp)
     var geojsonTimes = false
 
+    @Flag(name: Declared.ecgSamples.longName, help: Declared.ecgSamples.argumentHelp)
+    var ecgSamples = false
+
     @Flag(name: Declared.noSVG.longName, help: Declared.noSVG.argumentHelp)
     var noSvg = false
 
@@ -89,6 +92,7 @@ struct RunSettings: ParsableArguments {
         if let joinTolerance { options.joinTolerance = Int64(joinTolerance) }
         if let maxHr { options.zones = .maximum(maxHr) } else if maxHrFromBirthDate { options.zones = .fromDateOfBirth }
         if geojsonTimes { options.geojsonTimes = true }
+        if ecgSamples { options.ecgSamples = true }
         if let sourcePriority {
             options.sourcePriority = SourcePriority(patterns: sourcePriority.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
         }

@@ -41,6 +41,7 @@ enum PipelineSchema {
                     field(.mapMinPoints),
                 ])),
             field(.geojsonTimes),
+            field(.ecgSamples),
             field(.jobs),
             Field(
                 name: "privacy",

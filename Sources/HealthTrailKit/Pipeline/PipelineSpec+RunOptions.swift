@@ -17,6 +17,7 @@ extension PipelineSpec {
         if let sourcePriority { options.sourcePriority = SourcePriority(patterns: sourcePriority) }
         options.geojson = outputs.contains(.geojson)
         options.geojsonTimes = geojsonTimes ?? false
+        options.ecgSamples = ecgSamples ?? false
         options.formats = formats ?? [.csv]
         guard outputs.contains(.svg) else {
             options.maps = nil

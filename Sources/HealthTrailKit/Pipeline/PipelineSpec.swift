@@ -95,6 +95,8 @@ public struct PipelineSpec: Sendable, Equatable {
     public var maps: Maps?
     /// Add a timestamp to every position of routes.geojson.
     public var geojsonTimes: Bool?
+    /// Write `ecg_samples.csv` (`ecg_samples: true`).
+    public var ecgSamples: Bool?
     /// The formats the tables are written in (`formats:`; nil: CSV only).
     public var formats: TableFormats?
     /// Archives processed at once in a cohort (1…256; nil: one per core). Always nil for a person.

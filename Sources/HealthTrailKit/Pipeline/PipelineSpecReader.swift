@@ -82,6 +82,7 @@ struct PipelineSpecReader {
             joinToleranceSeconds: integer(root, .joinTolerance), zones: zones(entry(root, "zones")?.value),
             sourcePriority: entry(root, .sourcePriority).map { $0.value.array().compactMap(YAMLValue.text) },
             maps: entry(root, "maps").map { maps($0.value) }, geojsonTimes: bool(root, .geojsonTimes),
+            ecgSamples: bool(root, .ecgSamples),
             jobs: kind == .cohort ? integer(root, "jobs") : nil)
         if let formatsEntry = entry(root, .format) {
             // Malformed lists are reported by the schema walk; the formats are read from what it admits.
