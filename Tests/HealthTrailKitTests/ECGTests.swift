@@ -139,8 +139,9 @@ import Testing
             ])
         // Parts too: a first name alone, a surname alone, the day of birth, the date's end.
         let needles = [name, "Zebulon", "Quixote", birth, "Feb 29", "29, 1964"]
+        // The text is not part of the expectation: a failure names the file, not its contents.
         func expectAbsent(_ text: String, _ what: String) {
-            for needle in needles { #expect(!text.contains(needle), "\(what) holds `\(needle)`") }
+            for needle in needles where text.contains(needle) { Issue.record("\(what) holds `\(needle)`") }
         }
 
         let runs: [[String]] = [
