@@ -162,7 +162,7 @@ test: format-check test-deps browser-deps
 		$(SWIFT) test -c release --scratch-path $(TEST_SCRATCH)
 
 # docs/outputs.md's table of files and columns is generated from OutputSchema (Sources/HealthTrailKit/
-# Write/OutputSchema.swift); `make test` fails when they differ.
+# Outputs/OutputSchema.swift); `make test` fails when they differ.
 docs:
 	HEALTHTRAIL_WRITE_DOCS=1 $(SWIFT) test -c release --scratch-path $(TEST_SCRATCH) --filter OutputSchemaReadmeTests
 
@@ -239,10 +239,10 @@ clean:
 	rm -rf .build out .bench
 
 # libFuzzer on each reader of untrusted input (Fuzz/README.md): the zip reader, export.xml,
-# GPX and the date parser, FUZZ_SECONDS each. The fuzz package is separate: `swift build` and
+# GPX, the date parser and the ECG files, FUZZ_SECONDS each. The fuzz package is separate: `swift build` and
 # `swift test` never build it. Corpus, findings and logs go to .fuzz/ (not committed).
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := zip export-xml device-elision gpx timestamp
+FUZZ_TARGETS := zip export-xml device-elision gpx timestamp ecg
 FUZZ_BIN     := .fuzz/build/debug
 .PHONY: fuzz
 fuzz: deps

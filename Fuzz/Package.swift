@@ -25,6 +25,7 @@ let package = Package(
         .executableTarget(name: "fuzz-device-elision", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "fuzz-gpx", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "fuzz-timestamp", dependencies: ["FuzzSupport"]),
+        .executableTarget(name: "fuzz-ecg", dependencies: ["FuzzSupport"]),
     ],
     swiftLanguageVersions: [.v5]
 )

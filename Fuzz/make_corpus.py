@@ -7,7 +7,7 @@ REAL_FIXTURES (../shared/fixtures/real). Nothing here is committed: `make fuzz` 
 into .fuzz/corpus/ and libFuzzer adds what it finds there.
 
 Seeds stay small (a few KiB): libFuzzer mutates small inputs far faster, and one element of
-each kind covers the decoders as well as a whole file would. The export-xml and gpx targets
+each kind covers the decoders as well as a whole file would. The export-xml, gpx and ecg targets
 read their first byte as the chunk size they are fed in, so those seeds start with one.
 """
 import io
@@ -99,6 +99,7 @@ def zip_bytes(entries, compression=zipfile.ZIP_DEFLATED, zip64=False, streamed=F
 with zipfile.ZipFile(synth_zip) as synth:
     xml = main_xml(synth)
     gpx = [synth.read(n) for n in synth.namelist() if n.endswith(".gpx")]
+    ecgs = [("synth-" + os.path.basename(n), synth.read(n)) for n in synth.namelist() if "electrocardiograms/" in n]
 
 exports = export_seeds(xml, "synth")
 gpxs = [("synth-route", gpx_seed(g)) for g in gpx[:1]]
@@ -150,5 +151,20 @@ stamps += sorted(set(re.findall(rb"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?: [+-]\d{4
                                 b"".join(d for _, d in exports + gpxs))))[:40]
 for i, s in enumerate(stamps):
     seed("timestamp", f"date-{i}", s)
+
+# ecg: each file's header and first samples (every quirk is in the header: quotes, blank lines,
+# µV), fed whole and in 7-byte chunks.
+if fixtures:
+    ecg_dir = os.path.join(fixtures, "hacktj23/apple_health_export/electrocardiograms")
+    if os.path.isdir(ecg_dir):
+        for name in sorted(os.listdir(ecg_dir)):
+            with open(os.path.join(ecg_dir, name), "rb") as f:
+                ecgs.append(("real-" + name, f.read()))
+for name, data in ecgs:
+    lines = data.split(b"\n")
+    first = next((i for i, l in enumerate(lines) if re.match(rb"-?\d", l)), len(lines))
+    cut = b"\n".join(lines[:first + 20]) + b"\n"
+    seed("ecg", name, b"\xff" + cut)
+    seed("ecg", name + "-small-chunks", b"\x06" + cut)
 
 print("seed corpus:", ", ".join(f"{k} {v}" for k, v in sorted(written.items())))

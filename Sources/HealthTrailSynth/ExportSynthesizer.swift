@@ -108,12 +108,13 @@ public enum ExportSynthesizer {
             summary.routeFiles += 1
         }
 
-        for plan in SynthSidecars.ecgDays(schedule) {
+        for (index, plan) in SynthSidecars.ecgDays(schedule).enumerated() {
             let c = SynthCalendar.civil(plan.dayNumber)
             let m = c.month < 10 ? "0\(c.month)" : "\(c.month)", d = c.day < 10 ? "0\(c.day)" : "\(c.day)"
-            try zip.addEntry(
-                top + "electrocardiograms/ecg_\(c.year)-\(m)-\(d).csv",
-                bytes: SynthSidecars.ecg(plan, seed: options.seed), level: options.compressionLevel)
+            let file = "electrocardiograms/ecg_\(c.year)-\(m)-\(d).csv"
+            let (bytes, truth) = SynthSidecars.ecg(plan, seed: options.seed, file: file, felt: index > 0)
+            try zip.addEntry(top + file, bytes: bytes, level: options.compressionLevel)
+            summary.ecgRecordings.append(truth)
         }
         try zip.finish()
         return summary

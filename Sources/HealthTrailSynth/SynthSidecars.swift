@@ -37,17 +37,28 @@ package enum SynthSidecars {
         return picked
     }
 
-    /// A 30 s, 512 Hz Lead I recording in µV with Apple's header, from a simple synthetic beat.
-    package static func ecg(_ plan: SynthDayPlan, seed: UInt64) -> [UInt8] {
+    /// The name and date of birth every ECG header states, as written: no output may hold either.
+    package static let ecgName = "Alex Martin", ecgDateOfBirth = "Oct 29, 1988"
+
+    /// A 30 s, 512 Hz Lead I recording in µV with Apple's header, from a simple synthetic beat,
+    /// and what it holds. `file`: its path relative to the export folder. `felt`: the person
+    /// noted a symptom (a quoted value with commas in it) and the app found it inconclusive.
+    package static func ecg(_ plan: SynthDayPlan, seed: UInt64, file: String, felt: Bool = false) -> (bytes: [UInt8], truth: ECGTruth) {
         var r = SynthRandom(seed: seed, stream: SynthSchedule.Stream.sidecar.rawValue, index: UInt64(plan.index))
         let buf = SynthBuffer()
         let t = plan.bed - r.int(3_600, 7_200)
-        buf.lit("Name,Alex Martin\nDate of Birth,\"Oct 29, 1988\"\nRecorded Date,")
+        let classification = felt ? "Inconclusive" : "Sinus Rhythm"
+        let symptoms = felt ? "Rapid, pounding, or fluttering heartbeat" : ""
+        buf.bytes(Array("Name,\(ecgName)\nDate of Birth,\"\(ecgDateOfBirth)\"\nRecorded Date,".utf8))
         buf.healthDate(t, offset: plan.zone.offset(utc: t))
-        buf.lit(
-            "\nClassification,Sinus Rhythm\nSymptoms,\nSoftware Version,2\nDevice,\"Watch6,1\"\nSample Rate,512 hertz\n\n\nLead,Lead I\nUnit,µV\n\n")
+        buf.bytes(Array("\nClassification,\(classification)\nSymptoms,\(felt ? "\"\(symptoms)\"" : "")\n".utf8))
+        buf.lit("Software Version,2\nDevice,\"Watch6,1\"\nSample Rate,512 hertz\n\n\nLead,Lead I\nUnit,µV\n\n")
         let beat = 512.0 * 60 / Double(r.int(58, 76))
         var wander = 0.0
+        var truth = ECGTruth(
+            file: file, recordedUTC: SynthCalendar.isoUTC(t), offsetMinutes: plan.zone.offset(utc: t) / 60,
+            classification: classification, symptoms: symptoms, softwareVersion: "2", device: "Watch6,1", sampleRateHz: 512,
+            lead: "Lead I", unit: "µV", samples: 512 * 30, microvoltSum: 0, firstMicrovolts: 0, lastMicrovolts: 0)
         for i in 0..<(512 * 30) {
             let phase = Double(i).truncatingRemainder(dividingBy: beat) / beat
             // P wave, QRS spike and T wave as narrow bumps over a wandering baseline.
@@ -61,7 +72,11 @@ package enum SynthSidecars {
                 + bump(0.55, 0.05, 280) + wander + r.gauss() * 6
             buf.fixed(v, 3)
             buf.byte(10)
+            let written = SynthBuffer.asWritten(v, 3)
+            truth.microvoltSum += written
+            if i == 0 { truth.firstMicrovolts = written }
+            truth.lastMicrovolts = written
         }
-        return buf.buffered
+        return (buf.buffered, truth)
     }
 }

@@ -110,5 +110,32 @@ public struct SynthSummary: Codable, Sendable, Equatable {
     public var deepMinutesByNight: [String: Int] = [:]
     public var remMinutesByNight: [String: Int] = [:]
 
+    /// Every ECG file (`electrocardiograms/*.csv`) as written, in the order of the archive.
+    public var ecgRecordings: [ECGTruth] = []
+
     public init() {}
+}
+
+/// One ECG file the generator wrote: its header's values and its samples, as written. The
+/// header's name and date of birth are `SynthSidecars.ecgName` and `ecgDateOfBirth`.
+public struct ECGTruth: Codable, Sendable, Equatable {
+    /// The entry's path relative to the export folder (`electrocardiograms/ecg_2023-01-02.csv`).
+    public var file: String
+    /// `Recorded Date` as a UTC instant, `yyyy-MM-ddTHH:mm:ssZ`.
+    public var recordedUTC: String
+    /// The UTC offset `Recorded Date` states, in minutes.
+    public var offsetMinutes: Int
+    public var classification: String
+    public var symptoms: String
+    public var softwareVersion: String
+    public var device: String
+    public var sampleRateHz: Double
+    public var lead: String
+    public var unit: String
+    /// Sample lines.
+    public var samples: Int
+    /// The sum of every sample's value as written (three decimals each).
+    public var microvoltSum: Double
+    public var firstMicrovolts: Double
+    public var lastMicrovolts: Double
 }

@@ -15,8 +15,9 @@ struct RunCommand: ParsableCommand {
         discussion: """
             Writes svg/ maps (one per workout, all routes, route density, calendars), heart_rate.csv, \
             workouts.csv, route_points.csv, routes.geojson, hrv_beats.csv, \
-            sleep_samples.csv, sleep_nights.csv, daily.csv, activity_summaries.csv, records/<type>.csv \
-            for every other record type, and manifest.json into the output folder (created owner-only).
+            sleep_samples.csv, sleep_nights.csv, daily.csv, activity_summaries.csv, ecg.csv (one row per \
+            Apple Watch ECG; with --ecg-samples, ecg_samples.csv too), records/<type>.csv for every other \
+            record type, and manifest.json into the output folder (created owner-only).
 
             Every route point gets the heart rate at that moment (interpolated between the samples \
             around it when both are within --join-tolerance seconds) and its zone; routes.geojson \
@@ -179,7 +180,7 @@ struct RunCommand: ParsableCommand {
         print(
             """
             healthtrail: read \(manifest.input.mainEntry) (\(megabytes(manifest.input.mainEntryBytes)) MB, export version \(manifest.input.exportVersion ?? "?")) in \(seconds(manifest.timings["total_s"]))
-              \(records) records of \(c.recordsByType.count) types, \(c.heartRate) heart-rate samples, \(c.workouts) workouts, \(c.routeFiles) route files (\(c.routePoints) points)
+              \(records) records of \(c.recordsByType.count) types, \(c.heartRate) heart-rate samples, \(c.workouts) workouts, \(c.routeFiles) route files (\(c.routePoints) points), \(c.ecgRecordings ?? 0) ECG recordings
               \(manifest.faults.total) malformed records skipped\(manifest.faults.total > 0 ? " (see manifest.json \"faults\")" : "")
             outputs in \(options.outputDirectory)/  (manifest.json lists every file and its row count)
             """)

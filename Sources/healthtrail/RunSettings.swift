@@ -36,6 +36,9 @@ struct RunSettings: ParsableArguments {
     @Flag(name: Declared.geojsonTimes.longName, help: Declared.geojsonTimes.argumentHelp)
     var geojsonTimes = false
 
+    @Flag(name: Declared.ecgSamples.longName, help: Declared.ecgSamples.argumentHelp)
+    var ecgSamples = false
+
     @Flag(name: Declared.noSVG.longName, help: Declared.noSVG.argumentHelp)
     var noSvg = false
 
@@ -94,6 +97,7 @@ struct RunSettings: ParsableArguments {
         if let maxHr { options.zones = .maximum(maxHr) } else if maxHrFromBirthDate { options.zones = .fromDateOfBirth }
         if geojsonTimes { options.geojsonTimes = true }
         if let unit = splitUnit.flatMap(SplitUnit.init(rawValue:)) { options.splitUnit = unit }
+        if ecgSamples { options.ecgSamples = true }
         if let sourcePriority {
             options.sourcePriority = SourcePriority(patterns: sourcePriority.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
         }

@@ -67,7 +67,7 @@ import Testing
             ])
             guard synth.status == 0 else { throw InputError(file: zip, "synth failed: \(synth.stderr)") }
             summary = try JSONDecoder().decode(SynthSummary.self, from: Data(synth.stdout.utf8))
-            let run = try Support.runCLI(["run", zip, "--out", out])
+            let run = try Support.runCLI(["run", zip, "--out", out, "--ecg-samples"])
             guard run.status == 0 else { throw InputError(file: zip, "run failed: \(run.stderr)") }
             var tables: [String: Table] = [:]
             let files = FileManager.default.enumerator(atPath: out)?.compactMap { $0 as? String } ?? []
@@ -136,6 +136,8 @@ import Testing
         OutputSchema.workouts.name: WorkoutChecks.all,
         OutputSchema.daily.name: DailyChecks.all,
         OutputSchema.sleepNights.name: SleepNightChecks.all,
+        OutputSchema.ecg.name: ECGChecks.all,
+        OutputSchema.ecgSamples.name: ECGSampleChecks.all,
     ]
 
     /// The header each file must have, per-zone columns expanded for the default zones.

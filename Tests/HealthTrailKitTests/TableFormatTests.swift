@@ -58,7 +58,7 @@ import Testing
         let dir = Support.temporaryDirectory()
         let summary = try ExportSynthesizer.write(to: dir + "/export.zip", options: SynthOptions(days: 9, seed: 23))
         let out = dir + "/out"
-        let run = try Support.runCLI(["run", dir + "/export.zip", "--out", out, "--format", "csv,sqlite,parquet", "--quiet"])
+        let run = try Support.runCLI(["run", dir + "/export.zip", "--out", out, "--format", "csv,sqlite,parquet", "--ecg-samples", "--quiet"])
         #expect(run.status == 0, "\(run.stderr)")
 
         let report = try Self.check(out, formats: "sqlite,parquet", schema: try Self.schemaFile(for: out, summary: summary, in: dir))
@@ -73,6 +73,8 @@ import Testing
         #expect(tables["heart_rate.csv"]?["parquet"] == summary.heartRateRecords)
         #expect(tables["route_points.csv"]?["sqlite"] == summary.routePoints)
         #expect(tables["hrv_beats.csv"]?["duckdb"] == summary.hrvBeats)
+        #expect(tables["ecg.csv"]?["parquet"] == summary.ecgRecordings.count)
+        #expect(tables["ecg_samples.csv"]?["sqlite"] == summary.ecgRecordings.reduce(0) { $0 + $1.samples })
         #expect((report["values"] as? Int ?? 0) > 3 * summary.routePoints * 12)
 
         // The sqlite3 shell: a sound file, every route point's workout there, the views and meta.

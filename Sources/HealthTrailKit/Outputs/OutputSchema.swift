@@ -193,10 +193,31 @@ public enum OutputSchema {
             Column("original_unit", .text, "the export's, where normalisation changed either"),
         ])
 
+    public static let ecg = CSVFile(
+        name: "ecg.csv", rowIs: "Apple Watch ECG recording (`electrocardiograms/*.csv`), sorted by time",
+        columns: [
+            Column("recording_id", .text, "`20230305T015507Z`, the recorded instant; `-2` on a clash"),
+            Column("recorded_utc", .timestamp), Column("utc_offset", .text, "as the file states it"),
+            Column("classification", .text, "as written: `Sinus Rhythm`, `Atrial Fibrillation`, `Inconclusive`, `Poor Recording`, …"),
+            Column("symptoms", .text, "as written, empty for none"), Column("samples", .integer),
+            Column("sample_rate_hz", .real), Column("duration_s", .real, "samples / rate"), Column("lead", .text, "`Lead I`"),
+            Column("unit", .text, "of the samples, `µV`"), Column("device", .text, "the Watch model, `Watch6,7`"),
+            Column("software_version", .text, "of the ECG app"),
+            Column("file", .text, "relative to the export folder"),
+        ])
+
+    public static let ecgSamples = CSVFile(
+        name: "ecg_samples.csv", rowIs: "sample of an ECG recording (`--ecg-samples`)",
+        columns: [
+            Column("recording_id", .text, "of ecg.csv"), Column("sample_index", .integer, "from 0"),
+            Column("time_offset_s", .real, "since the recording's start: index / rate"),
+            Column("microvolts", .real, "as written"),
+        ])
+
     /// Every CSV file, in the order docs/outputs.md lists them.
     public static let csvFiles = [
         daily, sleepNights, sleepSamples, heartRate, workouts, routePoints, splits, bestEfforts, hrvBeats,
-        activitySummaries, records,
+        activitySummaries, ecg, ecgSamples, records,
     ]
 
     /// The other files, after the CSV files in the table of docs/outputs.md.

@@ -16,6 +16,8 @@ enum SQLiteOutputs {
         switch table {
         case "workouts": return ["PRIMARY KEY (workout_id)"]
         case "daily": return ["PRIMARY KEY (date)"]
+        case "ecg": return ["PRIMARY KEY (recording_id)"]
+        case "ecg_samples": return ["FOREIGN KEY (recording_id) REFERENCES ecg (recording_id)"]
         // Declared, not enforced: the points of an orphan route file (one no workout names,
         // listed in manifest.json) carry an id of their own that workouts lacks.
         case "route_points": return ["FOREIGN KEY (workout_id) REFERENCES workouts (workout_id)"]
@@ -30,6 +32,8 @@ enum SQLiteOutputs {
         case "route_points": return ["workout_id", "time_unix"]
         case "sleep_samples", "workouts": return ["start_unix"]
         case "sleep_nights": return ["date"]
+        case "ecg": return ["recorded_unix"]
+        case "ecg_samples": return ["recording_id", "sample_index"]
         default: return table.hasPrefix("records_") ? ["start_unix"] : nil
         }
     }

@@ -42,6 +42,7 @@ enum PipelineSchema {
                 ])),
             field(.geojsonTimes),
             field(.splitUnit),
+            field(.ecgSamples),
             field(.jobs),
             Field(
                 name: "privacy",

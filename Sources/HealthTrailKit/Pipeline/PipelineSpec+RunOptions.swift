@@ -18,6 +18,7 @@ extension PipelineSpec {
         options.geojson = outputs.contains(.geojson)
         options.geojsonTimes = geojsonTimes ?? false
         options.splitUnit = splitUnit ?? .km
+        options.ecgSamples = ecgSamples ?? false
         options.formats = formats ?? [.csv]
         guard outputs.contains(.svg) else {
             options.maps = nil

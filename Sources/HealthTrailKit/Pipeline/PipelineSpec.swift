@@ -99,6 +99,8 @@ public struct PipelineSpec: Sendable, Equatable {
     public var geojsonTimes: Bool?
     /// The length of a split in splits.csv (`split_unit`; nil: kilometres).
     public var splitUnit: SplitUnit?
+    /// Write `ecg_samples.csv` (`ecg_samples: true`).
+    public var ecgSamples: Bool?
     /// The formats the tables are written in (`formats:`; nil: CSV only).
     public var formats: TableFormats?
     /// Archives processed at once in a cohort (1…256; nil: one per core). Always nil for a person.

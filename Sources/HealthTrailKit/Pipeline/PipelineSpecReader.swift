@@ -83,6 +83,7 @@ struct PipelineSpecReader {
             joinToleranceSeconds: integer(root, .joinTolerance), zones: zones(entry(root, "zones")?.value),
             sourcePriority: entry(root, .sourcePriority).map { $0.value.array().compactMap(YAMLValue.text) },
             maps: entry(root, "maps").map { maps($0.value) }, geojsonTimes: bool(root, .geojsonTimes),
+            ecgSamples: bool(root, .ecgSamples),
             jobs: kind == .cohort ? integer(root, "jobs") : nil)
         spec.splitUnit = entry(root, .splitUnit).flatMap { YAMLValue.text($0.value) }.flatMap(SplitUnit.init(rawValue:))
         if let formatsEntry = entry(root, .format) {

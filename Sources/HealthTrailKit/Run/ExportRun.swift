@@ -35,6 +35,8 @@ public struct RunOptions: Sendable {
     public var geojson = true
     /// The formats every table is written in: CSV files, `healthtrail.db`, `parquet/`.
     public var formats: TableFormats = [.csv]
+    /// Write every ECG recording's samples to `ecg_samples.csv` (`ecg.csv` is always written).
+    public var ecgSamples = false
     /// The budget ledger this folder's releases are recorded in (a pipeline with `dp`), for the
     /// manifest: the ledger is the subject's, not the folder's, so the folder says where it is.
     /// Not part of `outputFingerprint`: it changes no output file.
@@ -69,6 +71,7 @@ public struct RunOptions: Sendable {
             + (debugManifest ? " debugManifest=true" : "")
             + (formats == [.csv] ? "" : " formats=\(formats.names.joined(separator: ","))")
             + (splitUnit == .km ? "" : " splitUnit=\(splitUnit.rawValue)")
+            + (ecgSamples ? " ecgSamples=true" : "")
     }
 
     public init(inputPath: String, outputDirectory: String) {
@@ -120,6 +123,7 @@ public enum ExportRun {
             let xml = try ExportXMLStage.run(run)
             let routes = try RouteStage.run(run, decoder: xml.decoder, sink: xml.sink)
             let analysis = try AnalysisStage.run(run, decoder: xml.decoder, sink: xml.sink, routes: routes)
+            let ecg = try run.timed("ecg_s") { try ECGStage.run(run) }
             // The CSV files' fsyncs wait for the disk while the overview is still drawn.
             let csvFiles = try run.timed("close_s") { try run.outputs.closeAll() }
             let tables =
@@ -134,7 +138,7 @@ public enum ExportRun {
             run.timings["total_s"] = Date().timeIntervalSince(started)
 
             let manifest = try ManifestStage.manifest(
-                run, xml: xml, routes: routes, analysis: analysis, written: written,
+                run, xml: xml, routes: routes, analysis: analysis, ecg: ecg, written: written,
                 outsideArea: drawnOverview?.outsideArea, archive: archive,
                 optionsSHA256: optionsSHA)
             try writeJSON(manifest, to: staging.path(OutputCommit.manifestName))

@@ -28,8 +28,15 @@ public struct Manifest: Codable, Sendable {
         public var correlations: Int
         public var activitySummaries: Int
         public var hrvBeats: Int
+        /// ECG files in the export (`electrocardiograms/*.csv`), read or not.
         public var ecgFiles: Int
         public var sources: Int
+        /// ECG recordings read, the rows of `ecg.csv` (a malformed file is a fault instead).
+        /// Absent in manifests of older versions.
+        public var ecgRecordings: Int? = nil
+        /// The samples of those recordings; `ecg_samples.csv` has a row for each when
+        /// `--ecg-samples` is given. Absent in manifests of older versions.
+        public var ecgSamples: Int? = nil
     }
     public struct Routes: Codable, Sendable {
         public var linkedByReference: Int

@@ -13,7 +13,7 @@ enum ManifestStage {
 
     static func manifest(
         _ run: RunContext, xml: ExportXMLStage.Result, routes: RouteStage.Result,
-        analysis: AnalysisStage.Result, written: [(name: String, rows: Int)],
+        analysis: AnalysisStage.Result, ecg: ECGStage.Result, written: [(name: String, rows: Int)],
         outsideArea: Int?, archive: ArchiveDigest, optionsSHA256: String
     ) throws -> Manifest {
         let (options, decoder, layout, faults) = (run.options, xml.decoder, run.layout, run.faults)
@@ -41,7 +41,8 @@ enum ManifestStage {
                 routeFiles: layout.routeFiles.count, routePoints: linked.points,
                 inlineRoutePoints: decoder.inlineRoutePoints, correlations: decoder.correlations,
                 activitySummaries: decoder.activitySummaries, hrvBeats: decoder.hrvBeats,
-                ecgFiles: layout.ecgFiles.count, sources: decoder.sources.count),
+                ecgFiles: layout.ecgFiles.count, sources: decoder.sources.count,
+                ecgRecordings: ecg.recordings.count, ecgSamples: ecg.samples),
             outputs: Dictionary(uniqueKeysWithValues: written.map { ($0.name, $0.rows) }),
             routes: .init(
                 linkedByReference: linked.linkedByReference, linkedByTime: linked.linkedByTime,

@@ -11,9 +11,8 @@ extension RunOptionDeclaration {
     /// Every run setting, in the order of the help. A cohort passes each one given on its
     /// command line on to every person's `partial`.
     public static let runSettings: [RunOptionDeclaration] = [
-        format, strict, sourcePriority, joinTolerance, maxHR, maxHRFromBirthDate, splitUnit, geojsonTimes, noSVG, svgSize,
-        colourScale,
-        maps, mapArea, mapMinPoints, maxExpansionRatio, maxUncompressed,
+        format, strict, sourcePriority, joinTolerance, maxHR, maxHRFromBirthDate, splitUnit, geojsonTimes, ecgSamples, noSVG,
+        svgSize, colourScale, maps, mapArea, mapMinPoints, maxExpansionRatio, maxUncompressed,
     ]
 
     /// `--jobs`, `jobs`: a cohort's setting, not a run setting. It says how many persons run at
@@ -71,6 +70,14 @@ extension RunOptionDeclaration {
     public static let geojsonTimes = RunOptionDeclaration(
         name: "geojson-times", pipeline: .key(["geojson_times"]),
         abstract: "Add a timestamp to every position of routes.geojson ([lon, lat, ele, unix time]: kepler.gl's trip layer).")
+
+    /// `--ecg-samples`, `ecg_samples: true`.
+    public static let ecgSamples = RunOptionDeclaration(
+        name: "ecg-samples", pipeline: .key(["ecg_samples"]),
+        abstract:
+            "Also write ecg_samples.csv: every sample of every Apple Watch ECG recording (512 a second, in microvolts, "
+            + "about 15,000 rows per recording), keyed by ecg.csv's recording_id. ecg.csv, one row per recording, "
+            + "is written either way.")
 
     /// `--no-svg`, `outputs` without `svg`.
     public static let noSVG = RunOptionDeclaration(
