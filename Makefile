@@ -136,6 +136,7 @@ uninstall:
 # too (with testable imports, in .build-test/ so that they do not rebuild $(BIN)), and the debug
 # build is made only for BuildAgreementTests, which requires both builds to write the same bytes.
 TEST_SCRATCH := .build-test
+TEST_TMP     := $(TEST_SCRATCH)/tmp
 DEBUG_BIN    := .build/debug/healthtrail
 # Cases of the release/debug differential test over mutated inputs (more in `make fuzz`).
 MUTATIONS    ?= 300
@@ -158,8 +159,12 @@ test: format-check test-deps browser-deps
 	$(SWIFT) build -c release --product healthtrail
 	$(SWIFT) build -c debug --product healthtrail
 	touch $(BIN) $(DEBUG_BIN)
-	HEALTHTRAIL_BINARY=$(CURDIR)/$(BIN) HEALTHTRAIL_DEBUG_BINARY=$(CURDIR)/$(DEBUG_BIN) HEALTHTRAIL_MUTATIONS=$(MUTATIONS) \
-		$(SWIFT) test -c release --scratch-path $(TEST_SCRATCH)
+	@# The tests' scratch files (about 1 GB a run) go to a folder of their own, emptied before
+	@# each run and removed after one that passes (kept after a failure, to look into).
+	rm -rf $(TEST_TMP) && mkdir -p $(TEST_TMP)
+	TMPDIR=$(CURDIR)/$(TEST_TMP) HEALTHTRAIL_BINARY=$(CURDIR)/$(BIN) HEALTHTRAIL_DEBUG_BINARY=$(CURDIR)/$(DEBUG_BIN) \
+		HEALTHTRAIL_MUTATIONS=$(MUTATIONS) $(SWIFT) test -c release --scratch-path $(TEST_SCRATCH)
+	rm -rf $(TEST_TMP)
 
 # docs/outputs.md's table of files and columns is generated from OutputSchema (Sources/HealthTrailKit/
 # Outputs/OutputSchema.swift); `make test` fails when they differ.

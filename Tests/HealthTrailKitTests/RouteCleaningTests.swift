@@ -147,6 +147,16 @@ import Testing
         #expect(row["moving_time_s"] == String(Int(end - start) - Int(resume - pause) - 1))
         #expect(row["flags"] == "")
         #expect(manifest.routes.pointsByState == ["active": 1201, "paused": 300, "outside": 40, "glitch": 0, "vehicle": 0])
+
+        // The map: no line across the pause (one dashed connector), the three stretches that
+        // count for nothing greyed (before, paused, after), a marker per whole kilometre, and
+        // the active time in the title.
+        let svg = try String(contentsOfFile: out + "/svg/workouts/\(row["workout_id"]!).svg", encoding: .utf8)
+        func count(_ s: String) -> Int { svg.components(separatedBy: s).count - 1 }
+        #expect(count("class=\"gap\"") == 1)
+        #expect(count("class=\"trimmed\"") == 3)
+        #expect(count("class=\"split-mark\"") == Int(distance / 1000))
+        #expect(svg.contains("· 0:19:59"))
     }
 
     /// Two part files sharing their boundary point: it is written once, and the parts' figures

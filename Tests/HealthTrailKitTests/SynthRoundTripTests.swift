@@ -54,12 +54,15 @@ import FoundationXML   // XMLParser on Linux: tests check the SVG maps are well-
         #expect(Set(try rows(out, "route_points.csv").map { $0[0] }).isSubset(of: workoutIDs))
         #expect(m.routes.linkedByReference == s.routeFiles)
         // routes.geojson from the whole pipeline passes the independent RFC 7946 validator:
-        // one route line and a start and end point per route file, about 50 segments each.
+        // one route line and a start and end point per route file, about 50 segments each,
+        // and one more where a pause cuts a segment in two.
         let features = try GeoJSONWriterTests.validFeatures(out + "/routes.geojson")
         let kinds = features.compactMap { ($0["properties"] as? [String: Any])?["kind"] as? String }
         #expect(kinds.filter { $0 == "route" }.count == s.routeFiles)
         #expect(kinds.filter { $0 == "start" }.count == s.routeFiles)
-        #expect(kinds.filter { $0 == "segment" }.count == 50 * s.routeFiles)
+        let paused = s.workoutTruths.values.filter { $0.pause != nil && $0.routeFile != nil && !$0.routeMissing }.count
+        #expect(paused > 0)
+        #expect((50 * s.routeFiles...(50 * s.routeFiles + paused)).contains(kinds.filter { $0 == "segment" }.count))
         #expect(m.routes.geojsonFeatures == features.count)
 
         // svg/: a map per workout with a route, the overview, the density map, calendars; each

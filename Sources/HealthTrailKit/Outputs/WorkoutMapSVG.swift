@@ -31,6 +31,10 @@ public enum WorkoutMapSVG {
             last = i
             usable += 1
         }
+        for p in route.trimmed where MapGeometry.isUsable(p) {
+            let w = WebMercator.project(lat: p.latitude, lon: p.longitude)
+            box.add(w.x, w.y)
+        }
         let drawn = usable >= max(1, options.minimumPoints)
         let frame = MapFrame(box: box, width: width, top: titleBand)
 
@@ -47,6 +51,8 @@ public enum WorkoutMapSVG {
 
         if drawn {
             let pixels = RoutePath.project(route.points, frame: frame)
+            drawTrimmed(&out, route, frame: frame, tolerance: options.simplificationTolerance)
+            drawGaps(&out, route, pixels: pixels)
             out.literal("<g class=\"route-lines\" fill=\"none\" stroke-width=\"4\" stroke-linecap=\"round\" stroke-linejoin=\"round\">\n")
             if route.segments.isEmpty {
                 out.literal("<path class=\"route\"")
@@ -70,6 +76,7 @@ public enum WorkoutMapSVG {
                 out.literal("\"/>\n")
             }
             out.literal("</g>\n")
+            drawSplitMarks(&out, route, pixels: pixels)
             RoutePath.markers(&out, start: pixels[first], end: pixels[last], radius: 6)
         } else {
             out.textElement(
@@ -99,15 +106,82 @@ public enum WorkoutMapSVG {
         return out.bytes
     }
 
+    /// The points that count in no figure (paused, outside, driven), greyed under the route: a
+    /// `<path class="trimmed">` per stretch.
+    static func drawTrimmed(_ out: inout SVGBytes, _ route: MapRoute, frame: MapFrame, tolerance: Double) {
+        guard !route.trimmed.isEmpty else { return }
+        let pixels = RoutePath.project(route.trimmed, frame: frame)
+        out.literal("<g class=\"trimmed-lines\" fill=\"none\" stroke=\"#b0b0b0\" stroke-width=\"3\" stroke-linecap=\"round\">\n")
+        for stretch in MapRoute.stretches(of: route.trimmed, cutAt: route.trimmedGaps) {
+            out.literal("<path class=\"trimmed\"")
+            if RoutePath.appendData(&out, pixels, stretch.lowerBound, stretch.upperBound, tolerance: tolerance) {
+                out.literal("/>\n")
+            } else {
+                out.literal(" d=\"\"/>\n")
+            }
+        }
+        out.literal("</g>\n")
+    }
+
+    /// A thin dashed connector across each gap (a pause, between parts, a jump) instead of the
+    /// route's line: from the last point before it to the first after.
+    static func drawGaps(_ out: inout SVGBytes, _ route: MapRoute, pixels: [(x: Double, y: Double)]) {
+        let times = route.points.map(\.time)
+        for gap in route.gaps {
+            let after = times.partitioningIndex { $0 >= gap.upperBound }
+            guard after > 0, after < times.count else { continue }
+            let (a, b) = (pixels[after - 1], pixels[after])
+            guard a.x.isFinite, b.x.isFinite else { continue }
+            out.literal("<path class=\"gap\" d=\"M"); out.number(a.x); out.byte(0x20); out.number(a.y)
+            out.literal("L"); out.number(b.x); out.byte(0x20); out.number(b.y)
+            out.literal("\" fill=\"none\" stroke=\"#808080\" stroke-width=\"1.5\" stroke-dasharray=\"4 4\"/>\n")
+        }
+    }
+
+    /// A numbered marker where each split ended, placed along the line by time.
+    static func drawSplitMarks(_ out: inout SVGBytes, _ route: MapRoute, pixels: [(x: Double, y: Double)]) {
+        guard !route.splitMarks.isEmpty else { return }
+        let times = route.points.map { Double($0.time) }
+        out.literal("<g class=\"split-marks\">\n")
+        for mark in route.splitMarks {
+            let k = times.partitioningIndex { $0 >= mark.time }
+            guard k < times.count else { continue }
+            var p = pixels[k]
+            if k > 0 && times[k] > times[k - 1] {
+                let f = (mark.time - times[k - 1]) / (times[k] - times[k - 1])
+                let q = pixels[k - 1]
+                p = (q.x + f * (p.x - q.x), q.y + f * (p.y - q.y))
+            }
+            guard p.x.isFinite, p.y.isFinite else { continue }
+            out.literal("<circle class=\"split-mark\"")
+            out.attribute("cx", p.x); out.attribute("cy", p.y); out.attribute("r", 7)
+            out.literal(" fill=\"#ffffff\" stroke=\"#333333\" stroke-width=\"1.5\"/>\n")
+            out.textElement(mark.label, x: p.x, y: p.y + 3.5, size: 9, anchor: "middle", fill: "#333333", cls: "split-label")
+        }
+        out.literal("</g>\n")
+    }
+
     /// `Running · 2024-01-02 · 10.02 km · 0:52:13 · 142 bpm` (the bpm part only with heart rate).
     static func titleText(_ route: MapRoute) -> String {
         var parts = [
             SVGFormat.activityTitle(route.activity),
             SVGFormat.localDate(route.start, offsetMinutes: route.utcOffsetMinutes),
             SVGFormat.decimals(route.distanceMeters / 1000, 2) + " km",
-            SVGFormat.hoursMinutesSeconds(Double(route.end - route.start)),
+            SVGFormat.hoursMinutesSeconds(route.activeSeconds ?? Double(route.end - route.start)),
         ]
         if let bpm = route.meanBPM, bpm.isFinite { parts.append(SVGFormat.decimals(bpm, 0) + " bpm") }
         return parts.joined(separator: " · ")
+    }
+}
+
+extension Array {
+    /// The first index whose element satisfies `isAtOrAfter`, the array being partitioned by it.
+    fileprivate func partitioningIndex(where isAtOrAfter: (Element) -> Bool) -> Int {
+        var low = 0, high = count
+        while low < high {
+            let mid = (low + high) / 2
+            if isAtOrAfter(self[mid]) { high = mid } else { low = mid + 1 }
+        }
+        return low
     }
 }

@@ -25,6 +25,17 @@ public struct MapRoute: Sendable {
     public var points: [RoutePoint]
     /// Stretches of `points` drawn in one colour each (`RouteGeometry.segments`).
     public var segments: [RouteSegment]
+    /// Spans of UTC seconds the line does not cross (a pause, the gap between two parts, a
+    /// drive, a GPS jump): `points` on either side are joined by a dashed connector at most.
+    public var gaps: [ClosedRange<Int64>] = []
+    /// Points of the route that count in no figure (paused, outside the workout, driven), in
+    /// time order, drawn greyed; `trimmedGaps` cut them into stretches like `gaps`.
+    public var trimmed: [RoutePoint] = []
+    public var trimmedGaps: [ClosedRange<Int64>] = []
+    /// Where each split ended (`splits.csv`): a marker labelled with its number.
+    public var splitMarks: [SplitMark] = []
+    /// Active seconds, the title's duration; nil: from `start` to `end`.
+    public var activeSeconds: Double?
 
     public init(
         workoutID: String, activity: String, start: Int64, end: Int64, utcOffsetMinutes: Int32 = 0,
@@ -41,6 +52,55 @@ public struct MapRoute: Sendable {
         self.timeInZone = timeInZone
         self.points = points
         self.segments = segments
+    }
+}
+
+/// The end of a split on a workout map: its number (`3` for the third kilometre) and UTC time.
+public struct SplitMark: Sendable, Equatable {
+    public var label: String
+    public var time: Double
+
+    public init(label: String, time: Double) {
+        self.label = label
+        self.time = time
+    }
+}
+
+extension MapRoute {
+    /// `points` cut at `gaps`: index ranges of stretches that cross none. A gap lies between
+    /// two consecutive points when the first is at or before its start and the second at or
+    /// after its end (with thinned points the pair may lie further apart).
+    public static func stretches(of points: [RoutePoint], cutAt gaps: [ClosedRange<Int64>]) -> [ClosedRange<Int>] {
+        guard !points.isEmpty else { return [] }
+        var result: [ClosedRange<Int>] = []
+        var start = 0, g = 0
+        for i in 1..<points.count {
+            while g < gaps.count && gaps[g].lowerBound < points[i - 1].time { g += 1 }
+            if g < gaps.count && points[i - 1].time <= gaps[g].lowerBound && points[i].time >= gaps[g].upperBound {
+                result.append(start...(i - 1))
+                start = i
+                g += 1
+            }
+        }
+        result.append(start...(points.count - 1))
+        return result
+    }
+
+    /// `segments` cut where they cross `gaps`, so that no drawn segment joins two points a gap
+    /// separates.
+    public static func segments(_ segments: [RouteSegment], of points: [RoutePoint], cutAt gaps: [ClosedRange<Int64>]) -> [RouteSegment] {
+        guard !gaps.isEmpty else { return segments }
+        let pieces = stretches(of: points, cutAt: gaps)
+        var result: [RouteSegment] = []
+        for segment in segments {
+            for piece in pieces where piece.upperBound >= segment.first && piece.lowerBound <= segment.last {
+                var part = segment
+                part.first = Swift.max(segment.first, piece.lowerBound)
+                part.last = Swift.min(segment.last, piece.upperBound)
+                result.append(part)
+            }
+        }
+        return result
     }
 }
 

@@ -66,6 +66,20 @@ package final class RouteProcessor {
     /// other), and of those finished, in the order read.
     private var efforts: WorkoutEfforts?
     private(set) var finishedEfforts: [WorkoutEffortFigures] = []
+    /// What the route file's map needs beyond its active points.
+    private var drawing = MapDrawing()
+
+    /// A route file's breaks and greyed points, for its map.
+    private struct MapDrawing {
+        /// Spans the line must not cross, and the last active point's time.
+        var gaps: [ClosedRange<Int64>] = []
+        var lastActive: Int64?
+        /// Points that count in no figure (glitches aside), bounded like the drawn line.
+        var trimmed = DrawnPoints(cap: 20_000)
+        var trimmedGaps: [ClosedRange<Int64>] = []
+        var lastTrimmed: Int64?
+        var lastWasTrimmed = false
+    }
 
     /// - Parameter tracksSpillPath: where the tracks' coordinates go until the maps are drawn
     ///   (nil: in memory).
@@ -103,6 +117,7 @@ package final class RouteProcessor {
         cleaner.begin(limits: RouteSpeedLimits.forActivity(activity))
         chainInterval = nil
         inlineColumns.removeAll(keepingCapacity: true)
+        drawing = MapDrawing()
     }
 
     /// A route file's point with its `lat`…`vAcc` columns as the file wrote them (`RoutePointRecord`).
@@ -163,8 +178,18 @@ package final class RouteProcessor {
         }
         statsBox.value.add(point, state: entry.state, jumpBefore: entry.jumpBefore, zones: zones, continuing: continuing)
         if entry.state == .active {
+            if !continuing, let previous = drawing.lastActive { drawing.gaps.append(previous...Swift.max(previous, point.time)) }
+            drawing.lastActive = point.time
+            drawing.lastWasTrimmed = false
             pointBox.value.append(point)
             efforts?.add(point, file: statsBox.value)
+        } else if entry.state != .glitch {
+            if !drawing.lastWasTrimmed, let previous = drawing.lastTrimmed {
+                drawing.trimmedGaps.append(previous...Swift.max(previous, point.time))
+            }
+            drawing.lastTrimmed = point.time
+            drawing.lastWasTrimmed = true
+            drawing.trimmed.append(point)
         }
         lastEmitted = (point, entry.state == .active ? entry.interval : nil)
         writeRow(entry)
@@ -216,7 +241,8 @@ package final class RouteProcessor {
         let points = pointBox.value.finish()
         guard let first = points.first, let last = points.last else { return }
         let meanBPM = stats.meanBPM
-        let segments = RouteGeometry.segments(points, zones: zones)
+        let gaps = drawing.gaps
+        let segments = MapRoute.segments(RouteGeometry.segments(points, zones: zones), of: points, cutAt: gaps)
         geojson?.add(
             RouteFeature(
                 workoutID: id, activity: activity, routeFile: file, start: first.time, end: last.time,
@@ -225,10 +251,16 @@ package final class RouteProcessor {
         guard let maps else { return }
         tracks.add(workoutID: id, activity: activity, points: points)
         guard maps.drawWorkouts else { return }
-        let route = MapRoute(
+        var route = MapRoute(
             workoutID: id, activity: activity, start: first.time, end: last.time,
             utcOffsetMinutes: maps.offsets[id] ?? 0, distanceMeters: stats.distance, meanBPM: meanBPM,
             timeInZone: stats.timeInZone, points: points, segments: segments)
+        route.gaps = gaps
+        route.trimmed = drawing.trimmed.finish()
+        route.trimmedGaps = drawing.trimmedGaps
+        route.activeSeconds = stats.elapsed
+        route.splitMarks = (efforts?.completedSplits ?? []).filter { $0.endTime >= Double(first.time) && $0.endTime <= Double(last.time) }
+            .map { SplitMark(label: String($0.index), time: $0.endTime) }
         let files = maps.filesPerWorkout[id] ?? 1
         guard files > 1 else {
             try maps.drawWorkout(route)
@@ -261,7 +293,8 @@ package final class RouteProcessor {
                 guard halved.count < piece.points.count else { continue }
                 dropped += piece.points.count - halved.count
                 pendingMaps[id]![k].points = halved
-                pendingMaps[id]![k].segments = RouteGeometry.segments(halved, zones: zones)
+                pendingMaps[id]![k].segments = MapRoute.segments(
+                    RouteGeometry.segments(halved, zones: zones), of: halved, cutAt: piece.gaps)
             }
         }
         pendingPoints -= dropped
@@ -312,11 +345,27 @@ extension MapRoute {
             if let m = piece.meanBPM { bpmSum += m * Double(piece.points.count); bpmCount += Double(piece.points.count) }
         }
         let first = sorted[0]
-        return MapRoute(
+        var route = MapRoute(
             workoutID: first.workoutID, activity: first.activity, start: first.start,
             end: sorted.map(\.end).max()!, utcOffsetMinutes: first.utcOffsetMinutes,
             distanceMeters: sorted.map(\.distanceMeters).reduce(0, +),
             meanBPM: bpmCount > 0 ? bpmSum / bpmCount : nil, timeInZone: timeInZone,
             points: points, segments: segments)
+        // The pieces' own breaks, and one between each piece and the next.
+        for (k, piece) in sorted.enumerated() {
+            route.gaps += piece.gaps
+            route.trimmed += piece.trimmed
+            route.trimmedGaps += piece.trimmedGaps
+            route.splitMarks += piece.splitMarks
+            if k + 1 < sorted.count {
+                let next = sorted[k + 1]
+                if next.start > piece.end { route.gaps.append(piece.end...next.start) }
+                if let a = piece.trimmed.last?.time, let b = next.trimmed.first?.time, b >= a { route.trimmedGaps.append(a...b) }
+            }
+        }
+        route.gaps.sort { $0.lowerBound < $1.lowerBound }
+        route.trimmedGaps.sort { $0.lowerBound < $1.lowerBound }
+        route.activeSeconds = sorted.reduce(0) { $0 + ($1.activeSeconds ?? Double($1.end - $1.start)) }
+        return route
     }
 }

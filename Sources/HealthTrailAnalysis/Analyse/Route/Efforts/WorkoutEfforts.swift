@@ -42,6 +42,9 @@ package struct WorkoutEfforts {
         if !targets.isEmpty { samples.append(sample) }
     }
 
+    /// The splits completed so far: their ends mark the workout's map.
+    package var completedSplits: [Split] { splits.splits }
+
     /// Ends a route file of the workout, whose figures were `file`.
     package mutating func endFile(_ file: RouteStats) {
         base.distance += file.distance
