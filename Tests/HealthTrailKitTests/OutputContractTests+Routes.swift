@@ -196,7 +196,8 @@ extension OutputContractTests {
             },
             "state": { f, t in
                 // The generator's glitches are found exactly; its drive, with up to a vehicle
-                // window of the walk before it (the first window fast enough reaches back);
+                // window of the walk before it (the first window fast enough reaches back), less
+                // a few points where it turns back (the straight line across a window is short);
                 // nothing else is taken out, since it writes no point while paused or outside.
                 var seen: Set<String> = []
                 for (workout, rows, _) in routeRows(f) {
@@ -206,7 +207,8 @@ extension OutputContractTests {
                     #expect(states["glitch", default: 0] == truth.glitchPoints, "\(workout): glitches \(states)")
                     let vehicle = states["vehicle", default: 0]
                     #expect(
-                        truth.drivePoints == 0 ? vehicle == 0 : (truth.drivePoints...(truth.drivePoints + 61)).contains(vehicle),
+                        truth.drivePoints == 0
+                            ? vehicle == 0 : (truth.drivePoints * 9 / 10...(truth.drivePoints + 61)).contains(vehicle),
                         "\(workout): \(vehicle) vehicle points for a drive of \(truth.drivePoints)")
                     #expect(states["paused", default: 0] + states["outside", default: 0] == 0, "\(workout): \(states)")
                 }

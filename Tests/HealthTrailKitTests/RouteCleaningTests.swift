@@ -175,6 +175,10 @@ import Testing
         let expected = zip(first, first.dropFirst()).reduce(0) { $0 + Self.metres($1.0, $1.1) } * 2
         #expect(abs(Double(row["route_distance_m"]!)! - expected) < 0.06)
 
+        // One line on the map: the parts touch, so no connector between them.
+        let svg = try String(contentsOfFile: out + "/svg/workouts/\(row["workout_id"]!).svg", encoding: .utf8)
+        #expect(!svg.contains("class=\"gap\""))
+
         let gap = Self.track(start, end, speed: 3)
         let (gapOut, _) = try Self.run(
             start: start, end: end, children: Self.part(start, middle) + Self.part(middle + 120, end), files: [gap], "gap")
@@ -200,6 +204,38 @@ import Testing
         #expect(abs(Double(row["route_distance_m"]!)! - distance) < 0.06)
         #expect(row["flags"] == "glitch")
         #expect(manifest.routes.flaggedWorkouts == ["glitch": 1, "vehicle": 0])
+    }
+
+    /// What real tracks do that is not a glitch: GPS noise of several metres on every fix of
+    /// sprint intervals at 7 m/s, and a clock stepping back: nothing taken out. A first fix far
+    /// off is the glitch, not the run after it.
+    @Test func noiseClockStepsAndABadFirstFixTakeNothingReal() throws {
+        let start = Self.t0
+        var fixes: [Fix] = []
+        var lat = 48.85, state: UInt64 = 42
+        func noise() -> Double {   // uniform in ±1, a fixed sequence
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Double(state >> 11) / Double(1 << 52) - 1
+        }
+        for t in start...(start + 990) {
+            let speed = (t - start) % 165 < 75 ? 7.0 : 2.0
+            lat += speed / 111_195
+            fixes.append(Fix(t: t, lat: lat + 5 * noise() / 111_195, lon: 2.35 + 5 * noise() / 73_000))
+        }
+        let (out, _) = try Self.run(start: start, end: start + 1000, files: [fixes])
+        #expect(try Self.states(out).allSatisfy { $0 == "active" })
+
+        var stepped = Self.track(start, start + 600, speed: 3)
+        for k in 300..<stepped.count { stepped[k].t -= 200 }
+        let (steppedOut, _) = try Self.run(start: start - 300, end: start + 600, files: [stepped], "stepped")
+        #expect(!(try Self.states(steppedOut)).contains("vehicle"))
+
+        var badFirst = Self.track(start, start + 600, speed: 3)
+        badFirst[0].lat -= 2000 / 111_195.0
+        let (badOut, _) = try Self.run(start: start, end: start + 600, files: [badFirst], "badFirst")
+        #expect(try Self.states(badOut) == ["glitch"] + Array(repeating: "active", count: 600))
+        let expected = zip(badFirst.dropFirst(), badFirst.dropFirst(2)).reduce(0) { $0 + Self.metres($1.0, $1.1) }
+        #expect(abs(Double(try Self.workout(badOut)["route_distance_m"]!)! - expected) < 0.06)
     }
 
     /// A walk nobody ended, driven home: the drive is a vehicle's and counts for nothing; a

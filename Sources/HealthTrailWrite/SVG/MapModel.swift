@@ -34,6 +34,9 @@ public struct MapRoute: Sendable {
     public var trimmedGaps: [ClosedRange<Int64>] = []
     /// Where each split ended (`splits.csv`): a marker labelled with its number.
     public var splitMarks: [SplitMark] = []
+    /// The piece goes on from the previous piece's last point (a part boundary's repeated
+    /// point): no gap between them.
+    public var joinsPrevious = false
     /// Active seconds, the title's duration; nil: from `start` to `end`.
     public var activeSeconds: Double?
 

@@ -44,7 +44,8 @@ package final class RouteProcessor {
     private var workoutID = OwnedBytes(copying: [UInt8]())
     private var current: (id: String, activity: String, file: String?)?
     /// The current route's workout windows, and its points' filter.
-    private var windows = WorkoutWindows.unbounded
+    /// (Boxed: read once per point, and a copy out of a class property would retain its arrays.)
+    private let windowsBox = UncheckedBox(WorkoutWindows.unbounded)
     private let cleaner = TrackCleaner()
     /// The CSV columns of the points the cleaner still holds (route files), and the numbers of
     /// an inline route's points (old exports), by the entries' `payload`.
@@ -64,10 +65,11 @@ package final class RouteProcessor {
     package var splitUnit = SplitUnit.km
     /// The splits and best efforts of the workout being read (its files come one after the
     /// other), and of those finished, in the order read.
-    private var efforts: WorkoutEfforts?
+    /// (Boxed, like the other state updated once per point: see `UncheckedBox`.)
+    private let effortsBox = UncheckedBox<WorkoutEfforts?>(nil)
     private(set) var finishedEfforts: [WorkoutEffortFigures] = []
     /// What the route file's map needs beyond its active points.
-    private var drawing = MapDrawing()
+    private let drawingBox = UncheckedBox(MapDrawing())
 
     /// A route file's breaks and greyed points, for its map.
     private struct MapDrawing {
@@ -79,6 +81,8 @@ package final class RouteProcessor {
         var trimmedGaps: [ClosedRange<Int64>] = []
         var lastTrimmed: Int64?
         var lastWasTrimmed = false
+        /// The file went on from the previous file's last point (a part boundary's repeat).
+        var joinsPrevious = false
     }
 
     /// - Parameter tracksSpillPath: where the tracks' coordinates go until the maps are drawn
@@ -105,19 +109,19 @@ package final class RouteProcessor {
         // A multi-part workout's next file often repeats the previous file's last point.
         boundaryPoint = lastWritten.flatMap { $0.id == id ? ($0.point, $0.interval) : nil }
         current = (id, activity, routeFile)
-        if efforts?.workoutID != id {
+        if effortsBox.value?.workoutID != id {
             finishEfforts()
-            efforts = WorkoutEfforts(workoutID: id, activity: activity, splitUnit: splitUnit)
+            effortsBox.value = WorkoutEfforts(workoutID: id, activity: activity, splitUnit: splitUnit)
         }
         workoutID = OwnedBytes(copying: Array(id.utf8))
         cursor = join.map { HeartRateJoin.Cursor($0) }
         pointBox.value.reset()
         statsBox.value = RouteStats(zoneCount: zones.zones.count)
-        self.windows = windows
+        windowsBox.value = windows
         cleaner.begin(limits: RouteSpeedLimits.forActivity(activity))
         chainInterval = nil
         inlineColumns.removeAll(keepingCapacity: true)
-        drawing = MapDrawing()
+        drawingBox.value = MapDrawing()
     }
 
     /// A route file's point with its `lat`…`vAcc` columns as the file wrote them (`RoutePointRecord`).
@@ -146,13 +150,14 @@ package final class RouteProcessor {
                 // Written once, with the previous file; the chain goes on from it.
                 duplicatePoints += 1
                 statsBox.value.seed(b.point, active: b.interval != nil)
+                drawingBox.value.joinsPrevious = b.interval != nil
                 chainInterval = b.interval
                 return nil
             }
         }
         var point = p
         point.bpm = cursor?.bpm(at: p.time)
-        let (state, interval) = windows.locate(p.time)
+        let (state, interval) = windowsBox.value.locate(p.time)
         return (point, state, interval)
     }
 
@@ -176,20 +181,27 @@ package final class RouteProcessor {
         case .paused, .outside, .vehicle:
             chainInterval = nil
         }
-        statsBox.value.add(point, state: entry.state, jumpBefore: entry.jumpBefore, zones: zones, continuing: continuing)
+        statsBox.value.add(
+            point, state: entry.state, jumpBefore: entry.jumpBefore, zones: zones, continuing: continuing,
+            knownStep: entry.anchorMetres)
         if entry.state == .active {
-            if !continuing, let previous = drawing.lastActive { drawing.gaps.append(previous...Swift.max(previous, point.time)) }
-            drawing.lastActive = point.time
-            drawing.lastWasTrimmed = false
-            pointBox.value.append(point)
-            efforts?.add(point, file: statsBox.value)
-        } else if entry.state != .glitch {
-            if !drawing.lastWasTrimmed, let previous = drawing.lastTrimmed {
-                drawing.trimmedGaps.append(previous...Swift.max(previous, point.time))
+            if !continuing, let previous = drawingBox.value.lastActive {
+                drawingBox.value.gaps.append(previous...Swift.max(previous, point.time))
             }
-            drawing.lastTrimmed = point.time
-            drawing.lastWasTrimmed = true
-            drawing.trimmed.append(point)
+            drawingBox.value.lastActive = point.time
+            drawingBox.value.lastWasTrimmed = false
+            pointBox.value.append(point)
+            // Field by field: a copy of the whole `RouteStats` would retain its arrays.
+            effortsBox.value?.add(
+                point, distance: statsBox.value.distance, elapsed: statsBox.value.elapsed,
+                moving: statsBox.value.movingTime, climb: statsBox.value.elevationGain)
+        } else if entry.state != .glitch {
+            if !drawingBox.value.lastWasTrimmed, let previous = drawingBox.value.lastTrimmed {
+                drawingBox.value.trimmedGaps.append(previous...Swift.max(previous, point.time))
+            }
+            drawingBox.value.lastTrimmed = point.time
+            drawingBox.value.lastWasTrimmed = true
+            drawingBox.value.trimmed.append(point)
         }
         lastEmitted = (point, entry.state == .active ? entry.interval : nil)
         writeRow(entry)
@@ -236,30 +248,37 @@ package final class RouteProcessor {
         lastEmitted = nil
         current = nil
         statsByWorkout[id, default: RouteStats(zoneCount: zones.zones.count)].merge(stats)
-        efforts?.endFile(stats)
+        effortsBox.value?.endFile(stats)
         thinnedPoints += pointBox.value.thinned
         let points = pointBox.value.finish()
-        guard let first = points.first, let last = points.last else { return }
+        let drawing = drawingBox.value
+        let trimmed = drawing.trimmed.finish()
+        // A file with no active point still has its greyed points, and is a piece of its
+        // workout's map.
+        guard let first = points.first ?? trimmed.first, let last = points.last ?? trimmed.last else { return }
         let meanBPM = stats.meanBPM
         let gaps = drawing.gaps
         let segments = MapRoute.segments(RouteGeometry.segments(points, zones: zones), of: points, cutAt: gaps)
-        geojson?.add(
-            RouteFeature(
-                workoutID: id, activity: activity, routeFile: file, start: first.time, end: last.time,
-                distanceMeters: stats.distance, durationSeconds: Double(last.time - first.time),
-                averageBPM: meanBPM, points: points, segments: segments, zoneNames: zones.zones.map(\.name)))
+        if !points.isEmpty {
+            geojson?.add(
+                RouteFeature(
+                    workoutID: id, activity: activity, routeFile: file, start: first.time, end: last.time,
+                    distanceMeters: stats.distance, durationSeconds: Double(last.time - first.time),
+                    averageBPM: meanBPM, points: points, segments: segments, zoneNames: zones.zones.map(\.name)))
+        }
         guard let maps else { return }
-        tracks.add(workoutID: id, activity: activity, points: points)
+        if !points.isEmpty { tracks.add(workoutID: id, activity: activity, points: points) }
         guard maps.drawWorkouts else { return }
         var route = MapRoute(
             workoutID: id, activity: activity, start: first.time, end: last.time,
             utcOffsetMinutes: maps.offsets[id] ?? 0, distanceMeters: stats.distance, meanBPM: meanBPM,
             timeInZone: stats.timeInZone, points: points, segments: segments)
         route.gaps = gaps
-        route.trimmed = drawing.trimmed.finish()
+        route.trimmed = trimmed
+        route.joinsPrevious = drawing.joinsPrevious
         route.trimmedGaps = drawing.trimmedGaps
         route.activeSeconds = stats.elapsed
-        route.splitMarks = (efforts?.completedSplits ?? []).filter { $0.endTime >= Double(first.time) && $0.endTime <= Double(last.time) }
+        route.splitMarks = (effortsBox.value?.completedSplits ?? []).filter { $0.endTime >= Double(first.time) && $0.endTime <= Double(last.time) }
             .map { SplitMark(label: String($0.index), time: $0.endTime) }
         let files = maps.filesPerWorkout[id] ?? 1
         guard files > 1 else {
@@ -278,8 +297,8 @@ package final class RouteProcessor {
 
     /// Ends the splits and best efforts of the workout being read; call once every route is read.
     package func finishEfforts() {
-        if var done = efforts { finishedEfforts.append(done.finish()) }
-        efforts = nil
+        if var done = effortsBox.value { finishedEfforts.append(done.finish()) }
+        effortsBox.value = nil
     }
 
     /// Halves every pending piece's points (ends kept, segments cut anew); false when no piece
@@ -359,7 +378,7 @@ extension MapRoute {
             route.splitMarks += piece.splitMarks
             if k + 1 < sorted.count {
                 let next = sorted[k + 1]
-                if next.start > piece.end { route.gaps.append(piece.end...next.start) }
+                if next.start > piece.end && !next.joinsPrevious { route.gaps.append(piece.end...next.start) }
                 if let a = piece.trimmed.last?.time, let b = next.trimmed.first?.time, b >= a { route.trimmedGaps.append(a...b) }
             }
         }

@@ -88,8 +88,9 @@ public struct RouteStats: Sendable {
     public static let elevationWindow = 15
 
     private var last: RoutePoint?
-    /// The previous point of any state, for `allPointsDistance`.
+    /// The previous point of any state, for `allPointsDistance`, and whether it was counted.
     private var lastOfAny: RoutePoint?
+    private var lastOfAnyCounted = false
     /// The last `elevationWindow` elevations (ring buffer) and their count.
     private var recentElevations: [Double] = []
     private var nextSlot = 0
@@ -107,22 +108,34 @@ public struct RouteStats: Sendable {
     /// file repeats first (`RouteProcessor`); the step from it counts when it was active.
     public mutating func seed(_ p: RoutePoint, active: Bool) {
         lastOfAny = p
+        lastOfAnyCounted = active
         last = active ? p : nil
     }
 
     /// Adds the next point of the route, whatever its state: it counts in `allPointsDistance`
     /// and `pointsByState`; an active one goes on to `add(_:zones:continuing:)`.
-    public mutating func add(_ p: RoutePoint, state: PointState, jumpBefore: Bool = false, zones: HeartRateZones, continuing: Bool) {
-        if let previous = lastOfAny { allPointsDistance += RouteGeometry.haversine(previous, p) }
+    ///
+    /// - Parameter knownStep: metres from the previous counted point when the caller has them
+    ///   (`TrackCleaner` measured them), NaN otherwise: a step is measured once.
+    public mutating func add(
+        _ p: RoutePoint, state: PointState, jumpBefore: Bool = false, zones: HeartRateZones, continuing: Bool,
+        knownStep: Double = .nan
+    ) {
+        let step = continuing && !knownStep.isNaN ? knownStep : nil
+        if let previous = lastOfAny {
+            // The previous point of any state is the previous counted one when nothing came between.
+            allPointsDistance += lastOfAnyCounted && step != nil ? step! : RouteGeometry.haversine(previous, p)
+        }
         lastOfAny = p
+        lastOfAnyCounted = state == .active
         pointsByState[Int(state.rawValue)] += 1
         if jumpBefore { jumps += 1 }
-        if state == .active { add(p, zones: zones, continuing: continuing) }
+        if state == .active { add(p, zones: zones, continuing: continuing, knownStep: step ?? .nan) }
     }
 
     /// Adds the next point of the route; a step from the previous point counts when
     /// `continuing` (a new chain starts otherwise).
-    public mutating func add(_ p: RoutePoint, zones: HeartRateZones, continuing: Bool = true) {
+    public mutating func add(_ p: RoutePoint, zones: HeartRateZones, continuing: Bool = true, knownStep: Double = .nan) {
         if !continuing { last = nil }
         points += 1
         if let e = p.elevation, e.isFinite { addElevation(e) }
@@ -135,7 +148,7 @@ public struct RouteStats: Sendable {
         defer { last = p }
         guard let prev = last else { return }
 
-        let step = RouteGeometry.haversine(prev, p)
+        let step = knownStep.isNaN ? RouteGeometry.haversine(prev, p) : knownStep
         distance += step
         let dt = Double(p.time - prev.time)
         if dt > 0 { elapsed += dt }

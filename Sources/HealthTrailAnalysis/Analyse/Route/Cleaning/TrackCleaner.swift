@@ -1,3 +1,4 @@
+import HealthTrailArchive
 import HealthTrailDecode
 
 /// A route point on its way through `TrackCleaner`: its state so far, and where the caller
@@ -10,6 +11,9 @@ package struct CleanerEntry {
     /// The GPS jumped just before this point: the step into it is no evidence of distance
     /// covered, and does not count.
     package var jumpBefore = false
+    /// Metres from the last trusted point when the filter measured them (NaN otherwise): the
+    /// step the figures count, so that it is measured once.
+    package var anchorMetres = Double.nan
     /// The caller's handle to the point's row (a `ByteQueue` position, an array index, …).
     package var payload: Int
     package var payloadLength: Int
@@ -32,25 +36,35 @@ package struct CleanerEntry {
 ///   any *suspects* since the anchor were glitches (off, then back);
 /// - a point the anchor could not reach is a suspect; once `jumpConfirmation` suspects in a row
 ///   each reach the next, the signal came back somewhere else: they are taken, and the step into
-///   the first is a jump that counts for nothing;
-/// - in a workout on foot, every taken point of a window of at least `vehicleWindow` seconds
-///   whose trusted distance implies more than the activity's `vehicleSpeed` is a vehicle's.
+///   the first is a jump that counts for nothing. If the chain before the jump had fewer points
+///   than that, it was the glitch (a bad first fix): its points are marked so;
+/// - in a workout on foot, every taken point of a window of at least `vehicleWindow` seconds is
+///   a vehicle's when both its trusted distance and the straight line across it imply more than
+///   the activity's `vehicleSpeed` (the straight line keeps GPS noise, which lengthens every
+///   step, from turning a sprint into a drive). Time going backwards starts a new window.
 ///
-/// Points wait at most three vehicle windows of route time (or while suspects are undecided),
-/// so memory stays small whatever the route's length.
+/// Points wait at most three vehicle windows of route time, while suspects are undecided, or
+/// while the chain is younger than `jumpConfirmation` points; never more than `maxWaiting`
+/// points, so memory stays small whatever the route's length.
 package final class TrackCleaner {
     private var limits = RouteSpeedLimits.forActivity("")
     /// Entries not yet handed out are `queue[head...]`; `queue[k]` is entry number `base + k`.
-    private var queue: [CleanerEntry] = []
+    /// (Boxed: appended to and updated once per point; see `UncheckedBox`.)
+    private let queueBox = UncheckedBox<[CleanerEntry]>([])
     private var head = 0
     private var base = 0
     /// The last taken point of the current interval: its point, interval and chain distance.
     private var anchor: (point: RoutePoint, interval: Int, distance: Double)?
     /// Entry numbers of the undecided points after the anchor.
     private var suspects: [Int] = []
+    /// Entry numbers of the current chain's taken points while it has fewer than
+    /// `jumpConfirmation`: they wait, since a jump may yet show them to be the glitch.
+    private var youngChain: [Int] = []
+    /// Points taken since the chain started.
+    private var chainTaken = 0
     /// Taken points of the current interval still inside the vehicle window, oldest first
-    /// from `recentStart`.
-    private var recent: [(time: Int64, distance: Double, number: Int)] = []
+    /// from `recentStart`. (Boxed like the queue.)
+    private let recentBox = UncheckedBox<[(time: Int64, distance: Double, point: RoutePoint, number: Int)]>([])
     private var recentStart = 0
     /// The latest time pushed: an entry older than `horizon` behind it is decided.
     private var newest = Int64.min
@@ -59,17 +73,22 @@ package final class TrackCleaner {
     /// The longest a point waits behind the newest: a vehicle window may stretch to three
     /// windows when fixes are sparse.
     private static let horizon = 3 * RouteSpeedLimits.vehicleWindow
+    /// Points held at most: beyond, undecided suspects are settled as glitches and the oldest
+    /// points go out as they are.
+    package static let maxWaiting = 10_000
 
     package init() {}
 
     /// Starts a route file (the previous one must have been drained after `finish`).
     package func begin(limits: RouteSpeedLimits) {
         self.limits = limits
-        queue.removeAll(keepingCapacity: true)
+        queueBox.value.removeAll(keepingCapacity: true)
         head = 0
         base = 0
         anchor = nil
         suspects.removeAll(keepingCapacity: true)
+        youngChain.removeAll(keepingCapacity: true)
+        chainTaken = 0
         endChain()
         newest = .min
         finishing = false
@@ -77,29 +96,35 @@ package final class TrackCleaner {
 
     /// Adds the route's next point, its state from the windows (`active`, `paused`, `outside`).
     package func push(_ entry: CleanerEntry) {
-        let number = base + queue.count
-        queue.append(entry)
+        let number = base + queueBox.value.count
+        queueBox.value.append(entry)
         newest = Swift.max(newest, entry.point.time)
+        if let first = suspects.first, number - first >= Self.maxWaiting { settleSuspects() }
         guard entry.state == .active else {
             // Anything not active ends the chain: no step is counted across it.
             settleSuspects()
             anchor = nil
+            youngChain.removeAll(keepingCapacity: true)
+            chainTaken = 0
             endChain()
             return
         }
         if let accuracy = entry.point.horizontalAccuracy, accuracy > RouteSpeedLimits.worstAccuracy {
-            queue[queue.count - 1].state = .glitch
+            self[number].state = .glitch
             return
         }
         guard let a = anchor, a.interval == entry.interval else {
             settleSuspects()
             endChain()
+            youngChain.removeAll(keepingCapacity: true)
+            chainTaken = 0
             take(number, distance: 0)
             return
         }
         let metres = RouteGeometry.haversine(a.point, entry.point)
         if !impossible(a.point, entry.point, metres: metres) {
-            settleSuspects(as: .glitch)
+            settleSuspects()
+            self[number].anchorMetres = metres
             take(number, distance: a.distance + metres)
             return
         }
@@ -108,20 +133,30 @@ package final class TrackCleaner {
         if let last = suspects.last {
             let previous = self[last].point
             if impossible(previous, entry.point, metres: RouteGeometry.haversine(previous, entry.point)) {
-                settleSuspects(as: .glitch)
+                settleSuspects()
             }
         }
         suspects.append(number)
         guard suspects.count >= RouteSpeedLimits.jumpConfirmation else { return }
-        // Confirmed: the track goes on from where the signal came back.
+        // Confirmed: the track goes on from where the signal came back. A chain too short to
+        // be trusted before it was the glitch: a bad fix the track started from.
         let run = suspects
         suspects.removeAll(keepingCapacity: true)
-        self[run[0]].jumpBefore = true
+        let badStart = !youngChain.isEmpty && youngChain.count < RouteSpeedLimits.jumpConfirmation
+        if badStart {
+            for k in youngChain where k >= base + head { self[k].state = .glitch }
+        } else {
+            self[run[0]].jumpBefore = true
+        }
+        youngChain.removeAll(keepingCapacity: true)
+        chainTaken = 0
         endChain()
-        var distance = a.distance
+        var distance = badStart ? 0 : a.distance
         take(run[0], distance: distance)
         for (k, previous) in zip(run.dropFirst(), run) {
-            distance += RouteGeometry.haversine(self[previous].point, self[k].point)
+            let step = RouteGeometry.haversine(self[previous].point, self[k].point)
+            self[k].anchorMetres = step
+            distance += step
             take(k, distance: distance)
         }
     }
@@ -129,24 +164,29 @@ package final class TrackCleaner {
     /// No more points in this file: undecided suspects are glitches, every entry can go out.
     package func finish() {
         settleSuspects()
+        youngChain.removeAll(keepingCapacity: true)
         finishing = true
     }
 
     /// The next entry whose state is final, in the order pushed; nil when the next must wait.
     @inline(__always)
     package func next() -> CleanerEntry? {
-        guard head < queue.count else {
-            base += queue.count
-            queue.removeAll(keepingCapacity: true)
+        let count = queueBox.value.count
+        guard head < count else {
+            base += count
+            queueBox.value.removeAll(keepingCapacity: true)
             head = 0
             return nil
         }
-        let entry = queue[head]
-        if let first = suspects.first, base + head >= first { return nil }
-        if !finishing, limits.vehicleSpeed != nil, newest - entry.point.time <= Self.horizon { return nil }
+        let entry = queueBox.value[head]
+        if count - head <= Self.maxWaiting {
+            if let first = suspects.first, base + head >= first { return nil }
+            if let first = youngChain.first, base + head >= first { return nil }
+            if !finishing, limits.vehicleSpeed != nil, newest - entry.point.time <= Self.horizon { return nil }
+        }
         head += 1
-        if head >= 4096 && head * 2 >= queue.count {
-            queue.removeFirst(head)
+        if head >= 4096 && head * 2 >= count {
+            queueBox.value.removeFirst(head)
             base += head
             head = 0
         }
@@ -154,8 +194,8 @@ package final class TrackCleaner {
     }
 
     private subscript(number: Int) -> CleanerEntry {
-        get { queue[number - base] }
-        set { queue[number - base] = newValue }
+        get { queueBox.value[number - base] }
+        set { queueBox.value[number - base] = newValue }
     }
 
     @inline(__always)
@@ -166,13 +206,14 @@ package final class TrackCleaner {
 
     /// Suspects that never confirmed a jump were off, then back (or never came back before the
     /// chain ended): glitches.
-    private func settleSuspects(as state: PointState = .glitch) {
-        for s in suspects { self[s].state = state }
+    private func settleSuspects() {
+        guard !suspects.isEmpty else { return }
+        for s in suspects where s >= base + head { self[s].state = .glitch }
         suspects.removeAll(keepingCapacity: true)
     }
 
     private func endChain() {
-        recent.removeAll(keepingCapacity: true)
+        recentBox.value.removeAll(keepingCapacity: true)
         recentStart = 0
     }
 
@@ -181,16 +222,27 @@ package final class TrackCleaner {
     private func take(_ number: Int, distance: Double) {
         let entry = self[number]
         anchor = (entry.point, entry.interval, distance)
+        chainTaken += 1
+        if chainTaken < RouteSpeedLimits.jumpConfirmation {
+            youngChain.append(number)
+        } else if !youngChain.isEmpty {
+            youngChain.removeAll(keepingCapacity: true)
+        }
         guard let vehicleSpeed = limits.vehicleSpeed else { return }
         let time = entry.point.time
-        recent.append((time, distance, number))
-        while recent.count - recentStart >= 2 && time - recent[recentStart + 1].time >= RouteSpeedLimits.vehicleWindow {
+        // A clock stepping back would make the window's seconds too few for its distance.
+        if let last = recentBox.value.last, time < last.time { endChain() }
+        recentBox.value.append((time, distance, entry.point, number))
+        while recentBox.value.count - recentStart >= 2
+            && time - recentBox.value[recentStart + 1].time >= RouteSpeedLimits.vehicleWindow
+        {
             recentStart += 1
         }
-        let first = recent[recentStart]
+        let first = recentBox.value[recentStart]
         let seconds = time - first.time
         if seconds >= RouteSpeedLimits.vehicleWindow && seconds <= Self.horizon
             && (distance - first.distance) / Double(seconds) > vehicleSpeed
+            && RouteGeometry.haversine(first.point, entry.point) / Double(seconds) > vehicleSpeed
         {
             // Entries before `base + head` are out already; the horizon keeps that from
             // happening inside a window that is not longer than it.
@@ -199,7 +251,7 @@ package final class TrackCleaner {
             }
         }
         if recentStart >= 1024 {
-            recent.removeFirst(recentStart)
+            recentBox.value.removeFirst(recentStart)
             recentStart = 0
         }
     }

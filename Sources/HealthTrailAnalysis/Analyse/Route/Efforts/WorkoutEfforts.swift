@@ -13,6 +13,9 @@ package struct WorkoutEfforts {
     private var splits: SplitBuilder
     private let targets: [(name: String, metres: Double)]
     private var samples: [TrackSample] = []
+    /// The time and distance of the last sample added.
+    private var lastTime = Int64.min
+    private var lastDistance = 0.0
     /// The totals of the workout's finished files.
     private var base = (distance: 0.0, elapsed: 0.0, moving: 0.0, climb: 0.0)
 
@@ -32,12 +35,17 @@ package struct WorkoutEfforts {
         }
     }
 
-    /// Adds an active point, `file` being its route file's figures with the point added.
+    /// Adds an active point; `distance` … `climb` are its route file's running figures
+    /// (`RouteStats`) with the point added. A point earlier than the last one added (route files
+    /// of one workout that overlap in time) is left out: the track must run forward in time.
     @inline(__always)
-    package mutating func add(_ point: RoutePoint, file: RouteStats) {
+    package mutating func add(_ point: RoutePoint, distance: Double, elapsed: Double, moving: Double, climb: Double) {
+        guard point.time >= lastTime else { return }
+        lastTime = point.time
         let sample = TrackSample(
-            time: point.time, distance: base.distance + file.distance, elapsed: base.elapsed + file.elapsed,
-            moving: base.moving + file.movingTime, climb: base.climb + file.elevationGain, bpm: point.bpm)
+            time: point.time, distance: Swift.max(lastDistance, base.distance + distance), elapsed: base.elapsed + elapsed,
+            moving: base.moving + moving, climb: base.climb + climb, bpm: point.bpm)
+        lastDistance = sample.distance
         splits.add(sample)
         if !targets.isEmpty { samples.append(sample) }
     }
