@@ -228,6 +228,22 @@ import Testing
 
     /// Recordings of the same second get `-2`, `-3` in order of their files, whatever order the
     /// archive lists them in; ecg.csv is in time order.
+    /// Two entries of one name (a malformed zip): each recording's samples come from its own
+    /// entry.
+    @Test func twoEntriesOfOneNameKeepTheirOwnSamples() throws {
+        let dir = Support.temporaryDirectory()
+        let zip = try Self.archive(
+            dir,
+            [
+                ("ecg_1.csv", Self.ecgFile(samples: ["1", "2", "3"])),
+                ("ecg_1.csv", Self.ecgFile(recorded: "2023-03-04 21:00:00 -0500", samples: ["4", "5"])),
+            ])
+        let run = try Support.runCLI(["run", zip, "--out", dir + "/out", "--ecg-samples", "--quiet"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let samples = try Support.readCSV(dir + "/out/ecg_samples.csv")
+        #expect(samples.rows.map { $0[3] } == ["1", "2", "3", "4", "5"])
+    }
+
     @Test func idsFollowTheRecordedTimeWithASuffixOnAClash() throws {
         let same = Self.ecgFile(recorded: "2023-03-04 20:55:07 -0500")
         let earlier = Self.ecgFile(recorded: "2023-03-04 19:00:00 -0800")   // 03:00:00Z the next day: later

@@ -20,11 +20,14 @@ enum ECGStage {
 
     static func run(_ run: RunContext) throws -> Result {
         var recordings: [ECGRecording] = []
+        // Each recording's entry: two entries may share a path in a malformed zip.
+        var entries: [ArchiveEntry] = []
         for entry in run.layout.ecgFiles.sorted(by: { $0.path < $1.path }) {
             let decoder = ECGDecoder()
             do {
                 try run.source.read(entry) { chunk in try decoder.feed(chunk) { _, _ in } }
                 recordings.append(try decoder.finish(entry: entry.path) { _, _ in })
+                entries.append(entry)
             } catch let malformed as ECGMalformed {
                 if let fatal = run.faults.record(entry: entry.path, line: malformed.line, kind: malformed.kind, malformed.message) {
                     throw fatal
@@ -38,15 +41,18 @@ enum ECGStage {
         for row in rows { ECGOutputs.write(row, to: table) }
         if run.options.ecgSamples {
             let samples = try run.outputs.addWriter(OutputSchema.ecgSamples.name, header: OutputSchema.ecgSamples.names)
-            for row in rows { try writeSamples(of: row, from: run.source, to: samples) }
+            for row in rows {
+                let archived = recordings.firstIndex(of: row.recording).map { entries[$0] }
+                try writeSamples(of: row, entry: archived, from: run.source, to: samples)
+            }
         }
         return Result(recordings: rows, samples: rows.reduce(0) { $0 + $1.recording.samples })
     }
 
     /// Reads a recording's entry again and writes its samples.
-    static func writeSamples(of row: ECGOutputs.Row, from source: ExportSource, to out: CSVWriter) throws {
+    static func writeSamples(of row: ECGOutputs.Row, entry archived: ArchiveEntry?, from source: ExportSource, to out: CSVWriter) throws {
         let entry = row.recording.entry
-        guard let archived = source.entries.first(where: { $0.path == entry }) else {
+        guard let archived else {
             throw InputError(file: source.displayName, entry: entry, "ECG file no longer in the export")
         }
         let decoder = ECGDecoder()
