@@ -156,14 +156,7 @@ public struct RouteStats: Sendable {
         guard dt > 0, dt <= Self.maxStepGap else { return }
         if step / dt >= Self.minMovingSpeed { movingTime += dt }
 
-        let bpm: Double?
-        switch (prev.bpm, p.bpm) {
-        case let (a?, b?): bpm = (a + b) / 2
-        case let (a?, nil): bpm = a
-        case let (nil, b?): bpm = b
-        case (nil, nil): bpm = nil
-        }
-        if let bpm, !zones.zones.isEmpty {
+        if let bpm = TrackSample.stepBPM(prev.bpm, p.bpm), !zones.zones.isEmpty {
             let zone = zones.zoneIndex(for: bpm)
             // Zones with more entries than `zoneCount` promised still get their time.
             if zone >= timeInZone.count { timeInZone += Array(repeating: 0, count: zone + 1 - timeInZone.count) }

@@ -35,10 +35,15 @@ package struct TrackSample: Sendable, Equatable {
         self.bpm = bpm
     }
 
-    /// The heart rate of the step from `self` to `next`: the mean of its two ends' known heart
-    /// rates, the one known end's when only one is known, nil when neither is.
-    func stepBPM(to next: TrackSample) -> Double? {
-        switch (bpm, next.bpm) {
+    /// The heart rate of the step from `self` to `next`: see `stepBPM(_:_:)`.
+    func stepBPM(to next: TrackSample) -> Double? { Self.stepBPM(bpm, next.bpm) }
+
+    /// The heart rate of a step between two points: the mean of its two ends' known heart
+    /// rates, the one known end's when only one is known, nil when neither is. Time in zone
+    /// (`RouteStats`) and the splits' mean heart rate weigh steps by it.
+    @inline(__always)
+    static func stepBPM(_ a: Double?, _ b: Double?) -> Double? {
+        switch (a, b) {
         case let (a?, b?): return (a + b) / 2
         case let (a?, nil): return a
         case let (nil, b?): return b
