@@ -36,6 +36,12 @@ public final class ECGDecoder {
     private var firstSampleLine = 0
     private var samples = 0
 
+    /// The header keys whose text is kept as written, and where; the first line of a key wins.
+    private static let textFields: [(key: StaticString, field: WritableKeyPath<HeaderFields, String?>)] = [
+        ("Classification", \.classification), ("Symptoms", \.symptoms), ("Software Version", \.softwareVersion),
+        ("Device", \.device), ("Lead", \.lead), ("Unit", \.unit),
+    ]
+
     /// The text values the header gives, by key.
     private struct HeaderFields {
         var classification: String?
@@ -122,18 +128,8 @@ public final class ECGDecoder {
                 throw ECGMalformed(line: number, kind: "ecg_bad_sample_rate", "Sample Rate is not a number of hertz")
             }
             sampleRate = rate
-        } else if key.equals("Classification") {
-            fields.classification = fields.classification ?? Self.text(value)
-        } else if key.equals("Symptoms") {
-            fields.symptoms = fields.symptoms ?? Self.text(value)
-        } else if key.equals("Software Version") {
-            fields.softwareVersion = fields.softwareVersion ?? Self.text(value)
-        } else if key.equals("Device") {
-            fields.device = fields.device ?? Self.text(value)
-        } else if key.equals("Lead") {
-            fields.lead = fields.lead ?? Self.text(value)
-        } else if key.equals("Unit") {
-            fields.unit = fields.unit ?? Self.text(value)
+        } else if let field = Self.textFields.first(where: { key.equals($0.key) })?.field, fields[keyPath: field] == nil {
+            fields[keyPath: field] = Self.text(value)
         }
         // `Name`, `Date of Birth` and unknown keys: nothing is read.
     }
