@@ -55,6 +55,22 @@ public enum ExportSynthesizer {
         for (day, m) in xml.exportDayRestingHR { summary.restingHRByExportDay[SynthCalendar.isoDay(day)] = mean(m) }
         for (day, m) in xml.exportDayHRV { summary.hrvSDNNByExportDay[SynthCalendar.isoDay(day)] = mean(m) }
         for (day, kcal) in xml.exportDayBasalKcal { summary.basalKcalByExportDay[SynthCalendar.isoDay(day)] = kcal }
+        for (day, n) in xml.localDaySteps { summary.stepsByLocalDay[SynthCalendar.isoDay(day)] = n }
+        for (day, cm) in xml.localDayDistanceCm { summary.distanceMetersByLocalDay[SynthCalendar.isoDay(day)] = Double(cm) / 100 }
+        for (day, milli) in xml.localDayActiveMilli { summary.activeKcalByLocalDay[SynthCalendar.isoDay(day)] = Double(milli) / 1_000 }
+        for (day, n) in xml.localDayFlights { summary.flightsByLocalDay[SynthCalendar.isoDay(day)] = n }
+        for (day, m) in xml.localDayHeartRate { summary.heartRateMeanByLocalDay[SynthCalendar.isoDay(day)] = mean(m) }
+        for (day, m) in xml.localDayRestingHR { summary.restingHRByLocalDay[SynthCalendar.isoDay(day)] = mean(m) }
+        for (day, m) in xml.localDayHRV { summary.hrvSDNNByLocalDay[SynthCalendar.isoDay(day)] = mean(m) }
+        for (day, kcal) in xml.localDayBasalKcal { summary.basalKcalByLocalDay[SynthCalendar.isoDay(day)] = kcal }
+        for (i, plan) in schedule.days.enumerated() {
+            let day = SynthCalendar.isoDay(plan.dayNumber)
+            summary.timeZoneByLocalDay[day] = plan.zone.identifier.description
+            let before = i > 0 ? schedule.days[i - 1].zone : plan.zone
+            let after = i + 1 < schedule.days.count ? schedule.days[i + 1].zone : plan.zone
+            if before != plan.zone || after != plan.zone { summary.travelDays.append(day) }
+        }
+        summary.travelDays.sort()
         for (day, a) in xml.activitySummaryTruths {
             summary.exerciseMinutesBySummaryDay[SynthCalendar.isoDay(day)] = Double(a.exerciseMinutes)
             summary.standHoursBySummaryDay[SynthCalendar.isoDay(day)] = Double(a.standHours)

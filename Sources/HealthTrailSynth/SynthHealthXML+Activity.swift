@@ -123,6 +123,7 @@ extension SynthHealthXML {
                         creation: creation, start: start, end: end, cm / 100_000, 5, &r)
                     if !phone {
                         exportDayDistanceCm[SynthCalendar.floorDiv(start + offset, 86_400), default: 0] += Int(cm)
+                        localDayDistanceCm[localDay(start, near: plan.index).day, default: 0] += Int(cm)
                     }
                 } else {
                     quantity(
@@ -132,6 +133,7 @@ extension SynthHealthXML {
                         let local = start + plan.zone.offset(utc: start)
                         watchSteps[SynthCalendar.floorDiv(local, 86_400), default: 0] += steps
                         exportDaySteps[SynthCalendar.floorDiv(start + offset, 86_400), default: 0] += steps
+                        localDaySteps[localDay(start, near: plan.index).day, default: 0] += steps
                     }
                 }
             }
@@ -181,6 +183,7 @@ extension SynthHealthXML {
             let kcal = milli / 1_000
             total += kcal
             exportDayActiveMilli[SynthCalendar.floorDiv(t + offset, 86_400), default: 0] += Int(milli)
+            localDayActiveMilli[localDay(t, near: plan.index).day, default: 0] += Int(milli)
             quantity(
                 .activeEnergyBurned, .watch, day: plan.index, device: true, unit: "kcal",
                 creation: t + dt + r.int(5, 600), start: t, end: t + dt, kcal, 3, &r)
@@ -215,6 +218,7 @@ extension SynthHealthXML {
                 .flightsClimbed, .watch, day: plan.index, device: true, unit: "count",
                 creation: e + r.int(30, 900), start: t, end: e, Double(n), 0, &r)
             exportDayFlights[SynthCalendar.floorDiv(t + offset, 86_400), default: 0] += n
+            localDayFlights[localDay(t, near: plan.index).day, default: 0] += n
         }
         for c in climbs where r.chance(0.6) {
             let trim = (c.end - c.start) / 4

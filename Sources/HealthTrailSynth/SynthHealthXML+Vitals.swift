@@ -64,7 +64,9 @@ extension SynthHealthXML {
         // The Watch sometimes stores averaged values with 4 decimals ("47.8478").
         let fractional = context != 2 && r.chance(0.1)
         value(fractional ? bpm : bpm.rounded(), fractional ? 4 : 0, children: context >= 0)
-        addMean(&exportDayHeartRate, start, SynthBuffer.asWritten(fractional ? bpm : bpm.rounded(), fractional ? 4 : 0))
+        let written = SynthBuffer.asWritten(fractional ? bpm : bpm.rounded(), fractional ? 4 : 0)
+        addMean(&exportDayHeartRate, start, written)
+        addLocalMean(&localDayHeartRate, start, written, near: day)
         if context >= 0 {
             switch context {
             case 0: metadata("HKMetadataKeyHeartRateMotionContext", "0")
@@ -196,6 +198,7 @@ extension SynthHealthXML {
             let sdnn = r.double(22, 85)
             value(sdnn, 5, children: true)
             addMean(&exportDayHRV, t, SynthBuffer.asWritten(sdnn, 5))
+            addLocalMean(&localDayHRV, t, SynthBuffer.asWritten(sdnn, 5), near: plan.index)
             buf.lit("  <HeartRateVariabilityMetadataList>\n")
             var cs = (plan.localSeconds(t) * 100 + r.int(0, 99)) % 8_640_000
             for _ in 0..<r.int(25, 40) {

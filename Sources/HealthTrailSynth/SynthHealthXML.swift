@@ -40,6 +40,17 @@ package final class SynthHealthXML {
     package var exportDayRestingHR: [Int: (sum: Double, count: Int)] = [:]
     package var exportDayHRV: [Int: (sum: Double, count: Int)] = [:]
     package var exportDayBasalKcal: [Int: Double] = [:]
+    /// The same truths per local day number of the person (`localDay(_:near:)`): the Watch's
+    /// steps, distance (cm), active energy (thousandths of a kcal) and flights, the HeartRate,
+    /// RestingHeartRate and HeartRateVariabilitySDNN means, and the basal energy split pro rata.
+    package var localDaySteps: [Int: Int] = [:]
+    package var localDayDistanceCm: [Int: Int] = [:]
+    package var localDayActiveMilli: [Int: Int] = [:]
+    package var localDayFlights: [Int: Int] = [:]
+    package var localDayHeartRate: [Int: (sum: Double, count: Int)] = [:]
+    package var localDayRestingHR: [Int: (sum: Double, count: Int)] = [:]
+    package var localDayHRV: [Int: (sum: Double, count: Int)] = [:]
+    package var localDayBasalKcal: [Int: Double] = [:]
     /// Per staged night (keys as `asleepMinutesByNight`): core, deep and REM minutes.
     package var stageMinutesByNight: [Int: (core: Int, deep: Int, rem: Int)] = [:]
     /// Per `ActivitySummary` (local day number): active energy as written, exercise minutes, stood hours.
@@ -225,8 +236,12 @@ package final class SynthHealthXML {
         dates(creation, start, end)
         value(v, places)
         switch type {
-        case .restingHeartRate: addMean(&exportDayRestingHR, start, SynthBuffer.asWritten(v, places))
-        case .basalEnergyBurned: addProRata(&exportDayBasalKcal, start, end, SynthBuffer.asWritten(v, places))
+        case .restingHeartRate:
+            addMean(&exportDayRestingHR, start, SynthBuffer.asWritten(v, places))
+            addLocalMean(&localDayRestingHR, start, SynthBuffer.asWritten(v, places), near: day)
+        case .basalEnergyBurned:
+            addProRata(&exportDayBasalKcal, start, end, SynthBuffer.asWritten(v, places))
+            addLocalProRata(&localDayBasalKcal, start, end, SynthBuffer.asWritten(v, places), near: day)
         default: break
         }
     }
@@ -245,6 +260,61 @@ package final class SynthHealthXML {
         while t < end {
             let day = SynthCalendar.floorDiv(t + offset, 86_400)
             let dayEnd = Swift.min(end, (day + 1) * 86_400 - offset)
+            table[day, default: 0] += value * Double(dayEnd - t) / Double(end - start)
+            t = dayEnd
+        }
+    }
+
+    /// The person's local day number at UTC instant `t`, and the instant that day ends: the
+    /// `dayNumber` and `end` of the plan whose window `[start, end)` holds `t` (plans tile time,
+    /// also across a change of zone). Before the first plan's window or from the last plan's
+    /// end, the date in that plan's zone and its next local midnight (capped at the first
+    /// plan's start). `near` is the index of a plan to try first (the plan being written).
+    @inline(__always)
+    package func localDay(_ t: Int, near k: Int) -> (day: Int, end: Int) {
+        if k >= 0 && k < schedule.days.count && t >= schedule.days[k].start && t < schedule.days[k].end {
+            return (schedule.days[k].dayNumber, schedule.days[k].end)
+        }
+        return localDay(searching: t)
+    }
+
+    /// `localDay(_:near:)` by binary search over the plans' starts.
+    package func localDay(searching t: Int) -> (day: Int, end: Int) {
+        let days = schedule.days
+        func inZone(_ zone: SynthTimeZone) -> (day: Int, end: Int) {
+            let day = SynthCalendar.floorDiv(t + zone.offset(utc: t), 86_400)
+            return (day, Swift.max(t + 1, zone.utc(local: (day + 1) * 86_400)))
+        }
+        guard let first = days.first, let last = days.last else { return inZone(.paris) }
+        if t < first.start {
+            let (day, end) = inZone(first.zone)
+            return (day, Swift.min(end, first.start))
+        }
+        if t >= last.end { return inZone(last.zone) }
+        // The last plan starting at or before t; its window holds t as the windows tile time.
+        var lo = 0, hi = days.count - 1
+        while lo < hi {
+            let mid = (lo + hi + 1) / 2
+            if days[mid].start <= t { lo = mid } else { hi = mid - 1 }
+        }
+        return (days[lo].dayNumber, days[lo].end)
+    }
+
+    /// Adds a value to the mean of the person's local day its start falls on.
+    package func addLocalMean(_ table: inout [Int: (sum: Double, count: Int)], _ start: Int, _ value: Double, near k: Int) {
+        let day = localDay(start, near: k).day
+        table[day, default: (0, 0)].sum += value
+        table[day, default: (0, 0)].count += 1
+    }
+
+    /// Adds a value to the person's local days its span covers, in proportion to time: the
+    /// span is cut where one plan's window ends and the next begins.
+    package func addLocalProRata(_ table: inout [Int: Double], _ start: Int, _ end: Int, _ value: Double, near k: Int) {
+        guard end > start else { table[localDay(start, near: k).day, default: 0] += value; return }
+        var t = start
+        while t < end {
+            let (day, until) = localDay(t, near: k)
+            let dayEnd = Swift.min(end, until)
             table[day, default: 0] += value * Double(dayEnd - t) / Double(end - start)
             t = dayEnd
         }

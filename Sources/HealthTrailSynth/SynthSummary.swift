@@ -110,6 +110,49 @@ public struct SynthSummary: Codable, Sendable, Equatable {
     public var deepMinutesByNight: [String: Int] = [:]
     public var remMinutesByNight: [String: Int] = [:]
 
+    // MARK: Truths by the person's local day
+    //
+    // The same samples, sums and means as the `…ByExportDay` truths above, dated instead by the
+    // person's local day: the date of the day plan whose slice of time holds the instant. Each
+    // day owns a half-open UTC span, and consecutive days tile time exactly, also when the
+    // person changes zone: the last Paris day before the trip runs on to New York's midnight,
+    // and the first Paris day after it starts at New York's midnight. Elsewhere a day's span runs
+    // from its local midnight to the next in its zone. An instant before the first day's span or
+    // from the last day's end is dated in that day's zone. A sample dated by an instant counts
+    // whole on the day whose span holds its start, which need not be the day that wrote it (late
+    // heart rate, the night's HRV); `basalKcalByLocalDay` splits each sample between the days
+    // its span covers.
+
+    /// The Apple Watch's `StepCount` total per local day of each sample's start: the samples of
+    /// `stepsByExportDay`, so the totals over all days are equal. It can differ from
+    /// `watchStepsByLocalDay` (the start's date in the zone of the day that wrote the sample)
+    /// only on `travelDays`.
+    public var stepsByLocalDay: [String: Int] = [:]
+    /// The Watch's `DistanceWalkingRunning` per local day of its start, in metres (whole
+    /// centimetres summed, as `distanceMetersByExportDay`).
+    public var distanceMetersByLocalDay: [String: Double] = [:]
+    /// The Watch's `ActiveEnergyBurned` per local day of its start, in kcal (exact to the
+    /// thousandth; no third-party copies, as `activeKcalByExportDay`).
+    public var activeKcalByLocalDay: [String: Double] = [:]
+    /// The Watch's `FlightsClimbed` per local day of its start.
+    public var flightsByLocalDay: [String: Int] = [:]
+    /// The Watch's `BasalEnergyBurned` per local day, kcal: each sample as written, split
+    /// between the days its span covers in proportion to time (samples cross midnights and the
+    /// ends of the travel days' spans alike).
+    public var basalKcalByLocalDay: [String: Double] = [:]
+    /// The mean of every `HeartRate` value as written (all sources) per local day of its start.
+    public var heartRateMeanByLocalDay: [String: Double] = [:]
+    /// The mean `RestingHeartRate` and `HeartRateVariabilitySDNN` (ms) values per local day of
+    /// their start.
+    public var restingHRByLocalDay: [String: Double] = [:]
+    public var hrvSDNNByLocalDay: [String: Double] = [:]
+    /// Every day of the archive → the IANA identifier of the zone the person lived it in
+    /// (`Europe/Paris`, or `America/New_York` on the days of the trip).
+    public var timeZoneByLocalDay: [String: String] = [:]
+    /// The days whose zone differs from the day before's or the day after's (at each change of
+    /// zone, the last day in one zone and the first in the other), sorted.
+    public var travelDays: [String] = []
+
     /// Every ECG file (`electrocardiograms/*.csv`) as written, in the order of the archive.
     public var ecgRecordings: [ECGTruth] = []
 

@@ -88,4 +88,37 @@ import Testing
         #expect(gpx.subtracting(referenced).count == 1)
         #expect(gpx.count == s.routeFiles && referenced.count == s.workoutsWithRoutes)
     }
+
+    /// The local-day truths move samples between dates, never in or out of the archive: over all
+    /// days they sum as the export-offset truths do, and away from the flights the Watch's steps
+    /// fall on the dates its zone gives them.
+    @Test func localDayTruthsFollowThePersonsZone() throws {
+        let dir = Support.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let s = try ExportSynthesizer.write(to: dir + "/export.zip", options: SynthOptions(days: 40, seed: 7))
+        // 40 days from 2023-01-01: New York from day 20 (n / 2) for 4 days (n / 10).
+        let trip = ["2023-01-21", "2023-01-22", "2023-01-23", "2023-01-24"]
+
+        // (d) Each of the 40 days has its zone; New York on exactly the trip's days.
+        #expect(s.timeZoneByLocalDay.count == 40)
+        #expect(s.timeZoneByLocalDay.filter { $0.value == "America/New_York" }.keys.sorted() == trip)
+        #expect(s.timeZoneByLocalDay.values.allSatisfy { $0 == "America/New_York" || $0 == "Europe/Paris" })
+        #expect(s.travelDays == ["2023-01-20", "2023-01-21", "2023-01-24", "2023-01-25"])
+
+        // (a) Outside the travel days, the day's windows are its zone's midnights.
+        #expect(!s.stepsByLocalDay.isEmpty)
+        for day in Set(s.stepsByLocalDay.keys).union(s.watchStepsByLocalDay.keys) where !s.travelDays.contains(day) {
+            #expect(s.stepsByLocalDay[day] == s.watchStepsByLocalDay[day], "\(day)")
+        }
+
+        // (b) In New York the export offset puts evening samples on the next date; the local
+        // day does not, and the steps only move between dates.
+        #expect(trip.contains { s.heartRateMeanByLocalDay[$0] != s.heartRateMeanByExportDay[$0] })
+        #expect(s.stepsByLocalDay.values.reduce(0, +) == s.stepsByExportDay.values.reduce(0, +))
+        #expect(s.flightsByLocalDay.values.reduce(0, +) == s.flightsByExportDay.values.reduce(0, +))
+
+        // (c) Basal energy is split at other boundaries, but none is lost.
+        let local = s.basalKcalByLocalDay.values.reduce(0, +), export = s.basalKcalByExportDay.values.reduce(0, +)
+        #expect(export > 0 && abs(local - export) <= 1e-6 * export)
+    }
 }
