@@ -56,6 +56,7 @@ extension ExportDecoder {
         if start.utcSeconds > t.latestUTC { t.latestUTC = start.utcSeconds }
         recordOpen = true
         recordStart = start
+        recordEnd = end
         if t.isHeartRate { heartRateCount += 1 }
         guard let sink = unretainedSink else { return }
         let record = DecodedRecord(
@@ -91,10 +92,15 @@ extension ExportDecoder {
     package func metadataEntry(parent: ExportElement) {
         switch parent {
         case .record:
-            guard heartRateRowOpen, let key = attributes[.key], key.equals("HKMetadataKeyHeartRateMotionContext"),
-                let value = attributes[.value], value.count == 1
-            else { return }
-            motionContext = value[0]
+            guard recordOpen, let key = attributes[.key] else { return }
+            if heartRateRowOpen {
+                guard key.equals("HKMetadataKeyHeartRateMotionContext"), let value = attributes[.value], value.count == 1
+                else { return }
+                motionContext = value[0]
+            } else if key.equals("HKTimeZone"), let name = attributes[.value] {
+                // Sleep samples carry the zone the person was in: the guide to their local day.
+                unretainedSink?.with { $0.recordTimeZone(name, start: recordStart, end: recordEnd) }
+            }
         case .workout:
             guard workout != nil, let key = attributes.string(.key) else { return }
             workout!.metadata.append((key, attributes.string(.value) ?? ""))

@@ -77,6 +77,7 @@ public final class ExportDecoder: SAXDocumentDecoder, SAXEventHandler {
     /// The top-level record being decoded (for its children).
     var recordOpen = false
     var recordStart = Timestamp(utcSeconds: 0)
+    var recordEnd = Timestamp(utcSeconds: 0)
     var recordSource = 0
     var heartRateRowOpen = false
     var motionContext: UInt8 = 0

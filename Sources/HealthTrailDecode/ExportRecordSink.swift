@@ -24,6 +24,10 @@ open class ExportRecordSink {
     /// the export wrote it (`1` sedentary, `2` active; 0 when it has none).
     open func heartRateEnded(motionContext: UInt8) {}
 
+    /// The `HKTimeZone` metadata (`Europe/Paris`, as written) of the record last handed to
+    /// `record`, with that record's start and end: where the person's time zone was seen.
+    open func recordTimeZone(_ name: ByteSpan, start: Timestamp, end: Timestamp) {}
+
     /// An HRV record's `<InstantaneousBeatsPerMinute>`: its time in UTC and the record's offset,
     /// `bpm` as written, the record's source.
     open func hrvBeat(utcSeconds: Int64, offsetMinutes: Int32, bpm: ByteSpan, sourceIndex: Int, decoder: ExportDecoder) {}

@@ -40,6 +40,9 @@ public struct RouteStats: Sendable {
     public private(set) var timeInZone: [Double]
     /// Active points added (the points the figures come from).
     public private(set) var points: Int = 0
+    /// The first active point's longitude: where the workout was, to check the time zone it
+    /// names (`TimeZoneTimeline`).
+    public private(set) var firstLongitude: Double?
     /// Points that have a joined heart rate, and the sum, lowest and highest of their bpm: the
     /// workout's heart-rate figures when the export has none of its own.
     public private(set) var heartRatePoints: Int = 0
@@ -138,6 +141,7 @@ public struct RouteStats: Sendable {
     public mutating func add(_ p: RoutePoint, zones: HeartRateZones, continuing: Bool = true, knownStep: Double = .nan) {
         if !continuing { last = nil }
         points += 1
+        if firstLongitude == nil { firstLongitude = p.longitude }
         if let e = p.elevation, e.isFinite { addElevation(e) }
         if let b = p.bpm, b.isFinite {
             heartRatePoints += 1
@@ -211,6 +215,7 @@ public struct RouteStats: Sendable {
         movingTime += other.movingTime
         elevationGain += other.elevationGain
         points += other.points
+        if firstLongitude == nil { firstLongitude = other.firstLongitude }
         heartRatePoints += other.heartRatePoints
         bpmSum += other.bpmSum
         bpmMinimum = min(bpmMinimum, other.bpmMinimum)
