@@ -31,21 +31,51 @@ import Testing
     @Test(arguments: [(12, UInt64(7)), (30, UInt64(2024))])
     func dailyTotalsAreTheWatchsFigures(days: Int, seed: UInt64) throws {
         let o = try synthAndRun(days: days, seed: seed)
-        #expect(!o.summary.stepsByExportDay.isEmpty)
-        for (date, steps) in o.summary.stepsByExportDay {
+        #expect(!o.summary.stepsByLocalDay.isEmpty)
+        for (date, steps) in o.summary.stepsByLocalDay {
             #expect(number(o.daily[date], "steps") == Double(steps), "steps \(date)")
         }
-        for (date, metres) in o.summary.distanceMetersByExportDay {
+        for (date, metres) in o.summary.distanceMetersByLocalDay {
             let got = try #require(number(o.daily[date], "distance_m"), "distance \(date)")
             #expect(abs(got - metres) <= 0.05, "distance \(date): \(got) vs \(metres)")
         }
-        for (date, kcal) in o.summary.activeKcalByExportDay {
+        for (date, kcal) in o.summary.activeKcalByLocalDay {
             let got = try #require(number(o.daily[date], "active_kcal"), "kcal \(date)")
             #expect(abs(got - kcal) <= 0.05, "kcal \(date): \(got) vs \(kcal)")
         }
-        for (date, flights) in o.summary.flightsByExportDay {
+        for (date, flights) in o.summary.flightsByLocalDay {
             #expect(number(o.daily[date], "flights") == Double(flights), "flights \(date)")
         }
+    }
+
+    /// Forty days with four in New York: every day's steps, heart rate and energy are the
+    /// person's own local day's, which on the trip differ from the export offset's by thousands
+    /// of steps; the travel days name both zones.
+    @Test func aTripAbroadIsDatedWhereThePersonWas() throws {
+        let o = try synthAndRun(days: 40, seed: 11)
+        let s = o.summary
+        let tripDays = s.timeZoneByLocalDay.filter { $0.value == "America/New_York" }.keys.sorted()
+        #expect(tripDays.count == 4)
+        // The export offset's figures are wrong on the trip: the test could tell them apart.
+        let moved = tripDays.filter { s.stepsByLocalDay[$0] != s.stepsByExportDay[$0] }
+        #expect(!moved.isEmpty)
+        for (date, steps) in s.stepsByLocalDay { #expect(number(o.daily[date], "steps") == Double(steps), "steps \(date)") }
+        for (date, bpm) in s.heartRateMeanByLocalDay {
+            let got = try #require(number(o.daily[date], "avg_hr"), "avg_hr \(date)")
+            #expect(abs(got - bpm) <= 0.051, "avg_hr \(date): \(got) vs \(bpm)")
+        }
+        for (date, kcal) in s.basalKcalByLocalDay {
+            let got = try #require(number(o.daily[date], "basal_kcal"), "basal \(date)")
+            #expect(abs(got - kcal) <= 0.051, "basal \(date): \(got) vs \(kcal)")
+        }
+        for date in tripDays where !s.travelDays.contains(date) {
+            #expect(o.daily[date]?["time_zone"] == "America/New_York", "time_zone \(date)")
+        }
+        let travel = o.daily.filter { $0.value["time_zone"]?.contains(";") == true }.keys.sorted()
+        #expect(travel.count == 2 && Set(travel).isSubset(of: Set(s.travelDays)), "travel days \(travel)")
+        let zones = o.manifest.normalisation.timeZones
+        #expect(zones.zones == 2 && zones.stays == 3 && zones.quarterHoursOnStampedOffset == 0)
+        #expect(zones.routeContradictions == 0 && zones.unknownNames == 0)
     }
 
     @Test(arguments: [(12, UInt64(7)), (30, UInt64(2024))])

@@ -128,7 +128,7 @@ import Testing
         let series = CumulativeSeries(kind: .steps)
         for s in samples { series.append(s) }
         var out: [Int64: Double] = [:]
-        try series.deduplicate(ranking: ranking) { out[$0, default: 0] += $1 }
+        try series.deduplicateByStampedDay(ranking: ranking) { out[$0, default: 0] += $1 }
         return out
     }
 
@@ -162,7 +162,7 @@ import Testing
     /// Record types alternating, a new source each record: every record closes a series. The
     /// ranking ranks each source once (not every source again at every close), and the totals
     /// are every record's, none being covered by another.
-    @Test func alternatingTypesRankEachSourceOnce() {
+    @Test func alternatingTypesRankEachSourceOnce() throws {
         let daily = DailySummary(priority: .default)
         var sources: [String] = []
         let start = Timestamp.daysFromCivil(year: 2024, month: 1, day: 2) * 86_400
@@ -176,6 +176,7 @@ import Testing
                 value: 2, source: i)
         }
         daily.closeSeries(except: nil, sources: sources)
+        try daily.dateSamples(with: TimeZoneTimeline(TimeZoneSightings()))
         #expect(daily.rankedSources == 4000)
         // 2,000 records of each kind, a minute apart: over two days.
         #expect(daily.days.map(\.day) == [start / 86_400, start / 86_400 + 1])
@@ -188,7 +189,7 @@ import Testing
     /// met after 65,536 phones all write the same minute; the best Watch's 100 steps count and
     /// every other sample is covered. (A 16-bit source index once merged them with the 65,536th
     /// phone, which then ranked as a phone.)
-    @Test func sourcesBeyondSixteenBitsKeepTheirRank() {
+    @Test func sourcesBeyondSixteenBitsKeepTheirRank() throws {
         let daily = DailySummary(priority: .default)
         let phones = (0..<65_536).map { String(format: "Phone %05d", $0) }
         let sources = phones + (0..<4).map { "Apple Watch \($0)" }
@@ -199,6 +200,7 @@ import Testing
                 value: name.hasPrefix("Apple") ? 100 : 1, source: index)
         }
         daily.closeSeries(except: nil, sources: sources)
+        try daily.dateSamples(with: TimeZoneTimeline(TimeZoneSightings()))
         #expect(daily.days.map { DailySummary.total($0.figures, .steps) } == [100])
     }
 }

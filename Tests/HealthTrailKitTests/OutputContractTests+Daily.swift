@@ -34,23 +34,49 @@ extension OutputContractTests {
             "date": { f, t in
                 let dates = t.values("date")
                 #expect(dates == dates.sorted() && Set(dates).count == dates.count, "one row per date, in order")
-                #expect(Set(f.summary.stepsByExportDay.keys).isSubset(of: Set(dates)))
+                #expect(Set(f.summary.stepsByLocalDay.keys).isSubset(of: Set(dates)))
             },
-            "steps": perDay("steps", within: 0.5) { ints($0.stepsByExportDay) },
-            "distance_m": perDay("distance_m", within: 0.051) { $0.distanceMetersByExportDay },
-            "active_kcal": perDay("active_kcal", within: 0.051) { $0.activeKcalByExportDay },
-            "flights": perDay("flights", within: 0.5) { ints($0.flightsByExportDay) },
-            "basal_kcal": perDay("basal_kcal", within: 0.051) { $0.basalKcalByExportDay },
+            "steps": perDay("steps", within: 0.5) { ints($0.stepsByLocalDay) },
+            "distance_m": perDay("distance_m", within: 0.051) { $0.distanceMetersByLocalDay },
+            "active_kcal": perDay("active_kcal", within: 0.051) { $0.activeKcalByLocalDay },
+            "flights": perDay("flights", within: 0.5) { ints($0.flightsByLocalDay) },
+            "basal_kcal": perDay("basal_kcal", within: 0.051) { $0.basalKcalByLocalDay },
             "exercise_min": perDay("exercise_min", within: 0.051) { $0.exerciseMinutesBySummaryDay },
             "stand_hours": perDay("stand_hours", within: 0.5) { $0.standHoursBySummaryDay },
-            "resting_hr": perDay("resting_hr", within: 0.051) { $0.restingHRByExportDay },
-            "avg_hr": perDay("avg_hr", within: 0.051) { $0.heartRateMeanByExportDay },
-            "hrv_sdnn_ms": perDay("hrv_sdnn_ms", within: 0.051) { $0.hrvSDNNByExportDay },
+            "resting_hr": perDay("resting_hr", within: 0.051) { $0.restingHRByLocalDay },
+            "avg_hr": perDay("avg_hr", within: 0.051) { $0.heartRateMeanByLocalDay },
+            "hrv_sdnn_ms": perDay("hrv_sdnn_ms", within: 0.051) { $0.hrvSDNNByLocalDay },
             "sleep_asleep_min": perDay("sleep_asleep_min", within: 0.051) { ints($0.asleepMinutesByNight) },
             // A day without workouts has 0 of both, not empty.
             "workouts": perDay("workouts", within: 0.5, otherDays: "0") { ints($0.workoutsByLocalDay) },
             "workout_min": perDay("workout_min", within: 0.051, otherDays: "0") { $0.workoutMinutesByLocalDay },
+            "time_zone": timeZoneCheck,
         ]
+
+        /// The zone of the generator's day plan; on a day of travel, that zone and the one
+        /// travelled from or to, in the order lived. Days outside the plan (samples before its
+        /// first midnight or after its last) are at home.
+        static let timeZoneCheck: Check = { f, t in
+            let plan = f.summary.timeZoneByLocalDay
+            #expect(plan.values.contains("America/New_York"), "the archive has a trip")
+            let dates = plan.keys.sorted()
+            for r in t.records {
+                let date = r["date"]!, zones = r["time_zone"]!.split(separator: ";").map(String.init)
+                guard let zone = plan[date] else {
+                    #expect(zones == ["Europe/Paris"], "daily \(date) time_zone `\(r["time_zone"]!)` outside the plan")
+                    continue
+                }
+                if f.summary.travelDays.contains(date) {
+                    let i = dates.firstIndex(of: date)!
+                    let near = Set([dates[max(0, i - 1)], date, dates[min(dates.count - 1, i + 1)]].compactMap { plan[$0] })
+                    #expect(
+                        zones.contains(zone) && zones.count <= 2 && Set(zones).isSubset(of: near),
+                        "daily \(date) time_zone `\(r["time_zone"]!)` on a travel day in \(zone)")
+                } else {
+                    #expect(zones == [zone], "daily \(date) time_zone `\(r["time_zone"]!)`, the plan says \(zone)")
+                }
+            }
+        }
     }
 
     /// sleep_nights.csv: the generator's nights; where it has no figure of its own (bed and wake
@@ -115,7 +141,18 @@ extension OutputContractTests {
             "core_min": stage("core_min") { $0.coreMinutesByNight },
             "deep_min": stage("deep_min") { $0.deepMinutesByNight },
             "rem_min": stage("rem_min") { $0.remMinutesByNight },
-            "utc_offset": offsetCheck,
+            // The person's own offset at waking: the plan's zone that morning (the generator's
+            // own daylight-saving rules), not the offset the export stamped.
+            "utc_offset": { f, t in
+                for r in t.records {
+                    guard let wake = utcSeconds(r["wake_end_utc"]), let name = f.summary.timeZoneByLocalDay[r["date"]!] else {
+                        Issue.record("night \(r["date"]!): no wake time or plan day")
+                        continue
+                    }
+                    let zone: SynthTimeZone = name == "America/New_York" ? .newYork : .paris
+                    #expect(r["utc_offset"] == offsetText(zone.offset(utc: Int(wake)) / 60), "night \(r["date"]!) utc_offset")
+                }
+            },
             // The night spans its samples: none of them starts before it or ends after it.
             "bed_start_utc": { f, t in
                 for r in t.records {

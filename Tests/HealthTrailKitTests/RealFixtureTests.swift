@@ -83,6 +83,23 @@ struct RealFixtureTests {
         #expect(phoneFirst != bandFirst)
     }
 
+    /// The real export was made in winter and stamps `+01:00` on every date, while its sleep
+    /// samples name `Europe/Berlin`: the night ending 2016-10-29 woke on summer time (Central
+    /// European Summer Time ends 30 October 2016 at 01:00 UTC), so its offset is `+02:00`.
+    @Test func realSleepZonesGiveTheNightItsSummerTime() throws {
+        let (out, m) = try run("ericwolter/Export.zip")
+        #expect(m.normalisation.timeZones.zones == 1 && m.normalisation.timeZones.stays == 1)
+        #expect(m.normalisation.timeZones.quarterHoursOnStampedOffset == 0)
+        let nights = try Support.readCSV(out + "/sleep_nights.csv")
+        let night = try #require(nights.rows.first { $0[0] == "2016-10-29" })
+        #expect(night[nights.header.firstIndex(of: "utc_offset")!] == "+02:00")
+        let samples = try Support.readCSV(out + "/sleep_samples.csv")
+        let stampedOffsets = Set(samples.rows.filter { $0[0].hasPrefix("2016-10-28T2") }.map { $0[2] })
+        #expect(stampedOffsets == ["+01:00"])
+        let daily = try Support.readCSV(out + "/daily.csv")
+        #expect(Set(daily.rows.map { $0[daily.header.firstIndex(of: "time_zone")!] }) == ["Europe/Berlin"])
+    }
+
     @Test func realSleepCycleNightsAreConsistent() throws {
         let (out, m) = try run("ericwolter/Export.zip")
         let csv = try Support.readCSV(out + "/sleep_nights.csv")

@@ -26,7 +26,7 @@ import Testing
         let series = CumulativeSeries(kind: .steps)
         for s in samples { series.append(s) }
         var out: [String: Double] = [:]
-        try! series.deduplicate(ranking: ranking) { day, value in
+        try! series.deduplicateByStampedDay(ranking: ranking) { day, value in
             out[Timestamp(utcSeconds: day * 86_400).localDateString, default: 0] += value
         }
         return out.mapValues { ($0 * 1e6).rounded() / 1e6 }
@@ -162,7 +162,7 @@ import Testing
         for s in samples { series.append(s) }
         #expect(series.samples.spilledRuns == 3000 / 64)
         var spilled: [String: Double] = [:]
-        try series.deduplicate(ranking: ranking) { day, value in
+        try series.deduplicateByStampedDay(ranking: ranking) { day, value in
             spilled[Timestamp(utcSeconds: day * 86_400).localDateString, default: 0] += value
         }
         let memory = totals(samples)

@@ -4,9 +4,11 @@ import Testing
 @testable import HealthTrailAnalysis
 @testable import HealthTrailArchive
 @testable import HealthTrailDecode
+@testable import HealthTrailKit
+@testable import HealthTrailWrite
 
-/// The person's time-zone timeline (`TimeZoneTimeline`), checked against dates worked out by
-/// hand from the zones' published offsets.
+/// The person's time-zone timeline (`TimeZoneTimeline`) and the daily figures it dates, checked
+/// against dates worked out by hand from the zones' published offsets.
 @Suite struct TimeZoneTimelineTests {
     /// UTC seconds of a wall-clock time at a fixed offset (hours east).
     static func utc(_ y: Int, _ m: Int, _ d: Int, _ hour: Int, _ minute: Int = 0, offset: Int) -> Int64 {
@@ -121,5 +123,134 @@ import Testing
         // Across the date line: Kiritimati is +14 at 157° W.
         let kiritimati = try #require(TimeZone(identifier: "Pacific/Kiritimati"))
         #expect(!TimeZoneSightings.routeContradicts(kiritimati, at: t, longitude: -157.4))
+    }
+
+    /// Heart rate around the journey west, dated by `DailySummary` with the timeline: each
+    /// sample lands on the date worked out above, and the days name their zones.
+    @Test func dailyFiguresAreDatedInThePersonsZone() throws {
+        let daily = DailySummary(priority: .default)
+        let stamped: Int32 = 60   // the export's offset, as real exports stamp every date
+        let samples: [(Int64, Double, String)] = [
+            (Self.utc(2023, 1, 9, 12, offset: 1), 60, "2023-01-09"),
+            (Self.utc(2023, 1, 10, 3, offset: 1), 70, "2023-01-09"),   // over the Atlantic, 21:00 in New York
+            (Self.utc(2023, 1, 10, 20, offset: -5), 80, "2023-01-10"),   // 02:00 the 11th at the stamped offset
+            (Self.utc(2023, 1, 11, 9, offset: -5), 90, "2023-01-11"),
+        ]
+        for (t, bpm, _) in samples { daily.heartRate(Timestamp(utcSeconds: t, offsetMinutes: stamped), bpm: bpm) }
+        daily.restingHeartRate(Timestamp(utcSeconds: Self.utc(2023, 1, 10, 21, offset: -5), offsetMinutes: stamped), bpm: 50)
+        try daily.dateSamples(with: TimeZoneTimeline(Self.trip()))
+        var expected: [String: [Double]] = [:]
+        for (_, bpm, date) in samples { expected[date, default: []].append(bpm) }
+        let days = Dictionary(uniqueKeysWithValues: daily.days.map { (Self.date($0.day), $0.figures) })
+        #expect(Set(days.keys) == Set(expected.keys))
+        for (date, bpms) in expected {
+            #expect(days[date]?.heartRateCount == bpms.count)
+            #expect(days[date]?.heartRateSum == bpms.reduce(0, +))
+        }
+        #expect(days["2023-01-10"]?.restingCount == 1)
+        func zones(_ date: String) -> String? {
+            guard let f = days[date], f.firstZone >= 0 else { return nil }
+            let first = daily.zoneLabels[Int(f.firstZone)], last = daily.zoneLabels[Int(f.lastZone)]
+            return first == last ? first : first + ";" + last
+        }
+        #expect(zones("2023-01-09") == "Europe/Paris;America/New_York")
+        #expect(zones("2023-01-10") == "America/New_York")
+        #expect(daily.quartersOnStampedOffset == 0)
+        #expect(daily.localOffset(at: Self.utc(2023, 1, 11, 9, offset: -5), stamped: stamped) == -300)
+    }
+
+    /// Without any zone, each sample keeps the offset stamped on it, and days say so.
+    @Test func withoutZonesTheStampedOffsetDates() throws {
+        let daily = DailySummary(priority: .default)
+        daily.heartRate(Timestamp(utcSeconds: Self.utc(2023, 1, 9, 23, 30, offset: 1), offsetMinutes: 60), bpm: 60)
+        daily.heartRate(Timestamp(utcSeconds: Self.utc(2023, 1, 10, 0, 30, offset: 1), offsetMinutes: 60), bpm: 70)
+        try daily.dateSamples(with: TimeZoneTimeline(TimeZoneSightings()))
+        #expect(daily.days.map { Self.date($0.day) } == ["2023-01-09", "2023-01-10"])
+        #expect(daily.zoneLabels == ["+01:00"])
+        #expect(daily.quartersOnStampedOffset == 2)
+    }
+}
+
+/// Whole runs: the zones named in export.xml reach the timeline through the decoder, a
+/// workout's route checks its zone, and an export without zones keeps its stamped offsets.
+@Suite struct TimeZoneRunTests {
+    /// `2023-01-10 21:00:00 +0100`: a UTC instant written at the export's stamped offset.
+    static func stamped(_ t: Int64, offsetMinutes: Int32 = 60) -> String {
+        let local = Timestamp(utcSeconds: t, offsetMinutes: offsetMinutes)
+        let text = Timestamp(utcSeconds: local.localSeconds).utcString   // 2023-01-10T21:00:00Z
+        let sign = offsetMinutes < 0 ? "-" : "+"
+        return text.prefix(10) + " " + text.dropFirst(11).prefix(8) + " " + sign
+            + String(format: "%02d%02d", abs(offsetMinutes) / 60, abs(offsetMinutes) % 60)
+    }
+
+    static func heartRate(_ t: Int64, _ bpm: Int, offsetMinutes: Int32 = 60) -> String {
+        let d = stamped(t, offsetMinutes: offsetMinutes)
+        return
+            " <Record type=\"HKQuantityTypeIdentifierHeartRate\" sourceName=\"Alex’s Apple Watch\" unit=\"count/min\" startDate=\"\(d)\" endDate=\"\(d)\" value=\"\(bpm)\"/>\n"
+    }
+
+    static func night(_ start: Int64, _ end: Int64, zone: String) -> String {
+        """
+         <Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="Alex’s Apple Watch" startDate="\(stamped(start))" endDate="\(stamped(end))" value="HKCategoryValueSleepAnalysisInBed">
+          <MetadataEntry key="HKTimeZone" value="\(zone)"/>
+         </Record>
+
+        """
+    }
+
+    func run(_ body: String, files: [(String, String)] = []) throws -> (daily: [String: [String: String]], manifest: Manifest, dir: String) {
+        let dir = Support.temporaryDirectory()
+        try Support.makeZip(dir + "/export.zip", [("apple_health_export/export.xml", Support.exportXML(body))] + files)
+        let manifest = try ExportRun.run(RunOptions(inputPath: dir + "/export.zip", outputDirectory: dir + "/out"))
+        let csv = try Support.readCSV(dir + "/out/daily.csv")
+        let daily = Dictionary(uniqueKeysWithValues: csv.rows.map { ($0[0], Dictionary(uniqueKeysWithValues: zip(csv.header, $0))) })
+        return (daily, manifest, dir)
+    }
+
+    /// A night in Paris, a night in New York, and a run in Central Park whose watch still said
+    /// Paris: the run's zone is not a sighting, so an evening in New York stays on New York's
+    /// date (taken as a sighting, the run would have put it on the next day).
+    @Test func sleepZonesDateTheDaysAndARouteOverrulesAStaleWorkoutZone() throws {
+        let utc = TimeZoneTimelineTests.utc
+        var body = Self.heartRate(utc(2023, 1, 9, 12, 0, 1), 60)   // noon in Paris
+        body += Self.heartRate(utc(2023, 1, 10, 20, 0, -5), 80)   // 20:00 in New York: 02:00 the 11th stamped
+        body += Self.night(utc(2023, 1, 8, 23, 0, 1), utc(2023, 1, 9, 7, 0, 1), zone: "Europe/Paris")
+        body += Self.night(utc(2023, 1, 9, 23, 0, -5), utc(2023, 1, 10, 7, 0, -5), zone: "America/New_York")
+        let runStart = utc(2023, 1, 10, 15, 0, -5)
+        body += """
+             <Workout workoutActivityType="HKWorkoutActivityTypeRunning" sourceName="Alex’s Apple Watch" startDate="\(Self.stamped(runStart))" endDate="\(Self.stamped(runStart + 1_800))">
+              <MetadataEntry key="HKTimeZone" value="Europe/Paris"/>
+              <WorkoutRoute sourceName="Alex’s Apple Watch" startDate="\(Self.stamped(runStart))" endDate="\(Self.stamped(runStart + 1_800))">
+               <FileReference path="/workout-routes/route.gpx"/>
+              </WorkoutRoute>
+             </Workout>
+
+            """
+        var gpx = "<gpx><trk><trkseg>\n"
+        for k in stride(from: Int64(0), through: 1_800, by: 10) {
+            gpx +=
+                "<trkpt lat=\"40.785\" lon=\"\(String(format: "%.5f", -73.968 + Double(k) * 0.00003))\"><time>\(Timestamp(utcSeconds: runStart + k).utcString)</time></trkpt>\n"
+        }
+        gpx += "</trkseg></trk></gpx>\n"
+        let (daily, manifest, _) = try run(body, files: [("apple_health_export/workout-routes/route.gpx", gpx)])
+        let zones = manifest.normalisation.timeZones
+        #expect(zones.routeContradictions == 1)
+        #expect(zones.sightings == 2 && zones.stays == 2 && zones.zones == 2)
+        #expect(daily["2023-01-10"]?["avg_hr"] == "80")
+        #expect(daily["2023-01-10"]?["time_zone"] == "America/New_York")
+        #expect(daily["2023-01-11"] == nil)
+        #expect(daily["2023-01-09"]?["time_zone"] == "Europe/Paris")
+    }
+
+    /// No `HKTimeZone` anywhere: each sample's stamped offset dates it, and the days say so.
+    @Test func withoutZonesTheStampedOffsetsStay() throws {
+        let utc = TimeZoneTimelineTests.utc
+        var body = Self.heartRate(utc(2023, 7, 1, 23, 30, 2), 60, offsetMinutes: 120)
+        body += Self.heartRate(utc(2023, 7, 2, 0, 30, 2), 70, offsetMinutes: 120)
+        let (daily, manifest, _) = try run(body)
+        #expect(daily.keys.sorted() == ["2023-07-01", "2023-07-02"])
+        #expect(daily.values.allSatisfy { $0["time_zone"] == "+02:00" })
+        #expect(manifest.normalisation.timeZones.quarterHoursOnStampedOffset == 2)
+        #expect(manifest.normalisation.timeZones.sightings == 0)
     }
 }

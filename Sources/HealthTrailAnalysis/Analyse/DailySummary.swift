@@ -21,14 +21,27 @@ package struct DailyFigures {
     package var asleepMinutes: Double?
     package var workouts = 0
     package var workoutMinutes = 0.0
+    /// The first and last zone the day's samples were dated in (`DailySummary.zoneLabels`), -1
+    /// for none: a travel day has two.
+    package var firstZone: Int16 = -1
+    package var lastZone: Int16 = -1
+    /// When those zones were met (UTC seconds): samples are dated out of time order.
+    package var firstZoneUTC = Int64.max
+    package var lastZoneUTC = Int64.min
 }
 
 /// Accumulates daily figures in one pass and writes `daily.csv`.
 ///
-/// A day is a local calendar date, taken from each sample's own UTC offset (a workout's from
-/// its `HKTimeZone`). Cumulative quantities are collected per record type and de-duplicated
-/// across sources (`CumulativeSeries`) when their type's group of records ends: export.xml groups
-/// records by type, so only one type's samples are collected at a time, in sorted runs spilled to
+/// A day is a local calendar date in the zone the person was in (`TimeZoneTimeline`), or at the
+/// sample's stamped offset when the export names no zone; a workout with an `HKTimeZone` is
+/// dated in that zone. The timeline is known only once the whole export is read (workouts come
+/// last), so samples are first summed per quarter hour of UTC (`QuarterSums`, spilled like the
+/// cumulative series) and dated by `dateSamples(with:)`; every zone's midnight falls on a
+/// quarter hour.
+///
+/// Cumulative quantities are collected per record type and de-duplicated across sources
+/// (`CumulativeSeries`) when their type's group of records ends: export.xml groups records by
+/// type, so only one type's samples are collected at a time, in sorted runs spilled to
 /// `spillDirectory`.
 package final class DailySummary {
     /// Days from `firstDay` on, by index: an array, not a hash, because every heart-rate
@@ -38,6 +51,17 @@ package final class DailySummary {
     private let tableBox = UncheckedBox<[DailyFigures]>([])
     private var table: [DailyFigures] { tableBox.value }
     private var firstDay: Int64 = 0
+    /// Every sample's figures by quarter hour of UTC, until they are dated (created with the
+    /// first sample, when `spillDirectory` is set).
+    private var quarterSums: QuarterSums?
+    /// The zones days were dated in: identifiers (`Europe/Paris`) or, where no zone was seen,
+    /// stamped offsets (`+01:00`). `DailyFigures.firstZone` indexes it.
+    package private(set) var zoneLabels: [String] = []
+    private var offsetLabels: [Int16: Int16] = [:]
+    /// The person's zones, once `dateSamples(with:)` has run.
+    private var timeline: TimeZoneTimeline?
+    /// Quarter hours of samples dated at their stamped offset: all of them when no zone was seen.
+    package private(set) var quartersOnStampedOffset = 0
     private var open: [CumulativeKind: CumulativeSeries] = [:]
     /// The open series appended to last: records come grouped by type, so nearly every sample
     /// finds its series here without hashing.
@@ -124,29 +148,39 @@ package final class DailySummary {
         }
     }
 
+    private static let earliestQuarter = earliestDay * 96
+    private static let latestQuarter = latestDay * 96
+
+    /// Adds to `figure` (`QuarterSum`) in the quarter hour of `utc`.
+    @inline(__always)
+    private func add(_ figure: UInt8, _ value: Double, at utc: Int64, stampedOffset: Int32, count: UInt32 = 1) {
+        let quarter = CumulativeSeries.quarterHour(of: utc)
+        // The day table's range, in UTC: anything outside is a broken record, not a day.
+        guard quarter >= DailySummary.earliestQuarter, quarter < DailySummary.latestQuarter else { return }
+        let sums =
+            quarterSums
+            ?? {
+                let sums = QuarterSums(spillPath: spillDirectory.map { "\($0)/.daily-quarters.spill" }, runLength: spillRunLength)
+                quarterSums = sums
+                return sums
+            }()
+        sums.add(figure, quarter: quarter, value: value, count: count, stampedOffset: Int16(truncatingIfNeeded: stampedOffset))
+    }
+
     package func heartRate(_ t: Timestamp, bpm: Double) {
-        update(CumulativeSeries.localDay(t.utcSeconds, Int16(t.offsetMinutes))) {
-            $0.heartRateSum += bpm; $0.heartRateCount += 1
-        }
+        add(QuarterSum.heartRate, bpm, at: t.utcSeconds, stampedOffset: t.offsetMinutes)
     }
 
     package func restingHeartRate(_ t: Timestamp, bpm: Double) {
-        update(CumulativeSeries.localDay(t.utcSeconds, Int16(t.offsetMinutes))) {
-            $0.restingSum += bpm; $0.restingCount += 1
-        }
+        add(QuarterSum.restingHeartRate, bpm, at: t.utcSeconds, stampedOffset: t.offsetMinutes)
     }
 
     package func heartRateVariability(_ t: Timestamp, ms: Double) {
-        update(CumulativeSeries.localDay(t.utcSeconds, Int16(t.offsetMinutes))) {
-            $0.hrvSum += ms; $0.hrvCount += 1
-        }
+        add(QuarterSum.heartRateVariability, ms, at: t.utcSeconds, stampedOffset: t.offsetMinutes)
     }
 
     package func standHour(_ t: Timestamp, stood: Bool) {
-        update(CumulativeSeries.localDay(t.utcSeconds, Int16(t.offsetMinutes))) {
-            $0.hasStandRecords = true
-            if stood { $0.standHoursFromRecords += 1 }
-        }
+        add(QuarterSum.standHour, stood ? 1 : 0, at: t.utcSeconds, stampedOffset: t.offsetMinutes)
     }
 
     /// `value` in the kind's canonical unit (count, m, kcal, s for exercise time).
@@ -184,8 +218,8 @@ package final class DailySummary {
             guard let series = open.removeValue(forKey: kind) else { continue }
             closed.insert(kind)
             do {
-                try series.deduplicate(ranking: ranking) { day, value in
-                    self.update(day) { DailySummary.add(value, to: &$0, kind: kind) }
+                try series.deduplicate(ranking: ranking) { quarter, value, offset in
+                    self.add(UInt8(kind.rawValue), value, at: quarter * CumulativeSeries.quarterHour, stampedOffset: Int32(offset))
                 }
             } catch {
                 if spillFailure == nil { spillFailure = error as? InputError ?? InputError(file: "", "\(error)") }
@@ -196,6 +230,76 @@ package final class DailySummary {
     /// Throws the first spill failure, if any.
     package func throwSpillFailure() throws {
         if let spillFailure { throw spillFailure }
+    }
+
+    /// Dates every sample summed so far on the person's local day: in the zone `timeline` gives,
+    /// or at its stamped offset when no zone was seen. Call once, after the last record and
+    /// before `write`; `localOffset(at:stamped:)` uses the same timeline afterwards.
+    /// - Throws: when the spilled sums cannot be read back (or could not be written).
+    package func dateSamples(with timeline: TimeZoneTimeline) throws {
+        var timeline = timeline
+        var lastQuarter = Int64.min
+        try quarterSums?.drain { q in
+            if q.quarter != lastQuarter {
+                lastQuarter = q.quarter
+                if timeline.isEmpty { quartersOnStampedOffset += 1 }
+            }
+            let day = localDay(of: q.quarter * CumulativeSeries.quarterHour, stamped: Int32(q.stampedOffset), timeline: &timeline)
+            update(day) { f in
+                switch q.figure {
+                case QuarterSum.heartRate: f.heartRateSum += q.sum; f.heartRateCount += Int(q.count)
+                case QuarterSum.restingHeartRate: f.restingSum += q.sum; f.restingCount += Int(q.count)
+                case QuarterSum.heartRateVariability: f.hrvSum += q.sum; f.hrvCount += Int(q.count)
+                case QuarterSum.standHour: f.hasStandRecords = true; f.standHoursFromRecords += Int(q.sum)
+                default:
+                    if let kind = CumulativeKind(rawValue: Int(q.figure)) { DailySummary.add(q.sum, to: &f, kind: kind) }
+                }
+            }
+        }
+        quarterSums = nil
+        self.timeline = timeline
+    }
+
+    /// The local day of `utc` (the person's zone, else `stamped`), noting the zone on the day.
+    private func localDay(of utc: Int64, stamped: Int32, timeline: inout TimeZoneTimeline) -> Int64 {
+        let label: Int16
+        let offset: Int32
+        if let local = timeline.offset(at: utc) {
+            offset = local.minutes
+            label = self.label(zone: local.zone, of: timeline)
+        } else {
+            offset = stamped
+            label = self.label(stamped: Int16(truncatingIfNeeded: stamped))
+        }
+        let day = CumulativeSeries.localDay(utc, Int16(truncatingIfNeeded: offset))
+        update(day) { f in
+            if utc < f.firstZoneUTC { f.firstZone = label; f.firstZoneUTC = utc }
+            if utc >= f.lastZoneUTC { f.lastZone = label; f.lastZoneUTC = utc }
+        }
+        return day
+    }
+
+    private var zoneLabelIndex: [Int: Int16] = [:]
+
+    private func label(zone: Int, of timeline: TimeZoneTimeline) -> Int16 {
+        if let i = zoneLabelIndex[zone] { return i }
+        let i = Int16(zoneLabels.count)
+        zoneLabels.append(timeline.names[zone])
+        zoneLabelIndex[zone] = i
+        return i
+    }
+
+    private func label(stamped minutes: Int16) -> Int16 {
+        if let i = offsetLabels[minutes] { return i }
+        let i = Int16(zoneLabels.count)
+        zoneLabels.append(Timestamp(utcSeconds: 0, offsetMinutes: Int32(minutes)).offsetString)
+        offsetLabels[minutes] = i
+        return i
+    }
+
+    /// The person's UTC offset at `utc` once samples are dated: the timeline's, else `stamped`.
+    package func localOffset(at utc: Int64, stamped: Int32) -> Int32 {
+        timeline?.offset(at: utc)?.minutes ?? stamped
     }
 
     package func activitySummary(localDay: Int64, exerciseMinutes: Double?, standHours: Double?) {
@@ -228,7 +332,13 @@ package final class DailySummary {
 
     /// Writes one row per day that has any figure, in date order.
     package func write(to out: CSVWriter) {
-        for (day, f) in days {
+        for (day, var f) in days {
+            if f.firstZone < 0, var timeline, let zone = timeline.offset(at: day * 86_400 + 43_200)?.zone {
+                // A day with no timed sample (only its activity summary): the zone at noon UTC.
+                f.firstZone = label(zone: zone, of: timeline)
+                f.lastZone = f.firstZone
+                self.timeline = timeline
+            }
             out.date(localSeconds: day * 86_400)
             func cumulative(_ kind: CumulativeKind, scale: Double = 1, digits: Int) {
                 out.comma()
@@ -261,6 +371,11 @@ package final class DailySummary {
             // Like `workouts`, a count every day has: 0 minutes on a day without workouts.
             out.comma()
             out.decimal(f.workoutMinutes, digits: 1)
+            out.comma()
+            if f.firstZone >= 0 {
+                let first = zoneLabels[Int(f.firstZone)]
+                out.field(f.lastZone == f.firstZone ? first : first + ";" + zoneLabels[Int(f.lastZone)])
+            }
             out.endRow()
         }
     }

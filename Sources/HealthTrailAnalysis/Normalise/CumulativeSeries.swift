@@ -53,10 +53,15 @@ package struct CumulativeSeries {
     @inline(__always)
     package func append(_ sample: CumulativeSample) { samples.append(sample) }
 
-    /// Adds each sample's surviving value to the local days it covers, and forgets the samples.
+    /// Adds each sample's surviving value to the quarter hours of UTC it covers (pro rata when it
+    /// spans several), with the sample's stamped offset, and forgets the samples. Quarter hours,
+    /// not days: which local day an instant belongs to is known only once the person's time
+    /// zones are (`TimeZoneTimeline`), and every zone's midnight falls on a quarter hour.
     /// - Parameter ranking: the priority order of the sources, knowing every source of the samples.
     /// - Throws: when the spilled samples cannot be read back (or could not be written).
-    package func deduplicate(ranking: SourceRanking, into add: (_ localDay: Int64, _ value: Double) -> Void) throws {
+    package func deduplicate(
+        ranking: SourceRanking, into add: (_ quarterHour: Int64, _ value: Double, _ offsetMinutes: Int16) -> Void
+    ) throws {
         var cluster: [CumulativeSample] = []
         var clusterEnd = Int64.min
         var work = ClusterWork()
@@ -73,6 +78,13 @@ package struct CumulativeSeries {
         if !cluster.isEmpty { work.deduplicate(&cluster, ranking: ranking, into: add) }
     }
 
+    /// `deduplicate` summed by the local day each sample's stamped offset gives.
+    package func deduplicateByStampedDay(ranking: SourceRanking, into add: (_ localDay: Int64, _ value: Double) -> Void) throws {
+        try deduplicate(ranking: ranking) { quarter, value, offset in
+            add(CumulativeSeries.localDay(quarter * CumulativeSeries.quarterHour, offset), value)
+        }
+    }
+
     /// The buffers of one cluster's de-duplication, reused from cluster to cluster.
     private struct ClusterWork {
         package var covered = SpanTree()   // spans of every better-ranked source
@@ -80,13 +92,13 @@ package struct CumulativeSeries {
 
         package mutating func deduplicate(
             _ cluster: inout [CumulativeSample], ranking: SourceRanking,
-            into add: (_ localDay: Int64, _ value: Double) -> Void
+            into add: (_ quarterHour: Int64, _ value: Double, _ offsetMinutes: Int16) -> Void
         ) {
             if cluster.count == 1 {
                 // Nothing to overlap: the common case of one source at a time.
                 let s = cluster[0]
                 if s.end <= s.start {
-                    add(CumulativeSeries.localDay(s.start, s.offsetMinutes), s.value)
+                    add(CumulativeSeries.quarterHour(of: s.start), s.value, s.offsetMinutes)
                 } else {
                     CumulativeSeries.spread(s.value, over: s.start, s.end, offsetMinutes: s.offsetMinutes, into: add)
                 }
@@ -107,7 +119,7 @@ package struct CumulativeSeries {
                 }
                 if s.end <= s.start {
                     // An instant sample survives unless a better source covers that moment.
-                    if !covered.contains(s.start) { add(CumulativeSeries.localDay(s.start, s.offsetMinutes), s.value) }
+                    if !covered.contains(s.start) { add(CumulativeSeries.quarterHour(of: s.start), s.value, s.offsetMinutes) }
                 } else {
                     let length = Double(s.end - s.start)
                     covered.forEachGap(in: s.start, s.end) { a, b in
@@ -127,18 +139,25 @@ package struct CumulativeSeries {
         return local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
     }
 
-    /// Splits `value` over [a, b) in proportion to the time on each side of local midnights.
+    /// Seconds in a quarter hour.
+    package static let quarterHour: Int64 = 900
+
+    /// The quarter hour of UTC time holding `utc` (quarter hours since 1970).
+    @inline(__always)
+    package static func quarterHour(of utc: Int64) -> Int64 {
+        utc >= 0 ? utc / quarterHour : (utc - (quarterHour - 1)) / quarterHour
+    }
+
+    /// Splits `value` over [a, b) in proportion to the time in each quarter hour of UTC.
     package static func spread(
         _ value: Double, over a: Int64, _ b: Int64, offsetMinutes: Int16,
-        into add: (Int64, Double) -> Void
+        into add: (_ quarterHour: Int64, _ value: Double, _ offsetMinutes: Int16) -> Void
     ) {
-        let offset = Int64(offsetMinutes) * 60
         var t = a
         while t < b {
-            let day = localDay(t, offsetMinutes)
-            let nextMidnight = (day + 1) * 86_400 - offset
-            let stop = min(b, nextMidnight)
-            add(day, value * Double(stop - t) / Double(b - a))
+            let quarter = quarterHour(of: t)
+            let stop = min(b, (quarter + 1) * quarterHour)
+            add(quarter, value * Double(stop - t) / Double(b - a), offsetMinutes)
             t = stop
         }
     }

@@ -64,20 +64,25 @@ public enum OutputSchema {
     }
 
     public static let daily = CSVFile(
-        name: "daily.csv", rowIs: "local date with any data",
+        name: "daily.csv", rowIs: "local date with any data, in the person's own time zone",
         columns: [
             Column("date", .date), Column("steps", .integer), Column("distance_m", .real, "walking + running"), Column("active_kcal", .real),
             Column("exercise_min", .real), Column("stand_hours", .integer), Column("resting_hr", .real), Column("avg_hr", .real),
             Column("hrv_sdnn_ms", .real),
             Column("sleep_asleep_min", .real, "the night ending that morning"), Column("workouts", .integer), Column("basal_kcal", .real),
             Column("flights", .integer), Column("workout_min", .real, "0 on a day without workouts, like `workouts`"),
+            Column(
+                "time_zone", .text,
+                "the zone(s) the day was dated in: `Europe/Paris`, `;`-separated on a travel day, an offset (`+01:00`) where the export names no zone"
+            ),
         ])
 
     public static let sleepNights = CSVFile(
         name: "sleep_nights.csv",
         rowIs: "night, dated by the local date of the morning it ends",
         columns: [
-            Column("date", .date), Column("bed_start_utc", .timestamp), Column("wake_end_utc", .timestamp), Column("utc_offset", .text),
+            Column("date", .date), Column("bed_start_utc", .timestamp), Column("wake_end_utc", .timestamp),
+            Column("utc_offset", .text, "the person's own at waking, not the stamped one: see Days and time zones"),
             Column("in_bed_min", .real),
             Column("asleep_min", .real), Column("latency_min", .real), Column("efficiency", .real, "asleep / in bed"), Column("awakenings", .integer),
             Column("core_min", .real, "empty on a night whose source recorded no stages"), Column("deep_min", .real), Column("rem_min", .real),
@@ -103,7 +108,9 @@ public enum OutputSchema {
         name: "workouts.csv", rowIs: "workout, sorted by start",
         columns: [
             Column("workout_id", .text), Column("activity", .text, "`running`, `traditional_strength_training`, …"), Column("start_utc", .timestamp),
-            Column("end_utc", .timestamp), Column("utc_offset", .text, "of the workout's own time zone when known"), Column("duration_s", .real),
+            Column("end_utc", .timestamp),
+            Column("utc_offset", .text, "of the workout's own time zone when known, else the person's: see Days and time zones"),
+            Column("duration_s", .real),
             Column("source", .text), Column("route_files", .text, "`;`-separated, relative to the export folder"), Column("distance_m", .real),
             Column("energy_kcal", .real), Column("avg_hr", .real), Column("max_hr", .real), Column("indoor", .boolean, "`true`/`false`/empty"),
             Column("time_zone", .text, "`Europe/Paris`"), Column("parts", .integer), Column("min_hr", .real),

@@ -2,6 +2,7 @@ import HealthTrailAnalysis
 import HealthTrailDecode
 
 /// Writes `sleep_samples.csv` and `sleep_nights.csv`, and gives each night to the daily table.
+/// Call after `DailySummary.dateSamples(with:)`: nights are dated in the person's time zones.
 enum SleepOutputs {
     /// The order sleep samples are collected in: by start, then end (the rest of the order is
     /// settled within each group of equal spans, where source names are known).
@@ -39,7 +40,12 @@ enum SleepOutputs {
                 sampleWriter.field(s.stage.rawValue); sampleWriter.comma()
                 sampleWriter.field(s.source)
                 sampleWriter.endRow()
-                builder.add(s)
+                // Nights are measured in the person's own zone (dates, naps' afternoons); the
+                // samples' rows keep the offsets the export stamped.
+                var local = s
+                local.start.offsetMinutes = daily.localOffset(at: s.start.utcSeconds, stamped: s.start.offsetMinutes)
+                local.end.offsetMinutes = daily.localOffset(at: s.end.utcSeconds, stamped: s.end.offsetMinutes)
+                builder.add(local)
             }
             group.removeAll(keepingCapacity: true)
         }

@@ -12,23 +12,28 @@ enum AnalysisStage {
         let unknownActivities: [String: Int]
         /// Time spent drawing the calendars (part of the manifest's `svg_s`).
         let calendarSeconds: Double
+        let timeZones: Manifest.TimeZones
     }
 
     static func run(_ run: RunContext, decoder: ExportDecoder, sink: RunRecordSink, routes: RouteStage.Result) throws -> Result {
         let zones = routes.zones
         let daily = sink.daily
-        let (sleep, unknownActivities) = try run.timed("analyse_s") {
+        let (sleep, unknownActivities, timeZones) = try run.timed("analyse_s") {
             daily.closeSeries(except: nil, sources: decoder.sources)
             try daily.throwSpillFailure()
+            let workouts = decoder.workouts.sorted(by: { ($0.start, $0.id) < ($1.start, $1.id) })
+            let figures = workouts.map(WorkoutFigures.init)
+            let timeZones = try datePersonalDays(daily, sightings: sink.zoneSightings, workouts: workouts, figures: figures, routes: routes)
             let workoutWriter = try run.outputs.addWriter(OutputSchema.workouts.name, header: OutputSchema.workouts.header(zones: zones))
             var unknownActivities: [String: Int] = [:]
-            for w in decoder.workouts.sorted(by: { ($0.start, $0.id) < ($1.start, $1.id) }) {
-                let figures = WorkoutFigures(w)
+            for (w, var figures) in zip(workouts, figures) {
+                // A workout without a zone of its own is in the person's zone at its start.
+                if figures.timeZone == nil { figures.offsetMinutes = daily.localOffset(at: w.start.utcSeconds, stamped: w.start.offsetMinutes) }
                 WorkoutRow.write(
                     w, figures: figures, routeFiles: routes.routes.filesByWorkout[w.id] ?? [],
                     route: routes.routes.statsByWorkout[w.id], zoneCount: zones.zones.count, to: workoutWriter)
                 daily.workout(
-                    localDay: CumulativeSeries.localDay(w.start.utcSeconds, Int16(figures.offsetMinutes)),
+                    localDay: CumulativeSeries.localDay(w.start.utcSeconds, Int16(truncatingIfNeeded: figures.offsetMinutes)),
                     minutes: w.durationSeconds / 60)
                 if !ActivityCatalog.name(for: w.activityType).isKnown { unknownActivities[w.activityType, default: 0] += 1 }
             }
@@ -36,7 +41,7 @@ enum AnalysisStage {
                 sink.sleepSamples, sources: decoder.sources,
                 ranks: routes.sourceRanking.patternRanks, outputs: run.outputs, daily: daily)
             daily.write(to: try run.outputs.addWriter(OutputSchema.daily.name, header: OutputSchema.daily.names))
-            return (sleep, unknownActivities)
+            return (sleep, unknownActivities, timeZones)
         }
         var calendarSeconds = 0.0
         if let maps = run.options.maps, maps.kinds.contains(.calendars) {
@@ -46,6 +51,32 @@ enum AnalysisStage {
         }
         return Result(
             sleepNights: sleep.nights, naps: sleep.naps, unknownActivities: unknownActivities,
-            calendarSeconds: calendarSeconds)
+            calendarSeconds: calendarSeconds, timeZones: timeZones)
+    }
+
+    /// Builds the person's time-zone timeline from the records' and workouts' `HKTimeZone` (a
+    /// workout's only where its route agrees) and dates the daily samples with it.
+    private static func datePersonalDays(
+        _ daily: DailySummary, sightings: TimeZoneSightings, workouts: [Workout], figures: [WorkoutFigures],
+        routes: RouteStage.Result
+    ) throws -> Manifest.TimeZones {
+        var sightings = sightings
+        var contradictions = 0
+        for (w, f) in zip(workouts, figures) {
+            guard let name = f.timeZone else { continue }
+            if let longitude = routes.routes.statsByWorkout[w.id]?.firstLongitude, let zone = TimeZone(identifier: name),
+                TimeZoneSightings.routeContradicts(zone, at: w.start.utcSeconds, longitude: longitude)
+            {
+                contradictions += 1
+                continue
+            }
+            sightings.add(name, start: w.start.utcSeconds, end: w.end.utcSeconds)
+        }
+        let timeline = TimeZoneTimeline(sightings)
+        try daily.dateSamples(with: timeline)
+        return Manifest.TimeZones(
+            sightings: sightings.sightings.count, zones: sightings.names.count, stays: timeline.stays.count,
+            unknownNames: sightings.unknownNames + sightings.tooManyZones, routeContradictions: contradictions,
+            quarterHoursOnStampedOffset: daily.quartersOnStampedOffset)
     }
 }

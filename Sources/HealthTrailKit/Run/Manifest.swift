@@ -91,6 +91,25 @@ public struct Manifest: Codable, Sendable {
         public var naps: Int
         /// Cumulative kinds whose records came in separate groups (de-duplicated per group only).
         public var regroupedSeries: [String]
+        /// How days were placed in the person's time zones (`daily.csv`'s `time_zone`).
+        public var timeZones: TimeZones
+    }
+
+    /// The time-zone timeline's counts. Never the zones' names: where someone went is private.
+    public struct TimeZones: Codable, Sendable {
+        /// Sightings of the person's zone (`HKTimeZone` on records and workouts; sleep samples
+        /// of one night in one zone make one sighting).
+        public var sightings: Int
+        /// Distinct zones seen.
+        public var zones: Int
+        /// Stays in the timeline: runs of sightings of one zone (a trip abroad and back makes three).
+        public var stays: Int
+        /// `HKTimeZone` values no time-zone database knows (not used).
+        public var unknownNames: Int
+        /// Workouts whose route lies too far from their `HKTimeZone` (zone not used).
+        public var routeContradictions: Int
+        /// Quarter hours of samples dated at their stamped offset: all of them when no zone was seen.
+        public var quarterHoursOnStampedOffset: Int
     }
 
     public var tool: String = "healthtrail"

@@ -57,7 +57,8 @@ enum ManifestStage {
                 unknownUnits: names.names(decoder.unknownUnits),
                 unknownActivityTypes: names.names(analysis.unknownActivities),
                 sourcePriority: options.sourcePriority.patterns, sleepNights: analysis.sleepNights,
-                naps: analysis.naps, regroupedSeries: xml.sink.daily.reopened.map { "\($0)" }.sorted()),
+                naps: analysis.naps, regroupedSeries: xml.sink.daily.reopened.map { "\($0)" }.sorted(),
+                timeZones: analysis.timeZones),
             timings: run.timings.mapValues { ($0 * 1000).rounded() / 1000 }, runOptionsSHA256: optionsSHA256,
             files: try OutputCommit.stagedFiles(in: run.staging.stagingDirectory), budgetLedger: options.budgetLedger)
     }

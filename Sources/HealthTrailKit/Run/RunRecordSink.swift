@@ -17,6 +17,8 @@ public final class RunRecordSink: ExportRecordSink {
     var heartRateSpill: HeartRateSpill?
     /// Sleep samples, sorted by span as they come (in memory unless given a spill file).
     var sleepSamples = SleepOutputs.collection(spillPath: nil)
+    /// Where records (sleep samples) named the person's time zone; workouts add theirs later.
+    var zoneSightings = TimeZoneSightings()
     /// The type whose records `observe` saw last (only its identity is compared).
     private var lastObservedType: ObjectIdentifier?
     /// The writer of the last record's type: records come grouped by type, so the writers'
@@ -29,6 +31,10 @@ public final class RunRecordSink: ExportRecordSink {
         self.outputs = outputs
         daily = DailySummary(priority: priority)
         unretainedDaily = Unretained(daily)
+    }
+
+    public override func recordTimeZone(_ name: ByteSpan, start: Timestamp, end: Timestamp) {
+        zoneSightings.add(name, start: start.utcSeconds, end: end.utcSeconds)
     }
 
     public override func record(_ record: DecodedRecord, of type: RecordType, decoder: ExportDecoder) throws {
