@@ -93,10 +93,8 @@ extension ExportDecoder {
         switch parent {
         case .record:
             guard recordOpen, let key = attributes[.key] else { return }
-            if heartRateRowOpen {
-                guard key.equals("HKMetadataKeyHeartRateMotionContext"), let value = attributes[.value], value.count == 1
-                else { return }
-                motionContext = value[0]
+            if heartRateRowOpen, key.equals("HKMetadataKeyHeartRateMotionContext") {
+                if let value = attributes[.value], value.count == 1 { motionContext = value[0] }
             } else if key.equals("HKTimeZone"), let name = attributes[.value] {
                 // Sleep samples carry the zone the person was in: the guide to their local day.
                 unretainedSink?.with { $0.recordTimeZone(name, start: recordStart, end: recordEnd) }

@@ -148,16 +148,22 @@ package struct CumulativeSeries {
         utc >= 0 ? utc / quarterHour : (utc - (quarterHour - 1)) / quarterHour
     }
 
-    /// Splits `value` over [a, b) in proportion to the time in each quarter hour of UTC.
+    /// Samples longer than this are spread per UTC day, not per quarter hour: real ones last
+    /// minutes to a day, and a broken one spanning a century must not cost millions of sums.
+    package static let quarterSpreadLimit: Int64 = 31 * 86_400
+
+    /// Splits `value` over [a, b) in proportion to the time in each quarter hour of UTC (each
+    /// UTC day's share in its first quarter hour, for a sample longer than `quarterSpreadLimit`).
     package static func spread(
         _ value: Double, over a: Int64, _ b: Int64, offsetMinutes: Int16,
         into add: (_ quarterHour: Int64, _ value: Double, _ offsetMinutes: Int16) -> Void
     ) {
+        let step = b - a > quarterSpreadLimit ? 86_400 : quarterHour
         var t = a
         while t < b {
-            let quarter = quarterHour(of: t)
-            let stop = min(b, (quarter + 1) * quarterHour)
-            add(quarter, value * Double(stop - t) / Double(b - a), offsetMinutes)
+            let piece = t >= 0 ? t / step : (t - (step - 1)) / step
+            let stop = min(b, (piece + 1) * step)
+            add(quarterHour(of: t), value * Double(stop - t) / Double(b - a), offsetMinutes)
             t = stop
         }
     }

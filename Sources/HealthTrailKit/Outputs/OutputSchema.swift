@@ -73,7 +73,7 @@ public enum OutputSchema {
             Column("flights", .integer), Column("workout_min", .real, "0 on a day without workouts, like `workouts`"),
             Column(
                 "time_zone", .text,
-                "the zone(s) the day was dated in: `Europe/Paris`, `;`-separated on a travel day, an offset (`+01:00`) where the export names no zone"
+                "the first and last zone the day's samples were dated in (`Europe/Paris`; two, `;`-separated, on a travel day), or the stamped offset (`+01:00`) where the export names no zone"
             ),
         ])
 

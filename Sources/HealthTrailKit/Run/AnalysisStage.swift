@@ -23,12 +23,13 @@ enum AnalysisStage {
             try daily.throwSpillFailure()
             let workouts = decoder.workouts.sorted(by: { ($0.start, $0.id) < ($1.start, $1.id) })
             let figures = workouts.map(WorkoutFigures.init)
-            let timeZones = try datePersonalDays(daily, sightings: sink.zoneSightings, workouts: workouts, figures: figures, routes: routes)
+            let (timeZones, ownZone) = try datePersonalDays(
+                daily, sightings: sink.zoneSightings, workouts: workouts, figures: figures, routes: routes)
             let workoutWriter = try run.outputs.addWriter(OutputSchema.workouts.name, header: OutputSchema.workouts.header(zones: zones))
             var unknownActivities: [String: Int] = [:]
-            for (w, var figures) in zip(workouts, figures) {
-                // A workout without a zone of its own is in the person's zone at its start.
-                if figures.timeZone == nil { figures.offsetMinutes = daily.localOffset(at: w.start.utcSeconds, stamped: w.start.offsetMinutes) }
+            for (i, (w, var figures)) in zip(workouts, figures).enumerated() {
+                // A workout without a usable zone of its own is in the person's zone at its start.
+                if !ownZone[i] { figures.offsetMinutes = daily.localOffset(at: w.start.utcSeconds, stamped: w.start.offsetMinutes) }
                 WorkoutRow.write(
                     w, figures: figures, routeFiles: routes.routes.filesByWorkout[w.id] ?? [],
                     route: routes.routes.statsByWorkout[w.id], zoneCount: zones.zones.count, to: workoutWriter)
@@ -55,28 +56,33 @@ enum AnalysisStage {
     }
 
     /// Builds the person's time-zone timeline from the records' and workouts' `HKTimeZone` (a
-    /// workout's only where its route agrees) and dates the daily samples with it.
+    /// workout's only where its route agrees) and dates the daily samples with it. Also says,
+    /// per workout, whether its own zone is usable: known, and not contradicted by its route.
     private static func datePersonalDays(
         _ daily: DailySummary, sightings: TimeZoneSightings, workouts: [Workout], figures: [WorkoutFigures],
         routes: RouteStage.Result
-    ) throws -> Manifest.TimeZones {
+    ) throws -> (Manifest.TimeZones, ownZone: [Bool]) {
         var sightings = sightings
         var contradictions = 0
-        for (w, f) in zip(workouts, figures) {
-            guard let name = f.timeZone else { continue }
-            if let longitude = routes.routes.statsByWorkout[w.id]?.firstLongitude, let zone = TimeZone(identifier: name),
+        var ownZone = [Bool](repeating: false, count: workouts.count)
+        for (i, (w, f)) in zip(workouts, figures).enumerated() {
+            guard let name = f.timeZone, let zone = TimeZone(identifier: name) else { continue }
+            if let longitude = routes.routes.statsByWorkout[w.id]?.firstLongitude,
                 TimeZoneSightings.routeContradicts(zone, at: w.start.utcSeconds, longitude: longitude)
             {
                 contradictions += 1
                 continue
             }
+            ownZone[i] = true
             sightings.add(name, start: w.start.utcSeconds, end: w.end.utcSeconds)
         }
         let timeline = TimeZoneTimeline(sightings)
         try daily.dateSamples(with: timeline)
-        return Manifest.TimeZones(
+        let counts = Manifest.TimeZones(
             sightings: sightings.sightings.count, zones: sightings.names.count, stays: timeline.stays.count,
-            unknownNames: sightings.unknownNames + sightings.tooManyZones, routeContradictions: contradictions,
+            unknownNames: sightings.unknownNames + sightings.overLimits,
+            contradictedSightings: timeline.contradictingSightings, routeContradictions: contradictions,
             quarterHoursOnStampedOffset: daily.quartersOnStampedOffset)
+        return (counts, ownZone)
     }
 }

@@ -104,9 +104,13 @@ public struct Manifest: Codable, Sendable {
         public var zones: Int
         /// Stays in the timeline: runs of sightings of one zone (a trip abroad and back makes three).
         public var stays: Int
-        /// `HKTimeZone` values no time-zone database knows (not used).
+        /// `HKTimeZone` values not used: names no time-zone database knows, and those past the
+        /// first 1,000 zones or 1,000,000 sightings.
         public var unknownNames: Int
-        /// Workouts whose route lies too far from their `HKTimeZone` (zone not used).
+        /// Sightings wholly inside a sighting of another zone (not used).
+        public var contradictedSightings: Int
+        /// Workouts whose route lies too far from their `HKTimeZone` (zone not used: the
+        /// workout is dated in the person's).
         public var routeContradictions: Int
         /// Quarter hours of samples dated at their stamped offset: all of them when no zone was seen.
         public var quarterHoursOnStampedOffset: Int

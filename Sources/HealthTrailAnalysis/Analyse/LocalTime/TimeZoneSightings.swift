@@ -20,16 +20,23 @@ package struct TimeZoneSightings {
     /// The zone identifiers seen, each once, in the order first seen.
     package private(set) var names: [String] = []
     package private(set) var sightings: [Sighting] = []
-    /// Sightings whose identifier no time-zone database entry knows (not used).
+    /// Sightings whose identifier no time-zone database entry knows, or is longer than
+    /// `maxNameLength` bytes (not used).
     package private(set) var unknownNames = 0
-    /// Sightings past the first `maxZones` distinct identifiers (not used).
-    package private(set) var tooManyZones = 0
+    /// Sightings past the first `maxZones` distinct identifiers or `maxSightings` sightings (not used).
+    package private(set) var overLimits = 0
     /// Distinct identifiers kept: a real export names a few dozen zones at most.
     package static let maxZones = 1_000
+    /// Sightings kept: a night of sleep samples is one, so a real export has a few thousand.
+    package static let maxSightings = 1_000_000
+    /// The longest IANA identifier is about 30 bytes.
+    package static let maxNameLength = 64
     /// Sightings closer than this to the previous one of the same zone extend it.
     package static let joinGapSeconds: Int64 = 6 * 3_600
 
     private var indexByName: [String: Int] = [:]
+    /// Identifiers already found unknown (at most `maxZones`): each is looked up once.
+    private var rejected: Set<String> = []
     /// The bytes of the identifier seen last and its index: consecutive records repeat it, and
     /// comparing bytes spares making a `String` of each.
     private var lastBytes: [UInt8] = []
@@ -47,8 +54,12 @@ package struct TimeZoneSightings {
             add(zone: lastIndex, start: start, end: end)
             return
         }
+        guard name.count <= Self.maxNameLength else {
+            unknownNames += 1
+            return
+        }
         add(name.string, start: start, end: end)
-        lastBytes = name.bytes
+        lastBytes = lastIndex >= 0 ? name.bytes : []
     }
 
     /// A workout's or record's zone identifier over [start, end].
@@ -59,12 +70,13 @@ package struct TimeZoneSightings {
             return
         }
         lastIndex = -1
-        guard let zone = TimeZone(identifier: name) else {
+        guard !rejected.contains(name), name.utf8.count <= Self.maxNameLength, let zone = TimeZone(identifier: name) else {
             unknownNames += 1
+            if rejected.count < Self.maxZones { rejected.insert(name) }
             return
         }
         guard names.count < Self.maxZones else {
-            tooManyZones += 1
+            overLimits += 1
             return
         }
         indexByName[name] = names.count
@@ -78,6 +90,10 @@ package struct TimeZoneSightings {
         let end = max(start, end)
         if let last = sightings.last, last.zone == zone, start >= last.start, start <= last.end + Self.joinGapSeconds {
             sightings[sightings.count - 1].end = max(last.end, end)
+            return
+        }
+        guard sightings.count < Self.maxSightings else {
+            overLimits += 1
             return
         }
         sightings.append(Sighting(start: start, end: end, zone: zone))
