@@ -13,9 +13,10 @@
 /// - **Between two stays of different zones** (a journey) the zone last seen holds until its
 ///   next midnight; if the next zone's date is then still the day before (a flight west), the
 ///   next zone takes over there. So a day ends only once midnight has passed in both zones, and
-///   dates never run backwards: flying west stretches the last day at home until midnight at
-///   the destination; flying east, the first day at the destination starts at midnight where
-///   the person came from, or later at the first sighting there.
+///   a date comes back only where the sightings say so (a flight east over the date line):
+///   flying west stretches the last day at home until midnight at the destination; flying
+///   east, the first day at the destination starts at midnight where the person came from, or
+///   later at the first sighting there.
 /// - **Before the first stay and after the last,** the nearest stay's zone.
 /// - **No sighting at all:** no timeline; each sample keeps its stamped offset.
 ///
@@ -74,7 +75,7 @@ package struct TimeZoneTimeline {
             midnight = (lastDay + 1) * 86_400 - Int64(clocks[from.zone].offsetMinutes(at: midnight)) * 60
             guard midnight < to.start else { return Int64.max }
             let nextDay = CumulativeSeries.localDay(midnight, Int16(truncatingIfNeeded: clocks[to.zone].offsetMinutes(at: midnight)))
-            return nextDay <= lastDay ? max(midnight, from.end) : Int64.max
+            return nextDay == lastDay ? max(midnight, from.end) : Int64.max
         }
         self.clocks = clocks
     }
