@@ -13,6 +13,9 @@ import Darwin
 /// Per route, in this order:
 /// 1. the whole route, a `LineString` with `kind: "route"`, the workout's id, activity, route
 ///    file, times, distance, duration, mean heart rate and its activity's `colour` / `stroke`;
+///    a `MultiLineString` of its stretches when gaps (pauses, parts, GPS jumps) cut it, so that no
+///    line crosses a pause (with `includeTimes`, one `LineString`: kepler.gl's trip layer reads
+///    no other);
 /// 2. one `LineString` per segment (`kind: "segment"`), coloured by heart-rate zone;
 /// 3. `Point`s at the first and last positions (`kind: "start"` / `"end"`).
 ///
@@ -96,17 +99,33 @@ public final class GeoJSONWriter {
         beginFeature()
         literal("{\"type\":\"Feature\",\"properties\":{\"kind\":\"route\"")
         routeProperties(route, colour)
-        literal("},\"geometry\":{\"type\":\"LineString\",\"coordinates\":[")
-        positions(points, first, last)
-        literal("]}}")
+        // Stretches between gaps with a line of their own: no line is drawn across a pause.
+        let lines =
+            includeTimes
+            ? []
+            : route.stretches.filter {
+                $0.lowerBound >= 0 && $0.upperBound < points.count && hasLine(points, $0.lowerBound, $0.upperBound)
+            }
+        if lines.count > 1 {
+            literal("},\"geometry\":{\"type\":\"MultiLineString\",\"coordinates\":[")
+            for (k, line) in lines.enumerated() {
+                if k > 0 { out.byte(0x2C) }
+                out.byte(0x5B)
+                positions(points, line.lowerBound, line.upperBound)
+                out.byte(0x5D)
+            }
+            literal("]}}")
+        } else {
+            let line = lines.first ?? first...last
+            literal("},\"geometry\":{\"type\":\"LineString\",\"coordinates\":[")
+            positions(points, line.lowerBound, line.upperBound)
+            literal("]}}")
+        }
 
         for (index, segment) in route.segments.enumerated() {
             // Clamped so a stale index cannot trap; a stretch left with one position has no line.
             let a = max(segment.first, 0), b = min(segment.last, points.count - 1)
-            guard a < b else { continue }
-            var n = 0
-            for i in a...b where Self.isUsable(points[i]) { n += 1; if n == 2 { break } }
-            guard n == 2 else { continue }
+            guard a < b, hasLine(points, a, b) else { continue }
             beginFeature()
             literal("{\"type\":\"Feature\",\"properties\":{\"kind\":\"segment\",\"workout_id\":")
             string(route.workoutID)
@@ -215,6 +234,16 @@ public final class GeoJSONWriter {
         literal("},\"geometry\":{\"type\":\"Point\",\"coordinates\":")
         position(p)
         literal("}}")
+    }
+
+    /// Whether `points[a...b]` has two usable points: a line to draw.
+    private func hasLine(_ points: [RoutePoint], _ a: Int, _ b: Int) -> Bool {
+        var n = 0
+        for i in a...b where Self.isUsable(points[i]) {
+            n += 1
+            if n == 2 { return true }
+        }
+        return false
     }
 
     /// The usable points of `points[a...b]`, comma-separated.

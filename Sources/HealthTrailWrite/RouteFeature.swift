@@ -26,6 +26,9 @@ public struct RouteFeature: Sendable {
     public var segments: [RouteSegment]
     /// Zone index → zone name, for the `zone` property of segments (`RouteSegment.zone`).
     public var zoneNames: [String]
+    /// Stretches of `points` between the route's gaps (pauses, parts, GPS jumps), as
+    /// `MapRoute.stretches` gives them; empty when the route has no gap.
+    public var stretches: [ClosedRange<Int>] = []
 
     public init(
         workoutID: String, activity: String, routeFile: String?, start: Int64, end: Int64,

@@ -79,6 +79,31 @@ import Testing
 
     // MARK: Tests
 
+    /// A route cut by a pause (points 0–3, then 4–8): two lines, none across the pause; a
+    /// stretch of one point has no line of its own. With times, one LineString for kepler.gl.
+    @Test func aPausedRouteIsAMultiLineString() throws {
+        let dir = Support.temporaryDirectory()
+        var route = Self.paris(n: 10)
+        route.stretches = [0...3, 4...8, 9...9]
+        try Self.write([route], to: dir + "/plain.geojson")
+        let features = try Self.validFeatures(dir + "/plain.geojson")
+        let geometry = Self.geometry(features[0])
+        #expect(geometry["type"] as? String == "MultiLineString")
+        let lines = (geometry["coordinates"] as? [[[NSNumber]]] ?? []).map { $0.map { $0.map(\.doubleValue) } }
+        let longitudes = route.points.map { ($0.longitude * 1e6).rounded() / 1e6 }
+        #expect(lines.map { $0.map { $0[0] } } == [Array(longitudes[0...3]), Array(longitudes[4...8])])
+        try Self.write([route], to: dir + "/times.geojson", includeTimes: true)
+        let timed = try Self.validFeatures(dir + "/times.geojson", times: true)
+        #expect(Self.geometry(timed[0])["type"] as? String == "LineString")
+        #expect(Self.coordinates(timed[0]).count == 10)
+        // One stretch with a line left: a LineString of it alone.
+        route.stretches = [0...0, 1...9]
+        try Self.write([route], to: dir + "/one.geojson")
+        let one = try Self.validFeatures(dir + "/one.geojson")
+        #expect(Self.geometry(one[0])["type"] as? String == "LineString")
+        #expect(Self.coordinates(one[0]).count == 9)
+    }
+
     @Test func routeLineStringInLonLatOrderWithProperties() throws {
         let dir = Support.temporaryDirectory()
         let path = dir + "/routes.geojson"

@@ -78,6 +78,16 @@ class Checker:
         if self.times and not isinstance(p[3], int):
             self.fail(where, f"time {p[3]} is not whole unix seconds")
 
+    def line(self, where, coords):
+        if not isinstance(coords, list) or len(coords) < 2:
+            return self.fail(where, "a LineString needs two or more positions")
+        for i, p in enumerate(coords):
+            self.position(f"{where} position {i}", p)
+        if self.times and not self.problems:
+            ts = [p[3] for p in coords]
+            if any(b < a for a, b in zip(ts, ts[1:])):
+                self.fail(where, "times decrease along the line")
+
     def geometry(self, where, g, kind):
         if not isinstance(g, dict):
             return self.fail(where, "geometry must be an object")
@@ -88,18 +98,18 @@ class Checker:
         if gtype == "Point":
             self.position(where, coords)
         elif gtype == "LineString":
+            self.line(where, coords)
+        elif gtype == "MultiLineString":
             if not isinstance(coords, list) or len(coords) < 2:
-                return self.fail(where, "a LineString needs two or more positions")
-            for i, p in enumerate(coords):
-                self.position(f"{where} position {i}", p)
-            if self.times and not self.problems:
-                ts = [p[3] for p in coords]
-                if any(b < a for a, b in zip(ts, ts[1:])):
-                    self.fail(where, "times decrease along the line")
+                return self.fail(where, "a MultiLineString here holds two or more lines")
+            for k, line in enumerate(coords):
+                self.line(f"{where} line {k}", line)
+            if self.times:
+                self.fail(where, "with times, a route is one LineString (kepler.gl's trip layer)")
         else:
             return self.fail(where, f"unexpected geometry type {gtype!r}")
         expected = {"start": ("Point",), "end": ("Point",), "segment": ("LineString",),
-                    "route": ("LineString", "Point")}.get(kind)
+                    "route": ("LineString", "MultiLineString", "Point")}.get(kind)
         if expected is None:
             self.fail(where, f"unknown kind {kind!r}")
         elif gtype not in expected:

@@ -259,12 +259,13 @@ package final class RouteProcessor {
         let meanBPM = stats.meanBPM
         let gaps = drawing.gaps
         let segments = MapRoute.segments(RouteGeometry.segments(points, zones: zones), of: points, cutAt: gaps)
-        if !points.isEmpty {
-            geojson?.add(
-                RouteFeature(
-                    workoutID: id, activity: activity, routeFile: file, start: first.time, end: last.time,
-                    distanceMeters: stats.distance, durationSeconds: Double(last.time - first.time),
-                    averageBPM: meanBPM, points: points, segments: segments, zoneNames: zones.zones.map(\.name)))
+        if !points.isEmpty, let geojson {
+            var feature = RouteFeature(
+                workoutID: id, activity: activity, routeFile: file, start: first.time, end: last.time,
+                distanceMeters: stats.distance, durationSeconds: Double(last.time - first.time),
+                averageBPM: meanBPM, points: points, segments: segments, zoneNames: zones.zones.map(\.name))
+            if !gaps.isEmpty { feature.stretches = MapRoute.stretches(of: points, cutAt: gaps) }
+            geojson.add(feature)
         }
         guard let maps else { return }
         if !points.isEmpty { tracks.add(workoutID: id, activity: activity, points: points) }
