@@ -171,3 +171,13 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty, "the spill file is removed")
     }
 }
+
+extension CumulativeSeries {
+    /// `deduplicate` summed by the local day each sample's stamped offset gives: the day totals
+    /// these tests state, with the quarter hours of the production path mapped to days plainly.
+    func deduplicateByStampedDay(ranking: SourceRanking, into add: (_ localDay: Int64, _ value: Double) -> Void) throws {
+        try deduplicate(ranking: ranking) { quarter, value, offset in
+            add(CumulativeSeries.localDay(quarter * CumulativeSeries.quarterHour, offset), value)
+        }
+    }
+}

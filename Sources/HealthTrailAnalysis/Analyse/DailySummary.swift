@@ -57,6 +57,8 @@ package final class DailySummary {
     /// The zones days were dated in: identifiers (`Europe/Paris`) or, where no zone was seen,
     /// stamped offsets (`+01:00`). `DailyFigures.firstZone` indexes it.
     package private(set) var zoneLabels: [String] = []
+    /// `zoneLabels`' index of each timeline zone and of each stamped offset used.
+    private var zoneLabelIndex: [Int: Int16] = [:]
     private var offsetLabels: [Int16: Int16] = [:]
     /// The person's zones, once `dateSamples(with:)` has run.
     private var timeline: TimeZoneTimeline?
@@ -278,8 +280,6 @@ package final class DailySummary {
         }
         return day
     }
-
-    private var zoneLabelIndex: [Int: Int16] = [:]
 
     private func label(zone: Int, of timeline: TimeZoneTimeline) -> Int16 {
         if let i = zoneLabelIndex[zone] { return i }

@@ -78,13 +78,6 @@ package struct CumulativeSeries {
         if !cluster.isEmpty { work.deduplicate(&cluster, ranking: ranking, into: add) }
     }
 
-    /// `deduplicate` summed by the local day each sample's stamped offset gives.
-    package func deduplicateByStampedDay(ranking: SourceRanking, into add: (_ localDay: Int64, _ value: Double) -> Void) throws {
-        try deduplicate(ranking: ranking) { quarter, value, offset in
-            add(CumulativeSeries.localDay(quarter * CumulativeSeries.quarterHour, offset), value)
-        }
-    }
-
     /// The buffers of one cluster's de-duplication, reused from cluster to cluster.
     private struct ClusterWork {
         package var covered = SpanTree()   // spans of every better-ranked source
