@@ -1,0 +1,110 @@
+import HealthTrailArchive
+import HealthTrailDecode
+
+/// Finds the records of an export that are exact copies of an earlier record.
+///
+/// Two records are the same when their type, `sourceName`, `unit`, `startDate`, `endDate` and
+/// `value` are, as the export writes them (dates as instants with their offsets). Left out:
+/// `device`, whose text carries a memory address that changes from record to record;
+/// `creationDate` and `sourceVersion`, which an app that syncs its samples again writes anew;
+/// and the record's metadata, which says how a value was measured, not what it was. The first of
+/// a set of copies is the record; every later one is a copy.
+///
+/// Copies of a re-synced app lie anywhere in export.xml, months of records apart, so they cannot
+/// be found with a window, and a set of every record would grow with the export. Instead each
+/// record leaves a 24-byte entry (its `Fingerprint128`, its place in the file and its type) in
+/// sorted runs spilled to disk (`SortedRunFile`); `finish()` merges the runs, where the copies of
+/// a record come together, and returns the places of the copies as a bit set: one bit per record.
+package final class RecordCopyFinder {
+    /// One record's entry: sorted by fingerprint, then by place, so the first of a set of
+    /// copies comes first.
+    package struct Entry: BitwiseCopyable {
+        var high: UInt64
+        var low: UInt64
+        var place: UInt32
+        var type: UInt32
+    }
+
+    private let entries: SortedRunFile<Entry>
+    /// Records seen so far: the next record's place.
+    package private(set) var records = 0
+
+    /// - Parameters:
+    ///   - spillPath: the file the sorted runs go to; nil keeps them in memory.
+    ///   - runLength: entries sorted in memory at once.
+    package init(spillPath: String?, runLength: Int = 1 << 16) {
+        entries = SortedRunFile(path: spillPath, runLength: runLength) { a, b in
+            a.high != b.high ? a.high < b.high : a.low != b.low ? a.low < b.low : a.place < b.place
+        }
+    }
+
+    /// The fingerprint of one record: the fields that make two records the same.
+    @inline(__always)
+    package static func fingerprint(_ record: DecodedRecord, of type: RecordType) -> Fingerprint128 {
+        var f = Fingerprint128()
+        f.add(type.identifierBytes)
+        f.add(record.source)
+        f.add(optional: record.unit)
+        f.add(UInt64(bitPattern: record.start.utcSeconds))
+        f.add(UInt64(bitPattern: record.end.utcSeconds))
+        f.add(UInt64(UInt32(bitPattern: record.start.offsetMinutes)) << 32 | UInt64(UInt32(bitPattern: record.end.offsetMinutes)))
+        f.add(optional: record.value)
+        return f
+    }
+
+    /// Notes the next record in file order; `typeIndex` names its type in `finish()`'s counts.
+    @inline(__always)
+    package func add(_ record: DecodedRecord, of type: RecordType, typeIndex: Int) {
+        let f = Self.fingerprint(record, of: type)
+        entries.append(Entry(high: f.high, low: f.low, place: UInt32(truncatingIfNeeded: records), type: UInt32(truncatingIfNeeded: typeIndex)))
+        records += 1
+    }
+
+    /// Merges the runs: every record that repeats an earlier one, by place.
+    package func finish() throws -> RecordCopies {
+        var copies = RecordCopies(records: records)
+        var previous: Entry?
+        try entries.drain { entry in
+            if let p = previous, p.high == entry.high, p.low == entry.low {
+                copies.insert(place: Int(entry.place), typeIndex: Int(entry.type))
+            } else {
+                previous = entry
+            }
+        }
+        return copies
+    }
+}
+
+/// The records of an export that copy an earlier one, by their place in export.xml (the n-th
+/// record handed to the sink), with counts per record type.
+package struct RecordCopies: Sendable {
+    /// One bit per record: set for a copy.
+    private var bits: [UInt64]
+    /// Copies per record type, by the decoder's index of the type.
+    package private(set) var countsByType: [Int: Int] = [:]
+    package private(set) var total = 0
+
+    /// Records in the export: places run from 0 to `records - 1`.
+    private let records: Int
+
+    package init(records: Int) {
+        bits = []
+        self.records = records
+    }
+
+    package var isEmpty: Bool { total == 0 }
+
+    mutating func insert(place: Int, typeIndex: Int) {
+        if bits.isEmpty { bits = [UInt64](repeating: 0, count: (records + 63) / 64) }
+        bits[place >> 6] |= 1 << UInt64(place & 63)
+        countsByType[typeIndex, default: 0] += 1
+        total += 1
+    }
+
+    /// Whether the record at `place` is a copy.
+    @inline(__always)
+    package func contains(_ place: Int) -> Bool {
+        guard !bits.isEmpty, place < records else { return false }
+        return bits[place >> 6] & (1 << UInt64(place & 63)) != 0
+    }
+}
