@@ -8,7 +8,8 @@ struct InspectCommand: ParsableCommand {
         abstract: "Summarise an export without writing anything.",
         discussion: """
             Lists the archive's entries, the export version and date, the span of the data, record \
-            counts per type and the sources that wrote them. Reads the whole export.xml once.
+            counts per type (with the exact copies of a record that `run` counts once) and the \
+            sources that wrote them. Reads the whole export.xml once.
 
             --json prints the same as one JSON object for scripts (stable keys, see format_version): \
             names, counts, sizes and dates only, like manifest.json; the sources are counted, not \
@@ -56,7 +57,8 @@ struct InspectCommand: ParsableCommand {
         print("workouts: \(report.workouts)   heart-rate samples: \(report.heartRate)   malformed records: \(report.faults)")
         print("\nrecords per type:")
         for t in report.recordTypes {
-            print("  \(String(t.count).leftPadded(9))  \(t.identifier)")
+            let copies = report.copiesByType[t.identifier].map { "  (\($0) copies of another record, counted once)" } ?? ""
+            print("  \(String(t.count).leftPadded(9))  \(t.identifier)\(copies)")
         }
         print("\nsources:")
         for s in report.sources {

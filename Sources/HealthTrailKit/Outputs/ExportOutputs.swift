@@ -8,10 +8,10 @@ import HealthTrailWrite
 /// Header rows come from `OutputSchema`, which the table of docs/outputs.md is generated from.
 public final class ExportOutputs {
     let staging: OutputStaging
-    public let heartRate: CSVWriter
+    public private(set) var heartRate: CSVWriter
     public let routePoints: CSVWriter
-    public let hrvBeats: CSVWriter
-    public let activitySummaries: CSVWriter
+    public private(set) var hrvBeats: CSVWriter
+    public private(set) var activitySummaries: CSVWriter
     private var writers: [(name: String, writer: CSVWriter)] = []
 
     public init(staging: OutputStaging) throws {
@@ -31,6 +31,27 @@ public final class ExportOutputs {
             ("heart_rate.csv", heartRate), ("route_points.csv", routePoints), ("hrv_beats.csv", hrvBeats),
             ("activity_summaries.csv", activitySummaries),
         ]
+    }
+
+    /// Empties the tables export.xml's records fill (`heart_rate.csv`, `hrv_beats.csv`,
+    /// `activity_summaries.csv`, `records/`), for a second reading of export.xml: what the first
+    /// wrote is removed, and the files are made anew on first use, under the same names.
+    func restartExportXMLTables() throws {
+        let restarted: Set<String> = ["heart_rate.csv", "hrv_beats.csv", "activity_summaries.csv"]
+        for (name, w) in writers where restarted.contains(name) || name.hasPrefix("records/") {
+            try w.close(syncing: false)
+            unlink(try staging.path(name))
+        }
+        writers.removeAll { restarted.contains($0.name) || $0.name.hasPrefix("records/") }
+        recordWriters = [:]
+        takenNames = []
+        quantityFiles = []
+        heartRate = try CSVWriter(
+            path: staging.path("heart_rate.csv"), header: OutputSchema.heartRate.names, bufferSize: 1 << 20, writeBehind: true)
+        hrvBeats = try CSVWriter(path: staging.path("hrv_beats.csv"), header: OutputSchema.hrvBeats.names, writeBehind: true)
+        activitySummaries = try CSVWriter(
+            path: staging.path("activity_summaries.csv"), header: OutputSchema.activitySummaries.names, writeBehind: true)
+        writers += [("heart_rate.csv", heartRate), ("hrv_beats.csv", hrvBeats), ("activity_summaries.csv", activitySummaries)]
     }
 
     /// Record-type file names already taken (`StepCount` of two identifier families, or `FooBar`

@@ -1,3 +1,5 @@
+import Foundation
+import HealthTrailAnalysis
 import HealthTrailArchive
 import HealthTrailDecode
 import HealthTrailXML
@@ -17,15 +19,22 @@ public struct ExportInspection {
     public let workouts: Int
     public let heartRate: Int
     public let faults: Int
+    /// Records that copy an earlier one (`RecordCopyFinder`), per record type identifier.
+    public let copiesByType: [String: Int]
 
     public static func inspect(path: String, showProgress: Bool = false) throws -> ExportInspection {
         let source = try openExportSource(path: path)
         let layout = try ExportLayout(source: source)
         let faults = FaultLog(file: source.displayName, strict: false)
-        let decoder = ExportDecoder(sink: nil, faults: faults, fileName: source.displayName, entryName: layout.mainXML.path)
+        // The copies' sorted runs go to a scratch file of this process, removed when read back.
+        let environment = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 }
+        let spill = "\(environment ?? "/tmp")/.healthtrail-inspect-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).spill"
+        let sink = CopyCountingSink(finder: RecordCopyFinder(spillPath: spill))
+        let decoder = ExportDecoder(sink: sink, faults: faults, fileName: source.displayName, entryName: layout.mainXML.path)
         let progress = ProgressLine(totalBytes: layout.mainXML.uncompressedSize, enabled: showProgress && ProgressLine.stderrIsTerminal)
         defer { progress.finish() }
         let version = try ExportRun.stream(layout.mainXML, of: source, into: decoder, progress: progress)
+        let copies = try sink.finder.finish()
         return ExportInspection(
             source: source.displayName, entries: source.entries, layout: layout, kind: ExportRun.kind(of: source),
             exportVersion: version,
@@ -33,7 +42,32 @@ public struct ExportInspection {
             recordTypes: decoder.recordTypes.map { ($0.identifier, $0.count, $0.firstUTC, $0.lastUTC) }
                 .sorted { $0.count > $1.count },
             sources: zip(decoder.sources, decoder.sourceRecordCounts).map { ($0, $1) }.sorted { $0.records > $1.records },
-            workouts: decoder.workouts.count, heartRate: decoder.heartRateSamples, faults: faults.total)
+            workouts: decoder.workouts.count, heartRate: decoder.heartRateSamples, faults: faults.total,
+            copiesByType: Dictionary(uniqueKeysWithValues: copies.countsByType.map { (sink.identifiers[$0.key], $0.value) }))
+    }
+
+    /// Records every record for `RecordCopyFinder`, and nothing else.
+    private final class CopyCountingSink: ExportRecordSink {
+        let finder: RecordCopyFinder
+        /// The record types met, by the index `finder` counts them under.
+        private(set) var identifiers: [String] = []
+        private var indices: [ObjectIdentifier: Int] = [:]
+
+        init(finder: RecordCopyFinder) { self.finder = finder }
+
+        override func record(_ record: DecodedRecord, of type: RecordType, decoder: ExportDecoder) throws { add(record, type) }
+        override func heartRate(_ record: DecodedRecord, of type: RecordType, decoder: ExportDecoder) { add(record, type) }
+
+        private func add(_ record: DecodedRecord, _ type: RecordType) {
+            let index =
+                indices[ObjectIdentifier(type)]
+                ?? {
+                    identifiers.append(type.identifier)
+                    indices[ObjectIdentifier(type)] = identifiers.count - 1
+                    return identifiers.count - 1
+                }()
+            finder.add(record, of: type, typeIndex: index)
+        }
     }
 
     /// Earliest and latest record start, when there are records.

@@ -34,6 +34,9 @@ public struct InspectionReport: Codable, Sendable, Equatable {
         public var malformedRecords: Int
         /// Distinct sources (apps and devices) that wrote records.
         public var sources: Int
+        /// Records that copy an earlier record (same type, source, unit, start, end and value),
+        /// per type: `run` counts each once.
+        public var copiesByType: [String: Int]
     }
 
     public static let currentFormatVersion = 1
@@ -62,7 +65,7 @@ public struct InspectionReport: Codable, Sendable, Equatable {
         counts = Counts(
             recordsByType: Dictionary(inspection.recordTypes.map { ($0.identifier, $0.count) }, uniquingKeysWith: +),
             workouts: inspection.workouts, heartRate: inspection.heartRate, malformedRecords: inspection.faults,
-            sources: inspection.sources.count)
+            sources: inspection.sources.count, copiesByType: inspection.copiesByType)
     }
 
     /// Pretty-printed JSON with snake_case keys in sorted order, and a final newline.

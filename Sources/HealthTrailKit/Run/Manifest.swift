@@ -93,6 +93,9 @@ public struct Manifest: Codable, Sendable {
         public var regroupedSeries: [String]
         /// How days were placed in the person's time zones (`daily.csv`'s `time_zone`).
         public var timeZones: TimeZones
+        /// Records dropped as exact copies of an earlier record (same type, source, unit, start,
+        /// end and value), per record type identifier; empty when there were none.
+        public var recordCopies: [String: Int]
     }
 
     /// The time-zone timeline's counts. Never the zones' names: where someone went is private.

@@ -58,7 +58,7 @@ enum ManifestStage {
                 unknownActivityTypes: names.names(analysis.unknownActivities),
                 sourcePriority: options.sourcePriority.patterns, sleepNights: analysis.sleepNights,
                 naps: analysis.naps, regroupedSeries: xml.sink.daily.reopened.map { "\($0)" }.sorted(),
-                timeZones: analysis.timeZones),
+                timeZones: analysis.timeZones, recordCopies: xml.copiesByType),
             timings: run.timings.mapValues { ($0 * 1000).rounded() / 1000 }, runOptionsSHA256: optionsSHA256,
             files: try OutputCommit.stagedFiles(in: run.staging.stagingDirectory), budgetLedger: options.budgetLedger)
     }

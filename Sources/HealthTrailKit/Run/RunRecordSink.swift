@@ -25,6 +25,20 @@ public final class RunRecordSink: ExportRecordSink {
     /// table is consulted once per group. Unretained: `outputs` keeps every writer.
     private var lastWriterType: ObjectIdentifier?
     private var lastWriter: Unretained<CSVWriter>?
+    /// Where the first reading of export.xml notes every record, to find its copies
+    /// (`RecordCopyFinder`); nil when nothing looks for copies.
+    var copyFinder: RecordCopyFinder?
+    /// The copies found by a first reading, dropped on this one before anything sees them.
+    var copies: RecordCopies?
+    /// The next record's place in export.xml: its index among the records handed to this sink.
+    private var nextPlace = 0
+    /// True while the record last handed over is dropped (a copy, or a fault): its children (HRV beats, its
+    /// time zone, heart rate's motion context) are dropped with it.
+    private var droppingRecord = false
+    /// The record types `copyFinder` has met, by index, and the index of the last one.
+    package private(set) var copyTypeIdentifiers: [String] = []
+    private var copyTypeIndices: [ObjectIdentifier: Int] = [:]
+    private var lastCopyType: (id: ObjectIdentifier, index: Int)?
 
     /// - Parameter priority: which source counts where several wrote the same figures.
     public init(outputs: ExportOutputs, priority: SourcePriority) {
@@ -33,11 +47,48 @@ public final class RunRecordSink: ExportRecordSink {
         unretainedDaily = Unretained(daily)
     }
 
+    /// Whether `record` is a copy to drop; on a first reading, notes it for `copyFinder`.
+    @inline(__always)
+    private func isDroppedCopy(_ record: DecodedRecord, of type: RecordType) -> Bool {
+        let place = nextPlace
+        nextPlace += 1
+        droppingRecord = false
+        if let copies {
+            droppingRecord = copies.contains(place)
+            return droppingRecord
+        }
+        if let copyFinder {
+            let id = ObjectIdentifier(type)
+            let index: Int
+            if let last = lastCopyType, last.id == id {
+                index = last.index
+            } else {
+                index =
+                    copyTypeIndices[id]
+                    ?? {
+                        copyTypeIdentifiers.append(type.identifier)
+                        copyTypeIndices[id] = copyTypeIdentifiers.count - 1
+                        return copyTypeIdentifiers.count - 1
+                    }()
+                lastCopyType = (id, index)
+            }
+            copyFinder.add(record, of: type, typeIndex: index)
+        }
+        return false
+    }
+
+    /// The copies `copyFinder` found, counted per record type identifier.
+    func copiesByType(_ copies: RecordCopies) -> [String: Int] {
+        Dictionary(uniqueKeysWithValues: copies.countsByType.map { (copyTypeIdentifiers[$0.key], $0.value) })
+    }
+
     public override func recordTimeZone(_ name: ByteSpan, start: Timestamp, end: Timestamp) {
+        guard !droppingRecord else { return }
         zoneSightings.add(name, start: start.utcSeconds, end: end.utcSeconds)
     }
 
     public override func record(_ record: DecodedRecord, of type: RecordType, decoder: ExportDecoder) throws {
+        if isDroppedCopy(record, of: type) { return }
         observe(record, of: type, decoder: decoder)
         let writer: Unretained<CSVWriter>
         if let lastWriter, lastWriterType == ObjectIdentifier(type) {
@@ -70,6 +121,7 @@ public final class RunRecordSink: ExportRecordSink {
     }
 
     public override func heartRate(_ record: DecodedRecord, of type: RecordType, decoder: ExportDecoder) {
+        if isDroppedCopy(record, of: type) { return }
         observe(record, of: type, decoder: decoder)
         heartRateSpill?.add(
             time: record.start.utcSeconds, bpm: record.conversion.map { $0.convert(record.number) } ?? record.number,
@@ -82,6 +134,7 @@ public final class RunRecordSink: ExportRecordSink {
     }
 
     public override func heartRateEnded(motionContext: UInt8) {
+        guard !droppingRecord else { return }
         let w = outputs.heartRate
         switch motionContext {
         case UInt8(ascii: "1"): w.raw(ByteSpan("sedentary"))
@@ -92,6 +145,7 @@ public final class RunRecordSink: ExportRecordSink {
     }
 
     public override func hrvBeat(utcSeconds: Int64, offsetMinutes: Int32, bpm: ByteSpan, sourceIndex: Int, decoder: ExportDecoder) {
+        guard !droppingRecord else { return }
         let w = outputs.hrvBeats
         w.utc(utcSeconds); w.comma()
         w.offset(offsetMinutes); w.comma()
