@@ -89,6 +89,11 @@ public final class RunRecordSink: ExportRecordSink {
 
     public override func record(_ record: DecodedRecord, of type: RecordType, decoder: ExportDecoder) throws {
         if isDroppedCopy(record, of: type) { return }
+        if case .sleep = type.role, record.end.utcSeconds - record.start.utcSeconds > SleepSession.maxSampleSeconds {
+            // A broken app's sample spanning years: skipped, with its time zone (no evidence).
+            droppingRecord = true
+            return decoder.fault("overlong_sample", "SleepAnalysis sample spans more than 24 hours")
+        }
         observe(record, of: type, decoder: decoder)
         let writer: Unretained<CSVWriter>
         if let lastWriter, lastWriterType == ObjectIdentifier(type) {

@@ -33,6 +33,10 @@ package struct TimeZoneSightings {
     package static let maxNameLength = 64
     /// Sightings closer than this to the previous one of the same zone extend it.
     package static let joinGapSeconds: Int64 = 6 * 3_600
+    /// A record or workout is a sighting of its zone for its first day at most: a sample's
+    /// length is no evidence of where the person was (an app's sample from 2000 to 2099 says
+    /// nothing about 2050), and a long one would otherwise contradict every real sighting inside it.
+    package static let maxSightingSeconds: Int64 = 24 * 3_600
 
     private var indexByName: [String: Int] = [:]
     /// Identifiers already found unknown (at most `maxZones`): each is looked up once.
@@ -87,7 +91,7 @@ package struct TimeZoneSightings {
     }
 
     private mutating func add(zone: Int, start: Int64, end: Int64) {
-        let end = max(start, end)
+        let end = min(max(start, end), start + Self.maxSightingSeconds)
         if let last = sightings.last, last.zone == zone, start >= last.start, start <= last.end + Self.joinGapSeconds {
             sightings[sightings.count - 1].end = max(last.end, end)
             return

@@ -4,6 +4,7 @@
 package struct SleepNightBuilder {
     private var current: [SleepSample] = []
     private var currentEnd = Int64.min
+    private var currentStart = Int64.min
     /// Each date's night so far (the session that beats the others ending that date).
     private var best: [String: SleepSession] = [:]
     private var sessions = 0
@@ -15,7 +16,13 @@ package struct SleepNightBuilder {
     /// no time are ignored.
     package mutating func add(_ s: SleepSample) {
         guard s.end.utcSeconds > s.start.utcSeconds else { return }
-        if !current.isEmpty, s.start.utcSeconds > currentEnd + SleepSession.joinGapSeconds { closeSession() }
+        if !current.isEmpty,
+            s.start.utcSeconds > currentEnd + SleepSession.joinGapSeconds
+                || s.start.utcSeconds >= currentStart + SleepSession.maxSessionStartSeconds
+        {
+            closeSession()
+        }
+        if current.isEmpty { currentStart = s.start.utcSeconds }
         currentEnd = current.isEmpty ? s.end.utcSeconds : max(currentEnd, s.end.utcSeconds)
         current.append(s)
     }

@@ -8,6 +8,13 @@ package struct SleepSession {
     /// stopped tracking for a while, yet splits an afternoon nap from the night before, or
     /// going back to bed after being up for more than an hour.
     package static let joinGapSeconds: Int64 = 60 * 60
+    /// The longest a sleep sample may be: a night or a day's sleep is shorter. A longer one is a
+    /// broken record (an app's sample from 2000 to 2099), a fault that no night counts.
+    package static let maxSampleSeconds: Int64 = 24 * 3_600
+    /// A sample that starts this long or longer after the session's first sample starts a new
+    /// session, however close it is: with samples of at most `maxSampleSeconds`, no session
+    /// spans more than 48 hours, whatever an app chains together.
+    package static let maxSessionStartSeconds: Int64 = 24 * 3_600
 
     /// UTC start of the session's first sample.
     package let start: Int64
