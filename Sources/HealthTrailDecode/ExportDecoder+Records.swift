@@ -39,15 +39,19 @@ extension ExportDecoder {
         var conversion: UnitConversion?
         if t.isQuantity {
             guard let value else { return fault("missing_value", "quantity Record without a value") }
-            // A number too long for a double (`1e999`, a megabyte of digits) is infinite: not a value.
-            guard let v = NumberText.fastDouble(value), v.isFinite else {
+            guard let v = NumberText.fastDouble(value) else {
                 return fault("non_numeric_value", "quantity Record value is not a number")
             }
-            number = v
-            if let unit = attributes[.unit] {
-                conversion = t.conversion(for: unit)
-                if conversion == nil { unknownUnit(unit) }
+            let unit = attributes[.unit]
+            conversion = unit.flatMap { t.conversion(for: $0) }
+            // The rule for numbers (`NumberText.isInRange`), in the unit the row is written in:
+            // `1e999` reads as infinity, `1e308` mi overflows in metres. A quantity without its
+            // value is no record, so the whole record goes, from every output alike.
+            guard NumberText.isInRange(conversion?.convert(v) ?? v) else {
+                return fault("out_of_range", "quantity Record value is out of range")
             }
+            number = v
+            if let unit, conversion == nil { unknownUnit(unit) }
         }
         let sourceSpan = attributes[.sourceName] ?? .empty
         recordSource = sourceIndex(sourceSpan)
@@ -115,6 +119,10 @@ extension ExportDecoder {
     package func beat() {
         guard let bpm = attributes[.bpm], NumberText.isNumber(bpm) else {
             return fault("non_numeric_value", "InstantaneousBeatsPerMinute bpm is not a number")
+        }
+        // The bpm's text is copied as written: a beat without a value is no beat.
+        guard NumberText.reading(bpm) != .outOfRange else {
+            return fault("out_of_range", "InstantaneousBeatsPerMinute bpm is out of range")
         }
         guard let timeSpan = attributes[.time], let secondOfDay = TimeOfDay.seconds(timeSpan) else {
             return fault("bad_date", "InstantaneousBeatsPerMinute time is not a time of day")

@@ -24,9 +24,9 @@ extension ExportDecoder {
         workoutIDs.insert(id)
         workout = Workout(
             id: id, activity: activity, activityType: type, start: start, end: end,
-            duration: attributes.quantity(.duration, .durationUnit),
-            totalDistance: attributes.quantity(.totalDistance, .totalDistanceUnit),
-            totalEnergyBurned: attributes.quantity(.totalEnergyBurned, .totalEnergyBurnedUnit),
+            duration: quantity(.duration, .durationUnit, in: "Workout"),
+            totalDistance: quantity(.totalDistance, .totalDistanceUnit, in: "Workout"),
+            totalEnergyBurned: quantity(.totalEnergyBurned, .totalEnergyBurnedUnit, in: "Workout"),
             source: attributes.string(.sourceName) ?? "", line: line)
     }
 
@@ -40,15 +40,16 @@ extension ExportDecoder {
             workout!.events.append(
                 WorkoutEvent(
                     type: attributes.string(.type) ?? "", date: date,
-                    duration: attributes.quantity(.duration, .durationUnit)))
+                    duration: quantity(.duration, .durationUnit, in: "WorkoutEvent")))
         case .workoutStatistics:
+            func figure(_ key: ExportAttribute) -> Double? { quantity(key, .unit, in: "WorkoutStatistics")?.value }
             workout!.statistics.append(
                 WorkoutStatistic(
                     type: attributes.string(.type) ?? "",
                     start: attributes[.startDate].flatMap(Timestamp.parse),
                     end: attributes[.endDate].flatMap(Timestamp.parse),
-                    average: attributes.double(.average), minimum: attributes.double(.minimum),
-                    maximum: attributes.double(.maximum), sum: attributes.double(.sum), unit: attributes.string(.unit)))
+                    average: figure(.average), minimum: figure(.minimum),
+                    maximum: figure(.maximum), sum: figure(.sum), unit: attributes.string(.unit)))
         case .workoutActivity:
             guard let start = attributes[.startDate].flatMap(Timestamp.parse) else {
                 return fault("bad_date", "WorkoutActivity startDate is not a date")
@@ -56,7 +57,7 @@ extension ExportDecoder {
             workoutActivity = WorkoutActivity(
                 uuid: attributes.string(.uuid) ?? "", start: start,
                 end: attributes[.endDate].flatMap(Timestamp.parse),
-                duration: attributes.quantity(.duration, .durationUnit))
+                duration: quantity(.duration, .durationUnit, in: "WorkoutActivity"))
         case .fileReference:
             guard parent == .workoutRoute, let path = attributes.string(.path) else { return }
             workout!.routeFiles.append(path)
@@ -65,6 +66,24 @@ extension ExportDecoder {
         default:
             break
         }
+    }
+
+    /// A quantity of a workout element by the rule for numbers (`NumberText.isInRange`), in its
+    /// canonical unit where the unit is known: nil, and a counted fault, for one that holds no
+    /// value (`1e309`, `1e308` mi); nil and no fault when the attribute is absent or empty.
+    package func quantity(_ valueKey: ExportAttribute, _ unitKey: ExportAttribute, in element: StaticString) -> Quantity? {
+        guard let text = attributes[valueKey], text.count > 0 else { return nil }
+        let unit = attributes.string(unitKey) ?? ""
+        var reading = NumberText.reading(text)
+        if case .value(let v) = reading, let conversion = UnitConversion.forUnit(unit), !NumberText.isInRange(conversion.convert(v)) {
+            reading = .outOfRange
+        }
+        guard case .value(let v) = reading else {
+            let problem = reading == .notANumber ? "is not a number" : "is out of range"
+            fault(reading.faultKind!, "\(element) \(valueKey) \(problem)")
+            return nil
+        }
+        return Quantity(value: v, unit: unit)
     }
 
     /// Old exports put route points inline: `<Location date= latitude= longitude= altitude= …/>`.
@@ -83,13 +102,16 @@ extension ExportDecoder {
         }
         workout!.inlineRoutePoints += 1
         inlineRoutePoints += 1
-        func number(_ key: ExportAttribute) -> Double? { attributes[key].flatMap(NumberText.fastDouble) }
+        // The rule for numbers, as for a route file's points: a field that holds no value is
+        // empty, and a counted fault.
+        func number(_ key: ExportAttribute) -> Double? { optionalValue(attributes[key], "Location \(key)") }
+        let horizontalAccuracy = number(.horizontalAccuracy)
         inlinePoints.append(
             InlineLocation(
                 point: RoutePoint(
                     time: date.utcSeconds, latitude: lat, longitude: lon, elevation: number(.altitude),
-                    speed: number(.speed), horizontalAccuracy: number(.horizontalAccuracy)),
-                horizontalAccuracy: number(.horizontalAccuracy), course: number(.course),
+                    speed: number(.speed), horizontalAccuracy: horizontalAccuracy),
+                horizontalAccuracy: horizontalAccuracy, course: number(.course),
                 verticalAccuracy: number(.verticalAccuracy)))
     }
 }

@@ -111,9 +111,4 @@ package final class AttributeSlots {
     }
 
     package func string(_ key: ExportAttribute) -> String? { self[key]?.string }
-    package func double(_ key: ExportAttribute) -> Double? { self[key].flatMap(NumberText.double) }
-    package func quantity(_ value: ExportAttribute, _ unit: ExportAttribute) -> Quantity? {
-        guard let v = double(value) else { return nil }
-        return Quantity(value: v, unit: string(unit) ?? "")
-    }
 }

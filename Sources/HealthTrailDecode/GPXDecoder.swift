@@ -132,18 +132,20 @@ public final class GPXDecoder: SAXDocumentDecoder, SAXEventHandler {
         if earliestUTC == nil { earliestUTC = time.utcSeconds }
         latestUTC = time.utcSeconds
         guard let onPoint else { return }
-        func number(_ field: Field) -> ByteSpan? {
+        // The rule for numbers: a field that holds no value (`NaN`, `1e309`) is empty in every
+        // output, and a counted fault; the point keeps its place and its other fields.
+        func number(_ field: Field, _ name: StaticString) -> (text: ByteSpan, value: Double)? {
             let v = span(field.rawValue)
-            return v.count > 0 && NumberText.isNumber(v) ? v : nil
+            return optionalValue(v, "trkpt \(name)").map { (v, $0) }
         }
+        let elevation = number(.ele, "ele"), speed = number(.speed, "speed"), hAcc = number(.hAcc, "hAcc")
         let raw = GPXRawFields(
-            latitude: lat, longitude: lon, elevation: number(.ele), speed: number(.speed),
-            horizontalAccuracy: number(.hAcc), course: number(.course), verticalAccuracy: number(.vAcc))
+            latitude: lat, longitude: lon, elevation: elevation?.text, speed: speed?.text,
+            horizontalAccuracy: hAcc?.text, course: number(.course, "course")?.text,
+            verticalAccuracy: number(.vAcc, "vAcc")?.text)
         let point = RoutePoint(
-            time: time.utcSeconds, latitude: latitude, longitude: longitude,
-            elevation: raw.elevation.flatMap(NumberText.fastDouble),
-            speed: raw.speed.flatMap(NumberText.fastDouble),
-            horizontalAccuracy: raw.horizontalAccuracy.flatMap(NumberText.fastDouble))
+            time: time.utcSeconds, latitude: latitude, longitude: longitude, elevation: elevation?.value,
+            speed: speed?.value, horizontalAccuracy: hAcc?.value)
         onPoint(point, raw)
     }
 }
@@ -152,7 +154,8 @@ public final class GPXDecoder: SAXDocumentDecoder, SAXEventHandler {
 import Glibc
 #endif
 
-/// The text of a GPX point's numeric fields, as the file wrote them (nil where absent or not a number).
+/// The text of a GPX point's numeric fields, as the file wrote them (nil where absent, not a
+/// number or out of range: `NumberText.isInRange`).
 public struct GPXRawFields {
     public var latitude: ByteSpan
     public var longitude: ByteSpan

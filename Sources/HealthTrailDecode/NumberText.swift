@@ -34,6 +34,46 @@ public enum NumberText {
     }
 }
 
+/// HealthTrail's one rule for numbers read from an export: a number is a value when it is finite
+/// and smaller in magnitude than 2^63 (about 9.2 × 10^18) once in its canonical unit. Every column
+/// holds such a value: a CSV decimal (fixed point, an `Int64` of units), an SQLite or Parquet
+/// double, a whole-number column (`Int64`), the `Float` the daily sums keep per sample. Text that
+/// is no number is a `non_numeric_value` fault, a number outside the range (`1e309`, which reads
+/// as infinity, or `1e308` degF) an `out_of_range` fault; docs/bad-input.md lists what each
+/// element then loses.
+extension NumberText {
+    /// 2^63: the first magnitude outside the range.
+    public static let rangeLimit: Double = 0x1p63
+
+    /// True when `v` is finite and |v| < 2^63; false for NaN and ±infinity.
+    @inline(__always)
+    public static func isInRange(_ v: Double) -> Bool { abs(v) < rangeLimit }
+
+    /// What the text of a number field holds, by the rule above (before any unit conversion).
+    public enum Reading: Equatable {
+        case value(Double)
+        case notANumber
+        case outOfRange
+
+        /// The fault kind counted for a field that is no value; nil for a value.
+        public var faultKind: String? {
+            switch self {
+            case .value: return nil
+            case .notANumber: return "non_numeric_value"
+            case .outOfRange: return "out_of_range"
+            }
+        }
+    }
+
+    /// Reads a field as a value: `notANumber` unless `isNumber` accepts the text, `outOfRange`
+    /// unless `isInRange` accepts its value.
+    @inline(__always)
+    public static func reading(_ s: ByteSpan) -> Reading {
+        guard let v = fastDouble(s) else { return .notANumber }
+        return isInRange(v) ? .value(v) : .outOfRange
+    }
+}
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -94,5 +134,19 @@ extension NumberText {
         if i != n || digits > 18 || fraction > 22 { return double(s) }
         let v = Double(mantissa) / powerOfTen(fraction)
         return negative ? -v : v
+    }
+}
+
+extension SAXDocumentDecoder {
+    /// The value of an optional number field by the rule for numbers: nil and no fault when the
+    /// field is absent or empty; nil and a counted fault (`Reading.faultKind`) when its text is no
+    /// number or its number is out of range. `what` names the field (`trkpt ele`), never its text.
+    @inline(__always)
+    package func optionalValue(_ text: ByteSpan?, _ what: @autoclosure () -> String) -> Double? {
+        guard let text, text.count > 0 else { return nil }
+        let reading = NumberText.reading(text)
+        if case .value(let v) = reading { return v }
+        fault(reading.faultKind!, reading == .notANumber ? "\(what()) is not a number" : "\(what()) is out of range")
+        return nil
     }
 }

@@ -99,13 +99,15 @@ package final class DailySummary {
         ranking = SourceRanking(priority: priority)
     }
 
-    package static let earliestDay = Timestamp.daysFromCivil(year: 1900, month: 1, day: 1)
-    package static let latestDay = Timestamp.daysFromCivil(year: 2200, month: 1, day: 1)
+    /// The table's days: every date the decoders accept (`Timestamp.supportedYears`) with two
+    /// days to spare either side, for a time stamped at up to ±18 hours and then dated in
+    /// another zone. A fixed range, so one stray record can neither grow the table without
+    /// bound nor push the real days out; no accepted record falls outside it.
+    package static let earliestDay = Timestamp.daysFromCivil(year: Timestamp.supportedYears.lowerBound, month: 1, day: 1) - 2
+    package static let latestDay = Timestamp.daysFromCivil(year: Timestamp.supportedYears.upperBound + 1, month: 1, day: 1) + 2
 
     @inline(__always)
     private func update(_ day: Int64, _ body: (inout DailyFigures) -> Void) {
-        // Days outside 1900…2199 are broken records, not days: a fixed range, so one stray record
-        // can neither grow the table without bound nor push the real days out.
         guard day >= DailySummary.earliestDay, day < DailySummary.latestDay else { return }
         if tableBox.value.isEmpty { firstDay = day }
         if day < firstDay {
@@ -157,7 +159,7 @@ package final class DailySummary {
     @inline(__always)
     private func add(_ figure: UInt8, _ value: Double, at utc: Int64, stampedOffset: Int32, count: UInt32 = 1) {
         let quarter = CumulativeSeries.quarterHour(of: utc)
-        // The day table's range, in UTC: anything outside is a broken record, not a day.
+        // The day table's range, in UTC (wider than any accepted date: `earliestDay`).
         guard quarter >= DailySummary.earliestQuarter, quarter < DailySummary.latestQuarter else { return }
         let sums =
             quarterSums
@@ -187,8 +189,9 @@ package final class DailySummary {
 
     /// `value` in the kind's canonical unit (count, m, kcal, s for exercise time).
     package func cumulative(_ kind: CumulativeKind, start: Timestamp, end: Timestamp, value: Double, source: Int) {
-        // Samples are stored with 32-bit seconds (1970…2106): a date outside is a broken record.
-        guard start.utcSeconds >= 0, end.utcSeconds <= Int64(UInt32.max), end.utcSeconds >= start.utcSeconds else { return }
+        // Every accepted date fits a sample (`CumulativeSample`); a span that ends before it
+        // starts has no time to spread the value over and stays out of the sums.
+        guard end.utcSeconds >= start.utcSeconds else { return }
         let sample = CumulativeSample(
             start: start.utcSeconds, end: end.utcSeconds, value: value, source: Int32(source),
             offsetMinutes: Int16(start.offsetMinutes))

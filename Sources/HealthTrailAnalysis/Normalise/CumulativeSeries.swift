@@ -2,26 +2,37 @@ import HealthTrailDecode
 
 /// One sample of a cumulative quantity in 20 bytes: a type's samples are held until its group
 /// of records ends, and one type can have millions (active energy, once a minute for years).
-/// Seconds fit 32 bits unsigned until 2106; one sample's value needs no more than a `Float`'s
-/// 7 digits (sums are kept in `Double`). The source index takes 32 bits: an export can name
-/// more than 65,536 sources, and merging two would let one's samples escape the other's rank.
+/// Seconds take 40 bits, the low 32 and a byte above them that sits in what would otherwise be
+/// padding: every date the decoders accept (years 1900–2200, before 1970 too) and any span
+/// between two of them fit, so no record's date is lost here. One sample's value needs no more
+/// than a `Float`'s 7 digits (sums are kept in `Double`). The source index takes 32 bits: an
+/// export can name more than 65,536 sources, and merging two would let one's samples escape the
+/// other's rank.
 package struct CumulativeSample: BitwiseCopyable {
-    private var startSeconds: UInt32
-    private var durationSeconds: UInt32
+    private var startLow: UInt32
+    private var durationLow: UInt32
     private var storedValue: Float
     private var sourceIndex: UInt32
     package var offsetMinutes: Int16
+    private var startHigh: Int8
+    private var durationHigh: UInt8
 
+    /// `start` and `end` in UTC seconds are held within ±2^39 (years −15,000 to 19,000), and
+    /// `end − start` below 2^40: every date `Timestamp.parse` accepts lies far inside.
     package init(start: Int64, end: Int64, value: Double, source: Int32, offsetMinutes: Int16) {
-        startSeconds = UInt32(clamping: start)
-        durationSeconds = UInt32(clamping: max(0, end - start))
+        let start = min(max(start, -(1 << 39)), (1 << 39) - 1)
+        let duration = min(max(0, end - start), (1 << 40) - 1)
+        startLow = UInt32(truncatingIfNeeded: start)
+        startHigh = Int8(truncatingIfNeeded: start >> 32)
+        durationLow = UInt32(truncatingIfNeeded: duration)
+        durationHigh = UInt8(truncatingIfNeeded: duration >> 32)
         storedValue = Float(value)
         sourceIndex = UInt32(clamping: source)
         self.offsetMinutes = offsetMinutes
     }
 
-    package var start: Int64 { Int64(startSeconds) }
-    package var end: Int64 { Int64(startSeconds) + Int64(durationSeconds) }
+    package var start: Int64 { Int64(startHigh) << 32 | Int64(startLow) }
+    package var end: Int64 { start + (Int64(durationHigh) << 32 | Int64(durationLow)) }
     /// In the kind's canonical unit (count, m, kcal, s).
     package var value: Double { Double(storedValue) }
     package var source: Int32 { Int32(bitPattern: sourceIndex) }

@@ -168,17 +168,22 @@ public final class RunRecordSink: ExportRecordSink {
         else {
             return decoder.fault("bad_date", "ActivitySummary dateComponents is not a date")
         }
+        // The rule for numbers: a field that holds no value (`1e400`, `NaN`) is empty, and a
+        // counted fault; the day's other fields stay.
+        var fields = summary.fields
+        for (i, key) in DecodedActivitySummary.fieldAttributes.enumerated() where key != .activeEnergyBurnedUnit {
+            if decoder.optionalValue(fields[i], "ActivitySummary \(key)") == nil { fields[i] = nil }
+        }
         daily.activitySummary(
             localDay: Timestamp.daysFromCivil(year: y, month: m, day: d),
-            exerciseMinutes: summary.exerciseMinutes.flatMap(NumberText.fastDouble),
-            standHours: summary.standHours.flatMap(NumberText.fastDouble))
+            // appleExerciseTime and appleStandHours (`DecodedActivitySummary.exerciseMinutes`, `.standHours`).
+            exerciseMinutes: fields[5].flatMap(NumberText.fastDouble),
+            standHours: fields[7].flatMap(NumberText.fastDouble))
         let w = outputs.activitySummaries
         w.raw(date)
-        for (key, value) in zip(DecodedActivitySummary.fieldAttributes, summary.fields) {
+        for value in fields {
             w.comma()
-            guard let value else { continue }
-            // A finite number (`1e400` is a number's text but no value), or the unit's word.
-            if key == .activeEnergyBurnedUnit || NumberText.double(value)?.isFinite == true { w.field(value) }
+            if let value { w.field(value) }
         }
         w.endRow()
     }

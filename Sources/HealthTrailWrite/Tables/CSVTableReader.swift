@@ -136,6 +136,8 @@ enum TypedField {
 
     /// A decimal number, rounded as strtod rounds it: plain decimals whose digits fit 2^53 are
     /// one correctly rounded division of two exact doubles; the rest go through the parser.
+    /// nil for a number's text that reads as infinity (`1e309`): no table stores one, and the
+    /// writers never stage one (`NumberText.isInRange`).
     @inline(__always)
     static func real(_ s: ByteSpan) -> Double? {
         var i = 0
@@ -150,7 +152,7 @@ enum TypedField {
             while i < n, s[i] &- 0x30 < 10 { mantissa = mantissa &* 10 &+ UInt64(s[i] &- 0x30); i += 1; digits += 1; fraction += 1 }
         }
         guard digits > 0 else { return nil }
-        guard i == n, digits <= 15, fraction <= 22 else { return NumberText.double(s) }
+        guard i == n, digits <= 15, fraction <= 22 else { return NumberText.double(s).flatMap { $0.isFinite ? $0 : nil } }
         // Both operands exact (mantissa < 10^15 < 2^53, 10^fraction exact up to 10^22), so the
         // quotient is the correctly rounded value of the decimal.
         let value = Double(mantissa) / NumberText.powerOfTen(fraction)

@@ -30,6 +30,10 @@ package final class HeartRateSpill {
 
     @inline(__always)
     package func add(time: Int64, bpm: Double, source: Int) {
+        // Routes are GPS-timed (GPS time starts in 1980), and the join places only route points
+        // between 1970 and 2106 (`HeartRateJoin`): a sample outside could join nothing, and
+        // clamped to the range's edge it would join a point it was never near.
+        guard time >= 0, time <= Int64(UInt32.max) else { return }
         let record = Record(time: UInt32(clamping: time), bpm: Float(bpm), source: UInt32(clamping: source))
         ByteSpan.withBytes(of: record) { writer.raw($0) }
         count += 1
