@@ -647,7 +647,10 @@ def in_clock_order(points):
     """The indices of the longest run of points whose times strictly increase (docs gap 7):
     a point hours early or late, or a second fix at the same time, is left out."""
     tails, tail_index, previous = [], [], [-1] * len(points)
-    for index, point in enumerate(points):
+    # A fix at the time of the one before it stands still: the first of them is kept.
+    moving = [i for i, p in enumerate(points) if i == 0 or p["time"] != points[i - 1]["time"]]
+    for index in moving:
+        point = points[index]
         position = bisect.bisect_left(tails, point["time"])
         if position > 0:
             previous[index] = tail_index[position - 1]

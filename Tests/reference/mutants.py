@@ -94,6 +94,34 @@ def copies(rng, chunks, gpx):
     return result, gpx
 
 
+def copies_in_place(rng, chunks, gpx):
+    """An exact copy of one record in three, right after it (another creationDate): copies
+    alone, in the file order the export has."""
+    result = []
+    for chunk in chunks:
+        result.append(chunk)
+        if is_record(chunk) and rng.random() < 1 / 3:
+            copy = chunk
+            created = attribute(copy, "creationDate")
+            if created:
+                copy = set_attribute(copy, "creationDate", export_text(export_date(created) + timedelta(days=rng.randint(1, 400))))
+            result.append(copy)
+    return result, gpx
+
+
+def scatter(rng, chunks, gpx):
+    """Fifty records of the daily types moved to random places in the file, among other
+    types' records: the figures must not depend on where a record stands."""
+    daily = (b"StepCount", b"DistanceWalkingRunning", b"ActiveEnergyBurned", b"BasalEnergyBurned")
+    candidates = [i for i, c in enumerate(chunks) if is_record(c) and any(t in c[:120] for t in daily)]
+    picked = sorted(rng.sample(candidates, min(50, len(candidates))), reverse=True)
+    result = list(chunks)
+    moved = [result.pop(i) for i in picked]
+    for chunk in moved:
+        result.insert(rng.randrange(len(result) + 1), chunk)
+    return result, gpx
+
+
 def shuffle(rng, chunks, gpx):
     """Records of each type in a random order (the export writes them by time)."""
     positions = {}
@@ -240,6 +268,8 @@ def edge_dates(rng, chunks, gpx):
 
 KINDS = {
     "copies": copies,
+    "copies-in-place": copies_in_place,
+    "scatter": scatter,
     "shuffle": shuffle,
     "long-steps": long_steps,
     "long-sleep": long_sleep,
