@@ -47,10 +47,15 @@ FINDINGS = [
     "6,371,008.8 m'. 'On foot' lists running, walking, hiking and '…': the full list is needed.",
     "7. GPS clocks: nothing is said of points whose time runs back, stands still or leaps "
     "ahead. Proposed: 'Points whose times are not in order count nowhere (state glitch): of a "
-    "route file's points, the longest run whose times strictly increase is kept.'",
+    "route file's points, the longest run whose times strictly increase is kept; of fixes at one "
+    "time, the first.' Whether a step is then counted across such a point (as across a glitch) "
+    "must be said too: this reader counts it.",
     "8. Vehicle windows: which points of 'a minute or more' are marked is not said. This "
     "reader marks every trusted point of a window from a point to the first one 60 s or more "
     "later (at most 180 s) when both speeds exceed 8.5 m/s.",
+    "9. Where a lower-ranked sample's counted part lies in time (for the day it goes to) is not "
+    "said. This reader spreads each sample's value evenly over its span and dates the parts no "
+    "better source covers where they lie.",
 ]
 
 STEPS = "HKQuantityTypeIdentifierStepCount"
