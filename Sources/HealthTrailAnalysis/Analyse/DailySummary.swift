@@ -39,10 +39,10 @@ package struct DailyFigures {
 /// cumulative series) and dated by `dateSamples(with:)`; every zone's midnight falls on a
 /// quarter hour.
 ///
-/// Cumulative quantities are collected per record type and de-duplicated across sources
-/// (`CumulativeSeries`) when their type's group of records ends: export.xml groups records by
-/// type, so only one type's samples are collected at a time, in sorted runs spilled to
-/// `spillDirectory`.
+/// Cumulative quantities are collected per kind (steps, distance, …) in sorted runs spilled to
+/// `spillDirectory`, and de-duplicated across sources (`CumulativeSeries`) once export.xml has
+/// been read: a sample counts against every other of its kind, wherever each stands in the file
+/// (a record among another type's records, a type that comes back in a second group).
 package final class DailySummary {
     /// Days from `firstDay` on, by index: an array, not a hash, because every heart-rate
     /// sample updates one (days span years at most: a few thousand entries).
@@ -68,9 +68,10 @@ package final class DailySummary {
     /// The open series appended to last: records come grouped by type, so nearly every sample
     /// finds its series here without hashing.
     private var lastOpen: (kind: CumulativeKind, series: CumulativeSeries)?
-    private var closed: Set<CumulativeKind> = []
-    /// Kinds whose records came in two separate groups: each group is de-duplicated on its own,
-    /// not against the other (reported in the manifest; Apple's exports group each type once).
+    /// Kinds whose group of records ended (another type's began) and has not come back.
+    private var left: Set<CumulativeKind> = []
+    /// Kinds whose records came in two or more separate groups (reported in the manifest;
+    /// Apple's exports group each type once). They are de-duplicated together all the same.
     package private(set) var reopened: Set<CumulativeKind> = []
     package let priority: SourcePriority
     /// The sources' priority order, extended as sources appear: series close once per group of
@@ -199,12 +200,12 @@ package final class DailySummary {
             last.series.append(sample)
             return
         }
+        if left.remove(kind) != nil { reopened.insert(kind) }
         if let series = open[kind] {
             series.append(sample)
             lastOpen = (kind, series)
             return
         }
-        if closed.contains(kind) { reopened.insert(kind) }
         let series = CumulativeSeries(
             kind: kind, spillPath: spillDirectory.map { "\($0)/.cumulative-\(kind).spill" },
             runLength: spillRunLength)
@@ -213,15 +214,19 @@ package final class DailySummary {
         lastOpen = (kind, series)
     }
 
-    /// De-duplicates and adds every open series except `keep` (the type now being read).
+    /// A group of records ended: with `keep` (the kind of the type now being read, nil for
+    /// none), notes that the other kinds' groups ended; without, after the last record,
+    /// de-duplicates and adds every series. Each series holds at most one sorted run in memory
+    /// meanwhile (`SortedRunFile`).
     package func closeSeries(except keep: CumulativeKind?, sources: [String]) {
-        let kinds = open.keys.filter { $0 != keep }
-        guard !kinds.isEmpty else { return }
         lastOpen = nil
+        guard keep == nil else {
+            for kind in open.keys where kind != keep { left.insert(kind) }
+            return
+        }
         ranking.update(sources)
-        for kind in kinds.sorted(by: { $0.rawValue < $1.rawValue }) {
+        for kind in open.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
             guard let series = open.removeValue(forKey: kind) else { continue }
-            closed.insert(kind)
             do {
                 try series.deduplicate(ranking: ranking) { quarter, value, offset in
                     self.add(UInt8(kind.rawValue), value, at: quarter * CumulativeSeries.quarterHour, stampedOffset: Int32(offset))

@@ -89,7 +89,8 @@ public struct Manifest: Codable, Sendable {
         public var sourcePriority: [String]
         public var sleepNights: Int
         public var naps: Int
-        /// Cumulative kinds whose records came in separate groups (de-duplicated per group only).
+        /// Cumulative kinds whose records came in separate groups of export.xml (de-duplicated
+        /// together all the same).
         public var regroupedSeries: [String]
         /// How days were placed in the person's time zones (`daily.csv`'s `time_zone`).
         public var timeZones: TimeZones

@@ -198,8 +198,8 @@ public final class RunRecordSink: ExportRecordSink {
         }
     }
 
-    /// Feeds daily figures and sleep nights; record types are grouped in export.xml, so a new
-    /// type closes the previous cumulative series (only one type's samples are ever held).
+    /// Feeds daily figures and sleep nights; a new type tells the daily figures that the
+    /// previous type's group of records ended (`DailySummary.closeSeries`).
     @inline(__always)
     private func observe(_ record: DecodedRecord, of type: RecordType, decoder: ExportDecoder) {
         unretainedDaily.with { observe(record, of: type, decoder: decoder, into: $0) }
