@@ -7,8 +7,10 @@ import HealthTrailDecode
 /// Points are expected in time order. Only active points count (`PointState`), and a step
 /// only between two of them the route cleaning chains (`add(_:zones:continuing:)`): neither a
 /// pause, the gap between parts, a glitch's detour nor a drive adds distance. A counted step
-/// always adds its distance; its time counts only when it is positive and at most `maxStepGap`
-/// long.
+/// adds its distance together with its time: a step in which the clock does not move (two fixes
+/// in one second) adds its distance with the next step that takes time, or, at the end of its
+/// chain, not at all, so that no distance is ever covered in no time. A step's time counts for
+/// moving time and time in zone only when it is at most `maxStepGap` long.
 public struct RouteStats: Sendable {
     /// Metres: sum of the haversine distance of the counted steps, gaps in the signal included
     /// (the runner did cover that ground).
@@ -91,6 +93,8 @@ public struct RouteStats: Sendable {
     public static let elevationWindow = 15
 
     private var last: RoutePoint?
+    /// Metres of the chain's steps since the clock last moved, waiting for a step that takes time.
+    private var standingDistance: Double = 0
     /// The previous point of any state, for `allPointsDistance`, and whether it was counted.
     private var lastOfAny: RoutePoint?
     private var lastOfAnyCounted = false
@@ -139,7 +143,10 @@ public struct RouteStats: Sendable {
     /// Adds the next point of the route; a step from the previous point counts when
     /// `continuing` (a new chain starts otherwise).
     public mutating func add(_ p: RoutePoint, zones: HeartRateZones, continuing: Bool = true, knownStep: Double = .nan) {
-        if !continuing { last = nil }
+        if !continuing {
+            last = nil
+            standingDistance = 0
+        }
         points += 1
         if firstLongitude == nil { firstLongitude = p.longitude }
         if let e = p.elevation, e.isFinite { addElevation(e) }
@@ -152,12 +159,18 @@ public struct RouteStats: Sendable {
         defer { last = p }
         guard let prev = last else { return }
 
-        let step = knownStep.isNaN ? RouteGeometry.haversine(prev, p) : knownStep
-        distance += step
         let dt = Double(p.time - prev.time)
-        if dt > 0 { elapsed += dt }
-        // Out-of-order or duplicate timestamps and long gaps carry no usable duration.
-        guard dt > 0, dt <= Self.maxStepGap else { return }
+        let step = (knownStep.isNaN ? RouteGeometry.haversine(prev, p) : knownStep) + standingDistance
+        // A step with no duration waits for one that has it.
+        guard dt > 0 else {
+            standingDistance = step
+            return
+        }
+        standingDistance = 0
+        distance += step
+        elapsed += dt
+        // A long gap carries no usable duration.
+        guard dt <= Self.maxStepGap else { return }
         if step / dt >= Self.minMovingSpeed { movingTime += dt }
 
         if let bpm = TrackSample.stepBPM(prev.bpm, p.bpm), !zones.zones.isEmpty {

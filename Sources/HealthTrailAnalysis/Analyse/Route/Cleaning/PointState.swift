@@ -12,7 +12,8 @@ public enum PointState: UInt8, Sendable, CaseIterable {
     /// Before the workout started, after it ended, or between two of its parts.
     case outside
     /// A fix the filter rejects: reached from the previous trusted point at a speed impossible
-    /// for the activity, or with a horizontal accuracy worse than `RouteSpeedLimits.worstAccuracy`.
+    /// for the activity, with a horizontal accuracy worse than `RouteSpeedLimits.worstAccuracy`,
+    /// or stamped at a time the route's clock cannot have shown (`TrackCleaner`).
     case glitch
     /// Part of a sustained stretch at vehicle speed inside a workout on foot: the drive home
     /// of a workout nobody ended.

@@ -28,6 +28,15 @@ public struct RouteSpeedLimits: Sendable, Equatable {
     /// Consecutive fixes, each reachable from the one before, that confirm a jump (the signal
     /// came back somewhere else) rather than a glitch (one or a few fixes off, then back).
     public static let jumpConfirmation = 5
+    /// Seconds a fix's time may run ahead of the last fix taken before the fix must wait for
+    /// `jumpConfirmation` fixes running on from it: more, and it may be stamped late, which the
+    /// fixes after it show by going back to the old clock. As long as `RouteStats.maxStepGap`:
+    /// a shorter step is one whose time counts anyway.
+    public static let clockLeap: Int64 = 30
+    /// Fixes that may share one second of route time. Route files stamp whole seconds, so a
+    /// fix a second whose times fall either side of a second's start shows two fixes in one
+    /// second beside a skipped one (real Apple files have them); a third is no clock at all.
+    public static let fixesPerSecond = 2
 
     /// The limits for an activity as `ActivityCatalog` names it (`running`, `cycling`, …).
     ///

@@ -30,7 +30,19 @@ package struct CleanerEntry {
 /// state their workout's windows give them (`push`), and come out in the same order with their
 /// final state (`next`) once nothing later can change it.
 ///
-/// Among the active points of one interval, a trusted *anchor* is kept (the last point taken):
+/// First the clock: the active points of a file must run forward in time, since every figure
+/// after (time, pace, splits, best efforts) reads time from them.
+/// - a fix whose time is earlier than the last fix passed on, or a third one at its second
+///   (`RouteSpeedLimits.fixesPerSecond`), is a glitch: its clock ran back or stood still;
+/// - a fix more than `RouteSpeedLimits.clockLeap` seconds later than the last fix passed on (or
+///   the file's first fix) leaps: it waits with the fixes after it until `jumpConfirmation` of
+///   them run forward, and is then passed on. A fix that goes back below the waiting ones while
+///   still later than the last fix passed on shows that those after its second were stamped
+///   late: they are glitches. A point that is not active, the end of the file or `maxWaiting`
+///   passes the waiting fixes on (those after a non-active point's time are glitches).
+///
+/// Then the positions, among the active points of one interval passed on by the clock, with a
+/// trusted *anchor* kept (the last point taken):
 /// - a fix with a horizontal accuracy worse than `RouteSpeedLimits.worstAccuracy` is a glitch;
 /// - a point reachable from the anchor (`RouteSpeedLimits.isImpossible` is false) is taken;
 ///   any *suspects* since the anchor were glitches (off, then back);
@@ -43,9 +55,9 @@ package struct CleanerEntry {
 ///   the activity's `vehicleSpeed` (the straight line keeps GPS noise, which lengthens every
 ///   step, from turning a sprint into a drive). Time going backwards starts a new window.
 ///
-/// Points wait at most three vehicle windows of route time, while suspects are undecided, or
-/// while the chain is younger than `jumpConfirmation` points; never more than `maxWaiting`
-/// points, so memory stays small whatever the route's length.
+/// Points wait at most three vehicle windows of route time, while suspects or a leap of the
+/// clock are undecided, or while the chain is younger than `jumpConfirmation` points; never
+/// more than `maxWaiting` points, so memory stays small whatever the route's length.
 package final class TrackCleaner {
     private var limits = RouteSpeedLimits.forActivity("")
     /// Entries not yet handed out are `queue[head...]`; `queue[k]` is entry number `base + k`.
@@ -66,7 +78,13 @@ package final class TrackCleaner {
     /// from `recentStart`. (Boxed like the queue.)
     private let recentBox = UncheckedBox<[(time: Int64, distance: Double, point: RoutePoint, number: Int)]>([])
     private var recentStart = 0
-    /// The latest time pushed: an entry older than `horizon` behind it is decided.
+    /// The last fix's time the clock passed on, and how many fixes it passed at that second.
+    private var clock: (time: Int64, fixes: Int)?
+    /// Entry numbers of the fixes waiting after a leap of the clock, in time order.
+    private var leapRun: [Int] = []
+    /// The latest time passed on by the clock or of a point that is not active: an entry older
+    /// than `horizon` behind it is decided. (A fix stamped late never moves it: it would hand out
+    /// points before the vehicle windows after them are measured.)
     private var newest = Int64.min
     private var finishing = false
 
@@ -90,6 +108,8 @@ package final class TrackCleaner {
         youngChain.removeAll(keepingCapacity: true)
         chainTaken = 0
         endChain()
+        clock = nil
+        leapRun.removeAll(keepingCapacity: true)
         newest = .min
         finishing = false
     }
@@ -98,9 +118,14 @@ package final class TrackCleaner {
     package func push(_ entry: CleanerEntry) {
         let number = base + queueBox.value.count
         queueBox.value.append(entry)
-        newest = Swift.max(newest, entry.point.time)
+        if let first = leapRun.first, number - first >= Self.maxWaiting { passLeapRun() }
         if let first = suspects.first, number - first >= Self.maxWaiting { settleSuspects() }
         guard entry.state == .active else {
+            newest = Swift.max(newest, entry.point.time)
+            // The waiting fixes after this point's time were stamped late (unless its own clock
+            // ran back); the others go on.
+            if clock.map({ entry.point.time > $0.time }) ?? true { dropLeapRun(after: entry.point.time) }
+            passLeapRun()
             // Anything not active ends the chain: no step is counted across it.
             settleSuspects()
             anchor = nil
@@ -113,6 +138,75 @@ package final class TrackCleaner {
             self[number].state = .glitch
             return
         }
+        checkClock(number)
+    }
+
+    /// Passes the active fix `number` on to `place`, holds it after a leap, or marks it a
+    /// glitch, by its time (see the type's documentation).
+    private func checkClock(_ number: Int) {
+        let time = self[number].point.time
+        if let clock, !Self.runsForward(time, from: clock.time, fixes: clock.fixes) {
+            self[number].state = .glitch
+            return
+        }
+        // Back below the waiting fixes: those after its second were stamped late.
+        dropLeapRun(after: time)
+        if let last = leapRun.last {
+            let lastTime = self[last].point.time
+            guard Self.runsForward(time, from: lastTime, fixes: fixes(at: lastTime)) else {
+                self[number].state = .glitch
+                return
+            }
+            leapRun.append(number)
+            if leapRun.count >= RouteSpeedLimits.jumpConfirmation { passLeapRun() }
+            return
+        }
+        guard let clock, time - clock.time <= RouteSpeedLimits.clockLeap else {
+            leapRun.append(number)
+            return
+        }
+        pass(number)
+    }
+
+    /// Whether a fix at `time` runs forward from one at `last`, whose second holds `fixes` fixes.
+    @inline(__always)
+    private static func runsForward(_ time: Int64, from last: Int64, fixes: Int) -> Bool {
+        time > last || (time == last && fixes < RouteSpeedLimits.fixesPerSecond)
+    }
+
+    /// Fixes at second `time` passed on or waiting.
+    private func fixes(at time: Int64) -> Int {
+        var count = clock.map { $0.time == time ? $0.fixes : 0 } ?? 0
+        for k in leapRun where self[k].point.time == time { count += 1 }
+        return count
+    }
+
+    /// Marks the waiting fixes later than `time` as glitches.
+    private func dropLeapRun(after time: Int64) {
+        while let last = leapRun.last, self[last].point.time > time {
+            self[last].state = .glitch
+            leapRun.removeLast()
+        }
+    }
+
+    /// Passes every waiting fix on, in order.
+    private func passLeapRun() {
+        // By index: a copy of the array would make the emptying below allocate anew.
+        for i in leapRun.indices { pass(leapRun[i]) }
+        leapRun.removeAll(keepingCapacity: true)
+    }
+
+    /// Passes fix `number` on from the clock to the position filter.
+    private func pass(_ number: Int) {
+        let time = self[number].point.time
+        clock = (time, clock.map { $0.time == time ? $0.fixes + 1 : 1 } ?? 1)
+        newest = Swift.max(newest, time)
+        place(number)
+    }
+
+    /// The position filter of an active fix the clock passed on.
+    private func place(_ number: Int) {
+        let entry = self[number]
         guard let a = anchor, a.interval == entry.interval else {
             settleSuspects()
             endChain()
@@ -163,6 +257,7 @@ package final class TrackCleaner {
 
     /// No more points in this file: undecided suspects are glitches, every entry can go out.
     package func finish() {
+        passLeapRun()
         settleSuspects()
         youngChain.removeAll(keepingCapacity: true)
         finishing = true
@@ -180,9 +275,12 @@ package final class TrackCleaner {
         }
         let entry = queueBox.value[head]
         if count - head <= Self.maxWaiting {
+            if let first = leapRun.first, base + head >= first { return nil }
             if let first = suspects.first, base + head >= first { return nil }
             if let first = youngChain.first, base + head >= first { return nil }
-            if !finishing, limits.vehicleSpeed != nil, newest - entry.point.time <= Self.horizon { return nil }
+            if !finishing, limits.vehicleSpeed != nil, newest == .min || newest - entry.point.time <= Self.horizon {
+                return nil
+            }
         }
         head += 1
         if head >= 4096 && head * 2 >= count {

@@ -11,6 +11,10 @@
 /// and the gaps between a workout's parts are excluded by the caller (they add time but neither
 /// distance nor elapsed), so the algorithms here never need to know where they are. Input that
 /// breaks the preconditions gives unspecified figures, but never traps or loops forever.
+///
+/// The caller's tracks also never grow in distance where `elapsed` stays (`RouteStats` counts a
+/// step's distance together with its time), so every split and best effort of them takes time.
+/// The algorithms do not need it: a track that breaks it gets efforts of no time.
 package struct TrackSample: Sendable, Equatable {
     /// UTC seconds of the point.
     package var time: Int64
