@@ -286,6 +286,25 @@ import Testing
         #expect(run.stderr.contains("others can write into the output folder"), "\(run.stderr)")
     }
 
+    /// `--out` given as a link: the folder it points to is judged, not the link's own mode
+    /// (0777 for every link on Linux).
+    @Test func anOutputFolderGivenAsALinkIsJudgedByItsFolder() throws {
+        let dir = Support.temporaryDirectory()
+        let real = dir + "/real", out = dir + "/out"
+        try FileManager.default.createDirectory(atPath: real, withIntermediateDirectories: true)
+        #expect(chmod(real, 0o755) == 0)
+        #expect(symlink(real, out) == 0)
+        let zip = try Self.archive(dir, "export.zip", Self.heartRate)
+        let run = try Support.runCLI(["run", zip, "--out", out])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(!run.stderr.contains("others can write"), "\(run.stderr)")
+        #expect(FileManager.default.fileExists(atPath: real + "/manifest.json"))
+        #expect(chmod(real, 0o777) == 0)
+        let shared = try Support.runCLI(["run", zip, "--out", out, "--force"])
+        #expect(shared.status == 0, "\(shared.stderr)")
+        #expect(shared.stderr.contains("others can write into the output folder"), "\(shared.stderr)")
+    }
+
     @Test func aFIFOIsRefusedNotWaitedFor() throws {
         let dir = Support.temporaryDirectory()
         try FileManager.default.createDirectory(atPath: dir + "/exports", withIntermediateDirectories: true)
