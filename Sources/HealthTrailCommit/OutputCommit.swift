@@ -23,7 +23,11 @@ import Glibc
 /// That repeats steps 2 to 5 for what is left; each step can be repeated safely.
 ///
 /// Only files are moved or removed, never whole folders. A file the user put in `records/`
-/// stays, and a file HealthTrail did not write is never replaced (`notOurs`).
+/// stays, and a file HealthTrail did not write is never replaced (`notOurs`). Every path is
+/// reached from the output folder without following a symbolic link (`OpenedFolder`): a link
+/// where one of its folders stood refuses the commit before anything is moved, so nothing
+/// behind it is written or removed; a link where one of its files stood is replaced or removed
+/// as a link.
 package struct OutputCommit {
     /// The manifest, renamed into place last.
     package static let manifestName = "manifest.json"
@@ -40,62 +44,66 @@ package struct OutputCommit {
 
     /// Runs steps 1 to 5. `listed` is what the previous manifest lists (nil when the folder has
     /// no manifest): the only files a commit may replace or remove.
+    ///
+    /// Every path is reached from the output folder without following a link (`OpenedFolder`),
+    /// and every folder on the way of an output or a stale file is checked before the journal
+    /// is written: a link there refuses the commit with nothing moved.
     package func run(listed: Set<String>, journal: String) throws {
         let staged = try Self.stagedFiles(in: stagingDirectory)
         let written = Set(staged)
-        for file in staged where file != Self.manifestName && !listed.contains(file) {
-            var st = stat()
-            if lstat(outputDirectory + "/" + file, &st) == 0 {
+        let root = try OpenedFolder(outputDirectory)
+        let stale = listed.subtracting(written).subtracting([Self.manifestName]).sorted()
+        for file in staged + stale {
+            // Walking the path throws at a link or a file where a folder should be.
+            guard let (folder, name) = try root.existingParent(of: file) else { continue }
+            if written.contains(file), file != Self.manifestName, !listed.contains(file), folder.kind(of: name) != nil {
                 throw InputError(file: outputDirectory + "/" + file, Self.notOurs)
             }
         }
-        let stale = listed.subtracting(written).subtracting([Self.manifestName]).sorted()
         let stagingName = URL(fileURLWithPath: stagingDirectory).lastPathComponent
-        try OutputFile.write(Array(([stagingName] + stale).map { $0 + "\n" }.joined().utf8), to: journal)
         var undo: [() -> Void] = []
+        guard let staging = try root.subfolder(stagingName, create: false, undo: &undo) else {
+            throw InputError(file: stagingDirectory, "the staging folder is missing")
+        }
+        try OutputFile.write(Array(([stagingName] + stale).map { $0 + "\n" }.joined().utf8), to: journal)
         do {
-            for file in staged where file != Self.manifestName { try place(file, undo: &undo) }
-            for file in stale { try retire(file, undo: &undo) }
-            if written.contains(Self.manifestName) { try place(Self.manifestName, undo: &undo) }
+            for file in staged where file != Self.manifestName { try Self.place(file, from: staging, into: root, undo: &undo) }
+            for file in stale { try Self.retire(file, in: root, to: staging, undo: &undo) }
+            if written.contains(Self.manifestName) { try Self.place(Self.manifestName, from: staging, into: root, undo: &undo) }
         } catch {
             for step in undo.reversed() { step() }
             unlink(journal)
             throw error
         }
-        Self.finish(outputDirectory: outputDirectory, staging: stagingDirectory, stale: stale, journal: journal)
+        Self.finish(root: root, staging: stagingDirectory, stale: stale, journal: journal)
     }
 
     /// Step 2 for one file: the target, if any, goes to `.previous/`, the staged file takes its place.
-    private func place(_ file: String, undo: inout [() -> Void]) throws {
-        let staged = stagingDirectory + "/" + file, target = outputDirectory + "/" + file
-        try Self.makeParents(of: file, in: outputDirectory, undo: &undo)
-        var st = stat()
-        if lstat(target, &st) == 0 {
-            let previous = stagingDirectory + "/" + Self.previousFolder + "/" + file
-            try Self.makeParents(of: Self.previousFolder + "/" + file, in: stagingDirectory, undo: &undo)
-            try Self.rename(target, previous)
-            undo.append { _ = Glibc.rename(previous, target) }
+    private static func place(_ file: String, from staging: OpenedFolder, into root: OpenedFolder, undo: inout [() -> Void]) throws {
+        let (source, sourceName) = try staging.makeParent(of: file, undo: &undo)
+        let (target, name) = try root.makeParent(of: file, undo: &undo)
+        if target.kind(of: name) != nil {
+            let (previous, _) = try staging.makeParent(of: previousFolder + "/" + file, undo: &undo)
+            try target.move(name, to: previous, name)
+            undo.append { previous.moveBack(name, to: target, name) }
         }
-        try Self.rename(staged, target)
-        undo.append { _ = Glibc.rename(target, staged) }
+        try source.move(sourceName, to: target, name)
+        undo.append { target.moveBack(name, to: source, sourceName) }
     }
 
     /// Step 3 for one file: a stale output goes to `.previous/` (a folder in its place is left alone).
-    private func retire(_ file: String, undo: inout [() -> Void]) throws {
-        let target = outputDirectory + "/" + file
-        var st = stat()
-        guard lstat(target, &st) == 0, (st.st_mode & S_IFMT) != S_IFDIR else { return }
-        let previous = stagingDirectory + "/" + Self.previousFolder + "/" + file
-        try Self.makeParents(of: Self.previousFolder + "/" + file, in: stagingDirectory, undo: &undo)
-        try Self.rename(target, previous)
-        undo.append { _ = Glibc.rename(previous, target) }
+    private static func retire(_ file: String, in root: OpenedFolder, to staging: OpenedFolder, undo: inout [() -> Void]) throws {
+        guard let (folder, name) = try root.existingParent(of: file), let kind = folder.kind(of: name), kind != S_IFDIR else { return }
+        let (previous, _) = try staging.makeParent(of: previousFolder + "/" + file, undo: &undo)
+        try folder.move(name, to: previous, name)
+        undo.append { previous.moveBack(name, to: folder, name) }
     }
 
     /// Step 5, and the end of a roll-forward: what is left of the staging folder is deleted,
     /// then folders the stale outputs leave empty, then the journal.
-    private static func finish(outputDirectory: String, staging: String, stale: [String], journal: String) {
+    private static func finish(root: OpenedFolder, staging: String, stale: [String], journal: String) {
         try? FileManager.default.removeItem(atPath: staging)
-        removeEmptyFolders(of: stale, in: outputDirectory)
+        removeEmptyFolders(of: stale, in: root)
         unlink(journal)
     }
 
@@ -158,7 +166,9 @@ package struct OutputCommit {
         return done
     }
 
-    /// Steps 2 to 5 for what a stopped commit left, from its journal.
+    /// Steps 2 to 5 for what a stopped commit left, from its journal. Like `run`, it reaches
+    /// every path from the output folder without following a link, and a link in the way of
+    /// a file it moves or removes throws (the folder is left as it is until the link is gone).
     private static func finishCommit(journal: String, in directory: String) throws {
         guard let data = FileManager.default.contents(atPath: journal) else {
             throw InputError(file: journal, "cannot read the journal of an interrupted commit")
@@ -170,20 +180,26 @@ package struct OutputCommit {
             unlink(journal)
             return
         }
-        let staging = directory + "/" + stagingName
+        let root = try OpenedFolder(directory)
         let stale = lines.dropFirst().filter(isSafeRelativePath)
         var unused: [() -> Void] = []
-        let staged = (try? stagedFiles(in: staging)) ?? []
-        for file in staged where file != manifestName {
-            try makeParents(of: file, in: directory, undo: &unused)
-            try rename(staging + "/" + file, directory + "/" + file)
+        let staging = try root.subfolder(stagingName, create: false, undo: &unused)
+        let staged = staging == nil ? [] : ((try? stagedFiles(in: directory + "/" + stagingName)) ?? [])
+        for file in staged + stale { _ = try root.existingParent(of: file) }
+        if let staging {
+            for file in staged where file != manifestName {
+                let (source, sourceName) = try staging.makeParent(of: file, undo: &unused)
+                let (target, name) = try root.makeParent(of: file, undo: &unused)
+                try source.move(sourceName, to: target, name)
+            }
         }
         for file in stale {
-            var st = stat()
-            if lstat(directory + "/" + file, &st) == 0, (st.st_mode & S_IFMT) != S_IFDIR { unlink(directory + "/" + file) }
+            if let (folder, name) = try root.existingParent(of: file), let kind = folder.kind(of: name), kind != S_IFDIR {
+                folder.removeFile(name)
+            }
         }
-        if staged.contains(manifestName) { try rename(staging + "/" + manifestName, directory + "/" + manifestName) }
-        finish(outputDirectory: directory, staging: staging, stale: Array(stale), journal: journal)
+        if let staging, staged.contains(manifestName) { try staging.move(manifestName, to: root, manifestName) }
+        finish(root: root, staging: directory + "/" + stagingName, stale: Array(stale), journal: journal)
     }
 
     // MARK: Paths
@@ -208,30 +224,10 @@ package struct OutputCommit {
         return path.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." }
     }
 
-    /// Creates the folders above `file` inside `root`, owner-only. An existing component must be
-    /// a real folder, not a link to one: outputs never land outside the output folder.
-    private static func makeParents(of file: String, in root: String, undo: inout [() -> Void]) throws {
-        var path = root
-        for component in file.split(separator: "/").dropLast() {
-            path += "/" + component
-            var st = stat()
-            if lstat(path, &st) == 0 {
-                guard (st.st_mode & S_IFMT) == S_IFDIR else {
-                    throw InputError(file: path, "output path exists and is not a folder")
-                }
-                continue
-            }
-            guard mkdir(path, 0o700) == 0 else {
-                throw InputError(file: path, "cannot create output folder: \(String(cString: strerror(errno)))")
-            }
-            let created = path
-            undo.append { _ = rmdir(created) }
-        }
-    }
-
     /// Removes the folders above each stale file that are now empty, deepest first. A folder
-    /// holding anything else (a user's file) stays: `rmdir` removes only empty folders.
-    private static func removeEmptyFolders(of files: [String], in root: String) {
+    /// holding anything else (a user's file) stays: `rmdir` removes only empty folders. Each is
+    /// reached without following a link; one behind a link is left alone.
+    private static func removeEmptyFolders(of files: [String], in root: OpenedFolder) {
         var folders = Set<String>()
         for file in files {
             var parts = file.split(separator: "/").dropLast()
@@ -240,12 +236,9 @@ package struct OutputCommit {
                 parts = parts.dropLast()
             }
         }
-        for folder in folders.sorted(by: { $0.count > $1.count }) { _ = rmdir(root + "/" + folder) }
-    }
-
-    private static func rename(_ from: String, _ to: String) throws {
-        guard Glibc.rename(from, to) == 0 else {
-            throw InputError(file: to, "cannot move output into place: \(String(cString: strerror(errno)))")
+        for folder in folders.sorted(by: { $0.count > $1.count }) {
+            guard let (parent, name) = try? root.existingParent(of: folder), parent.kind(of: name) == S_IFDIR else { continue }
+            parent.removeEmptySubfolder(name)
         }
     }
 }

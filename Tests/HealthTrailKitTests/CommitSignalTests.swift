@@ -8,9 +8,10 @@ import Testing
 /// the folder holds wholly the previous run's outputs or wholly the stopped run's, that next run
 /// says what it finished or removed, and its "nothing new" check sees the folder as it is.
 ///
-/// Signals are injected by strace at every `rename`, `unlink`, `rmdir` and `mkdir` the run makes
-/// (the commit's every step is one of those or the journal's `write`), and SIGKILL also comes at
-/// seeded random moments.
+/// Signals are injected by strace at every `renameat`, `unlink`, `unlinkat`, `rmdir`, `mkdir` and
+/// `mkdirat` the run makes (the commit's every step is one of those or the journal's `write`; it
+/// moves, removes and creates relative to folders it holds open, `OpenedFolder`), and SIGKILL
+/// also comes at seeded random moments.
 @Suite(.serialized) struct CommitSignalTests {
     /// Two small archives, and the outputs each writes into a fresh folder.
     struct Fixture {
@@ -119,8 +120,8 @@ import Testing
     static let templateA: String = try! folderWithA()
 
     @Test(arguments: [
-        ("rename", "SIGTERM"), ("rename", "SIGKILL"), ("unlink", "SIGKILL"), ("rmdir", "SIGKILL"),
-        ("mkdir", "SIGKILL"), ("fsync", "SIGKILL"),
+        ("renameat", "SIGTERM"), ("renameat", "SIGKILL"), ("unlink", "SIGKILL"), ("unlinkat", "SIGKILL"),
+        ("rmdir", "SIGKILL"), ("mkdir", "SIGKILL"), ("mkdirat", "SIGKILL"), ("fsync", "SIGKILL"),
     ])
     func aSignalAtEveryStepLeavesOneRunsOutputs(_ call: String, _ signal: String) throws {
         #expect(FileManager.default.isExecutableFile(atPath: "/usr/bin/strace"), "strace is needed (make test-deps installs it)")

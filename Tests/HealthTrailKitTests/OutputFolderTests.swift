@@ -120,6 +120,130 @@ import Testing
         #expect(after == expected)
     }
 
+    /// The issue's reproduction: after a run, the user replaces `out/records` with a link to a
+    /// folder of their own holding files of the same names; a run without `records/` tables
+    /// must not delete them through the link. It stops with one line naming the link, and
+    /// neither the link, the user's folder nor the previous outputs change.
+    @Test func aLinkWhereAnOutputFolderStoodIsNeverDeletedThrough() throws {
+        let dir = Support.temporaryDirectory()
+        let out = dir + "/out", mine = dir + "/mine"
+        #expect(try Support.runCLI(["run", try Self.archive(dir, "a.zip", Self.heartRate + "\n" + Self.steps), "--out", out, "--quiet"]).status == 0)
+        #expect(FileManager.default.fileExists(atPath: out + "/records/step_count.csv"))
+        try FileManager.default.createDirectory(atPath: mine, withIntermediateDirectories: true)
+        try "my steps\n".write(toFile: mine + "/step_count.csv", atomically: false, encoding: .utf8)
+        try "my notes\n".write(toFile: mine + "/notes.txt", atomically: false, encoding: .utf8)
+        try FileManager.default.removeItem(atPath: out + "/records")
+        #expect(symlink("../mine", out + "/records") == 0)
+        let mineBefore = try Support.snapshot(mine)
+        let outBefore = try Support.snapshot(out).filter { $0.key != "/.healthtrail.lock" }
+
+        let run = try Support.runCLI(["run", try Self.archive(dir, "b.zip", Self.workoutOnly), "--out", out, "--quiet"])
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("out/records: is a symbolic link where HealthTrail keeps a folder of outputs"), "\(run.stderr)")
+        #expect(run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
+        #expect(try Support.snapshot(mine) == mineBefore)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: out + "/records") == "../mine")
+        #expect(try Support.snapshot(out).filter { $0.key != "/.healthtrail.lock" } == outBefore)
+    }
+
+    static let workoutOnly =
+        #"<Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="10" durationUnit="min" sourceName="W" startDate="2024-01-02 07:00:00 +0100" endDate="2024-01-02 07:10:00 +0100"></Workout>"#
+
+    /// The previous run's files in the commit tests below, at every depth of folders.
+    static let previousFiles = ["records/a.csv", "svg/overview.svg", "svg/workouts/2024/x.svg"]
+
+    /// An output folder holding `previousFiles` (its manifest lists them), a staging folder
+    /// holding `staged` and a manifest, and the folder or file at `link` moved out to `mine`
+    /// (with a file of the user's own beside what it held) and replaced by a link to it.
+    static func folderWithLink(at link: String, staged: [String]) throws -> (out: String, mine: String, staging: String) {
+        let dir = Support.temporaryDirectory()
+        let out = dir + "/out", mine = dir + "/mine", staging = out + "/.staging-999999"
+        for (root, files) in [(out, previousFiles + [OutputCommit.manifestName]), (staging, staged + [OutputCommit.manifestName])] {
+            for file in files {
+                let path = root + "/" + file
+                try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                try "\(root == out ? "previous" : "new") \(file)\n".write(toFile: path, atomically: false, encoding: .utf8)
+            }
+        }
+        try FileManager.default.moveItem(atPath: out + "/" + link, toPath: mine)
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: mine, isDirectory: &isFolder), isFolder.boolValue {
+            try "mine\n".write(toFile: mine + "/own.txt", atomically: false, encoding: .utf8)
+        }
+        #expect(symlink(mine, out + "/" + link) == 0)
+        return (out, mine, staging)
+    }
+
+    static func isLink(_ path: String) -> Bool {
+        var st = stat()
+        return lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFLNK
+    }
+
+    /// A link at any folder a stale file or a new output lies under stops the commit before
+    /// anything moves, with the link's path and why; what the link points to is unchanged.
+    @Test(arguments: [
+        ("records", [String]()), ("svg", []), ("svg/workouts", []), ("svg/workouts/2024", []),
+        ("svg", ["svg/workouts/2024/y.svg"]), ("svg/workouts", ["svg/workouts/2024/y.svg"]),
+        ("svg/workouts/2024", ["svg/workouts/2024/y.svg"]),
+    ])
+    func aLinkAtAnyDepthStopsTheCommit(_ link: String, _ staged: [String]) throws {
+        let (out, mine, staging) = try Self.folderWithLink(at: link, staged: staged)
+        let before = try Support.snapshot(mine)
+        let commit = OutputCommit(outputDirectory: out, stagingDirectory: staging)
+        do {
+            try commit.run(listed: Set(Self.previousFiles + [OutputCommit.manifestName]), journal: OutputCommit.journalPath(out, pid: 999999))
+            Issue.record("the commit went through the link at \(link)")
+        } catch let error as InputError {
+            #expect(error.file == out + "/" + link && error.message == OpenedFolder.linkInTheWay, "\(error)")
+        }
+        #expect(try Support.snapshot(mine) == before, "\(link)")
+        #expect(Self.isLink(out + "/" + link))
+        #expect(try String(contentsOfFile: out + "/manifest.json", encoding: .utf8) == "previous manifest.json\n")
+        #expect(!FileManager.default.fileExists(atPath: OutputCommit.journalPath(out, pid: 999999)))
+    }
+
+    /// A link where a previous output file stood is replaced (a new output of that name) or
+    /// removed (a stale one) as a link: the file it points to stays.
+    @Test(arguments: [[String](), ["svg/workouts/2024/x.svg"]])
+    func aLinkWhereAnOutputFileStoodIsRemovedAsALink(_ staged: [String]) throws {
+        let link = "svg/workouts/2024/x.svg"
+        let (out, mine, staging) = try Self.folderWithLink(at: link, staged: staged)
+        try OutputCommit(outputDirectory: out, stagingDirectory: staging)
+            .run(listed: Set(Self.previousFiles + [OutputCommit.manifestName]), journal: OutputCommit.journalPath(out, pid: 999999))
+        #expect(try String(contentsOfFile: mine, encoding: .utf8) == "previous \(link)\n")
+        #expect(!Self.isLink(out + "/" + link))
+        if staged.isEmpty {
+            #expect(!FileManager.default.fileExists(atPath: out + "/svg/workouts"))
+        } else {
+            #expect(try String(contentsOfFile: out + "/" + link, encoding: .utf8) == "new \(link)\n")
+        }
+        #expect(try String(contentsOfFile: out + "/manifest.json", encoding: .utf8) == "new manifest.json\n")
+    }
+
+    /// The next run finishing a killed run's commit from its journal walks the same way: a link
+    /// at any depth stops it with the link's path; nothing is moved into or deleted from the
+    /// folder the link points to.
+    @Test(arguments: [
+        ("records", ["new.csv"]), ("svg", ["new.csv"]), ("svg/workouts", ["new.csv"]), ("svg/workouts/2024", ["new.csv"]),
+        ("svg/workouts/2024", ["svg/workouts/2024/y.svg"]),
+    ])
+    func finishingAStoppedCommitNeverFollowsALink(_ link: String, _ staged: [String]) throws {
+        let (out, mine, staging) = try Self.folderWithLink(at: link, staged: staged)
+        // The journal of a commit killed after step 1: every previous file is stale.
+        try OutputFile.write(
+            Array(([".staging-999999"] + Self.previousFiles).map { $0 + "\n" }.joined().utf8), to: OutputCommit.journalPath(out, pid: 999999))
+        let before = try Support.snapshot(mine)
+        do {
+            _ = try OutputCommit.rollForward(in: out)
+            Issue.record("the roll-forward went through the link at \(link)")
+        } catch let error as InputError {
+            #expect(error.file == out + "/" + link && error.message == OpenedFolder.linkInTheWay, "\(error)")
+        }
+        #expect(try Support.snapshot(mine) == before, "\(link)")
+        #expect(Self.isLink(out + "/" + link))
+        for file in staged { #expect(FileManager.default.fileExists(atPath: staging + "/" + file), "\(file) moved") }
+    }
+
     @Test func rootsAndTheHomeFolderAreRefused() throws {
         let dir = Support.temporaryDirectory()
         let zip = try Self.archive(dir, "export.zip", Self.heartRate)
@@ -160,6 +284,25 @@ import Testing
         let run = try Support.runCLI(["run", try Self.archive(dir, "export.zip", Self.heartRate), "--out", out])
         #expect(run.status == 0)
         #expect(run.stderr.contains("others can write into the output folder"), "\(run.stderr)")
+    }
+
+    /// `--out` given as a link: the folder it points to is judged, not the link's own mode
+    /// (0777 for every link on Linux).
+    @Test func anOutputFolderGivenAsALinkIsJudgedByItsFolder() throws {
+        let dir = Support.temporaryDirectory()
+        let real = dir + "/real", out = dir + "/out"
+        try FileManager.default.createDirectory(atPath: real, withIntermediateDirectories: true)
+        #expect(chmod(real, 0o755) == 0)
+        #expect(symlink(real, out) == 0)
+        let zip = try Self.archive(dir, "export.zip", Self.heartRate)
+        let run = try Support.runCLI(["run", zip, "--out", out])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(!run.stderr.contains("others can write"), "\(run.stderr)")
+        #expect(FileManager.default.fileExists(atPath: real + "/manifest.json"))
+        #expect(chmod(real, 0o777) == 0)
+        let shared = try Support.runCLI(["run", zip, "--out", out, "--force"])
+        #expect(shared.status == 0, "\(shared.stderr)")
+        #expect(shared.stderr.contains("others can write into the output folder"), "\(shared.stderr)")
     }
 
     @Test func aFIFOIsRefusedNotWaitedFor() throws {

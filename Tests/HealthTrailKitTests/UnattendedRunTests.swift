@@ -190,6 +190,13 @@ import Testing
         #expect(message.contains("previous outputs are kept"))
         let after = try Support.snapshot(dir + "/out").filter { $0.key != "/.healthtrail.lock" }
         #expect(after == before)   // the staging folder is gone too: nothing but the previous outputs
+
+        // A clean stop leaves no pid in the lock file: the next run is not told it took over
+        // from a run that died.
+        #expect(try String(contentsOfFile: dir + "/out/.healthtrail.lock", encoding: .utf8) == "")
+        let next = try Support.runCLI(["run", small, "--out", dir + "/out", "--force"])
+        #expect(next.status == 0, "\(next.stderr)")
+        #expect(!next.stderr.contains("ended without finishing"), "\(next.stderr)")
     }
 
     @Test func aFullDiskMidRunFailsCleanly() throws {

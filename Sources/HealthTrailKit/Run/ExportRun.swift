@@ -93,6 +93,7 @@ public enum ExportRun {
         let layout = try ExportLayout(source: source)
         let folder = try OutputFolderClaim(options.outputDirectory)
         defer { withExtendedLifetime(folder) {} }
+        Interruption.holding(folder.lock)
         // The archive's SHA-256, on its own thread while the export is read: for the manifest,
         // and (waited for at once) to recognise a repeat run.
         let hash = BackgroundTask { () throws -> (digest: ManifestStage.ArchiveDigest, seconds: Double) in

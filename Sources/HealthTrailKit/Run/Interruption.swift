@@ -45,6 +45,15 @@ public enum Interruption {
         lock.lock(); staging = folder; lock.unlock()
     }
 
+    /// The lock of the folder the run holds; weak, so that it is released when the run ends.
+    nonisolated(unsafe) private static weak var lockHeld: OutputLock?
+
+    /// The output folder's lock, whose recorded pid a signal clears before the process exits:
+    /// a run stopped this way ended cleanly, and the next one must not warn that it did not.
+    static func holding(_ lock: OutputLock) {
+        self.lock.lock(); lockHeld = lock; self.lock.unlock()
+    }
+
     /// True once a signal is being handled: the process is about to exit with its code.
     static var isStopping: Bool {
         lock.lock(); defer { lock.unlock() }
@@ -62,6 +71,7 @@ public enum Interruption {
     static func interrupted(by signalNumber: Int32) {
         lock.lock()
         let folder = staging
+        let held = lockHeld
         stopping = true
         lock.unlock()
         let name = signalNumber == SIGTERM ? "SIGTERM" : "SIGINT"
@@ -72,6 +82,8 @@ public enum Interruption {
                 ? ": the new outputs were already in place, and are complete"
                 : ": nothing was replaced, the previous outputs are kept as they were"
         }
+        // After `stop`: a commit it waited for has ended, and nothing of the run is left to finish.
+        held?.clearHolder()
         HealthTrailLog.fatal(message, event: "run.interrupted")
         _exit(128 + signalNumber)
     }

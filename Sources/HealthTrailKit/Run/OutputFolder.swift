@@ -46,10 +46,12 @@ enum OutputFolder {
     }
 
     /// Why the folder's files could be read or changed by someone else, for a warning; nil if
-    /// only its owner, who is the user running HealthTrail, can write it.
+    /// only its owner, who is the user running HealthTrail, can write it. A link given as the
+    /// output folder is followed: the folder written into is the one it points to, and a link's
+    /// own mode (0777 on Linux) says nothing.
     static func sharingConcern(_ path: String) -> String? {
         var st = stat()
-        guard lstat(path, &st) == 0 else { return nil }
+        guard stat(path, &st) == 0 else { return nil }
         if st.st_uid != geteuid() { return "the output folder belongs to another user" }
         if st.st_mode & (S_IWGRP | S_IWOTH) != 0 { return "others can write into the output folder" }
         return nil

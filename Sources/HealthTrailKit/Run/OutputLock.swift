@@ -48,8 +48,15 @@ final class OutputLock {
     }
 
     deinit {
-        _ = ftruncate(fd, 0)   // a clean end leaves no pid behind
+        clearHolder()
         close(fd)   // releases the flock
+    }
+
+    /// Empties the file, as a clean end does, so the next run does not take this one for a run
+    /// that died: `Interruption` calls it before `_exit`, which skips `deinit`. The lock itself
+    /// stays held until the process ends.
+    func clearHolder() {
+        _ = ftruncate(fd, 0)
     }
 }
 
