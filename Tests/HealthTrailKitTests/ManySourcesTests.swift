@@ -159,9 +159,9 @@ import Testing
         for (day, value) in expected { #expect(abs((got[day] ?? .nan) - value) < 1e-6 * max(1, value), "day \(day)") }
     }
 
-    /// Record types alternating, a new source each record: every record closes a series. The
-    /// ranking ranks each source once (not every source again at every close), and the totals
-    /// are every record's, none being covered by another.
+    /// Record types alternating, a new source each record: every record ends a group. The
+    /// ranking ranks each source once, and the totals are every record's, none being covered
+    /// by another.
     @Test func alternatingTypesRankEachSourceOnce() throws {
         let daily = DailySummary(priority: .default)
         var sources: [String] = []
@@ -169,13 +169,13 @@ import Testing
         for i in 0..<4000 {
             let kind: CumulativeKind = i % 2 == 0 ? .steps : .distance
             sources.append("src \(i)")
-            daily.closeSeries(except: kind, sources: sources)
+            daily.endGroup(before: kind)
             let t = start + Int64(i / 2) * 60
             daily.cumulative(
                 kind, start: Timestamp(utcSeconds: t), end: Timestamp(utcSeconds: t + 30),
                 value: 2, source: i)
         }
-        daily.closeSeries(except: nil, sources: sources)
+        daily.finishSeries(sources: sources)
         try daily.dateSamples(with: TimeZoneTimeline(TimeZoneSightings()))
         #expect(daily.rankedSources == 4000)
         // 2,000 records of each kind, a minute apart: over two days.
@@ -199,7 +199,7 @@ import Testing
                 .steps, start: Timestamp(utcSeconds: t), end: Timestamp(utcSeconds: t + 60),
                 value: name.hasPrefix("Apple") ? 100 : 1, source: index)
         }
-        daily.closeSeries(except: nil, sources: sources)
+        daily.finishSeries(sources: sources)
         try daily.dateSamples(with: TimeZoneTimeline(TimeZoneSightings()))
         #expect(daily.days.map { DailySummary.total($0.figures, .steps) } == [100])
     }

@@ -23,21 +23,12 @@ from datetime import datetime, timedelta, timezone
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 # Choices the documentation does not make (see FINDINGS).
-SIGHTING_MAX_S = 24 * 3600  # DOCS GAP 2: a sample longer than this is no time-zone sighting
-SLEEP_SAMPLE_MAX_S = 24 * 3600  # DOCS GAP 3: a longer sleep sample belongs to no night
+SIGHTING_MAX_S = 24 * 3600  # Days and time zones: a sighting covers at most its first 24 hours
+SLEEP_SAMPLE_MAX_S = 24 * 3600  # One source per time span: a longer sleep sample is skipped
 AFTERNOON = (12, 18)  # DOCS GAP 4: local hours [12, 18) are "the afternoon"
 EARTH_RADIUS_M = 6371008.8  # DOCS GAP 6: haversine on the mean Earth radius (IUGG)
 
 FINDINGS = [
-    "1. Copies: docs/outputs.md does not say that exact copies of a record count once. Proposed "
-    "(One source per time span): 'Records that repeat another's type, source, unit, start, end "
-    "and value (however their device, creation date, version or metadata differ) are one "
-    "record: every figure counts it once.' This reader compares start and end as instants and "
-    "the value as a number.",
-    "2. Sightings: nothing bounds a sighting's length, so one long sample with a zone covers "
-    "every sighting inside it. Proposed: 'A sample longer than a day is no sighting.'",
-    "3. Sleep: no maximum length of a sleep sample or night is documented. Proposed: 'A sleep "
-    "sample longer than 24 hours is part of no night (counted in the manifest).'",
     "4. 'Not in the afternoon' has no hours. Proposed: 'the afternoon is 12:00 to 18:00 local "
     "time at the cluster's middle (halfway between its first start and last end)'.",
     "5. Source ranking: the docs do not say how a source is known to be an Apple Watch or an "
@@ -445,9 +436,9 @@ class Timeline:
         usable = []
         for start, end, name in sightings:
             zone = known_zone(name)
-            if zone is None or end - start > SIGHTING_MAX_S:
+            if zone is None:
                 continue
-            usable.append((start, max(start, end), name))
+            usable.append((start, min(max(start, end), start + SIGHTING_MAX_S), name))
         usable.sort()
         # A sighting wholly inside one of another zone is not used.
         kept = [s for s in usable if not inside_other(s, usable)]

@@ -74,10 +74,10 @@ package final class DailySummary {
     /// Apple's exports group each type once). They are de-duplicated together all the same.
     package private(set) var reopened: Set<CumulativeKind> = []
     package let priority: SourcePriority
-    /// The sources' priority order, extended as sources appear: series close once per group of
-    /// records, so ordering every source again at each close would cost the square of the sources.
+    /// The sources' priority order, extended as sources appear (`sourceRanking` is asked for
+    /// it by other outputs too): each source is ranked once, however often it is asked for.
     private var ranking: SourceRanking
-    /// Sources ranked so far: each once, however many times series close.
+    /// Sources ranked so far: each once.
     package var rankedSources: Int { ranking.names.count }
 
     /// The priority order of `sources` (every source the decoder has met), for the other
@@ -214,16 +214,17 @@ package final class DailySummary {
         lastOpen = (kind, series)
     }
 
-    /// A group of records ended: with `keep` (the kind of the type now being read, nil for
-    /// none), notes that the other kinds' groups ended; without, after the last record,
-    /// de-duplicates and adds every series. Each series holds at most one sorted run in memory
-    /// meanwhile (`SortedRunFile`).
-    package func closeSeries(except keep: CumulativeKind?, sources: [String]) {
+    /// A group of records ended and a type of kind `next` (nil: not cumulative) begins: notes
+    /// that the other kinds' groups ended. Their samples wait, each series holding at most one
+    /// sorted run in memory (`SortedRunFile`), until `finishSeries`.
+    package func endGroup(before next: CumulativeKind?) {
         lastOpen = nil
-        guard keep == nil else {
-            for kind in open.keys where kind != keep { left.insert(kind) }
-            return
-        }
+        for kind in open.keys where kind != next { left.insert(kind) }
+    }
+
+    /// After the last record: de-duplicates every kind's samples and adds them.
+    package func finishSeries(sources: [String]) {
+        lastOpen = nil
         ranking.update(sources)
         for kind in open.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
             guard let series = open.removeValue(forKey: kind) else { continue }

@@ -19,7 +19,7 @@ enum AnalysisStage {
         let zones = routes.zones
         let daily = sink.daily
         let (sleep, unknownActivities, timeZones) = try run.timed("analyse_s") {
-            daily.closeSeries(except: nil, sources: decoder.sources)
+            daily.finishSeries(sources: decoder.sources)
             try daily.throwSpillFailure()
             let workouts = decoder.workouts.sorted(by: { ($0.start, $0.id) < ($1.start, $1.id) })
             let figures = workouts.map(WorkoutFigures.init)

@@ -199,7 +199,7 @@ public final class RunRecordSink: ExportRecordSink {
     }
 
     /// Feeds daily figures and sleep nights; a new type tells the daily figures that the
-    /// previous type's group of records ended (`DailySummary.closeSeries`).
+    /// previous type's group of records ended (`DailySummary.endGroup`).
     @inline(__always)
     private func observe(_ record: DecodedRecord, of type: RecordType, decoder: ExportDecoder) {
         unretainedDaily.with { observe(record, of: type, decoder: decoder, into: $0) }
@@ -211,7 +211,7 @@ public final class RunRecordSink: ExportRecordSink {
         let (start, number, conversion) = (record.start, record.number, record.conversion)
         if ObjectIdentifier(t) != lastObservedType {
             lastObservedType = ObjectIdentifier(t)
-            daily.closeSeries(except: t.cumulativeKind, sources: decoder.sources)
+            daily.endGroup(before: t.cumulativeKind)
         }
         switch t.role {
         case .heartRate:
