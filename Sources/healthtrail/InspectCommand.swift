@@ -57,7 +57,7 @@ struct InspectCommand: ParsableCommand {
         print("workouts: \(report.workouts)   heart-rate samples: \(report.heartRate)   malformed records: \(report.faults)")
         print("\nrecords per type:")
         for t in report.recordTypes {
-            let copies = report.copiesByType[t.identifier].map { "  (\($0) copies of another record, counted once)" } ?? ""
+            let copies = report.copiesByType[t.identifier].map { "  (\($0) \($0 == 1 ? "copy" : "copies") of another record, counted once)" } ?? ""
             print("  \(String(t.count).leftPadded(9))  \(t.identifier)\(copies)")
         }
         print("\nsources:")

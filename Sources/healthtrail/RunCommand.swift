@@ -182,7 +182,7 @@ struct RunCommand: ParsableCommand {
             """
             healthtrail: read \(manifest.input.mainEntry) (\(megabytes(manifest.input.mainEntryBytes)) MB, export version \(manifest.input.exportVersion ?? "?")) in \(seconds(manifest.timings["total_s"]))
               \(records) records of \(c.recordsByType.count) types, \(c.heartRate) heart-rate samples, \(c.workouts) workouts, \(c.routeFiles) route files (\(c.routePoints) points), \(c.ecgRecordings ?? 0) ECG recordings
-              \(manifest.faults.total) malformed records skipped\(manifest.faults.total > 0 ? " (see manifest.json \"faults\")" : "")\(copies > 0 ? ", \(copies) copies of a record counted once" : "")
+              \(manifest.faults.total) malformed records skipped\(manifest.faults.total > 0 ? " (see manifest.json \"faults\")" : "")\(copies > 0 ? ", \(copies) \(copies == 1 ? "copy" : "copies") of a record counted once" : "")
             outputs in \(options.outputDirectory)/  (manifest.json lists every file and its row count)
             """)
     }

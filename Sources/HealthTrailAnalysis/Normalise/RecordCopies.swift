@@ -28,6 +28,11 @@ package final class RecordCopyFinder {
     private let entries: SortedRunFile<Entry>
     /// Records seen so far: the next record's place.
     package private(set) var records = 0
+    /// The record types met, by the index their entries carry, and the index of the last one
+    /// (records come grouped by type: nearly every record finds its type there).
+    private var typeIdentifiers: [String] = []
+    private var typeIndices: [ObjectIdentifier: Int] = [:]
+    private var lastType: (id: ObjectIdentifier, index: Int)?
 
     /// - Parameters:
     ///   - spillPath: the file the sorted runs go to; nil keeps them in memory.
@@ -52,17 +57,31 @@ package final class RecordCopyFinder {
         return f
     }
 
-    /// Notes the next record in file order; `typeIndex` names its type in `finish()`'s counts.
+    /// Notes the next record in file order.
     @inline(__always)
-    package func add(_ record: DecodedRecord, of type: RecordType, typeIndex: Int) {
+    package func add(_ record: DecodedRecord, of type: RecordType) {
         let f = Self.fingerprint(record, of: type)
-        entries.append(Entry(high: f.high, low: f.low, place: UInt32(truncatingIfNeeded: records), type: UInt32(truncatingIfNeeded: typeIndex)))
+        let id = ObjectIdentifier(type)
+        let index: Int
+        if let last = lastType, last.id == id {
+            index = last.index
+        } else {
+            index =
+                typeIndices[id]
+                ?? {
+                    typeIdentifiers.append(type.identifier)
+                    typeIndices[id] = typeIdentifiers.count - 1
+                    return typeIdentifiers.count - 1
+                }()
+            lastType = (id, index)
+        }
+        entries.append(Entry(high: f.high, low: f.low, place: UInt32(truncatingIfNeeded: records), type: UInt32(truncatingIfNeeded: index)))
         records += 1
     }
 
     /// Merges the runs: every record that repeats an earlier one, by place.
     package func finish() throws -> RecordCopies {
-        var copies = RecordCopies(records: records)
+        var copies = RecordCopies(records: records, typeIdentifiers: typeIdentifiers)
         var previous: Entry?
         try entries.drain { entry in
             if let p = previous, p.high == entry.high, p.low == entry.low {
@@ -80,16 +99,19 @@ package final class RecordCopyFinder {
 package struct RecordCopies: Sendable {
     /// One bit per record: set for a copy.
     private var bits: [UInt64]
-    /// Copies per record type, by the decoder's index of the type.
-    package private(set) var countsByType: [Int: Int] = [:]
+    /// Copies per record type identifier.
+    package private(set) var countsByType: [String: Int] = [:]
     package private(set) var total = 0
 
     /// Records in the export: places run from 0 to `records - 1`.
     private let records: Int
+    /// The record types, by the index `insert` is given.
+    private let typeIdentifiers: [String]
 
-    package init(records: Int) {
+    package init(records: Int, typeIdentifiers: [String]) {
         bits = []
         self.records = records
+        self.typeIdentifiers = typeIdentifiers
     }
 
     package var isEmpty: Bool { total == 0 }
@@ -97,7 +119,7 @@ package struct RecordCopies: Sendable {
     mutating func insert(place: Int, typeIndex: Int) {
         if bits.isEmpty { bits = [UInt64](repeating: 0, count: (records + 63) / 64) }
         bits[place >> 6] |= 1 << UInt64(place & 63)
-        countsByType[typeIndex, default: 0] += 1
+        countsByType[typeIdentifiers[typeIndex], default: 0] += 1
         total += 1
     }
 

@@ -43,30 +43,20 @@ public struct ExportInspection {
                 .sorted { $0.count > $1.count },
             sources: zip(decoder.sources, decoder.sourceRecordCounts).map { ($0, $1) }.sorted { $0.records > $1.records },
             workouts: decoder.workouts.count, heartRate: decoder.heartRateSamples, faults: faults.total,
-            copiesByType: Dictionary(uniqueKeysWithValues: copies.countsByType.map { (sink.identifiers[$0.key], $0.value) }))
+            copiesByType: copies.countsByType)
     }
 
-    /// Records every record for `RecordCopyFinder`, and nothing else.
+    /// Hands every record to `RecordCopyFinder`, and nothing else.
     private final class CopyCountingSink: ExportRecordSink {
         let finder: RecordCopyFinder
-        /// The record types met, by the index `finder` counts them under.
-        private(set) var identifiers: [String] = []
-        private var indices: [ObjectIdentifier: Int] = [:]
 
         init(finder: RecordCopyFinder) { self.finder = finder }
 
-        override func record(_ record: DecodedRecord, of type: RecordType, decoder: ExportDecoder) throws { add(record, type) }
-        override func heartRate(_ record: DecodedRecord, of type: RecordType, decoder: ExportDecoder) { add(record, type) }
-
-        private func add(_ record: DecodedRecord, _ type: RecordType) {
-            let index =
-                indices[ObjectIdentifier(type)]
-                ?? {
-                    identifiers.append(type.identifier)
-                    indices[ObjectIdentifier(type)] = identifiers.count - 1
-                    return identifiers.count - 1
-                }()
-            finder.add(record, of: type, typeIndex: index)
+        override func record(_ record: DecodedRecord, of type: RecordType, decoder: ExportDecoder) throws {
+            finder.add(record, of: type)
+        }
+        override func heartRate(_ record: DecodedRecord, of type: RecordType, decoder: ExportDecoder) {
+            finder.add(record, of: type)
         }
     }
 

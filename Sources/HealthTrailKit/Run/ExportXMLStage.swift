@@ -32,7 +32,7 @@ enum ExportXMLStage {
             if copies.isEmpty {
                 return Result(decoder: first!.decoder, sink: first!.sink, exportVersion: first!.exportVersion, copiesByType: [:])
             }
-            let copiesByType = first!.sink.copiesByType(copies)
+            let copiesByType = copies.countsByType
             // The first reading's spill files go before the second's are made under the same names.
             first!.heartRateSpill.remove()
             first = nil

@@ -35,10 +35,6 @@ public final class RunRecordSink: ExportRecordSink {
     /// True while the record last handed over is dropped (a copy, or a fault): its children (HRV beats, its
     /// time zone, heart rate's motion context) are dropped with it.
     private var droppingRecord = false
-    /// The record types `copyFinder` has met, by index, and the index of the last one.
-    package private(set) var copyTypeIdentifiers: [String] = []
-    private var copyTypeIndices: [ObjectIdentifier: Int] = [:]
-    private var lastCopyType: (id: ObjectIdentifier, index: Int)?
 
     /// - Parameter priority: which source counts where several wrote the same figures.
     public init(outputs: ExportOutputs, priority: SourcePriority) {
@@ -57,29 +53,8 @@ public final class RunRecordSink: ExportRecordSink {
             droppingRecord = copies.contains(place)
             return droppingRecord
         }
-        if let copyFinder {
-            let id = ObjectIdentifier(type)
-            let index: Int
-            if let last = lastCopyType, last.id == id {
-                index = last.index
-            } else {
-                index =
-                    copyTypeIndices[id]
-                    ?? {
-                        copyTypeIdentifiers.append(type.identifier)
-                        copyTypeIndices[id] = copyTypeIdentifiers.count - 1
-                        return copyTypeIdentifiers.count - 1
-                    }()
-                lastCopyType = (id, index)
-            }
-            copyFinder.add(record, of: type, typeIndex: index)
-        }
+        copyFinder?.add(record, of: type)
         return false
-    }
-
-    /// The copies `copyFinder` found, counted per record type identifier.
-    func copiesByType(_ copies: RecordCopies) -> [String: Int] {
-        Dictionary(uniqueKeysWithValues: copies.countsByType.map { (copyTypeIdentifiers[$0.key], $0.value) })
     }
 
     public override func recordTimeZone(_ name: ByteSpan, start: Timestamp, end: Timestamp) {
