@@ -18,6 +18,9 @@ package final class SortedRunFile<Element: BitwiseCopyable> {
     package let runLength: Int
     package let path: String?
     private let areInIncreasingOrder: (Element, Element) -> Bool
+    /// Sorts a run: `areInIncreasingOrder`'s order, with a comparison the compiler can inline
+    /// where the owner gives one (a sort calls it some twenty times per value).
+    private let sortRun: (inout [Element]) -> Void
     /// The run being filled. Boxed: `append` runs once per value, and a class's array property
     /// would cost a run-time exclusivity check per append (one thread per file; `areInIncreasingOrder`,
     /// the only code called while it is sorted, never reaches it).
@@ -39,7 +42,12 @@ package final class SortedRunFile<Element: BitwiseCopyable> {
     /// - Parameters:
     ///   - path: the spill file (created on the first full run, removed when read back), or nil.
     ///   - runLength: values sorted in memory at once.
-    package init(path: String?, runLength: Int = 1 << 16, by areInIncreasingOrder: @escaping (Element, Element) -> Bool) {
+    ///   - sortRun: sorts a run in the order `areInIncreasingOrder` gives (by default, with it).
+    package init(
+        path: String?, runLength: Int = 1 << 16, by areInIncreasingOrder: @escaping (Element, Element) -> Bool,
+        sortRun: ((inout [Element]) -> Void)? = nil
+    ) {
+        self.sortRun = sortRun ?? { $0.sort(by: areInIncreasingOrder) }
         self.path = path
         self.runLength = max(1, runLength)
         self.areInIncreasingOrder = areInIncreasingOrder
@@ -63,7 +71,7 @@ package final class SortedRunFile<Element: BitwiseCopyable> {
     /// Sorts the run and moves it out of the way: to the file when there is one.
     private func endRun() {
         guard !run.value.isEmpty else { return }
-        run.value.sort(by: areInIncreasingOrder)
+        sortRun(&run.value)
         if let path, failure == nil, writeRun(path: path) {
             run.value.removeAll(keepingCapacity: true)
         } else {
@@ -90,7 +98,7 @@ package final class SortedRunFile<Element: BitwiseCopyable> {
         defer { reset() }
         if let failure { throw failure }
         if fileRuns.isEmpty && memoryRuns.isEmpty {
-            run.value.sort(by: areInIncreasingOrder)
+            sortRun(&run.value)
             for v in run.value { try body(v) }
             return
         }
