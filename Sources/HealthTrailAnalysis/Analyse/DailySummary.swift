@@ -215,11 +215,11 @@ package final class DailySummary {
     }
 
     /// A group of records ended and a type of kind `next` (nil: not cumulative) begins: notes
-    /// that the other kinds' groups ended. Their samples wait, each series holding at most one
-    /// sorted run in memory (`SortedRunFile`), until `finishSeries`.
+    /// that the other kinds' groups ended. Their samples wait, set aside on disk, until
+    /// `finishSeries`.
     package func endGroup(before next: CumulativeKind?) {
         lastOpen = nil
-        for kind in open.keys where kind != next { left.insert(kind) }
+        for (kind, series) in open where kind != next && left.insert(kind).inserted { series.setAside() }
     }
 
     /// After the last record: de-duplicates every kind's samples and adds them.

@@ -64,6 +64,10 @@ package struct CumulativeSeries {
     @inline(__always)
     package func append(_ sample: CumulativeSample) { samples.append(sample) }
 
+    /// Its type's group of records ended: the samples in memory go to the spill file
+    /// (`SortedRunFile.setAside`), so that series waiting for the end of export.xml hold little.
+    package func setAside() { samples.setAside() }
+
     /// Adds each sample's surviving value to the quarter hours of UTC it covers (pro rata when it
     /// spans several), with the sample's stamped offset, and forgets the samples. Quarter hours,
     /// not days: which local day an instant belongs to is known only once the person's time

@@ -68,6 +68,15 @@ package final class SortedRunFile<Element: BitwiseCopyable> {
         if run.value.count >= runLength { endRun() }
     }
 
+    /// For a file that will get no values for a while: a run at least an eighth full goes to the
+    /// spill file now and its memory is given back. (A smaller one stays: runs of a few values
+    /// each would make the merge hold a cursor, and its read-ahead, per handful of values.)
+    package func setAside() {
+        guard path != nil, failure == nil, run.value.count >= runLength / 8, run.value.count > 0 else { return }
+        endRun()
+        run.value = []
+    }
+
     /// Sorts the run and moves it out of the way: to the file when there is one.
     private func endRun() {
         guard !run.value.isEmpty else { return }
