@@ -198,6 +198,7 @@ bench: deps
 		--max-ratio 2 --out-dir .bench/sources --report Benchmarks/results/sources.md
 	python3 Benchmarks/route_memory.py --healthtrail $(BIN) --max-rss-mb 150 --out-dir .bench/route-memory \
 		--report Benchmarks/results/route-memory.md
+	python3 Benchmarks/hostile.py --healthtrail $(BIN) --out-dir .bench/hostile --report Benchmarks/results/hostile.md
 
 # The Spark driver's Python environment (pyspark from PyPI, ~900 MB), made once.
 spark-venv:
