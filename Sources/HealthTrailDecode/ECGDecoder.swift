@@ -20,8 +20,10 @@ import HealthTrailArchive
 /// ```
 ///
 /// Only the keys `ECGRecording` has are read, by allowlist: the name, the date of birth and any
-/// key a later export adds are skipped without their value ever becoming text. Blank lines
-/// are skipped anywhere. A line that starts like a number (a digit, a sign or a point) starts
+/// key a later export adds are skipped without their value ever becoming text. Header lines
+/// are CSV records (RFC 4180): a quoted value may hold commas, doubled quotes and line breaks,
+/// so a name written over two lines never has its second line read as a key. Blank lines
+/// between records are skipped anywhere. A line that starts like a number (a digit, a sign or a point) starts
 /// the samples; after that every line must be one finite number. A problem stops the file at
 /// its first `ECGMalformed`, which names the line, never what is on it.
 public final class ECGDecoder {
@@ -34,6 +36,10 @@ public final class ECGDecoder {
     private var fields = HeaderFields()
     /// The line of the first sample, 0 before it.
     private var firstSampleLine = 0
+    /// A header record whose quoted value goes on past its first line: its bytes so far (lines
+    /// joined by a line feed) and the line it began on.
+    private var openRecord: [UInt8]?
+    private var openRecordLine = 0
     private var samples = 0
 
     /// The header keys whose text is kept as written, and where; the first line of a key wins.
@@ -64,6 +70,9 @@ public final class ECGDecoder {
     public func finish(entry: String, onSample: (Int, ByteSpan) -> Void) throws -> ECGRecording {
         try lines.finish { outcome, number in try read(outcome, line: number, onSample) }
         let end = lines.line - 1
+        guard openRecord == nil else {
+            throw ECGMalformed(line: openRecordLine, kind: "ecg_unclosed_quote", "a quoted header value is never closed")
+        }
         guard samples > 0 else { throw ECGMalformed(line: max(end, 1), kind: "ecg_no_samples", "no samples") }
         let headerEnd = firstSampleLine
         guard let recorded else {
@@ -85,12 +94,21 @@ public final class ECGDecoder {
         guard case .line(let line) = outcome else {
             throw ECGMalformed(line: number, kind: "ecg_line_too_long", "line longer than \(Self.maxLineBytes) bytes")
         }
+        if openRecord != nil {
+            try continueRecord(line, number)
+            return
+        }
         // A byte-order mark before the first key is not part of it.
         let bom = number == 1 && line.count >= 3 && line[0] == 0xEF && line[1] == 0xBB && line[2] == 0xBF
         let text = Self.trimmed(bom ? line.dropFirst(3) : line)
         guard text.count > 0 else { return }
         if firstSampleLine == 0 && !Self.startsANumber(text[0]) {
-            try header(text, number)
+            if Self.endsInsideQuotes(text, startingInside: false) {
+                openRecord = text.bytes
+                openRecordLine = number
+            } else {
+                try header(text, number)
+            }
             return
         }
         guard let value = NumberText.double(text), value.isFinite else {
@@ -107,14 +125,58 @@ public final class ECGDecoder {
         samples += 1
     }
 
+    /// Adds a line to the open header record, and reads the record once its quote closes. The
+    /// record as a whole is bounded like a line, so an unclosed quote cannot grow without end.
+    private func continueRecord(_ line: ByteSpan, _ number: Int) throws {
+        guard var record = openRecord else { return }
+        openRecord = nil
+        guard record.count + 1 + line.count <= Self.maxLineBytes else {
+            throw ECGMalformed(line: number, kind: "ecg_line_too_long", "header value longer than \(Self.maxLineBytes) bytes")
+        }
+        let inside = Self.endsInsideQuotes(line, startingInside: true)
+        record.append(0x0A)
+        line.append(to: &record)
+        if inside {
+            openRecord = record
+            return
+        }
+        try record.withUnsafeBytes { try header(Self.trimmed(ByteSpan($0)), openRecordLine) }
+    }
+
+    /// Whether a CSV line, begun inside a quoted field or not, ends inside one (RFC 4180): a
+    /// quote opens a field only as its first character (spaces before it aside), and inside
+    /// quotes a doubled quote is one quote. A quote inside an unquoted value is text.
+    static func endsInsideQuotes(_ line: ByteSpan, startingInside: Bool) -> Bool {
+        var inside = startingInside, atFieldStart = !startingInside
+        var i = 0
+        while i < line.count {
+            let byte = line[i]
+            if inside {
+                if byte == 0x22 {
+                    if i + 1 < line.count && line[i + 1] == 0x22 {
+                        i += 2
+                        continue
+                    }
+                    inside = false
+                }
+            } else if byte == 0x2C {
+                atFieldStart = true
+            } else if !(atFieldStart && (byte == 0x20 || byte == 0x09)) {
+                inside = atFieldStart && byte == 0x22
+                atFieldStart = false
+            }
+            i += 1
+        }
+        return inside
+    }
+
     /// The ways `µV` is written: with the micro sign (Apple's) or the Greek mu.
     static let microvoltSymbols: Set<String> = ["\u{B5}V", "\u{3BC}V"]
 
     /// One header line: the value of a known key kept, any other line skipped unread.
     private func header(_ line: ByteSpan, _ number: Int) throws {
-        var comma = 0
-        while comma < line.count && line[comma] != 0x2C { comma += 1 }
-        let key = Self.trimmed(line.prefix(comma))
+        let comma = Self.firstSeparator(line)
+        let key = Self.unquoted(Self.trimmed(line.prefix(comma)))
         let value = Self.trimmed(line.dropFirst(comma + 1))
         if key.equals("Recorded Date") {
             guard recorded == nil else { return }
@@ -132,6 +194,24 @@ public final class ECGDecoder {
             fields[keyPath: field] = Self.text(value)
         }
         // `Name`, `Date of Birth` and unknown keys: nothing is read.
+    }
+
+    /// Where a header record's key ends: its first comma outside quotes, or its end.
+    static func firstSeparator(_ line: ByteSpan) -> Int {
+        var i = 0
+        while i < line.count && (line[i] == 0x20 || line[i] == 0x09) { i += 1 }
+        if i < line.count && line[i] == 0x22 {
+            i += 1
+            while i < line.count {
+                if line[i] == 0x22 {
+                    guard i + 1 < line.count && line[i + 1] == 0x22 else { break }
+                    i += 1
+                }
+                i += 1
+            }
+        }
+        while i < line.count && line[i] != 0x2C { i += 1 }
+        return i
     }
 
     /// `512 hertz`, `512 Hz`, `512` → 512; nil for anything else, or a rate outside 1…100,000.

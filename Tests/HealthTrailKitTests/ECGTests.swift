@@ -136,6 +136,11 @@ import Testing
                 ("ecg_2023-03-04_2.csv", Self.ecgFile(name: name, dateOfBirth: birth, samples: ["1", "Quixote", "2"])),
                 ("ecg_2023-03-05.csv", Self.ecgFile(name: name, dateOfBirth: birth, recorded: nil)),
                 ("ecg_2023-03-06.csv", Self.ecgFile(name: name, dateOfBirth: birth, rate: "Zebulon")),
+                // A quoted name over two lines, the second shaped like a header line that is kept.
+                (
+                    "ecg_2023-03-07.csv",
+                    Self.ecgFile(name: "\"\(name)\nClassification,\(name) Zqx\"", dateOfBirth: birth, recorded: "2023-03-07 08:00:00 +0100")
+                ),
             ])
         // Parts too: a first name alone, a surname alone, the day of birth, the date's end.
         let needles = [name, "Zebulon", "Quixote", birth, "Feb 29", "29, 1964"]
@@ -170,7 +175,8 @@ import Testing
                 }
             }
             let counts = try #require(try Self.manifest(out)["counts"] as? [String: Any])
-            #expect(counts["ecg_recordings"] as? Int == 2 && counts["ecg_samples"] as? Int == 6)
+            #expect(counts["ecg_recordings"] as? Int == 3 && counts["ecg_samples"] as? Int == 9)
+            #expect(try Support.readCSV(out + "/ecg.csv").rows.map { $0[3] } == Array(repeating: "Sinus Rhythm", count: 3))
         }
         let strict = try Support.runCLI(["run", zip, "--out", dir + "/strict", "--strict", "--ecg-samples"])
         #expect(strict.status != 0)
@@ -195,6 +201,8 @@ import Testing
             ("f.csv", Self.ecgFile(unit: "mV"), "ecg_unknown_unit", 14),
             ("g.csv", Self.ecgFile(samples: ["1", "nan", "2"]), "ecg_non_numeric_sample", 15),
             ("h.csv", Self.ecgFile(samples: ["1", String(repeating: "7", count: 5000)]), "ecg_line_too_long", 15),
+            ("i.csv", "Name,\"Zebulon\nRecorded Date,2023-03-04 20:55:07 -0500\nSample Rate,512 hertz\nUnit,µV\n1\n2\n", "ecg_unclosed_quote", 1),
+            ("j.csv", "Name,\"Zebulon\n" + String(repeating: "Quixote\n", count: 600) + "\"\nUnit,µV\n1\n", "ecg_line_too_long", 512),
         ]
         let dir = Support.temporaryDirectory()
         let zip = try Self.archive(dir, cases.map { ($0.file, $0.text) } + [("ok.csv", Self.ecgFile())])
@@ -267,7 +275,72 @@ import Testing
         #expect(tables[0] == tables[1])
     }
 
+    /// 10,000 recordings of one second get the base id, then `-2` … `-10000`, in order of their
+    /// files; each row points back to its own recording, which is how `--ecg-samples` finds the
+    /// entry to read again (copies of one file are equal recordings, told apart by that place).
+    @Test func tenThousandRecordingsOfOneSecondGetIdsInFileOrder() throws {
+        let recorded = try #require(Timestamp.parse("2023-03-04 20:55:07 -0500"))
+        let recordings = (0..<10_000).reversed().map { i in
+            ECGRecording(
+                entry: "apple_health_export/electrocardiograms/ecg_\(String(format: "%05d", i)).csv", recorded: recorded,
+                classification: "", symptoms: "", softwareVersion: "", device: "", sampleRateHz: 512, lead: "", unit: "µV",
+                samples: i % 3 + 1)
+        }
+        let all = recordings + [recordings[0]]
+        let rows = ECGOutputs.rows(all)
+        #expect(rows.count == 10_001)
+        #expect(rows.map { $0.id(of: all[$0.index]) } == ["20230305T015507Z"] + (2...10_001).map { "20230305T015507Z-\($0)" })
+        let files = rows.map { ECGOutputs.file(of: all[$0.index], base: "apple_health_export/") }
+        #expect(files.prefix(2) == ["electrocardiograms/ecg_00000.csv", "electrocardiograms/ecg_00001.csv"])
+        // Every recording once; the copy of the last-listed one sorts right after it, with a
+        // place of its own.
+        #expect(Set(rows.map(\.index)) == Set(all.indices))
+        #expect(rows[9_999].index == 0 && rows[10_000].index == 10_000)
+        // A second recorded a second later starts again from the base id.
+        let later = ECGRecording(
+            entry: "a.csv", recorded: Timestamp(utcSeconds: recorded.utcSeconds + 1, offsetMinutes: 0), classification: "", symptoms: "",
+            softwareVersion: "", device: "", sampleRateHz: 512, lead: "", unit: "µV", samples: 1)
+        let mixed = [later, recordings[0], later, recordings[1]]
+        #expect(
+            ECGOutputs.rows(mixed).map { $0.id(of: mixed[$0.index]) } == [
+                "20230305T015507Z", "20230305T015507Z-2", "20230305T015508Z", "20230305T015508Z-2",
+            ])
+    }
+
     // MARK: the decoder
+
+    /// Header lines are CSV records: a quoted value may hold a comma, doubled quotes and line
+    /// breaks. A quoted name over several lines is skipped whole, even where its lines look like
+    /// a key or a sample; a kept value keeps its line break.
+    @Test func aQuotedHeaderValueMaySpanLines() throws {
+        let text = """
+            Name,"Zebulon
+            Classification,Quixote"
+            Date of Birth,"Feb 29,
+            1964"
+            Recorded Date,2023-03-04 20:55:07 -0500
+            "Classification","Sinus
+            Rhythm, ""read"" twice"
+            Symptoms,Fluttering " heartbeat
+            Sample Rate,512 hertz
+            Unit,µV
+            1
+            2
+
+            """
+        let decoder = ECGDecoder()
+        var samples: [String] = []
+        try Array(text.utf8).withUnsafeBytes { raw in try decoder.feed(ByteSpan(raw)) { samples.append($1.string) } }
+        let recording = try decoder.finish(entry: "e") { samples.append($1.string) }
+        #expect(recording.classification == "Sinus\nRhythm, \"read\" twice")
+        #expect(recording.symptoms == "Fluttering \" heartbeat")   // a quote inside an unquoted value is text
+        #expect(samples == ["1", "2"] && recording.samples == 2)
+        #expect(ECGDecoder.endsInsideQuotes(ByteSpan("a,\"b"), startingInside: false))
+        #expect(!ECGDecoder.endsInsideQuotes(ByteSpan("a,\"b\"\"c\""), startingInside: false))
+        #expect(!ECGDecoder.endsInsideQuotes(ByteSpan("a,b\"c"), startingInside: false))
+        #expect(!ECGDecoder.endsInsideQuotes(ByteSpan("rest\",x"), startingInside: true))
+        #expect(ECGDecoder.endsInsideQuotes(ByteSpan("rest\"\",x"), startingInside: true))
+    }
 
     /// Whatever the chunks the entry streams in (a line, a `µ` or a CRLF cut anywhere), the
     /// decoder reads the same recording and samples; a byte-order mark and CRLF line breaks are

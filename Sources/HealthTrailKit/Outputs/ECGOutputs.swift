@@ -4,36 +4,51 @@ import HealthTrailWrite
 
 /// The rows of `ecg.csv` and `ecg_samples.csv`, and the recordings' ids.
 enum ECGOutputs {
-    /// A recording with the id and file name its rows carry.
+    /// A recording's place in `ecg.csv`: which recording, and its number among those of its
+    /// second. Two integers, so that a hundred thousand recordings cost little beside their own.
     struct Row {
-        var id: String
-        /// The entry's path relative to the folder of export.xml.
-        var file: String
-        var recording: ECGRecording
-    }
+        /// The recording's place in the array `rows(_:)` was given.
+        var index: Int
+        /// 1 for the first recording of its second, 2 for the next, and so on.
+        var number: Int
 
-    /// Sorts the recordings by their recorded instant (then file) and gives each an id: the
-    /// instant, `20230305T015507Z`, with `-2`, `-3`, … after it on a clash (two files recorded
-    /// in the same second, or one file copied), so an id names one recording whatever order
-    /// the archive lists its entries in. `base` is the folder of export.xml, which `file` is
-    /// relative to.
-    static func rows(_ recordings: [ECGRecording], base: String) -> [Row] {
-        var taken: Set<String> = []
-        return recordings.sorted { ($0.recorded.utcSeconds, $0.entry) < ($1.recorded.utcSeconds, $1.entry) }.map { r in
-            var id = r.baseID, n = 2
-            while !taken.insert(id).inserted {
-                id = "\(r.baseID)-\(n)"
-                n += 1
-            }
-            let file = r.entry.hasPrefix(base) ? String(r.entry.dropFirst(base.count)) : r.entry
-            return Row(id: id, file: file, recording: r)
+        /// The row's id: the recorded instant, `20230305T015507Z`, with `-2`, `-3`, … after it
+        /// from the second recording of the same second on.
+        func id(of recording: ECGRecording) -> String {
+            number == 1 ? recording.baseID : "\(recording.baseID)-\(number)"
         }
     }
 
+    /// The entry's path relative to `base`, the folder of export.xml.
+    static func file(of recording: ECGRecording, base: String) -> String {
+        recording.entry.hasPrefix(base) ? String(recording.entry.dropFirst(base.count)) : recording.entry
+    }
+
+    /// Sorts the recordings by their recorded instant (then file) and numbers those of each
+    /// second (two files recorded in the same second, or one file copied), so an id names one
+    /// recording whatever order the archive lists its entries in.
+    ///
+    /// Sorted by instant, the recordings of one second are next to each other: each is numbered
+    /// from the one before it, in one pass. An id is the second's (`baseID`, which holds no `-`)
+    /// plus that number, so two ids are equal only for the same second and number.
+    static func rows(_ recordings: [ECGRecording]) -> [Row] {
+        let order = recordings.indices.sorted {
+            let a = recordings[$0], b = recordings[$1]
+            return (a.recorded.utcSeconds, a.entry, $0) < (b.recorded.utcSeconds, b.entry, $1)
+        }
+        var rows: [Row] = []
+        rows.reserveCapacity(order.count)
+        for index in order {
+            let second = recordings[index].recorded.utcSeconds
+            let sameSecond = rows.last.map { recordings[$0.index].recorded.utcSeconds == second } ?? false
+            rows.append(Row(index: index, number: sameSecond ? rows[rows.count - 1].number + 1 : 1))
+        }
+        return rows
+    }
+
     /// One row of `ecg.csv`, in `OutputSchema.ecg`'s order.
-    static func write(_ row: Row, to out: CSVWriter) {
-        let r = row.recording
-        out.field(row.id); out.comma()
+    static func write(_ row: Row, of r: ECGRecording, base: String, to out: CSVWriter) {
+        out.field(row.id(of: r)); out.comma()
         out.utc(r.recorded.utcSeconds); out.comma()
         out.offset(r.recorded.offsetMinutes); out.comma()
         out.field(r.classification); out.comma()
@@ -45,7 +60,7 @@ enum ECGOutputs {
         out.field(r.unit); out.comma()
         out.field(r.device); out.comma()
         out.field(r.softwareVersion); out.comma()
-        out.field(row.file)
+        out.field(file(of: r, base: base))
         out.endRow()
     }
 

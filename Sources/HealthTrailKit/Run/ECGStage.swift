@@ -12,8 +12,8 @@ import HealthTrailWrite
 /// kept in memory.
 enum ECGStage {
     struct Result {
-        /// The recordings written to `ecg.csv`, in its order.
-        let recordings: [ECGOutputs.Row]
+        /// The recordings written to `ecg.csv`.
+        let recordings: Int
         /// Their samples, all of them (written or not).
         let samples: Int
     }
@@ -36,33 +36,31 @@ enum ECGStage {
         }
         let main = run.layout.mainXML.path
         let base = main.contains("/") ? String(main[...main.lastIndex(of: "/")!]) : ""
-        let rows = ECGOutputs.rows(recordings, base: base)
+        let rows = ECGOutputs.rows(recordings)
         let table = try run.outputs.addWriter(OutputSchema.ecg.name, header: OutputSchema.ecg.names)
-        for row in rows { ECGOutputs.write(row, to: table) }
+        for row in rows { ECGOutputs.write(row, of: recordings[row.index], base: base, to: table) }
         if run.options.ecgSamples {
             let samples = try run.outputs.addWriter(OutputSchema.ecgSamples.name, header: OutputSchema.ecgSamples.names)
             for row in rows {
-                let archived = recordings.firstIndex(of: row.recording).map { entries[$0] }
-                try writeSamples(of: row, entry: archived, from: run.source, to: samples)
+                try writeSamples(
+                    of: recordings[row.index], id: row.id(of: recordings[row.index]), entry: entries[row.index], from: run.source, to: samples)
             }
         }
-        return Result(recordings: rows, samples: rows.reduce(0) { $0 + $1.recording.samples })
+        return Result(recordings: recordings.count, samples: recordings.reduce(0) { $0 + $1.samples })
     }
 
     /// Reads a recording's entry again and writes its samples.
-    static func writeSamples(of row: ECGOutputs.Row, entry archived: ArchiveEntry?, from source: ExportSource, to out: CSVWriter) throws {
-        let entry = row.recording.entry
-        guard let archived else {
-            throw InputError(file: source.displayName, entry: entry, "ECG file no longer in the export")
-        }
+    static func writeSamples(of recording: ECGRecording, id: String, entry archived: ArchiveEntry, from source: ExportSource, to out: CSVWriter)
+        throws
+    {
+        let entry = recording.entry
         let decoder = ECGDecoder()
-        let recording = row.recording
         do {
             try source.read(archived) { chunk in
-                try decoder.feed(chunk) { ECGOutputs.writeSample(id: row.id, index: $0, of: recording, text: $1, to: out) }
+                try decoder.feed(chunk) { ECGOutputs.writeSample(id: id, index: $0, of: recording, text: $1, to: out) }
             }
             let again = try decoder.finish(entry: entry) {
-                ECGOutputs.writeSample(id: row.id, index: $0, of: recording, text: $1, to: out)
+                ECGOutputs.writeSample(id: id, index: $0, of: recording, text: $1, to: out)
             }
             guard again == recording else {
                 throw InputError(file: source.displayName, entry: entry, "ECG file changed while it was read")

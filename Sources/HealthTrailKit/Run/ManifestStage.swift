@@ -42,7 +42,7 @@ enum ManifestStage {
                 inlineRoutePoints: decoder.inlineRoutePoints, correlations: decoder.correlations,
                 activitySummaries: decoder.activitySummaries, hrvBeats: decoder.hrvBeats,
                 ecgFiles: layout.ecgFiles.count, sources: decoder.sources.count,
-                ecgRecordings: ecg.recordings.count, ecgSamples: ecg.samples),
+                ecgRecordings: ecg.recordings, ecgSamples: ecg.samples),
             outputs: Dictionary(uniqueKeysWithValues: written.map { ($0.name, $0.rows) }),
             routes: .init(
                 linkedByReference: linked.linkedByReference, linkedByTime: linked.linkedByTime,
