@@ -236,7 +236,7 @@ public final class SAXPushParser {
         case XML_ERR_ATTRIBUTE_REDEFINED: return "attribute given twice"
         case XML_ERR_LT_IN_ATTRIBUTE, XML_ERR_ATTRIBUTE_NOT_STARTED, XML_ERR_ATTRIBUTE_NOT_FINISHED,
             XML_ERR_ATTRIBUTE_WITHOUT_VALUE:
-            return "malformed attribute"
+            return limitPhrase(error.message.map { String(cString: $0) } ?? "") ?? "malformed attribute"
         case XML_ERR_NAME_TOO_LONG: return "name too long"
         case XML_ERR_NAME_REQUIRED, XML_ERR_GT_REQUIRED, XML_ERR_LTSLASH_REQUIRED, XML_ERR_EQUAL_REQUIRED,
             XML_ERR_SPACE_REQUIRED, XML_ERR_LT_REQUIRED:
@@ -249,8 +249,26 @@ public final class SAXPushParser {
             return "malformed XML declaration"
         case XML_ERR_DOCTYPE_NOT_FINISHED, XML_ERR_EXT_SUBSET_NOT_FINISHED: return "malformed DOCTYPE"
         case XML_ERR_NO_MEMORY: return "out of memory"
-        default: return "libxml2 error \(error.code)"
+        default:
+            let message = error.message.map { String(cString: $0) } ?? ""
+            return limitPhrase(message) ?? "libxml2 error \(error.code)"
         }
+    }
+
+    /// libxml2's own size limits, which no option raises (XML_PARSE_HUGE stays off: no real
+    /// export comes near them, and they bound what one element can cost), said as what was
+    /// too large. libxml2 reports most of them as an "internal error" (code 1) whose fixed
+    /// message names the limit; the message is matched, never repeated, as it may go on to
+    /// quote the document.
+    static func limitPhrase(_ message: String) -> String? {
+        let limit = "longer than 10,000,000 bytes, libxml2's limit, which no option raises"
+        if message.contains("Huge input lookup") { return "a tag (an element's name and all its attributes) \(limit)" }
+        if message.contains("AttValue length too long") { return "an attribute value \(limit)" }
+        if message.contains("huge text node") || message.contains("too big found") || message.contains("CData section too big") {
+            return "a text, comment or CDATA section \(limit)"
+        }
+        if message.contains("Excessive depth") { return "elements nested deeper than libxml2's limit" }
+        return nil
     }
 
     private func error(_ status: Int32) -> InputError {

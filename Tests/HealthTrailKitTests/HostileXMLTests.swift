@@ -5,6 +5,7 @@ import Testing
 @testable import HealthTrailArchive
 @testable import HealthTrailDecode
 @testable import HealthTrailKit
+@testable import HealthTrailXML
 
 #if canImport(Glibc)
 import Glibc
@@ -282,6 +283,50 @@ import Glibc
         try Self.addRepeatedEntry(zip, Self.routeName, head: head, block: Self.digitBlock, copies: 200, tail: tail)
         try zip.finish()
         try Self.expectRefused(dir + "/huge-attribute.zip", in: dir, before: before, containing: Self.routeName + ": line 3: malformed XML")
+    }
+
+    /// libxml2's size limits, hit in export.xml: an 11 MB attribute value, and a million short
+    /// attributes on one element. Each is one line saying which limit (libxml2 words both as
+    /// "internal error", code 1), with the entry and the line the element starts on, and none of
+    /// the document's text.
+    @Test func aLimitOfLibxml2IsNamedWithItsEntryAndLine() throws {
+        let (dir, before) = try Self.folderWithOutputs()
+        let start = #"<Record type="HKQuantityTypeIdentifierStepCount" sourceName="S" unit="count" startDate="2024-01-01 10:00:00 +0000" value="1" "#
+        // Letters from a linear congruential generator: the entry must not compress past the
+        // 200:1 zip-bomb guard, which would refuse it first.
+        var state: UInt32 = 1
+        let letters = (0..<11_000_000).map { _ -> UInt8 in
+            state = state &* 1_103_515_245 &+ 12_345
+            return UInt8(ascii: "a") + UInt8((state >> 16) % 26)
+        }
+        let cases = [
+            ("long-attribute", start + "device=\"" + String(decoding: letters, as: UTF8.self) + "\"/>"),
+            ("many-attributes", start + (0..<1_000_000).map { "z\($0)=\"1\"" }.joined(separator: " ") + "/>"),
+        ]
+        for (name, element) in cases {
+            let body = Support.exportXML(element)
+            let recordLine = Self.line(of: "<Record", in: body)
+            #expect(recordLine > 1)
+            try Support.makeZip(dir + "/\(name).zip", [(Self.xmlName, body)])
+            try Self.expectRefused(
+                dir + "/\(name).zip", in: dir, before: before,
+                containing: "\(Self.xmlName): line \(recordLine): malformed XML: a tag (an element's name and all its attributes) "
+                    + "longer than 10,000,000 bytes, libxml2's limit, which no option raises")
+            let run = try Support.runCLI(["run", dir + "/\(name).zip", "--out", dir + "/out", "--quiet"])
+            #expect(
+                !run.stderr.contains(String(decoding: letters.prefix(8), as: UTF8.self)) && !run.stderr.contains("z99")
+                    && !run.stderr.contains("libxml2 error"), "\(name)")
+        }
+        // The phrase for each fixed message libxml2 gives at a limit; anything else is not one.
+        #expect(SAXPushParser.limitPhrase("AttValue length too long\n")?.hasPrefix("an attribute value longer than 10,000,000 bytes") == true)
+        #expect(SAXPushParser.limitPhrase("xmlSAX2Characters: huge text node")?.hasPrefix("a text, comment or CDATA") == true)
+        #expect(SAXPushParser.limitPhrase("Specification mandates value for attribute SECRET\n") == nil)
+    }
+
+    /// The 1-based line on which `needle` first appears in `text`.
+    static func line(of needle: String, in text: String) -> Int {
+        guard let found = text.range(of: needle) else { return 0 }
+        return text[..<found.lowerBound].filter { $0 == "\n" }.count + 1
     }
 
     // MARK: Growth with the input
