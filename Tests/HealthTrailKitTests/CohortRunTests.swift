@@ -53,6 +53,11 @@ import Testing
         let report = try Self.json(out + "/cohort.json")
         let persons = report["persons"] as! [[String: Any]]
         #expect(persons.count == 5)
+        // No timing beside a pseudonym, nor the cohort's: cohort.json sits beside the releases.
+        #expect(report["seconds"] == nil)
+        #expect(persons.allSatisfy { Set($0.keys).isSubset(of: ["person", "status", "error"]) }, "\(persons)")
+        let personLines = run.stderr.split(separator: "\n").filter { $0.contains("cohort.person_") }
+        #expect(personLines.count == 5 && personLines.allSatisfy { !$0.contains("seconds") }, "\(personLines)")
         let failed = persons.filter { $0["status"] as? String == "failed" }
         #expect(failed.count == 1)
         let error = failed.first?["error"] as? String ?? ""

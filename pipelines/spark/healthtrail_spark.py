@@ -503,13 +503,14 @@ def finish(args, results, duplicates, report):
     archives = {}
     good = []
     for result in sorted(results, key=lambda r: r["uri"]):
-        archives[result["uri"]] = {key: result[key] for key in ("pseudonym", "status", "attempts", "seconds", "error")}
+        # No timing: a person's seconds grow with their data, and this file sits beside dp/.
+        archives[result["uri"]] = {key: result[key] for key in ("pseudonym", "status", "attempts", "error")}
         if result["status"] == "ok":
             path = os.path.join(out, "partials", result["pseudonym"] + ".partial")
             write_private(path, bytes(result["partial"]))
             good.append(path)
     for uri, (status, why) in duplicates.items():
-        archives[uri] = {"pseudonym": None, "status": status, "attempts": 0, "seconds": 0, "error": why}
+        archives[uri] = {"pseudonym": None, "status": status, "attempts": 0, "error": why}
     report["archives"] = archives
     report["failed"] = sorted(uri for uri, a in archives.items() if a["status"] == "failed")
     report["superseded"] = sum(1 for a in archives.values() if a["status"] == "superseded")
@@ -565,7 +566,9 @@ def parse_arguments(argv):
     parser.add_argument("--max-failures", type=int,
                         help="attempts per task when the session cannot say (Spark Connect); default: from the session")
     parser.add_argument("--measure-empty-job", action="store_true",
-                        help="time an empty job before the real one (Spark's fixed cost; for benchmarks)")
+                        help="time an empty job before the real one (Spark's fixed cost), and record the session's, "
+                             "that job's and the cohort job's seconds in spark-report.json (for benchmarks; "
+                             "without it the report holds no timing)")
     parser.add_argument("--fail-once-matching", metavar="SUBSTRING",
                         help="TEST HOOK: the first attempt of each task whose URI contains SUBSTRING fails")
     return parser.parse_args(argv)
@@ -627,9 +630,9 @@ def main(argv=None):
         if not uris:
             print(f"healthtrail-spark: {args.archives}: no archives", file=sys.stderr)
             return EXIT_USAGE
-        report = {"tool": "healthtrail-spark", "api": args.api, "connect": is_connect(spark),
-                  "session_start_seconds": round(session_seconds, 2)}
+        report = {"tool": "healthtrail-spark", "api": args.api, "connect": is_connect(spark)}
         if args.measure_empty_job:
+            report["session_start_seconds"] = round(session_seconds, 2)
             empty = time.monotonic()
             spark.range(0, 1, 1, numPartitions=1).collect()
             report["empty_job_seconds"] = round(time.monotonic() - empty, 2)
@@ -650,7 +653,8 @@ def main(argv=None):
         except Exception as error:
             print(f"healthtrail-spark: job aborted: {abort_message(error)}", file=sys.stderr)
             return EXIT_FAILED
-        report["job_seconds"] = round(time.monotonic() - job, 2)
+        if args.measure_empty_job:
+            report["job_seconds"] = round(time.monotonic() - job, 2)
         try:
             released = finish(args, results, duplicates, report)
         except RuntimeError as error:

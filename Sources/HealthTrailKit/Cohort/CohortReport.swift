@@ -1,17 +1,20 @@
 /// `cohort.json`: what became of each person of a cohort run, by pseudonym only.
-public struct CohortReport: Codable, Sendable {
+///
+/// It holds no timing: it sits beside the DP releases, and a person's processing time grows
+/// with their data (the cohort's own time is on the terminal only).
+public struct CohortReport: Encodable, Sendable {
     /// One person's outcome.
-    public struct Person: Codable, Sendable {
+    public struct Person: Encodable, Sendable {
+        /// The person's pseudonym.
         public var person: String
         /// `ok` (processed), `unchanged` (same archive, version and settings as before) or `failed`.
         public var status: String
         /// The one-line error of a failed person, with the archive's path replaced by the pseudonym.
-        public var seconds: Double
         public var error: String?
     }
 
     /// One DP release of the merged partials.
-    public struct Release: Codable, Sendable {
+    public struct Release: Encodable, Sendable {
         public var id: String
         /// False when every period was answered from the ledger (or none is due): nothing spent.
         public var charged: Bool
@@ -21,6 +24,7 @@ public struct CohortReport: Codable, Sendable {
     public var toolVersion: String
     public var pipeline: String
     public var startedUTC: String
+    /// The cohort run's wall time, for the terminal's summary; not written to cohort.json.
     public var seconds: Double
     public var jobs: Int
     public var persons: [Person]
@@ -32,6 +36,10 @@ public struct CohortReport: Codable, Sendable {
     /// Archives left out because a later-listed archive of the same person was used
     /// (`privacy.persons`).
     public var superseded = 0
+
+    private enum CodingKeys: String, CodingKey {
+        case toolVersion, pipeline, startedUTC, jobs, persons, merged, releases, budgetLedger, superseded
+    }
 
     public var succeeded: Int { persons.filter { $0.status != "failed" }.count }
     public var failed: Int { persons.filter { $0.status == "failed" }.count }

@@ -54,7 +54,7 @@ public enum CohortRun {
                 // Not a person's pseudonym: an unlisted alice.zip is not the person alice.
                 let pseudonym = key.tag(for: "archive " + PersonMapping.archiveName(of: archive), prefix: "a_")
                 duplicates.append(
-                    .init(person: pseudonym, status: "failed", seconds: 0, error: "not listed in privacy.persons: its person is unknown"))
+                    .init(person: pseudonym, status: "failed", error: "not listed in privacy.persons: its person is unknown"))
                 failedArchives[pseudonym] = archive
                 log.error(
                     "an archive is not listed in privacy.persons; it is left out",
@@ -77,7 +77,7 @@ public enum CohortRun {
             if chosen.contains(where: { $0.pseudonym == pseudonym }) {
                 duplicates.append(
                     .init(
-                        person: pseudonym, status: "failed", seconds: 0,
+                        person: pseudonym, status: "failed",
                         error: "another archive has the same person name; this one was left out"))
                 log.error(
                     "two archives have the same person name; the second is left out",
@@ -110,7 +110,6 @@ public enum CohortRun {
                     "person \(outcome.status)",
                     metadata: [
                         "event": "cohort.person_done", "person": .string(pseudonym), "progress": .string(position),
-                        "seconds": .stringConvertible(outcome.seconds),
                     ])
             }
             return outcome

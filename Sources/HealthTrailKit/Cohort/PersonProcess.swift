@@ -4,7 +4,6 @@ import Logging
 /// One person of a cohort: `healthtrail partial` on their archive, in a child process.
 enum PersonProcess {
     static func run(archive: String, pseudonym: String, options: CohortOptions) -> CohortReport.Person {
-        let started = Date()
         let out = options.outputDirectory
         let process = Process()
         process.executableURL = URL(fileURLWithPath: options.executable)
@@ -43,7 +42,7 @@ enum PersonProcess {
             status = "failed"
             failure = "cannot start \(options.executable): \(error)"
         }
-        return .init(person: pseudonym, status: status, seconds: (Date().timeIntervalSince(started) * 100).rounded() / 100, error: failure)
+        return .init(person: pseudonym, status: status, error: failure)
     }
 
 }
