@@ -67,9 +67,11 @@ public final class SingleFileSource: ExportSource {
     public let entries: [ArchiveEntry]
     public var displayName: String { file.path }
 
-    public init(file: ReadOnlyFile) throws {
+    /// The file as an export with one entry, named `entryName` or else the file's own name: a
+    /// file read from standard input (`/proc/self/fd/0`) is given a name such as `stdin`, not `0`.
+    public init(file: ReadOnlyFile, entryName: String? = nil) throws {
         self.file = file
-        let name = String(file.path.split(separator: "/").last ?? Substring(file.path))
+        let name = entryName ?? String(file.path.split(separator: "/").last ?? Substring(file.path))
         entries = [ArchiveEntry(path: name, uncompressedSize: file.size, compressedSize: file.size, crc32: nil)]
     }
 

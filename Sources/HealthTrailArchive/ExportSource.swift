@@ -57,8 +57,9 @@ package struct StopReading: Error {}
 
 /// Opens whichever kind of source `path` is: a zip (by its magic bytes), a folder, or an XML file.
 /// `limits` bound what a zip may expand to (see `ArchiveLimits`); folders and plain files are
-/// read as they are and need none.
-package func openExportSource(path: String, limits: ArchiveLimits = .default) throws -> ExportSource {
+/// read as they are and need none. `label`, when given, names a bare XML file's one entry (the
+/// input is standard input, or must not be named by its path).
+package func openExportSource(path: String, limits: ArchiveLimits = .default, label: String? = nil) throws -> ExportSource {
     var st = stat()
     guard stat(path, &st) == 0 else {
         throw InputError(file: path, "cannot open: \(String(cString: strerror(errno)))")
@@ -72,7 +73,7 @@ package func openExportSource(path: String, limits: ArchiveLimits = .default) th
     if n >= 4, magic[0] == 0x50, magic[1] == 0x4B, magic[2] == 3 || magic[2] == 5 {
         return try ZipArchive(file: file, limits: limits)
     }
-    return try SingleFileSource(file: file)
+    return try SingleFileSource(file: file, entryName: label)
 }
 
 #if canImport(Glibc)

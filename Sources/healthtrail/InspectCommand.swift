@@ -39,7 +39,7 @@ struct InspectCommand: ParsableCommand {
         let spool = StandardInputArchive.isRequested(archive) ? try StandardInputArchive.forInspection() : nil
         if let spool { StandardInputAlias.path = spool.path }
         let report = try withExtendedLifetime(spool) {
-            try ExportInspection.inspect(path: spool?.path ?? archive, showProgress: !quiet)
+            try ExportInspection.inspect(path: spool?.path ?? archive, label: spool.map { _ in StandardInputArchive.label }, showProgress: !quiet)
         }
         if json {
             print(try InspectionReport(report, path: archive).json(), terminator: "")

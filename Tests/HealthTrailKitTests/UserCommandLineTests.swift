@@ -227,6 +227,34 @@ import Testing
         #expect(try Support.snapshot(dir + "/piped") == before)
     }
 
+    /// A bare export.xml from standard input, piped (spooled to an unnamed file, `/proc/self/fd/N`)
+    /// or redirected (read in place, `/proc/self/fd/0`): its entry is `stdin` in the manifest,
+    /// its faults, the error line and `inspect`, never the descriptor's number.
+    @Test func aBareXMLFromStandardInputIsCalledStdin() throws {
+        let dir = Support.temporaryDirectory()
+        let xml = dir + "/export.xml"
+        let record =
+            #"<Record type="HKQuantityTypeIdentifierStepCount" sourceName="S" unit="count" startDate="2024-01-01 10:00:00 +0000" endDate="2024-01-01 10:01:00 +0000" value="x"/>"#
+        try Support.exportXML(record).write(toFile: xml, atomically: true, encoding: .utf8)
+        for (how, feed) in [("pipe", "cat '\(xml)' |"), ("redirect", "< '\(xml)'")] {
+            let out = "\(dir)/\(how)"
+            let command = how == "pipe" ? "\(feed) \"$B\" run - --out '\(out)' --quiet" : "\"$B\" run - --out '\(out)' --quiet \(feed)"
+            let run = try Self.shell(command)
+            #expect(run.status == 0, "\(how): \(run.stderr)")
+            let manifest = try CohortRunTests.json(out + "/manifest.json")
+            let input = try #require(manifest["input"] as? [String: Any])
+            #expect(input["main_entry"] as? String == "stdin", "\(how): \(input)")
+            let faults = try #require(manifest["faults"] as? [String: Any])
+            let first = try #require((faults["first"] as? [[String: Any]])?.first, "\(how): \(faults)")
+            #expect(first["entry"] as? String == "stdin", "\(how): \(first)")
+            let strict = try Self.shell(command.replacingOccurrences(of: "--quiet", with: "--quiet --strict --force"))
+            #expect(strict.status == 1)
+            #expect(strict.stderr.hasPrefix("healthtrail: error: stdin: entry stdin: line "), "\(how): \(strict.stderr)")
+            let inspect = try Self.shell(how == "pipe" ? "\(feed) \"$B\" inspect -" : "\"$B\" inspect - \(feed)")
+            #expect(inspect.stdout.contains("main xml: stdin ("), "\(how): \(inspect.stdout) \(inspect.stderr)")
+        }
+    }
+
     @Test func standardInputIsRefusedWhereItCannotWork() throws {
         let dir = Support.temporaryDirectory()
         let empty = try Self.shell("\"$B\" inspect - < /dev/null")

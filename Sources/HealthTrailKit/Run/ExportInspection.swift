@@ -22,8 +22,9 @@ public struct ExportInspection {
     /// Records that copy an earlier one (`RecordCopyFinder`), per record type identifier.
     public let copiesByType: [String: Int]
 
-    public static func inspect(path: String, showProgress: Bool = false) throws -> ExportInspection {
-        let source = try openExportSource(path: path)
+    /// Reads the export at `path`; `label` names a bare XML file's entry (see `openExportSource`).
+    public static func inspect(path: String, label: String? = nil, showProgress: Bool = false) throws -> ExportInspection {
+        let source = try openExportSource(path: path, label: label)
         let layout = try ExportLayout(source: source)
         let faults = FaultLog(file: source.displayName, strict: false)
         // The copies' sorted runs go to a scratch file of this process, removed when read back.

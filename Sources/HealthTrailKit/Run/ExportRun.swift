@@ -89,7 +89,7 @@ public struct RunOptions: Sendable {
 public enum ExportRun {
     public static func run(_ options: RunOptions) throws -> Manifest {
         let started = Date()
-        let source = try openExportSource(path: options.inputPath, limits: options.archiveLimits)
+        let source = try openExportSource(path: options.inputPath, limits: options.archiveLimits, label: options.inputLabel)
         let layout = try ExportLayout(source: source)
         let folder = try OutputFolderClaim(options.outputDirectory)
         defer { withExtendedLifetime(folder) {} }
