@@ -306,6 +306,92 @@ struct SleepNightTests {
         #expect(SleepAnalysis.nights(from: [zero]) == ([], 0))
     }
 
+    // MARK: Many overlapping samples
+
+    /// 120 InBed samples of one night, each from a source of its own, sample i from 23:mm to
+    /// 07:mm with mm = i mod 60: in bed from 23:00 to 07:59, 539 minutes, every source named,
+    /// by name (they share one rank).
+    @Test func overlappingInBedSamplesFromDistinctSourcesAreOneNight() throws {
+        let names = (0..<120).map { "bed " + String(repeating: "0", count: 3 - String($0).count) + String($0) }
+        let samples = names.indices.map { i in
+            let minute = (i % 60 < 10 ? "0" : "") + String(i % 60)
+            return Self.s("2024-01-01 23:\(minute)", "2024-01-02 07:\(minute)", .inBed, names[i])
+        }
+        let n = try Self.onlyNight(samples)
+        #expect(n.bedStart == Timestamp.parse("2024-01-01 23:00:00 +0100")!)
+        #expect(n.wakeEnd == Timestamp.parse("2024-01-02 07:59:00 +0100")!)
+        #expect(n.inBedMinutes == 539)
+        #expect(n.asleepMinutes == 0 && n.efficiency == 0 && n.latencyMinutes == 0)
+        #expect(n.sources == names)
+    }
+
+    /// InBed 23:00–01:00 (iPhone), 00:30–02:00, 02:30–03:00 and 02:40–02:50 (three apps), the
+    /// Watch asleep 23:30–02:15. In bed: the union of those spans, 23:00–02:15 (195 minutes) and
+    /// 02:30–03:00 (30), 225 minutes; asleep 165; latency 30; the Watch (rank 0) named first,
+    /// then the iPhone (2), then the apps by name.
+    @Test func overlappingInBedSpansAreUnionedWithTheTimeAsleep() throws {
+        let n = try Self.onlyNight([
+            Self.s("2024-01-01 23:00", "2024-01-02 01:00", .inBed, Self.phone),
+            Self.s("2024-01-02 00:30", "2024-01-02 02:00", .inBed, "Bed B"),
+            Self.s("2024-01-02 02:30", "2024-01-02 03:00", .inBed, "Bed C"),
+            Self.s("2024-01-02 02:40", "2024-01-02 02:50", .inBed, "Bed D"),
+            Self.s("2024-01-01 23:30", "2024-01-02 02:15", .asleep),
+        ])
+        #expect(n.inBedMinutes == 225)
+        #expect(n.asleepMinutes == 165)
+        #expect(n.latencyMinutes == 30)
+        #expect(n.efficiency == 165.0 / 225)
+        #expect(n.bedStart == Timestamp.parse("2024-01-01 23:00:00 +0100")!)
+        #expect(n.wakeEnd == Timestamp.parse("2024-01-02 03:00:00 +0100")!)
+        #expect(n.sources == [Self.watch, Self.phone, "Bed B", "Bed C", "Bed D"])
+    }
+
+    /// Random nights of overlapping InBed samples from a few sources, fed to the builder in start
+    /// order with ties in random order, against figures worked out independently: the minutes
+    /// some sample covers counted one by one, the earliest start, the latest end, and the
+    /// sources by rank and name.
+    @Test func randomOverlappingInBedNightsMatchAMinuteByMinuteCount() throws {
+        var rng = SynthRandom(seed: 37, stream: 4, index: 0)
+        let base = Timestamp.parse("2024-03-01 22:00:00 +0100")!
+        for trial in 0..<200 {
+            let sourceCount = rng.int(1, 8)
+            let ranks = (0..<sourceCount).map { _ in rng.int(0, 3) }
+            var samples: [SleepSample] = []
+            for _ in 0..<rng.int(1, 60) {
+                // Starts in 22:00–23:59 by whole minutes, lasting 1–9 hours: one session.
+                let start = base.utcSeconds + Int64(rng.int(0, 119)) * 60
+                let end = start + Int64(rng.int(60, 540)) * 60
+                let source = rng.int(0, sourceCount - 1)
+                samples.append(
+                    SleepSample(
+                        start: Timestamp(utcSeconds: start, offsetMinutes: 60), end: Timestamp(utcSeconds: end, offsetMinutes: 60),
+                        stage: .inBed, source: "app \(source)", sourceRank: ranks[source]))
+            }
+            var covered = Set<Int64>()
+            for sample in samples {
+                for minute in stride(from: sample.start.utcSeconds, to: sample.end.utcSeconds, by: 60) { covered.insert(minute) }
+            }
+            let used = Set(samples.map(\.source))
+            let expectedSources = used.sorted { a, b in
+                let (ra, rb) = (ranks[Int(a.dropFirst(4))!], ranks[Int(b.dropFirst(4))!])
+                return ra != rb ? ra < rb : a < b
+            }
+            // Start order, each run of equal starts shuffled.
+            samples.shuffle(using: &rng)
+            samples.sort { $0.start.utcSeconds < $1.start.utcSeconds }
+            var builder = SleepNightBuilder()
+            for sample in samples { builder.add(sample) }
+            let (nights, naps) = builder.finish()
+            #expect(naps == 0 && nights.count == 1, "trial \(trial)")
+            let n = try #require(nights.first)
+            #expect(n.inBedMinutes == Double(covered.count), "trial \(trial)")
+            #expect(n.bedStart.utcSeconds == samples.map(\.start.utcSeconds).min(), "trial \(trial)")
+            #expect(n.wakeEnd.utcSeconds == samples.map(\.end.utcSeconds).max(), "trial \(trial)")
+            #expect(n.sources == expectedSources, "trial \(trial)")
+            #expect(SleepAnalysis.nights(from: samples.reversed()).nights == nights, "trial \(trial)")
+        }
+    }
+
     // MARK: Stages
 
     @Test func parsesEveryExportValue() {

@@ -268,6 +268,89 @@ import Testing
         #expect(compared > 2000)
     }
 
+    // MARK: The windowed search
+
+    @Test func aFastStretchLateInALongRunIsFoundAfterItsStartWasDropped() throws {
+        // 3.125 m/s (320 s a kilometre) for 100 km but for 2 km at 5 m/s (200 s a kilometre)
+        // from 80 km on; one sample a second, so the samples before 80 km are long dropped when
+        // the fast stretch comes. Worked by hand, each effort ending at the first sample that
+        // makes it (pass 1 offers it first): 400 m in 80 s from 80,000 m (second 25,600) to
+        // 80,400 m; 1 km in 200 s to 81,000 m; 5 km in 400 + 3000 / 3.125 = 1360 s from 77,000 m
+        // (second 24,640) to 82,000 m (second 26,000); 10 km in 400 + 8000 / 3.125 = 2960 s from
+        // 72,000 m (second 23,040).
+        var track: [TrackSample] = []
+        var distance = 0.0
+        var second: Int64 = 0
+        while distance <= 100_000 {
+            track.append(
+                TrackSample(
+                    time: Self.startTime + second, distance: distance, elapsed: Double(second), moving: Double(second), climb: 0,
+                    bpm: nil))
+            distance += (80_000..<82_000).contains(distance) ? 5 : 3.125
+            second += 1
+        }
+        let targets: [(name: String, metres: Double)] = [("400 m", 400), ("1 km", 1000), ("5 km", 5000), ("10 km", 10_000)]
+        var search = BestEffortSearch(targets: targets)
+        for sample in track { search.add(sample) }
+        let found = search.finish()
+        let t0 = Double(Self.startTime)
+        #expect(found.map(\.name) == ["400 m", "1 km", "5 km", "10 km"])
+        #expect(
+            found.map(\.effort) == [
+                BestEffort(distance: 400, elapsed: 80, start: t0 + 25_600, end: t0 + 25_680),
+                BestEffort(distance: 1000, elapsed: 200, start: t0 + 25_600, end: t0 + 25_800),
+                BestEffort(distance: 5000, elapsed: 1360, start: t0 + 24_640, end: t0 + 26_000),
+                BestEffort(distance: 10_000, elapsed: 2960, start: t0 + 23_040, end: t0 + 26_000),
+            ])
+        // 10 km at 3.125 m a sample is 3200 steps: the window is those 3201 samples, and at most
+        // one drop batch (4096) waits to be dropped.
+        #expect(track.count == 31_761)
+        #expect(search.mostSamplesHeld <= 3201 + 4096, "\(search.mostSamplesHeld)")
+    }
+
+    @Test func theWindowedSearchAgreesWithTheWholeTrackPasses() {
+        var random = SplitMix64(seed: 4_037)
+        var compared = 0
+        for trackNumber in 0..<300 {
+            let track = Self.randomTrack(&random, count: Int(random.next(upTo: 1_200)) + 2)
+            let first = track[0].distance
+            let total = track[track.count - 1].distance - first
+            let targets: [(name: String, metres: Double)] = [
+                ("400 m", 400), ("1 km", 1000), ("part", total * random.unit()), ("tenth", total * random.unit() / 10),
+                ("whole", total), ("beyond", total * 1.000001 + 1),
+            ]
+            let batch = Int(random.next(upTo: 16)) + 1
+            var search = BestEffortSearch(targets: targets, dropBatch: batch)
+            for sample in track { search.add(sample) }
+            let found = search.finish()
+            // The same stretches as the passes over the whole track, to the bit.
+            let expected = targets.compactMap { target in
+                Self.wholeTrackEffort(track, distance: target.metres).map { (name: target.name, effort: $0) }
+            }
+            #expect(found.map(\.name) == expected.map(\.name), "track \(trackNumber)")
+            for (windowed, whole) in zip(found, expected) {
+                #expect(windowed.effort == whole.effort, "track \(trackNumber), \(windowed.name)")
+            }
+            // And the quadratic reference's fastest time, for two of the targets.
+            for (name, effort) in found where name == "400 m" || name == "tenth" {
+                let best = Self.referenceEfforts(track, distance: effort.distance).map(\.elapsed).min()
+                #expect(Self.close(effort.elapsed, best), "track \(trackNumber), \(name)")
+                compared += 1
+            }
+            // Held: the samples within the longest target of the newest one and a pointer's
+            // sample below them, and at most as many again or a batch waiting to be dropped.
+            let longest = targets.map(\.metres).max() ?? 0
+            var within = 0
+            var low = 0
+            for i in track.indices {
+                while track[low].distance < track[i].distance - longest { low += 1 }
+                within = max(within, i - low + 1)
+            }
+            #expect(search.mostSamplesHeld <= 2 * (within + 2) + batch + 1, "track \(trackNumber)")
+        }
+        #expect(compared > 300)
+    }
+
     @Test func randomTracksMatchTheReferenceSplits() {
         var random = SplitMix64(seed: 99)
         for trackNumber in 0..<400 {
@@ -400,6 +483,74 @@ import Testing
             }
         }
         return found
+    }
+
+    /// The best effort of `samples` over `distance` metres by the two passes over the whole track
+    /// in memory, as `BestEfforts` found them before it streamed: the windowed search must give
+    /// the same stretch, bit for bit.
+    static func wholeTrackEffort(_ samples: [TrackSample], distance: Double) -> BestEffort? {
+        let count = samples.count
+        guard count >= 2, distance > 0, distance.isFinite else { return nil }
+        let first = samples[0].distance
+        let last = samples[count - 1].distance
+        guard last - first >= distance else { return nil }
+
+        var best: BestEffort?
+        func consider(from start: (elapsed: Double, time: Double), to end: (elapsed: Double, time: Double)) {
+            let elapsed = end.elapsed - start.elapsed
+            if best.map({ elapsed < $0.elapsed }) ?? true {
+                best = BestEffort(distance: distance, elapsed: elapsed, start: start.time, end: end.time)
+            }
+        }
+
+        // Pass 1: each sample as the end. Of several samples at one distance (a stop), only the
+        // first reaches it; the later ones would add the stop's time.
+        var before = 0   // the last sample at or below the start distance
+        for endIndex in 1..<count {
+            let end = samples[endIndex]
+            guard end.distance != samples[endIndex - 1].distance, end.distance - first >= distance else { continue }
+            // Clamped so that a rounding of `end.distance - distance` below the track's start
+            // cannot lose the stretch that starts at the first sample.
+            let startDistance = max(end.distance - distance, first)
+            while before + 1 < count && samples[before + 1].distance <= startDistance {
+                before += 1
+            }
+            // `before` is the last sample at or below the start: on it, the start is its moment
+            // (the end of any stop there); else the start lies inside the step after it.
+            let start =
+                samples[before].distance >= startDistance || before + 1 == count
+                ? (samples[before].elapsed, Double(samples[before].time))
+                : pointInside(startDistance, between: samples[before], and: samples[before + 1])
+            consider(from: start, to: (end.elapsed, Double(end.time)))
+        }
+
+        // Pass 2: each sample as the start. Of several samples at one distance, only the last
+        // leaves it; the earlier ones would add the stop's time.
+        var after = 0   // the first sample at or beyond the end distance
+        for startIndex in 0..<(count - 1) {
+            let start = samples[startIndex]
+            guard start.distance != samples[startIndex + 1].distance, last - start.distance >= distance else { continue }
+            let endDistance = min(start.distance + distance, last)
+            while after + 1 < count && samples[after].distance < endDistance {
+                after += 1
+            }
+            // `after` is the first sample at or beyond the end: on it, the end is its moment (the
+            // start of any stop there); else the end lies inside the step before it.
+            let end =
+                samples[after].distance <= endDistance || after == 0
+                ? (samples[after].elapsed, Double(samples[after].time))
+                : pointInside(endDistance, between: samples[after - 1], and: samples[after])
+            consider(from: (start.elapsed, Double(start.time)), to: end)
+        }
+        return best
+    }
+
+    /// Active seconds and UTC time at `distance` inside the step from `a` to `b`, linearly by
+    /// the fraction of the step's distance. The callers pick a step whose distance grows and
+    /// contains `distance`.
+    static func pointInside(_ distance: Double, between a: TrackSample, and b: TrackSample) -> (elapsed: Double, time: Double) {
+        let fraction = (distance - a.distance) / (b.distance - a.distance)
+        return (a.elapsed + fraction * (b.elapsed - a.elapsed), Double(a.time) + fraction * (Double(b.time) - Double(a.time)))
     }
 
     /// Active seconds at the first moment the track reaches `distance` (within its range).

@@ -1,8 +1,9 @@
 /// `SleepAnalysis` one sample at a time, for samples streamed in start order:
-/// only the open session's samples and one measured session per date are held, so a decade of
-/// sleep costs what its nights cost, not what its samples cost.
+/// only the open session's tally (`SleepSessionTally`: its sources, InBed stretches and best
+/// source's stages) and one measured session per date are held, so a decade of sleep costs what
+/// its nights cost, and a night what its sources cost, not what their samples cost.
 package struct SleepNightBuilder {
-    private var current: [SleepSample] = []
+    private var current = SleepSessionTally()
     private var currentEnd = Int64.min
     private var currentStart = Int64.min
     /// Each date's night so far (the session that beats the others ending that date).
@@ -11,9 +12,9 @@ package struct SleepNightBuilder {
 
     package init() {}
 
-    /// Adds the next sample (starting no earlier than the previous one; ties in any order, the
-    /// session is put in `SleepSample.precedes` order before it is measured). Samples covering
-    /// no time are ignored.
+    /// Adds the next sample (starting no earlier than the previous one; ties in any order: the
+    /// session is measured as if put in `SleepSample.precedes` order). Samples covering no time
+    /// are ignored.
     package mutating func add(_ s: SleepSample) {
         guard s.end.utcSeconds > s.start.utcSeconds else { return }
         if !current.isEmpty,
@@ -24,13 +25,12 @@ package struct SleepNightBuilder {
         }
         if current.isEmpty { currentStart = s.start.utcSeconds }
         currentEnd = current.isEmpty ? s.end.utcSeconds : max(currentEnd, s.end.utcSeconds)
-        current.append(s)
+        current.add(s)
     }
 
     private mutating func closeSession() {
-        current.sort(by: SleepSample.precedes)
         let session = SleepSession(current)
-        current.removeAll(keepingCapacity: true)
+        current = SleepSessionTally()
         sessions += 1
         guard !session.isDaytime else { return }
         let date = session.night.date

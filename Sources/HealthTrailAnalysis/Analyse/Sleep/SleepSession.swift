@@ -28,27 +28,31 @@ package struct SleepSession {
 
     /// Measures `samples` (non-empty, in `SleepSample.precedes` order).
     package init(_ samples: [SleepSample]) {
-        start = samples[0].start.utcSeconds
-        let inBed = samples.filter { $0.stage == .inBed }
-        // First InBed start; the samples are in start order, so the first one found.
-        var bedStart = inBed.first?.start ?? samples[0].start
+        var tally = SleepSessionTally()
+        for s in samples { tally.add(s) }
+        self.init(tally)
+    }
+
+    /// Measures the samples gathered in `tally` (at least one).
+    package init(_ tally: SleepSessionTally) {
+        let first = tally.first!
+        start = first.start.utcSeconds
+        // First InBed start: the first InBed sample in sample order.
+        var bedStart = tally.firstInBed?.start ?? first.start
         // Latest end; on a tie the first in sample order, so the offset is deterministic.
-        var wakeEnd = samples[0].end
-        for s in samples where s.end.utcSeconds > wakeEnd.utcSeconds { wakeEnd = s.end }
+        let wakeEnd = tally.wake!.end
 
         // One source per night for stages: the best-ranked source that recorded any. A gap in the
         // Watch's stages is time it did not see the person asleep; a phone app's legacy `Asleep`
         // must not fill it (nor be added to it). In-bed time still unions every source.
-        let stageSamples = samples.filter { $0.stage != .inBed && $0.end.utcSeconds > $0.start.utcSeconds }
-        let nightSource = stageSamples.min { ($0.sourceRank, $0.source) < ($1.sourceRank, $1.source) }?.source
-        let timeline = SleepTimeline(stageSamples: stageSamples.filter { $0.source == nightSource })
+        let timeline = SleepTimeline(stageSamples: tally.nightSamples)
 
         var asleep: Int64 = 0
         var perStage: [SleepStage: Int64] = [:]
         var firstAsleep: Int? = nil, lastAsleep: Int? = nil
-        var winners = Set(inBed.map(\.source))
+        var nightSourceWon = false
         for (i, seg) in timeline.segments.enumerated() {
-            if let source = seg.source { winners.insert(source) }
+            if seg.source != nil { nightSourceWon = true }
             guard let stage = seg.stage, stage.isAsleep else { continue }
             asleep += seg.end - seg.start
             perStage[stage, default: 0] += seg.end - seg.start
@@ -60,9 +64,9 @@ package struct SleepSession {
         // and Sleep Cycle), which would otherwise give an efficiency above 1.
         let asleepSpans = timeline.segments.filter { $0.stage?.isAsleep == true }.map { ($0.start, $0.end) }
         let inBedSeconds =
-            inBed.isEmpty
+            tally.firstInBed == nil
             ? wakeEnd.utcSeconds - bedStart.utcSeconds
-            : Self.unionSeconds((inBed.map { ($0.start.utcSeconds, $0.end.utcSeconds) } + asleepSpans).sorted { $0.0 < $1.0 })
+            : Self.unionSeconds((tally.inBedRuns + asleepSpans).sorted { $0.0 < $1.0 })
         if let first = asleepSpans.first?.0, first < bedStart.utcSeconds {
             bedStart = Timestamp(utcSeconds: first, offsetMinutes: bedStart.offsetMinutes)
         }
@@ -73,9 +77,13 @@ package struct SleepSession {
         let latency = firstAsleep.map { max(0, timeline.segments[$0].start - bedStart.utcSeconds) } ?? 0
         let efficiency = inBedSeconds > 0 ? Double(asleep) / Double(inBedSeconds) : 0
 
-        var rankOf: [String: Int] = [:]
-        for s in samples where winners.contains(s.source) { rankOf[s.source] = min(rankOf[s.source] ?? .max, s.sourceRank) }
-        let sources = rankOf.sorted { $0.value != $1.value ? $0.value < $1.value : $0.key < $1.key }.map(\.key)
+        // The sources named: every InBed source and the night's stage source, each at the best
+        // rank any of its samples had.
+        let nightSource = nightSourceWon ? tally.nightSource?.name : nil
+        var named: [(rank: Int, name: String)] = []
+        for (name, source) in tally.sources where source.inBed || name == nightSource { named.append((source.rank, name)) }
+        named.sort { $0.rank != $1.rank ? $0.rank < $1.rank : $0.name < $1.name }
+        let sources = named.map(\.name)
 
         func minutes(_ seconds: Int64) -> Double { Double(seconds) / 60 }
         // Stage minutes exist only where the night's source recorded stages: a legacy `Asleep`
@@ -90,7 +98,7 @@ package struct SleepSession {
             remMinutes: stageMinutes(.rem), sources: sources)
         asleepSeconds = asleep
         self.inBedSeconds = inBedSeconds
-        let sessionStart = samples[0].start.utcSeconds
+        let sessionStart = first.start.utcSeconds
         let midpointLocal = sessionStart + (wakeEnd.utcSeconds - sessionStart) / 2 + Int64(wakeEnd.offsetMinutes) * 60
         midpointSecondOfDay = ((midpointLocal % 86_400) + 86_400) % 86_400
     }
@@ -135,5 +143,75 @@ package struct SleepSession {
             }
         }
         return count
+    }
+}
+
+/// What `SleepSession` measures of a cluster's samples, gathered one sample at a time, so that a
+/// session costs its distinct sources, its InBed time's separate stretches and the stage samples
+/// of its best stage source, not all its samples: a night of millions of overlapping samples from
+/// a few sources costs what a few do.
+///
+/// Every figure kept is one the order of equal-start samples cannot change: the first sample,
+/// the first InBed sample and the waking sample are minima under the total order
+/// `SleepSample.precedes`; the InBed time is a union; the best stage source is a minimum.
+package struct SleepSessionTally {
+    /// The first sample, and the first InBed sample, in `SleepSample.precedes` order.
+    package private(set) var first: SleepSample?
+    package private(set) var firstInBed: SleepSample?
+    /// The first sample in `SleepSample.precedes` order among those that end latest.
+    package private(set) var wake: SleepSample?
+    /// The InBed spans as runs in start order, overlapping and touching spans merged (samples
+    /// come in start order; one out of order is kept as a run of its own, and the union taken
+    /// at the end comes out the same).
+    package private(set) var inBedRuns: [(Int64, Int64)] = []
+    /// The best (rank, name) of the stage samples (not InBed, covering time) so far, and that
+    /// name's stage samples.
+    package private(set) var nightSource: (rank: Int, name: String)?
+    package private(set) var nightSamples: [SleepSample] = []
+    /// Each source name's best rank over its samples, and whether it wrote an InBed sample.
+    package private(set) var sources: [String: (rank: Int, inBed: Bool)] = [:]
+
+    /// An empty tally, before a session's first sample.
+    package init() {}
+
+    /// True before the first sample.
+    package var isEmpty: Bool { first == nil }
+
+    /// Adds a sample; samples come in start order, ties in any order.
+    package mutating func add(_ s: SleepSample) {
+        if first.map({ SleepSample.precedes(s, $0) }) ?? true { first = s }
+        if let latest = wake {
+            if s.end.utcSeconds > latest.end.utcSeconds
+                || (s.end.utcSeconds == latest.end.utcSeconds && SleepSample.precedes(s, latest))
+            {
+                wake = s
+            }
+        } else {
+            wake = s
+        }
+        if let known = sources[s.source] {
+            sources[s.source] = (Swift.min(known.rank, s.sourceRank), known.inBed || s.stage == .inBed)
+        } else {
+            sources[s.source] = (s.sourceRank, s.stage == .inBed)
+        }
+        if s.stage == .inBed {
+            if firstInBed.map({ SleepSample.precedes(s, $0) }) ?? true { firstInBed = s }
+            let span = (s.start.utcSeconds, s.end.utcSeconds)
+            if let last = inBedRuns.last, span.0 >= last.0, span.0 <= last.1 {
+                inBedRuns[inBedRuns.count - 1].1 = Swift.max(last.1, span.1)
+            } else {
+                inBedRuns.append(span)
+            }
+            return
+        }
+        guard s.end.utcSeconds > s.start.utcSeconds else { return }
+        if let best = nightSource, (best.rank, best.name) <= (s.sourceRank, s.source) {
+            if s.source == best.name { nightSamples.append(s) }
+            return
+        }
+        // A better source: its samples replace the others', but for the same name at a better rank.
+        if nightSource?.name != s.source { nightSamples.removeAll(keepingCapacity: true) }
+        nightSource = (s.sourceRank, s.source)
+        nightSamples.append(s)
     }
 }

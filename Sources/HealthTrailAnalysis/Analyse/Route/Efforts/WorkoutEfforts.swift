@@ -5,14 +5,14 @@ import HealthTrailDecode
 ///
 /// Each active point becomes a `TrackSample` of the workout's running totals: the figures of
 /// its finished files plus the current file's `RouteStats` so far. Splits stream out of a
-/// `SplitBuilder`; best efforts need the whole track, so its samples are kept for running and
-/// cycling only (48 bytes a point: a marathon at one fix a second is about 700 kB).
+/// `SplitBuilder`; best efforts (running and cycling only) stream through a `BestEffortSearch`,
+/// which holds only the points within the longest target distance of the newest one, so a
+/// track of any length costs what its last marathon (or 40 km ride) costs.
 package struct WorkoutEfforts {
     package let workoutID: String
     package let activity: String
     private var splits: SplitBuilder
-    private let targets: [(name: String, metres: Double)]
-    private var samples: [TrackSample] = []
+    private var efforts: BestEffortSearch
     /// The time and distance of the last sample added.
     private var lastTime = Int64.min
     private var lastDistance = 0.0
@@ -23,7 +23,7 @@ package struct WorkoutEfforts {
         self.workoutID = workoutID
         self.activity = activity
         splits = SplitBuilder(unit: splitUnit.metres)
-        targets = Self.targets(for: activity)
+        efforts = BestEffortSearch(targets: Self.targets(for: activity))
     }
 
     /// The best-effort distances of an activity: running's and cycling's, none for others.
@@ -47,7 +47,7 @@ package struct WorkoutEfforts {
             moving: base.moving + moving, climb: base.climb + climb, bpm: point.bpm)
         lastDistance = sample.distance
         splits.add(sample)
-        if !targets.isEmpty { samples.append(sample) }
+        efforts.add(sample)
     }
 
     /// The splits completed so far: their ends mark the workout's map.
@@ -65,7 +65,7 @@ package struct WorkoutEfforts {
     package mutating func finish() -> WorkoutEffortFigures {
         WorkoutEffortFigures(
             workoutID: workoutID, activity: activity, splits: splits.finish(),
-            bestEfforts: BestEfforts.fastest(samples, targets: targets))
+            bestEfforts: efforts.finish())
     }
 }
 
