@@ -176,8 +176,10 @@ extension CumulativeSeries {
     /// `deduplicate` summed by the local day each sample's stamped offset gives: the day totals
     /// these tests state, with the quarter hours of the production path mapped to days plainly.
     func deduplicateByStampedDay(ranking: SourceRanking, into add: (_ localDay: Int64, _ value: Double) -> Void) throws {
-        try deduplicate(ranking: ranking) { quarter, value, offset in
-            add(CumulativeSeries.localDay(quarter * CumulativeSeries.quarterHour, offset), value)
+        try deduplicate(ranking: ranking) { first, quarters, value, offset in
+            for quarter in first..<(first + quarters) {
+                add(CumulativeSeries.localDay(quarter * CumulativeSeries.quarterHour, offset), value)
+            }
         }
     }
 }

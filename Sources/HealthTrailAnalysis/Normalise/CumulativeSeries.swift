@@ -68,15 +68,19 @@ package struct CumulativeSeries {
     /// (`SortedRunFile.setAside`), so that series waiting for the end of export.xml hold little.
     package func setAside() { samples.setAside() }
 
+    /// What `deduplicate` and `spread` hand over: `valuePerQuarter` for each of `quarters`
+    /// consecutive quarter hours of UTC from `firstQuarter` (quarter hours since 1970), with the
+    /// sample's stamped offset. A stretch of whole quarter hours comes in one call however long
+    /// it is, so a sample costs the same whether it lasts an hour or a century.
+    package typealias QuarterShares = (_ firstQuarter: Int64, _ quarters: Int64, _ valuePerQuarter: Double, _ offsetMinutes: Int16) -> Void
+
     /// Adds each sample's surviving value to the quarter hours of UTC it covers (pro rata when it
     /// spans several), with the sample's stamped offset, and forgets the samples. Quarter hours,
     /// not days: which local day an instant belongs to is known only once the person's time
     /// zones are (`TimeZoneTimeline`), and every zone's midnight falls on a quarter hour.
     /// - Parameter ranking: the priority order of the sources, knowing every source of the samples.
     /// - Throws: when the spilled samples cannot be read back (or could not be written).
-    package func deduplicate(
-        ranking: SourceRanking, into add: (_ quarterHour: Int64, _ value: Double, _ offsetMinutes: Int16) -> Void
-    ) throws {
+    package func deduplicate(ranking: SourceRanking, into add: QuarterShares) throws {
         var cluster: [CumulativeSample] = []
         var clusterEnd = Int64.min
         var work = ClusterWork()
@@ -98,15 +102,12 @@ package struct CumulativeSeries {
         package var covered = SpanTree()   // spans of every better-ranked source
         package var pending: [(Int64, Int64)] = []   // spans of the source being processed
 
-        package mutating func deduplicate(
-            _ cluster: inout [CumulativeSample], ranking: SourceRanking,
-            into add: (_ quarterHour: Int64, _ value: Double, _ offsetMinutes: Int16) -> Void
-        ) {
+        package mutating func deduplicate(_ cluster: inout [CumulativeSample], ranking: SourceRanking, into add: QuarterShares) {
             if cluster.count == 1 {
                 // Nothing to overlap: the common case of one source at a time.
                 let s = cluster[0]
                 if s.end <= s.start {
-                    add(CumulativeSeries.quarterHour(of: s.start), s.value, s.offsetMinutes)
+                    add(CumulativeSeries.quarterHour(of: s.start), 1, s.value, s.offsetMinutes)
                 } else {
                     CumulativeSeries.spread(s.value, over: s.start, s.end, offsetMinutes: s.offsetMinutes, into: add)
                 }
@@ -127,7 +128,7 @@ package struct CumulativeSeries {
                 }
                 if s.end <= s.start {
                     // An instant sample survives unless a better source covers that moment.
-                    if !covered.contains(s.start) { add(CumulativeSeries.quarterHour(of: s.start), s.value, s.offsetMinutes) }
+                    if !covered.contains(s.start) { add(CumulativeSeries.quarterHour(of: s.start), 1, s.value, s.offsetMinutes) }
                 } else {
                     let length = Double(s.end - s.start)
                     covered.forEachGap(in: s.start, s.end) { a, b in
@@ -156,24 +157,35 @@ package struct CumulativeSeries {
         utc >= 0 ? utc / quarterHour : (utc - (quarterHour - 1)) / quarterHour
     }
 
-    /// Samples longer than this are spread per UTC day, not per quarter hour: real ones last
-    /// minutes to a day, and a broken one spanning a century must not cost millions of sums.
-    package static let quarterSpreadLimit: Int64 = 31 * 86_400
-
-    /// Splits `value` over [a, b) in proportion to the time in each quarter hour of UTC (each
-    /// UTC day's share in its first quarter hour, for a sample longer than `quarterSpreadLimit`).
-    package static func spread(
-        _ value: Double, over a: Int64, _ b: Int64, offsetMinutes: Int16,
-        into add: (_ quarterHour: Int64, _ value: Double, _ offsetMinutes: Int16) -> Void
-    ) {
-        let step = b - a > quarterSpreadLimit ? 86_400 : quarterHour
-        var t = a
-        while t < b {
-            let piece = t >= 0 ? t / step : (t - (step - 1)) / step
-            let stop = min(b, (piece + 1) * step)
-            add(quarterHour(of: t), value * Double(stop - t) / Double(b - a), offsetMinutes)
-            t = stop
+    /// Splits `value` over [a, b) (a < b) in proportion to the time in each quarter hour of UTC,
+    /// in at most three calls: the part of a quarter hour it starts in, the whole quarter hours
+    /// (one call, an equal share each), the part of a quarter hour it ends in. Each quarter
+    /// hour's share is `value × seconds in it / (b − a)`, however long the sample: a broken
+    /// record spanning a century costs what a minute's does, and is read back per quarter hour
+    /// (`QuarterSums.drain`).
+    package static func spread(_ value: Double, over a: Int64, _ b: Int64, offsetMinutes: Int16, into add: QuarterShares) {
+        let length = Double(b - a)
+        let firstQuarter = quarterHour(of: a)
+        if firstQuarter == quarterHour(of: b - 1) {
+            add(firstQuarter, 1, value * length / length, offsetMinutes)
+            return
         }
+        var t = a
+        var quarter = firstQuarter
+        if t > quarter * quarterHour {
+            // Starts inside a quarter hour (and ends in a later one): the rest of it.
+            let stop = (quarter + 1) * quarterHour
+            add(quarter, 1, value * Double(stop - t) / length, offsetMinutes)
+            t = stop
+            quarter += 1
+        }
+        // The quarter hours [quarter, wholeEnd) lie wholly inside [t, b).
+        let wholeEnd = b >= 0 ? b / quarterHour : (b - (quarterHour - 1)) / quarterHour
+        if wholeEnd > quarter {
+            add(quarter, wholeEnd - quarter, value * Double(quarterHour) / length, offsetMinutes)
+            t = wholeEnd * quarterHour
+        }
+        if t < b { add(wholeEnd, 1, value * Double(b - t) / length, offsetMinutes) }
     }
 }
 
