@@ -101,6 +101,12 @@ package struct CumulativeSeries {
     private struct ClusterWork {
         package var covered = SpanTree()   // spans of every better-ranked source
         package var pending: [(Int64, Int64)] = []   // spans of the source being processed
+        /// Samples of the source being processed whose spans overlap one another (sorted by
+        /// start), counted together by `countOverlapping`, and where the last of them ends.
+        package var overlapping: [CumulativeSample] = []
+        package var overlappingEnd = Int64.min
+        /// `countOverlapping`'s starts and ends: (time, change of rate, change of count).
+        package var changes: [(time: Int64, rate: Double, count: Int)] = []
 
         package mutating func deduplicate(_ cluster: inout [CumulativeSample], ranking: SourceRanking, into add: QuarterShares) {
             if cluster.count == 1 {
@@ -122,6 +128,7 @@ package struct CumulativeSeries {
             var currentSource: Int32 = -1
             for s in cluster {
                 if s.source != currentSource {
+                    countOverlapping(into: add)
                     covered.insert(contentsOf: pending)
                     pending.removeAll(keepingCapacity: true)
                     currentSource = s.source
@@ -130,14 +137,68 @@ package struct CumulativeSeries {
                     // An instant sample survives unless a better source covers that moment.
                     if !covered.contains(s.start) { add(CumulativeSeries.quarterHour(of: s.start), 1, s.value, s.offsetMinutes) }
                 } else {
-                    let length = Double(s.end - s.start)
-                    covered.forEachGap(in: s.start, s.end) { a, b in
-                        CumulativeSeries.spread(
-                            s.value * Double(b - a) / length, over: a, b,
-                            offsetMinutes: s.offsetMinutes, into: add)
-                    }
+                    if !overlapping.isEmpty && s.start >= overlappingEnd { countOverlapping(into: add) }
+                    overlapping.append(s)
+                    overlappingEnd = max(overlappingEnd, s.end)
                 }
                 pending.append((s.start, max(s.end, s.start)))
+            }
+            countOverlapping(into: add)
+        }
+
+        /// Counts `overlapping` for the parts of their spans no better source covers, and empties it.
+        ///
+        /// A sample alone counts for each gap pro rata: `value × gap / span`. Samples of one
+        /// source that overlap one another are counted together: between two consecutive starts
+        /// or ends the same samples are open, and their values per second (summed) count over
+        /// each gap there. Each gap is then walked once, not once per sample over it: a source's
+        /// long samples lying over many of a better source's cost what their number and the
+        /// gaps' number do, not their product.
+        private mutating func countOverlapping(into add: QuarterShares) {
+            defer {
+                overlapping.removeAll(keepingCapacity: true)
+                overlappingEnd = Int64.min
+            }
+            guard let first = overlapping.first else { return }
+            if overlapping.count == 1 {
+                let length = Double(first.end - first.start)
+                covered.forEachGap(in: first.start, first.end) { a, b in
+                    CumulativeSeries.spread(first.value * Double(b - a) / length, over: a, b, offsetMinutes: first.offsetMinutes, into: add)
+                }
+                return
+            }
+            changes.removeAll(keepingCapacity: true)
+            for s in overlapping {
+                let rate = s.value / Double(s.end - s.start)
+                changes.append((s.start, rate, 1))
+                changes.append((s.end, -rate, -1))
+            }
+            changes.sort { $0.time < $1.time }
+            // The open samples' values per second, summed with the rounding error of adding and
+            // taking them away (Neumaier), and how many are open.
+            var rate = 0.0, compensation = 0.0, open = 0
+            var t = changes[0].time
+            for change in changes {
+                if change.time > t {
+                    if open > 0 {
+                        let perSecond = rate + compensation
+                        covered.forEachGap(in: t, change.time) { a, b in
+                            // The group is dated at its first sample's stamped offset.
+                            CumulativeSeries.spread(
+                                perSecond * Double(b - a), over: a, b, offsetMinutes: first.offsetMinutes, into: add)
+                        }
+                    }
+                    t = change.time
+                }
+                open += change.count
+                if open == 0 {
+                    rate = 0
+                    compensation = 0
+                } else {
+                    let sum = rate + change.rate
+                    compensation += abs(rate) >= abs(change.rate) ? (rate - sum) + change.rate : (change.rate - sum) + rate
+                    rate = sum
+                }
             }
         }
     }
