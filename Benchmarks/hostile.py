@@ -16,6 +16,7 @@ import hashlib
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -182,14 +183,15 @@ def measure(healthtrail, archive, out, options, seconds_limit):
     watcher.start()
     start = time.monotonic()
     process = subprocess.Popen(["/usr/bin/time", "-f", "%M %e", healthtrail, "run", archive, "--out", out, "--quiet",
-                                "--force", *options], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                                "--force", *options], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
     # A run is stopped at three times its limit, so a case that is far over it still ends.
     try:
         _, stderr = process.communicate(timeout=3 * seconds_limit)
         timed_out = False
     except subprocess.TimeoutExpired:
-        process.kill()
-        subprocess.run(["pkill", "-KILL", "-f", f"--out {out} "], check=False)
+        # The run is a child of GNU time: stop the whole process group this script started.
+        os.killpg(process.pid, signal.SIGKILL)
         _, stderr = process.communicate()
         timed_out = True
     wall = time.monotonic() - start
