@@ -44,6 +44,10 @@ public final class OutputBuffer {
     private var failure: InputError?
     /// Buffers handed to `WriteBehindQueue` so far (tests check the queue is really used).
     package private(set) var buffersHandedOver = 0
+    /// The budget of the staging folder the file lies in (`StagingBudget`), if any, and the
+    /// bytes counted against it so far (updated by whichever thread writes a buffer out).
+    private let budget: StagingBudget?
+    private var counted = 0
 
     /// Creates (or truncates) the file, owner-only (0600).
     /// - Parameter writeBehind: hand full buffers to `WriteBehindQueue.shared` instead of
@@ -54,6 +58,7 @@ public final class OutputBuffer {
         fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw InputError(file: path, "cannot create output file: \(String(cString: strerror(errno)))") }
         capacity = bufferSize
+        budget = StagingBudget.covering(path)
         // SAFETY: this object owns `cursor`, its buffer of `capacity` bytes and, with write-behind,
         // `spare` (as large), and frees them in deinit, once no write is in flight; nothing throws after.
         cursor = .allocate(capacity: 1)
@@ -202,6 +207,13 @@ public final class OutputBuffer {
     // SAFETY: `p` holds `n` readable bytes for the call: a filled buffer or the caller's span.
     private func writeAll(_ p: UnsafeRawPointer, _ n: Int) {
         guard failure == nil else { return }
+        if let budget {
+            if let refusal = budget.charge(n, path: path) {
+                failure = refusal
+                return
+            }
+            counted += n
+        }
         let failed = writeFully(fd, p, n)
         if failed != 0 { failure = InputError(file: path, "cannot write: \(String(cString: strerror(failed)))") }
     }
@@ -217,6 +229,21 @@ public final class OutputBuffer {
         if fsync(fd) != 0 && errno != EINVAL && failure == nil {
             failure = InputError(file: path, "cannot write: \(String(cString: strerror(errno)))")
         }
+    }
+
+    /// Removes a scratch file that has been read back (closing it first if it is open, unsynced)
+    /// and gives its bytes back to the staging budget. Write failures are dropped with it.
+    public func discard() {
+        // The bytes still in the buffer are dropped, not written: the file goes.
+        waitForWriteBehind()
+        cursor.pointee.used = 0
+        if !closed {
+            closed = true
+            Glibc.close(fd)
+        }
+        unlink(path)
+        budget?.release(counted)
+        counted = 0
     }
 
     /// Flushes, syncs and closes; the file is complete only if this returns.

@@ -85,6 +85,7 @@ public final class OutputStaging {
     /// `commit` waits for every such fsync first and fails on the first that failed, so no file
     /// is renamed into place before it is on disk.
     package func writeFile(_ bytes: [UInt8], to path: String) throws {
+        if let refusal = StagingBudget.covering(path)?.charge(bytes.count, path: path) { throw refusal }
         let fd = try OutputFile.writeUnsynced(bytes, to: path)
         syncSlots.wait()
         pendingSyncs.enter()

@@ -43,6 +43,10 @@ public final class CSVWriter {
         rowCount = 0
     }
 
+    /// Removes the file (a scratch file read back) and gives its bytes back to the staging
+    /// budget (`OutputBuffer.discard`).
+    public func discard() { out.discard() }
+
     // MARK: Fields
 
     /// Appends a text field, quoting it if needed.

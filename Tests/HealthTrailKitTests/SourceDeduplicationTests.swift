@@ -155,6 +155,33 @@ import Testing
         for (day, value) in expected { #expect(abs((got[day] ?? .nan) - value) < 1e-3, "\(day)") }
     }
 
+    /// Two iPhone samples over the same hour, 60 and 120 steps (1 and 2 a minute), under Watch
+    /// samples of minutes 0–10 and 30–40 (50 steps each): the iPhone counts for the 40 minutes
+    /// the Watch leaves, 3 steps a minute, 120; with the Watch's 100, 220 on the day.
+    @Test func overlappingSamplesOfOneSourceShareTheGaps() {
+        let got = totals([sample(0, 0, 60, 60), sample(0, 0, 60, 120), sample(2, 0, 10, 50), sample(2, 30, 40, 50)])
+        #expect(got == ["2024-01-02": 220])
+    }
+
+    /// 200 iPhone samples over the same 10,000 minutes (sample k: k steps a minute) under 5,000
+    /// one-minute Watch samples, one every other minute (1 step each). The iPhone's samples
+    /// count together over the 5,000 gaps, one share per gap (not one per sample per gap):
+    /// 5,000 shares for the Watch, 5,000 for the iPhone, and 5,000 + 5,000 × (1 + … + 200) steps.
+    @Test func overlappingSamplesCostTheirNumberPlusTheGaps() throws {
+        var samples = (1...200).map { sample(0, 0, 10_000, Double(10_000 * $0)) }
+        samples += (0..<5_000).map { sample(2, Int64(2 * $0), Int64(2 * $0 + 1), 1) }
+        let series = CumulativeSeries(kind: .steps)
+        for s in samples { series.append(s) }
+        var shares = 0
+        var total = 0.0
+        try series.deduplicate(ranking: ranking) { _, quarters, value, _ in
+            shares += 1
+            total += Double(quarters) * value
+        }
+        #expect(shares == 10_000)
+        #expect(abs(total - 100_505_000) < 1e-9 * 100_505_000)
+    }
+
     @Test func spilledRunsGiveTheSameTotalsAsMemory() throws {
         let samples = randomSamples(3000, seed: 11)
         let dir = Support.temporaryDirectory()
@@ -176,8 +203,10 @@ extension CumulativeSeries {
     /// `deduplicate` summed by the local day each sample's stamped offset gives: the day totals
     /// these tests state, with the quarter hours of the production path mapped to days plainly.
     func deduplicateByStampedDay(ranking: SourceRanking, into add: (_ localDay: Int64, _ value: Double) -> Void) throws {
-        try deduplicate(ranking: ranking) { quarter, value, offset in
-            add(CumulativeSeries.localDay(quarter * CumulativeSeries.quarterHour, offset), value)
+        try deduplicate(ranking: ranking) { first, quarters, value, offset in
+            for quarter in first..<(first + quarters) {
+                add(CumulativeSeries.localDay(quarter * CumulativeSeries.quarterHour, offset), value)
+            }
         }
     }
 }

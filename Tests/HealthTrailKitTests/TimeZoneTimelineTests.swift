@@ -161,19 +161,38 @@ import Testing
         }
     }
 
-    /// A sample longer than a month (a broken record) is spread per UTC day: a century costs
-    /// tens of thousands of shares, not millions, and nothing is lost.
-    @Test func aCenturyLongSampleIsSpreadPerDay() {
-        var shares = 0
-        var total = 0.0
-        CumulativeSeries.spread(1_000, over: 0, 100 * 365 * 86_400, offsetMinutes: 0) { _, v, _ in
-            shares += 1; total += v
+    /// A sample is spread in at most three calls, however long: the part of its first quarter
+    /// hour, its whole quarter hours at an equal share each, the part of its last. A century
+    /// (a broken record) costs what an hour does, and nothing is lost.
+    @Test func aSampleOfAnyLengthIsSpreadInThreeCallsAtMost() {
+        var calls: [(first: Int64, quarters: Int64, value: Double)] = []
+        let century: Int64 = 100 * 365 * 86_400
+        CumulativeSeries.spread(1_000, over: 0, century, offsetMinutes: 0) { first, quarters, value, _ in
+            calls.append((first, quarters, value))
         }
-        #expect(shares == 36_500)
-        #expect(abs(total - 1_000) < 1e-6)
-        shares = 0
-        CumulativeSeries.spread(10, over: 450, 450 + 3_600, offsetMinutes: 60) { _, _, _ in shares += 1 }
-        #expect(shares == 5)   // quarter hours: 450…900, three whole, 3600…4050
+        // 1,000 over 3,504,000 quarter hours: 1,000 / 3,504,000 each.
+        #expect(calls.count == 1)
+        #expect(calls.first?.first == 0 && calls.first?.quarters == 3_504_000)
+        #expect(abs((calls.first?.value ?? 0) - 1_000.0 / 3_504_000) < 1e-15)
+        calls = []
+        // 450 s to 4,050 s: 450 s of quarter hour 0 (1.25 of 10), quarter hours 1 to 3 whole
+        // (2.5 each), 450 s of quarter hour 4 (1.25).
+        CumulativeSeries.spread(10, over: 450, 450 + 3_600, offsetMinutes: 60) { first, quarters, value, offset in
+            calls.append((first, quarters, value))
+            #expect(offset == 60)
+        }
+        #expect(calls.map(\.first) == [0, 1, 4])
+        #expect(calls.map(\.quarters) == [1, 3, 1])
+        #expect(calls.map(\.value) == [1.25, 2.5, 1.25])
+        calls = []
+        // Before 1970: −1,000 s to −100 s lies in quarter hours −2 (its last 100 s, 1 of 9)
+        // and −1 (800 s, 8 of 9).
+        CumulativeSeries.spread(9, over: -1_000, -100, offsetMinutes: 0) { first, quarters, value, _ in
+            calls.append((first, quarters, value))
+        }
+        #expect(calls.map(\.first) == [-2, -1])
+        #expect(calls.map(\.quarters) == [1, 1])
+        #expect(calls.map(\.value) == [1, 8])
     }
 
     @Test func unknownZoneNamesAreCountedNotUsed() {

@@ -156,20 +156,30 @@ package final class DailySummary {
     private static let earliestQuarter = earliestDay * 96
     private static let latestQuarter = latestDay * 96
 
+    /// The quarter-hour sums, made with the first sample.
+    private var sums: QuarterSums {
+        if let quarterSums { return quarterSums }
+        let sums = QuarterSums(spillPath: spillDirectory.map { "\($0)/.daily-quarters.spill" }, runLength: spillRunLength)
+        quarterSums = sums
+        return sums
+    }
+
     /// Adds to `figure` (`QuarterSum`) in the quarter hour of `utc`.
     @inline(__always)
-    private func add(_ figure: UInt8, _ value: Double, at utc: Int64, stampedOffset: Int32, count: UInt32 = 1) {
+    private func add(_ figure: UInt8, _ value: Double, at utc: Int64, stampedOffset: Int32) {
         let quarter = CumulativeSeries.quarterHour(of: utc)
         // The day table's range, in UTC (wider than any accepted date: `earliestDay`).
         guard quarter >= DailySummary.earliestQuarter, quarter < DailySummary.latestQuarter else { return }
-        let sums =
-            quarterSums
-            ?? {
-                let sums = QuarterSums(spillPath: spillDirectory.map { "\($0)/.daily-quarters.spill" }, runLength: spillRunLength)
-                quarterSums = sums
-                return sums
-            }()
-        sums.add(figure, quarter: quarter, value: value, count: count, stampedOffset: Int16(truncatingIfNeeded: stampedOffset))
+        sums.add(figure, quarter: quarter, value: value, stampedOffset: Int16(truncatingIfNeeded: stampedOffset))
+    }
+
+    /// Adds `valuePerQuarter` to `figure` in each of `quarters` quarter hours from `firstQuarter`
+    /// on, those inside the day table's range.
+    private func add(_ figure: UInt8, quarters: Int64, from firstQuarter: Int64, valuePerQuarter: Double, stampedOffset: Int16) {
+        let first = max(firstQuarter, DailySummary.earliestQuarter)
+        let end = min(firstQuarter + quarters, DailySummary.latestQuarter)
+        guard first < end else { return }
+        sums.add(figure, quarters: end - first, from: first, valuePerQuarter: valuePerQuarter, stampedOffset: stampedOffset)
     }
 
     package func heartRate(_ t: Timestamp, bpm: Double) {
@@ -229,8 +239,8 @@ package final class DailySummary {
         for kind in open.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
             guard let series = open.removeValue(forKey: kind) else { continue }
             do {
-                try series.deduplicate(ranking: ranking) { quarter, value, offset in
-                    self.add(UInt8(kind.rawValue), value, at: quarter * CumulativeSeries.quarterHour, stampedOffset: Int32(offset))
+                try series.deduplicate(ranking: ranking) { first, quarters, value, offset in
+                    self.add(UInt8(kind.rawValue), quarters: quarters, from: first, valuePerQuarter: value, stampedOffset: offset)
                 }
             } catch {
                 if spillFailure == nil { spillFailure = error as? InputError ?? InputError(file: "", "\(error)") }
@@ -250,7 +260,7 @@ package final class DailySummary {
     package func dateSamples(with timeline: TimeZoneTimeline) throws {
         var timeline = timeline
         var lastQuarter = Int64.min
-        try quarterSums?.drain { q in
+        try quarterSums?.drain(byStampedOffset: timeline.isEmpty) { q in
             if q.quarter != lastQuarter {
                 lastQuarter = q.quarter
                 if timeline.isEmpty { quartersOnStampedOffset += 1 }

@@ -68,15 +68,19 @@ package struct CumulativeSeries {
     /// (`SortedRunFile.setAside`), so that series waiting for the end of export.xml hold little.
     package func setAside() { samples.setAside() }
 
+    /// What `deduplicate` and `spread` hand over: `valuePerQuarter` for each of `quarters`
+    /// consecutive quarter hours of UTC from `firstQuarter` (quarter hours since 1970), with the
+    /// sample's stamped offset. A stretch of whole quarter hours comes in one call however long
+    /// it is, so a sample costs the same whether it lasts an hour or a century.
+    package typealias QuarterShares = (_ firstQuarter: Int64, _ quarters: Int64, _ valuePerQuarter: Double, _ offsetMinutes: Int16) -> Void
+
     /// Adds each sample's surviving value to the quarter hours of UTC it covers (pro rata when it
     /// spans several), with the sample's stamped offset, and forgets the samples. Quarter hours,
     /// not days: which local day an instant belongs to is known only once the person's time
     /// zones are (`TimeZoneTimeline`), and every zone's midnight falls on a quarter hour.
     /// - Parameter ranking: the priority order of the sources, knowing every source of the samples.
     /// - Throws: when the spilled samples cannot be read back (or could not be written).
-    package func deduplicate(
-        ranking: SourceRanking, into add: (_ quarterHour: Int64, _ value: Double, _ offsetMinutes: Int16) -> Void
-    ) throws {
+    package func deduplicate(ranking: SourceRanking, into add: QuarterShares) throws {
         var cluster: [CumulativeSample] = []
         var clusterEnd = Int64.min
         var work = ClusterWork()
@@ -97,16 +101,19 @@ package struct CumulativeSeries {
     private struct ClusterWork {
         package var covered = SpanTree()   // spans of every better-ranked source
         package var pending: [(Int64, Int64)] = []   // spans of the source being processed
+        /// Samples of the source being processed whose spans overlap one another (sorted by
+        /// start), counted together by `countOverlapping`, and where the last of them ends.
+        package var overlapping: [CumulativeSample] = []
+        package var overlappingEnd = Int64.min
+        /// `countOverlapping`'s starts and ends: (time, change of rate, change of count).
+        package var changes: [(time: Int64, rate: Double, count: Int)] = []
 
-        package mutating func deduplicate(
-            _ cluster: inout [CumulativeSample], ranking: SourceRanking,
-            into add: (_ quarterHour: Int64, _ value: Double, _ offsetMinutes: Int16) -> Void
-        ) {
+        package mutating func deduplicate(_ cluster: inout [CumulativeSample], ranking: SourceRanking, into add: QuarterShares) {
             if cluster.count == 1 {
                 // Nothing to overlap: the common case of one source at a time.
                 let s = cluster[0]
                 if s.end <= s.start {
-                    add(CumulativeSeries.quarterHour(of: s.start), s.value, s.offsetMinutes)
+                    add(CumulativeSeries.quarterHour(of: s.start), 1, s.value, s.offsetMinutes)
                 } else {
                     CumulativeSeries.spread(s.value, over: s.start, s.end, offsetMinutes: s.offsetMinutes, into: add)
                 }
@@ -121,22 +128,77 @@ package struct CumulativeSeries {
             var currentSource: Int32 = -1
             for s in cluster {
                 if s.source != currentSource {
+                    countOverlapping(into: add)
                     covered.insert(contentsOf: pending)
                     pending.removeAll(keepingCapacity: true)
                     currentSource = s.source
                 }
                 if s.end <= s.start {
                     // An instant sample survives unless a better source covers that moment.
-                    if !covered.contains(s.start) { add(CumulativeSeries.quarterHour(of: s.start), s.value, s.offsetMinutes) }
+                    if !covered.contains(s.start) { add(CumulativeSeries.quarterHour(of: s.start), 1, s.value, s.offsetMinutes) }
                 } else {
-                    let length = Double(s.end - s.start)
-                    covered.forEachGap(in: s.start, s.end) { a, b in
-                        CumulativeSeries.spread(
-                            s.value * Double(b - a) / length, over: a, b,
-                            offsetMinutes: s.offsetMinutes, into: add)
-                    }
+                    if !overlapping.isEmpty && s.start >= overlappingEnd { countOverlapping(into: add) }
+                    overlapping.append(s)
+                    overlappingEnd = max(overlappingEnd, s.end)
                 }
                 pending.append((s.start, max(s.end, s.start)))
+            }
+            countOverlapping(into: add)
+        }
+
+        /// Counts `overlapping` for the parts of their spans no better source covers, and empties it.
+        ///
+        /// A sample alone counts for each gap pro rata: `value × gap / span`. Samples of one
+        /// source that overlap one another are counted together: between two consecutive starts
+        /// or ends the same samples are open, and their values per second (summed) count over
+        /// each gap there. Each gap is then walked once, not once per sample over it: a source's
+        /// long samples lying over many of a better source's cost what their number and the
+        /// gaps' number do, not their product.
+        private mutating func countOverlapping(into add: QuarterShares) {
+            defer {
+                overlapping.removeAll(keepingCapacity: true)
+                overlappingEnd = Int64.min
+            }
+            guard let first = overlapping.first else { return }
+            if overlapping.count == 1 {
+                let length = Double(first.end - first.start)
+                covered.forEachGap(in: first.start, first.end) { a, b in
+                    CumulativeSeries.spread(first.value * Double(b - a) / length, over: a, b, offsetMinutes: first.offsetMinutes, into: add)
+                }
+                return
+            }
+            changes.removeAll(keepingCapacity: true)
+            for s in overlapping {
+                let rate = s.value / Double(s.end - s.start)
+                changes.append((s.start, rate, 1))
+                changes.append((s.end, -rate, -1))
+            }
+            changes.sort { $0.time < $1.time }
+            // The open samples' values per second, summed with the rounding error of adding and
+            // taking them away (Neumaier), and how many are open.
+            var rate = 0.0, compensation = 0.0, open = 0
+            var t = changes[0].time
+            for change in changes {
+                if change.time > t {
+                    if open > 0 {
+                        let perSecond = rate + compensation
+                        covered.forEachGap(in: t, change.time) { a, b in
+                            // The group is dated at its first sample's stamped offset.
+                            CumulativeSeries.spread(
+                                perSecond * Double(b - a), over: a, b, offsetMinutes: first.offsetMinutes, into: add)
+                        }
+                    }
+                    t = change.time
+                }
+                open += change.count
+                if open == 0 {
+                    rate = 0
+                    compensation = 0
+                } else {
+                    let sum = rate + change.rate
+                    compensation += abs(rate) >= abs(change.rate) ? (rate - sum) + change.rate : (change.rate - sum) + rate
+                    rate = sum
+                }
             }
         }
     }
@@ -156,24 +218,35 @@ package struct CumulativeSeries {
         utc >= 0 ? utc / quarterHour : (utc - (quarterHour - 1)) / quarterHour
     }
 
-    /// Samples longer than this are spread per UTC day, not per quarter hour: real ones last
-    /// minutes to a day, and a broken one spanning a century must not cost millions of sums.
-    package static let quarterSpreadLimit: Int64 = 31 * 86_400
-
-    /// Splits `value` over [a, b) in proportion to the time in each quarter hour of UTC (each
-    /// UTC day's share in its first quarter hour, for a sample longer than `quarterSpreadLimit`).
-    package static func spread(
-        _ value: Double, over a: Int64, _ b: Int64, offsetMinutes: Int16,
-        into add: (_ quarterHour: Int64, _ value: Double, _ offsetMinutes: Int16) -> Void
-    ) {
-        let step = b - a > quarterSpreadLimit ? 86_400 : quarterHour
-        var t = a
-        while t < b {
-            let piece = t >= 0 ? t / step : (t - (step - 1)) / step
-            let stop = min(b, (piece + 1) * step)
-            add(quarterHour(of: t), value * Double(stop - t) / Double(b - a), offsetMinutes)
-            t = stop
+    /// Splits `value` over [a, b) (a < b) in proportion to the time in each quarter hour of UTC,
+    /// in at most three calls: the part of a quarter hour it starts in, the whole quarter hours
+    /// (one call, an equal share each), the part of a quarter hour it ends in. Each quarter
+    /// hour's share is `value × seconds in it / (b − a)`, however long the sample: a broken
+    /// record spanning a century costs what a minute's does, and is read back per quarter hour
+    /// (`QuarterSums.drain`).
+    package static func spread(_ value: Double, over a: Int64, _ b: Int64, offsetMinutes: Int16, into add: QuarterShares) {
+        let length = Double(b - a)
+        let firstQuarter = quarterHour(of: a)
+        if firstQuarter == quarterHour(of: b - 1) {
+            add(firstQuarter, 1, value * length / length, offsetMinutes)
+            return
         }
+        var t = a
+        var quarter = firstQuarter
+        if t > quarter * quarterHour {
+            // Starts inside a quarter hour (and ends in a later one): the rest of it.
+            let stop = (quarter + 1) * quarterHour
+            add(quarter, 1, value * Double(stop - t) / length, offsetMinutes)
+            t = stop
+            quarter += 1
+        }
+        // The quarter hours [quarter, wholeEnd) lie wholly inside [t, b).
+        let wholeEnd = b >= 0 ? b / quarterHour : (b - (quarterHour - 1)) / quarterHour
+        if wholeEnd > quarter {
+            add(quarter, wholeEnd - quarter, value * Double(quarterHour) / length, offsetMinutes)
+            t = wholeEnd * quarterHour
+        }
+        if t < b { add(wholeEnd, 1, value * Double(b - t) / length, offsetMinutes) }
     }
 }
 

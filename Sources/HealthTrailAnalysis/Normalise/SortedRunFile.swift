@@ -188,10 +188,9 @@ package final class SortedRunFile<Element: BitwiseCopyable> {
     }
 
     private func removeFile() {
-        guard writer != nil else { return }
-        try? writer?.close(syncing: false)
-        writer = nil
+        guard let writer else { return }
         reader = nil
-        if let path { unlink(path) }
+        writer.discard()
+        self.writer = nil
     }
 }

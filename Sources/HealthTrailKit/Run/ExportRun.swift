@@ -51,6 +51,10 @@ public struct RunOptions: Sendable {
     /// folder (cumulative series, sleep samples, the heart rate of workout windows). Memory, not
     /// outputs, depends on it; tests make it small to send every run through the disk.
     var spillRunLength = 1 << 16
+    /// The staging budget (`StagingBudget`): this many times the export's inflated size, plus
+    /// `stagingAllowance` bytes. Tests lower them to see the limit hold.
+    var stagingFactor = StagingBudget.defaultFactor
+    var stagingAllowance = StagingBudget.defaultAllowance
     /// Write unknown units, unknown activity types and missing route files' paths into
     /// manifest.json as the export has them, instead of as keyed hashes (`ManifestNames`).
     public var debugManifest = false
@@ -111,6 +115,15 @@ public enum ExportRun {
         let staging = try OutputStaging(outputDirectory: options.outputDirectory)
         // Kept after the run too: a signal then must not report the new outputs as not written.
         Interruption.guarding(staging)
+        let budget = StagingBudget(
+            folder: staging.stagingDirectory,
+            inflatedBytes: source.entries.reduce(0) { total, entry in
+                let (sum, overflow) = total.addingReportingOverflow(entry.uncompressedSize)
+                return overflow ? .max : sum
+            },
+            input: source.displayName, factor: options.stagingFactor, allowance: options.stagingAllowance)
+        budget.activate()
+        defer { budget.deactivate() }
         let log = HealthTrailLog.logger
         let label = options.inputLabel ?? options.inputPath
         log.info("run started", metadata: ["event": "run.started", "input": .string(label), "output": .string(options.outputDirectory)])
@@ -121,10 +134,15 @@ public enum ExportRun {
             defer { run.removeScratch() }
             run.timings["open_s"] = Date().timeIntervalSince(started)
 
+            // A stage that passed the staging budget stops the run at its end at the latest.
             let xml = try ExportXMLStage.run(run)
+            try budget.check()
             let routes = try RouteStage.run(run, decoder: xml.decoder, sink: xml.sink)
+            try budget.check()
             let analysis = try AnalysisStage.run(run, decoder: xml.decoder, sink: xml.sink, routes: routes)
+            try budget.check()
             let ecg = try run.timed("ecg_s") { try ECGStage.run(run) }
+            try budget.check()
             // The CSV files' fsyncs wait for the disk while the overview is still drawn.
             let csvFiles = try run.timed("close_s") { try run.outputs.closeAll() }
             let tables =
@@ -144,6 +162,7 @@ public enum ExportRun {
                 optionsSHA256: optionsSHA)
             try writeJSON(manifest, to: staging.path(OutputCommit.manifestName))
             try tables.finish(manifestAt: staging.path(OutputCommit.manifestName))
+            try budget.check()
             try staging.commit(replacing: folder.previous?.files ?? [])
             // Counts and durations only: nothing read from the data.
             if run.faults.total > 0 {
@@ -165,7 +184,9 @@ public enum ExportRun {
             _ = try? hash.value()   // nothing may still read the source
             context?.abandon()   // nor decode route files or draw maps into the staging folder
             staging.discard()
-            throw error
+            // A write the budget refused fails whatever stage noticed it first: the budget's
+            // line says why.
+            throw budget.failure ?? error
         }
     }
 

@@ -101,6 +101,13 @@ enum TableFormatStage {
         var result = Result(written: files, database: nil)
         if let database {
             let (connection, rows) = try database.value()
+            // SQLite writes its file itself: it counts against the staging budget once written.
+            let path = try staging.path(SQLiteOutputs.fileName)
+            var status = stat()
+            if stat(path, &status) == 0, let refusal = StagingBudget.covering(path)?.charge(Int(status.st_size), path: path) {
+                try? connection.close()
+                throw refusal
+            }
             result.database = connection
             result.written.append((SQLiteOutputs.fileName, rows))
         }
