@@ -1,6 +1,7 @@
 /// A copy of some bytes in memory of its own, freed with it: for a name kept past the callback
-/// that delivered it (a record type's identifier, a source name), which the hot paths compare
-/// as a `ByteSpan` without reference counting.
+/// that delivered it (a record type's identifier), which the hot paths compare as a `ByteSpan`
+/// without reference counting. (Source names, of which there can be millions, share one
+/// `NameBytes` instead.)
 ///
 /// `span` is valid exactly as long as this object lives: keep the object beside the span.
 package final class OwnedBytes {

@@ -54,7 +54,10 @@ extension ExportDecoder {
             if let unit, conversion == nil { unknownUnit(unit) }
         }
         let sourceSpan = attributes[.sourceName] ?? .empty
-        recordSource = sourceIndex(sourceSpan)
+        guard let source = sourceIndex(sourceSpan) else {
+            return fault("too_many_sources", "Record's source is past the 4 GiB of source names kept")
+        }
+        recordSource = source
         t.recordCount += 1
         if start.utcSeconds < t.earliestUTC { t.earliestUTC = start.utcSeconds }
         if start.utcSeconds > t.latestUTC { t.latestUTC = start.utcSeconds }

@@ -14,10 +14,17 @@ public final class ExportDecoder: SAXDocumentDecoder, SAXEventHandler {
     public private(set) var me: Me?
     public private(set) var workouts: [Workout] = []
     public private(set) var recordTypes: [RecordType] = []
-    public private(set) var sources: [String] = []
-    /// Records per source, by index in `sources`.
+    /// Every source's name, numbered as first met: a record's `sourceIndex` is its number. The
+    /// only copy of the names; `String`s are made where one is written (`sourceName(_:)`).
+    package let sourceNames = NameBytes()
+    /// Distinct sources met.
+    public var sourceCount: Int { sourceNames.count }
+    /// Source `index`'s name.
+    public func sourceName(_ index: Int) -> String { sourceNames.string(index) }
+    /// Records per source, by index.
     public var sourceRecordCounts: [Int] {
-        var counts = sourceCounts
+        var counts = sourceCounts.map { Int($0) }
+        for (index, extra) in sourceCountOverflow { counts[index] += extra }
         for k in 0..<recentSourceCount { counts[recentSourceIndices[k]] += recentSourceHits[k] }
         return counts
     }
@@ -58,22 +65,18 @@ public final class ExportDecoder: SAXDocumentDecoder, SAXEventHandler {
     /// checking it costs no reference counting per record: `recordTypes` keeps every type.
     var lastType: Unretained<RecordType>?
     var sourceIndexByBytes = SourceNameTable()
-    /// The last few sources seen, checked before the table, without reference counting: their
-    /// names (from `sourceNames`) and indices, newest last.
-    package let recentSourceNames = FixedSlots<ByteSpan>(repeating: .empty, count: ExportDecoder.recentSourceCapacity)
+    /// The last few sources seen, checked before the table, newest last: their indices (their
+    /// names are compared in `sourceNames`).
     package let recentSourceIndices = FixedSlots<Int>(repeating: 0, count: ExportDecoder.recentSourceCapacity)
     /// Records of each recent source since it became one, added to `sourceCounts` when it drops
     /// out: counting a record costs no array update (an exclusivity check and a uniqueness check).
     package let recentSourceHits = FixedSlots<Int>(repeating: 0, count: ExportDecoder.recentSourceCapacity)
     var recentSourceCount = 0
-    /// Records per source, but for the recent sources' `recentSourceHits`.
-    var sourceCounts: [Int] = []
+    /// Records per source, but for the recent sources' `recentSourceHits` and the counts past
+    /// 32 bits in `sourceCountOverflow` (4 bytes a source, where nearly every count is small).
+    var sourceCounts: [UInt32] = []
+    var sourceCountOverflow: [Int: Int] = [:]
     package static let recentSourceCapacity = 4
-    /// Each source's name, by index, in memory of its own (freed with the decoder): one copy
-    /// per distinct source, however often it drops out of the recent ones and comes back.
-    var sourceNames: [ByteSpan] = []
-    /// The memory `sourceNames` view, freed with the decoder.
-    private var sourceNameStorage: [OwnedBytes] = []
     /// The top-level record being decoded (for its children).
     var recordOpen = false
     var recordStart = Timestamp(utcSeconds: 0)
@@ -195,13 +198,14 @@ public final class ExportDecoder: SAXDocumentDecoder, SAXEventHandler {
 
     // MARK: Sources (faults: `SAXDocumentDecoder.fault`)
 
-    /// The index of a source name, recognised by its bytes; a handful of recent ones are checked first.
+    /// The index of a source name, recognised by its bytes; a handful of recent ones are checked
+    /// first. Nil, for a name that is not yet a source, once `sourceNames` is full (4 GiB).
     @inline(__always)
-    package func sourceIndex(_ span: ByteSpan) -> Int {
+    package func sourceIndex(_ span: ByteSpan) -> Int? {
         var k = recentSourceCount
         while k > 0 {
             k -= 1
-            if span.equals(recentSourceNames[k]) {
+            if sourceNames.equals(recentSourceIndices[k], span) {
                 recentSourceHits[k] += 1
                 return recentSourceIndices[k]
             }
@@ -211,31 +215,35 @@ public final class ExportDecoder: SAXDocumentDecoder, SAXEventHandler {
         if let known = sourceIndexByBytes.index(of: span, hash: hash, names: sourceNames) {
             index = known
         } else {
-            index = sources.count
-            sources.append(span.string)
-            let copy = OwnedBytes(copying: span)
-            sourceNameStorage.append(copy)
-            sourceNames.append(copy.span)
+            guard sourceNames.count < Int(UInt32.max) - 1, let added = sourceNames.append(span) else { return nil }
+            index = added
             sourceCounts.append(0)
             sourceIndexByBytes.insert(index, hash: hash)
         }
-        sourceCounts[index] += 1
+        countRecords(1, of: index)
         rememberRecentSource(index)
         return index
     }
 
-    /// Puts a source last in `recentSourceNames`, dropping the oldest when they are full.
+    private func countRecords(_ n: Int, of index: Int) {
+        let (sum, overflow) = sourceCounts[index].addingReportingOverflow(UInt32(truncatingIfNeeded: n))
+        if overflow || n > Int(UInt32.max) {
+            sourceCountOverflow[index, default: 0] += n
+        } else {
+            sourceCounts[index] = sum
+        }
+    }
+
+    /// Puts a source last in the recent ones, dropping the oldest when they are full.
     private func rememberRecentSource(_ index: Int) {
         if recentSourceCount == Self.recentSourceCapacity {
-            sourceCounts[recentSourceIndices[0]] += recentSourceHits[0]
+            countRecords(recentSourceHits[0], of: recentSourceIndices[0])
             for k in 1..<recentSourceCount {
-                recentSourceNames[k - 1] = recentSourceNames[k]
                 recentSourceIndices[k - 1] = recentSourceIndices[k]
                 recentSourceHits[k - 1] = recentSourceHits[k]
             }
             recentSourceCount -= 1
         }
-        recentSourceNames[recentSourceCount] = sourceNames[index]
         recentSourceIndices[recentSourceCount] = index
         recentSourceHits[recentSourceCount] = 0
         recentSourceCount += 1

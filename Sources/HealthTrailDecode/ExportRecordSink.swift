@@ -50,7 +50,7 @@ public struct DecodedRecord {
     public let conversion: UnitConversion?
     /// The `unit` attribute as written; nil when the record has none.
     public let unit: ByteSpan?
-    /// The `sourceName` as written (empty when missing) and its index in `ExportDecoder.sources`.
+    /// The `sourceName` as written (empty when missing) and its index in `ExportDecoder.sourceNames`.
     public let source: ByteSpan
     public let sourceIndex: Int
 }

@@ -18,7 +18,7 @@ import Testing
         override func record(_ record: DecodedRecord, of type: RecordType, decoder: ExportDecoder) throws {
             lines.append(
                 "record \(type.identifier) \(record.start.utcString)…\(record.end.utcString) \(record.value?.string ?? "-") "
-                    + "\(record.unit?.string ?? "-") → \(record.conversion?.canonicalUnit ?? "-") \(decoder.sources[record.sourceIndex])")
+                    + "\(record.unit?.string ?? "-") → \(record.conversion?.canonicalUnit ?? "-") \(decoder.sourceName(record.sourceIndex))")
         }
 
         override func heartRate(_ record: DecodedRecord, of type: RecordType, decoder: ExportDecoder) {
@@ -30,7 +30,7 @@ import Testing
         }
 
         override func hrvBeat(utcSeconds: Int64, offsetMinutes: Int32, bpm: ByteSpan, sourceIndex: Int, decoder: ExportDecoder) {
-            lines.append("beat \(Timestamp(utcSeconds: utcSeconds).utcString) \(bpm.string) \(decoder.sources[sourceIndex])")
+            lines.append("beat \(Timestamp(utcSeconds: utcSeconds).utcString) \(bpm.string) \(decoder.sourceName(sourceIndex))")
         }
 
         override func activitySummary(_ summary: DecodedActivitySummary, decoder: ExportDecoder) {

@@ -72,7 +72,7 @@ import Testing
     func samplesAtOneSecondGiveOneValueWhateverTheirOrder(runLength: Int?) throws {
         let dir = Support.temporaryDirectory()
         let t: Int64 = Self.t0 + 60
-        func join(_ samples: [(bpm: Double, source: Int)], sourceOrder: [Int]) throws -> Double? {
+        func join(_ samples: [(bpm: Double, source: Int)], sourceOrder: [UInt32]) throws -> Double? {
             let spill = try HeartRateSpill(path: dir + "/hr-\(UUID().uuidString).spill")
             defer { spill.remove() }
             // Neighbours 30 s away on both sides, same source, so the instant itself decides.

@@ -82,8 +82,8 @@ package final class DailySummary {
 
     /// The priority order of `sources` (every source the decoder has met), for the other
     /// outputs that choose between sources: each source is ranked once per run.
-    package func sourceRanking(_ sources: [String]) -> SourceRanking {
-        ranking.update(sources)
+    package func sourceRanking(_ sources: NameBytes) -> SourceRanking {
+        ranking.update(names: sources)
         return ranking
     }
     /// Folder for the sorted runs of cumulative samples (the staging folder); nil keeps them in
@@ -234,8 +234,15 @@ package final class DailySummary {
 
     /// After the last record: de-duplicates every kind's samples and adds them.
     package func finishSeries(sources: [String]) {
-        lastOpen = nil
         ranking.update(sources)
+        finishSeries(sources: ranking.names)
+    }
+
+    /// After the last record: de-duplicates every kind's samples and adds them; `sources` are
+    /// the decoder's names.
+    package func finishSeries(sources: NameBytes) {
+        lastOpen = nil
+        ranking.update(names: sources)
         for kind in open.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
             guard let series = open.removeValue(forKey: kind) else { continue }
             do {

@@ -1,3 +1,5 @@
+import HealthTrailArchive
+
 /// Which source wins where several wrote the same quantity for the same time.
 ///
 /// The Health app keeps one source per time span: by default the Apple Watch, then the iPhone,
@@ -35,10 +37,15 @@ public struct SourcePriority: Sendable, Equatable {
         guard let patterns = printableASCIIPatterns else { return nil }
         let name = Array(source.utf8)
         guard name.allSatisfy(SourcePriority.isPrintableASCII) else { return nil }
-        return patterns.firstIndex { pattern in
+        return Self.asciiRank(of: name, patterns: patterns)
+    }
+
+    private static func asciiRank<Name: RandomAccessCollection<UInt8>>(of name: Name, patterns: [[UInt8]]) -> Int
+    where Name.Index == Int {
+        patterns.firstIndex { pattern in
             guard pattern.count <= name.count else { return false }
             return (0...(name.count - pattern.count)).contains { offset in
-                pattern.indices.allSatisfy { SourcePriority.asciiLowercase(name[offset + $0]) == pattern[$0] }
+                pattern.indices.allSatisfy { SourcePriority.asciiLowercase(name[name.startIndex + offset + $0]) == pattern[$0] }
             }
         } ?? patterns.count
     }
@@ -50,7 +57,15 @@ public struct SourcePriority: Sendable, Equatable {
     public func order(_ sources: [String]) -> [Int] {
         var ranking = SourceRanking(priority: self)
         ranking.update(sources)
-        return ranking.order
+        return ranking.order.map { Int($0) }
+    }
+
+    /// `rank(of:)` for a name's bytes (invalid UTF-8 read as `String` repairs it).
+    func rank(of name: ByteSpan) -> Int {
+        if let patterns = printableASCIIPatterns, name.buffer.allSatisfy(SourcePriority.isPrintableASCII) {
+            return Self.asciiRank(of: name.buffer, patterns: patterns)
+        }
+        return rank(of: name.string)
     }
 }
 
@@ -59,43 +74,59 @@ public struct SourcePriority: Sendable, Equatable {
 ///
 /// Sources are numbered as they first appear, so a list of positions would have to be redone
 /// for every new source; this keeps each source's pattern rank instead, computed once when the
-/// source is added, and compares two sources by rank, then name, then index (equal names can
-/// come from different bytes, e.g. composed and decomposed accents). Adding a source is O(1)
-/// (the patterns are few), and so is a comparison but for the name, compared only between
-/// sources of equal rank.
-package struct SourceRanking {
+/// source is added, and compares two sources by rank, then name (as `String`s), then index
+/// (equal names can come from different bytes, e.g. composed and decomposed accents). Adding a
+/// source is O(1) (the patterns are few), and so is a comparison but for the name, compared only
+/// between sources of equal rank. The names are the decoder's own (`NameBytes`), not a copy.
+package struct SourceRanking: Sendable {
     package let priority: SourcePriority
-    /// Source names by index, as the decoder numbered them.
-    package private(set) var names: [String] = []
-    /// `priority.rank(of:)` of each source, by index.
-    package private(set) var patternRanks: [Int] = []
+    /// Source names by index, as the decoder numbered them; ranked up to `patternRanks.count`.
+    package private(set) var names: NameBytes
+    /// `priority.rank(of:)` of each source, by index; ranks past 65,534 patterns share the last.
+    package private(set) var patternRanks: [UInt16] = []
 
-    package init(priority: SourcePriority) { self.priority = priority }
+    package init(priority: SourcePriority, names: NameBytes = NameBytes()) {
+        self.priority = priority
+        self.names = names
+    }
 
-    /// Takes the sources added to `sources` since the last update (`sources` only grows).
-    package mutating func update(_ sources: [String]) {
-        guard sources.count > names.count else { return }
-        for name in sources[names.count...] {
-            names.append(name)
-            patternRanks.append(priority.rank(of: name))
+    /// Ranks the sources added to `names` since the last update; `names` replaces the ones
+    /// ranked so far (all are ranked again) when it is another store.
+    package mutating func update(names: NameBytes) {
+        if names !== self.names {
+            self.names = names
+            patternRanks = []
+        }
+        for index in patternRanks.count..<names.count {
+            let rank = names.withName(index) { priority.rank(of: $0) }
+            patternRanks.append(UInt16(Swift.min(rank, Int(UInt16.max))))
         }
     }
 
+    /// Adds the names of `sources` past those ranked (`sources` only grows) to this ranking's
+    /// own store and ranks them: for a list of names that is not a decoder's.
+    package mutating func update(_ sources: [String]) {
+        guard sources.count > names.count else { return }
+        for name in sources[names.count...] { _ = names.append(name) }
+        update(names: names)
+    }
+
     /// The position of each source in the order (0 best), by index: `SourcePriority.order`.
-    package var order: [Int] {
-        let sorted = names.indices.sorted { precedes($0, $1) }
-        var order = [Int](repeating: 0, count: names.count)
-        for (position, index) in sorted.enumerated() { order[index] = position }
+    package var order: [UInt32] {
+        let count = patternRanks.count
+        var sorted = (0..<count).map { UInt32($0) }
+        sorted.sort { precedes(Int($0), Int($1)) }
+        var order = [UInt32](repeating: 0, count: count)
+        for (position, index) in sorted.enumerated() { order[Int(index)] = UInt32(position) }
         return order
     }
 
-    /// Whether source `a` comes before source `b` (both below `names.count`).
+    /// Whether source `a` comes before source `b` (both below `patternRanks.count`).
     @inline(__always)
     package func precedes(_ a: Int, _ b: Int) -> Bool {
         if patternRanks[a] != patternRanks[b] { return patternRanks[a] < patternRanks[b] }
         if a == b { return false }
-        if names[a] < names[b] { return true }
-        if names[b] < names[a] { return false }
-        return a < b
+        let byName = names.compareAsStrings(a, b)
+        return byName != 0 ? byName < 0 : a < b
     }
 }

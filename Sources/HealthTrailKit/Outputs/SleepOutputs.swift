@@ -1,4 +1,5 @@
 import HealthTrailAnalysis
+import HealthTrailArchive
 import HealthTrailDecode
 
 /// Writes `sleep_samples.csv` and `sleep_nights.csv`, and gives each night to the daily table.
@@ -17,9 +18,11 @@ enum SleepOutputs {
 
     /// Streams the collected samples (in `spanOrder`) into `sleep_samples.csv` and the nights
     /// into `sleep_nights.csv`: only the samples of one span and of one open session are held.
-    /// - Parameter ranks: `SourcePriority.rank(of:)` of each source, by index.
+    /// - Parameters:
+    ///   - sources: the decoder's source names; a `String` is made per sample as it is written.
+    ///   - ranks: `SourcePriority.rank(of:)` of each source, by index.
     static func write(
-        _ collected: SortedRunFile<CollectedSleepSample>, sources: [String], ranks: [Int],
+        _ collected: SortedRunFile<CollectedSleepSample>, sources: NameBytes, ranks: [UInt16],
         outputs: ExportOutputs, daily: DailySummary
     ) throws -> (nights: Int, naps: Int) {
         let sampleWriter = try outputs.addWriter(OutputSchema.sleepSamples.name, header: OutputSchema.sleepSamples.names)
@@ -57,8 +60,8 @@ enum SleepOutputs {
             }
             group.append(
                 SleepSample(
-                    start: c.start, end: c.end, stage: c.stage, source: sources[c.source],
-                    sourceRank: ranks[c.source]))
+                    start: c.start, end: c.end, stage: c.stage, source: sources.string(c.source),
+                    sourceRank: Int(ranks[c.source])))
         }
         flushGroup()
 

@@ -19,7 +19,7 @@ enum AnalysisStage {
         let zones = routes.zones
         let daily = sink.daily
         let (sleep, unknownActivities, timeZones) = try run.timed("analyse_s") {
-            daily.finishSeries(sources: decoder.sources)
+            daily.finishSeries(sources: decoder.sourceNames)
             try daily.throwSpillFailure()
             let workouts = decoder.workouts.sorted(by: { ($0.start, $0.id) < ($1.start, $1.id) })
             let figures = workouts.map(WorkoutFigures.init)
@@ -39,7 +39,7 @@ enum AnalysisStage {
                 if !ActivityCatalog.name(for: w.activityType).isKnown { unknownActivities[w.activityType, default: 0] += 1 }
             }
             let sleep = try SleepOutputs.write(
-                sink.sleepSamples, sources: decoder.sources,
+                sink.sleepSamples, sources: decoder.sourceNames,
                 ranks: routes.sourceRanking.patternRanks, outputs: run.outputs, daily: daily)
             daily.write(to: try run.outputs.addWriter(OutputSchema.daily.name, header: OutputSchema.daily.names))
             return (sleep, unknownActivities, timeZones)

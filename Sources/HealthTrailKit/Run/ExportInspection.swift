@@ -42,7 +42,7 @@ public struct ExportInspection {
             exportDate: decoder.exportDate, locale: decoder.locale,
             recordTypes: decoder.recordTypes.map { ($0.identifier, $0.count, $0.firstUTC, $0.lastUTC) }
                 .sorted { $0.count > $1.count },
-            sources: zip(decoder.sources, decoder.sourceRecordCounts).map { ($0, $1) }.sorted { $0.records > $1.records },
+            sources: decoder.sourceRecordCounts.enumerated().map { (decoder.sourceName($0), $1) }.sorted { $0.records > $1.records },
             workouts: decoder.workouts.count, heartRate: decoder.heartRateSamples, faults: faults.total,
             copiesByType: copies.countsByType)
     }

@@ -41,7 +41,7 @@ enum ManifestStage {
                 routeFiles: layout.routeFiles.count, routePoints: linked.points,
                 inlineRoutePoints: decoder.inlineRoutePoints, correlations: decoder.correlations,
                 activitySummaries: decoder.activitySummaries, hrvBeats: decoder.hrvBeats,
-                ecgFiles: layout.ecgFiles.count, sources: decoder.sources.count,
+                ecgFiles: layout.ecgFiles.count, sources: decoder.sourceCount,
                 ecgRecordings: ecg.recordings, ecgSamples: ecg.samples),
             outputs: Dictionary(uniqueKeysWithValues: written.map { ($0.name, $0.rows) }),
             routes: .init(

@@ -26,7 +26,7 @@ enum RouteStage {
         let (plan, sourceRanking, join, zones) = try run.timed("join_s") {
             let plan = try RouteLinker.plan(
                 routeFiles: run.layout.routeFiles, mainXML: run.layout.mainXML, routes: predecoded, workouts: decoder.workouts)
-            let sourceRanking = sink.daily.sourceRanking(decoder.sources)
+            let sourceRanking = sink.daily.sourceRanking(decoder.sourceNames)
             let spill = run.heartRateSpill!
             let join = try HeartRateJoin(
                 spill: spill, windows: plan.windows, tolerance: options.joinTolerance,

@@ -130,7 +130,7 @@ public final class RunRecordSink: ExportRecordSink {
         w.utc(utcSeconds); w.comma()
         w.offset(offsetMinutes); w.comma()
         w.raw(bpm); w.comma()
-        w.field(decoder.sources[sourceIndex])
+        decoder.sourceNames.withName(sourceIndex) { w.field($0) }
         w.endRow()
     }
 

@@ -34,7 +34,7 @@ public final class HeartRateJoin: @unchecked Sendable {
     ///   - sortSpillPath: where sorted runs of the windows' samples go while they are sorted
     ///     (nil: in memory).
     package init(
-        spill: HeartRateSpill, windows: [(Int64, Int64)], tolerance: Int64, sourceOrder: [Int],
+        spill: HeartRateSpill, windows: [(Int64, Int64)], tolerance: Int64, sourceOrder: [UInt32],
         sortSpillPath: String? = nil, runLength: Int = 1 << 16
     ) throws {
         self.tolerance = tolerance
@@ -47,8 +47,8 @@ public final class HeartRateJoin: @unchecked Sendable {
         }
         try spill.forEach { r in
             if set.contains(Int64(r.time)) {
-                let rank = Int(r.source) < sourceOrder.count ? sourceOrder[Int(r.source)] : Int(UInt32.max)
-                kept.append(WindowSample(time: r.time, rank: UInt32(clamping: rank), bpm: r.bpm))
+                let rank = Int(r.source) < sourceOrder.count ? sourceOrder[Int(r.source)] : UInt32.max
+                kept.append(WindowSample(time: r.time, rank: rank, bpm: r.bpm))
             }
         }
         var merged = SecondMerger(capacity: kept.count)
