@@ -140,7 +140,8 @@ public final class ECGDecoder {
             openRecord = record
             return
         }
-        try record.withUnsafeBytes { try header(Self.trimmed(ByteSpan($0)), openRecordLine) }
+        let whole = OwnedBytes(copying: record)
+        try withExtendedLifetime(whole) { try header(Self.trimmed(whole.span), openRecordLine) }
     }
 
     /// Whether a CSV line, begun inside a quoted field or not, ends inside one (RFC 4180): a
