@@ -1,7 +1,9 @@
 import Foundation
+import HealthTrailWrite
 import Testing
 
 @testable import HealthTrailAnalysis
+@testable import HealthTrailArchive
 @testable import HealthTrailDecode
 @testable import HealthTrailKit
 @testable import HealthTrailSynth
@@ -390,6 +392,73 @@ struct SleepNightTests {
             #expect(n.sources == expectedSources, "trial \(trial)")
             #expect(SleepAnalysis.nights(from: samples.reversed()).nights == nights, "trial \(trial)")
         }
+    }
+
+    // MARK: Sources column
+
+    /// The night's sources are tallied by the names' numbers, yet listed as `String`s order them
+    /// (accents, case and rank ties) with two spellings of one name (composed and decomposed,
+    /// the Kelvin sign and K) once, under the one seen first: the same whether the decoder's
+    /// `NameBytes` numbered the names or the builder did.
+    @Test func sourcesAreListedInStringOrderEqualNamesOnce() throws {
+        let inBed = [
+            "Zoë", "Zoe", "zoe", "Émile", "Eve", "Ångström", "Apple", "apple", "Cafe\u{301}", "Café", "\u{212A}elvin",
+            "Kelvin", "B,\"x\"", "B",
+        ]
+        var samples: [SleepSample] = []
+        for (i, name) in inBed.enumerated() {
+            samples.append(Self.s("2024-01-01 23:\(10 + i)", "2024-01-02 06:00", .inBed, name, rank: 3))
+        }
+        // The stage source is named at its rank; a stage source that lost the night is not.
+        samples.append(Self.s("2024-01-01 23:30", "2024-01-02 05:00", .asleep, "Wätch", rank: 1))
+        samples.append(Self.s("2024-01-01 23:40", "2024-01-02 04:00", .asleep, "Other", rank: 2))
+        var firstSpellings: [String] = []
+        for name in inBed where !firstSpellings.contains(name) { firstSpellings.append(name) }
+        let expected = ["Wätch"] + firstSpellings.sorted()
+        #expect(firstSpellings.count == inBed.count - 2)
+
+        let night = try Self.onlyNight(samples)
+        #expect(night.sources == expected)
+        #expect(night.sources.map { Array($0.utf8) } == expected.map { Array($0.utf8) })
+
+        // Every spelling its own number, in an order unlike the samples'.
+        let spellings = Set(samples.map { Array($0.source.utf8) }).sorted { $0.lexicographicallyPrecedes($1) }
+        let names = NameBytes(spellings.reversed().map { String(decoding: $0, as: UTF8.self) })
+        var builder = SleepNightBuilder(names: names)
+        for sample in samples.sorted(by: SleepSample.precedes) {
+            let index = try #require((0..<names.count).first { names.string($0).utf8.elementsEqual(sample.source.utf8) })
+            var numbered = sample
+            numbered.sourceIndex = UInt32(index)
+            builder.add(numbered)
+        }
+        #expect(builder.finish().nights == [night])
+    }
+
+    /// The sources field is written name by name, with the bytes `CSVWriter.field` writes for
+    /// the names joined by `;`.
+    @Test func sourcesFieldIsTheJoinedNames() throws {
+        let dir = Support.temporaryDirectory()
+        let lists = [[], ["A"], ["A", "Zoë"], ["B,x", "C"], ["say \"hi\"", "D"], ["line\nbreak"], ["a;b", ""]]
+        let joined = try CSVWriter(path: dir + "/joined.csv", header: [])
+        let streamed = try CSVWriter(path: dir + "/streamed.csv", header: [])
+        for names in lists {
+            joined.field(names.joined(separator: ";"))
+            joined.endRow()
+            SleepOutputs.writeJoined(SleepNightSources(names), to: streamed)
+            streamed.endRow()
+            // The same names as numbers in a store, in another order.
+            joined.field(names.joined(separator: ";"))
+            joined.endRow()
+            let store = NameBytes(["unused"] + names.reversed())
+            let numbers = (0..<names.count).map { UInt32(names.count - $0) }
+            SleepOutputs.writeJoined(SleepNightSources(numbers, in: store), to: streamed)
+            streamed.endRow()
+        }
+        try joined.close()
+        try streamed.close()
+        let a = try #require(FileManager.default.contents(atPath: dir + "/joined.csv"))
+        let b = try #require(FileManager.default.contents(atPath: dir + "/streamed.csv"))
+        #expect(a == b)
     }
 
     // MARK: Stages

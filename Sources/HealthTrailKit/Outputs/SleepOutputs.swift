@@ -1,6 +1,7 @@
 import HealthTrailAnalysis
 import HealthTrailArchive
 import HealthTrailDecode
+import HealthTrailWrite
 
 /// Writes `sleep_samples.csv` and `sleep_nights.csv`, and gives each night to the daily table.
 /// Call after `DailySummary.dateSamples(with:)`: nights are dated in the person's time zones.
@@ -26,17 +27,23 @@ enum SleepOutputs {
         outputs: ExportOutputs, daily: DailySummary
     ) throws -> (nights: Int, naps: Int) {
         let sampleWriter = try outputs.addWriter(OutputSchema.sleepSamples.name, header: OutputSchema.sleepSamples.names)
-        var builder = SleepNightBuilder()
-        var group: [SleepSample] = []
+        var builder = SleepNightBuilder(names: sources)
+        var group: [CollectedSleepSample] = []
         func flushGroup() {
             // Rows of one span: by source name, then stage, then offsets (a total order).
             group.sort { a, b in
-                if a.source != b.source { return a.source < b.source }
+                if a.source != b.source {
+                    let order = sources.compareAsStrings(a.source, b.source)
+                    if order != 0 { return order < 0 }
+                }
                 if a.stage != b.stage { return a.stage.rawValue < b.stage.rawValue }
                 if a.start.offsetMinutes != b.start.offsetMinutes { return a.start.offsetMinutes < b.start.offsetMinutes }
                 return a.end.offsetMinutes < b.end.offsetMinutes
             }
-            for s in group {
+            for c in group {
+                let s = SleepSample(
+                    start: c.start, end: c.end, stage: c.stage, source: sources.string(c.source),
+                    sourceRank: Int(ranks[c.source]), sourceIndex: UInt32(c.source))
                 sampleWriter.utc(s.start.utcSeconds); sampleWriter.comma()
                 sampleWriter.utc(s.end.utcSeconds); sampleWriter.comma()
                 sampleWriter.offset(s.start.offsetMinutes); sampleWriter.comma()
@@ -58,10 +65,7 @@ enum SleepOutputs {
             {
                 flushGroup()
             }
-            group.append(
-                SleepSample(
-                    start: c.start, end: c.end, stage: c.stage, source: sources.string(c.source),
-                    sourceRank: Int(ranks[c.source])))
+            group.append(c)
         }
         flushGroup()
 
@@ -81,11 +85,35 @@ enum SleepOutputs {
                 if let minutes { nightWriter.decimal(minutes, digits: 1) }
                 nightWriter.comma()
             }
-            nightWriter.field(n.sources.joined(separator: ";"))
+            writeJoined(n.sourceNames, to: nightWriter)
             nightWriter.endRow()
             if let day = localDay(of: n.date) { daily.sleepNight(localDay: day, asleepMinutes: n.asleepMinutes) }
         }
         return (nights.count, naps)
+    }
+
+    /// Writes the names joined by `;` as one field, the bytes `CSVWriter.field` writes for that
+    /// `String`, without making it: a night may name millions of sources.
+    static func writeJoined(_ names: SleepNightSources, to writer: CSVWriter) {
+        var quoted = false
+        names.forEachName { name in
+            if !quoted { quoted = (0..<name.count).contains { name[$0] == 0x2C || name[$0] == 0x22 || name[$0] == 0x0A || name[$0] == 0x0D } }
+        }
+        if quoted { writer.byte(0x22) }
+        var first = true
+        names.forEachName { name in
+            if !first { writer.byte(0x3B) }
+            first = false
+            if quoted {
+                for i in 0..<name.count {
+                    if name[i] == 0x22 { writer.byte(0x22) }
+                    writer.byte(name[i])
+                }
+            } else {
+                writer.raw(name)
+            }
+        }
+        if quoted { writer.byte(0x22) }
     }
 
     /// `2024-01-02` → days since 1970-01-01.

@@ -34,12 +34,29 @@ public struct SleepNight: Sendable, Equatable {
     public var remMinutes: Double?
     /// Sources that contributed: every source with an `InBed` sample, and every source whose
     /// stage won at least one moment of the merge. Sorted by rank, then name.
-    public var sources: [String]
+    public var sources: [String] {
+        get { sourceNames.asStrings }
+        set { sourceNames = SleepNightSources(newValue) }
+    }
+    /// `sources`, kept as the names' numbers when the night was measured from numbered samples.
+    package var sourceNames: SleepNightSources
 
     public init(
         date: String, bedStart: Timestamp, wakeEnd: Timestamp, inBedMinutes: Double, asleepMinutes: Double,
         latencyMinutes: Double, efficiency: Double, awakenings: Int, coreMinutes: Double?, deepMinutes: Double?,
         remMinutes: Double?, sources: [String]
+    ) {
+        self.init(
+            date: date, bedStart: bedStart, wakeEnd: wakeEnd, inBedMinutes: inBedMinutes, asleepMinutes: asleepMinutes,
+            latencyMinutes: latencyMinutes, efficiency: efficiency, awakenings: awakenings, coreMinutes: coreMinutes,
+            deepMinutes: deepMinutes, remMinutes: remMinutes, sourceNames: SleepNightSources(sources))
+    }
+
+    /// A night whose sources are `sourceNames`.
+    package init(
+        date: String, bedStart: Timestamp, wakeEnd: Timestamp, inBedMinutes: Double, asleepMinutes: Double,
+        latencyMinutes: Double, efficiency: Double, awakenings: Int, coreMinutes: Double?, deepMinutes: Double?,
+        remMinutes: Double?, sourceNames: SleepNightSources
     ) {
         self.date = date
         self.bedStart = bedStart
@@ -52,6 +69,6 @@ public struct SleepNight: Sendable, Equatable {
         self.coreMinutes = coreMinutes
         self.deepMinutes = deepMinutes
         self.remMinutes = remMinutes
-        self.sources = sources
+        self.sourceNames = sourceNames
     }
 }

@@ -11,6 +11,10 @@ public struct SleepSample: Sendable, Equatable {
     public var source: String
     /// Source priority: 0 is the most preferred (Health's own order, Watch first).
     public var sourceRank: Int
+    /// The number of `source` in the `NameBytes` given to `SleepNightBuilder`; nil when the
+    /// builder is to number the names itself. A night tallies its sources by this number, so
+    /// that a night of millions of sources holds no `String` per source.
+    package var sourceIndex: UInt32?
 
     public init(start: Timestamp, end: Timestamp, stage: SleepStage, source: String, sourceRank: Int) {
         self.start = start
@@ -18,6 +22,12 @@ public struct SleepSample: Sendable, Equatable {
         self.stage = stage
         self.source = source
         self.sourceRank = sourceRank
+    }
+
+    /// A sample whose source is name `sourceIndex` of the builder's `NameBytes`.
+    package init(start: Timestamp, end: Timestamp, stage: SleepStage, source: String, sourceRank: Int, sourceIndex: UInt32) {
+        self.init(start: start, end: end, stage: stage, source: source, sourceRank: sourceRank)
+        self.sourceIndex = sourceIndex
     }
 
     /// A total order (start, end, rank, source, stage, offsets): equal samples under it are equal

@@ -1,3 +1,4 @@
+import HealthTrailArchive
 import HealthTrailDecode
 
 /// A cluster of sleep samples (any stage, any source) close enough in time to be one sleep,
@@ -26,15 +27,9 @@ package struct SleepSession {
     /// the session's span: what tells a night from a daytime nap.
     package let midpointSecondOfDay: Int64
 
-    /// Measures `samples` (non-empty, in `SleepSample.precedes` order).
-    package init(_ samples: [SleepSample]) {
-        var tally = SleepSessionTally()
-        for s in samples { tally.add(s) }
-        self.init(tally)
-    }
-
-    /// Measures the samples gathered in `tally` (at least one).
-    package init(_ tally: SleepSessionTally) {
+    /// Measures the samples gathered in `tally` (at least one), whose sources are tallied in
+    /// `sources` (left empty) by their `sourceIndex` in `names`.
+    package init(_ tally: SleepSessionTally, sources: inout SleepSourceTally, names: NameBytes) {
         let first = tally.first!
         start = first.start.utcSeconds
         // First InBed start: the first InBed sample in sample order.
@@ -77,13 +72,8 @@ package struct SleepSession {
         let latency = firstAsleep.map { max(0, timeline.segments[$0].start - bedStart.utcSeconds) } ?? 0
         let efficiency = inBedSeconds > 0 ? Double(asleep) / Double(inBedSeconds) : 0
 
-        // The sources named: every InBed source and the night's stage source, each at the best
-        // rank any of its samples had.
-        let nightSource = nightSourceWon ? tally.nightSource?.name : nil
-        var named: [(rank: Int, name: String)] = []
-        for (name, source) in tally.sources where source.inBed || name == nightSource { named.append((source.rank, name)) }
-        named.sort { $0.rank != $1.rank ? $0.rank < $1.rank : $0.name < $1.name }
-        let sources = named.map(\.name)
+        let nightSource = tally.nightSource.map { (name: $0.name, index: $0.index) }
+        let named = sources.takeNamed(nightSource: nightSourceWon ? nightSource : nil, names: names)
 
         func minutes(_ seconds: Int64) -> Double { Double(seconds) / 60 }
         // Stage minutes exist only where the night's source recorded stages: a legacy `Asleep`
@@ -95,7 +85,7 @@ package struct SleepSession {
             inBedMinutes: minutes(inBedSeconds), asleepMinutes: minutes(asleep),
             latencyMinutes: minutes(latency), efficiency: efficiency, awakenings: awakenings,
             coreMinutes: stageMinutes(.core), deepMinutes: stageMinutes(.deep),
-            remMinutes: stageMinutes(.rem), sources: sources)
+            remMinutes: stageMinutes(.rem), sourceNames: SleepNightSources(named, in: names))
         asleepSeconds = asleep
         self.inBedSeconds = inBedSeconds
         let sessionStart = first.start.utcSeconds
@@ -164,12 +154,10 @@ package struct SleepSessionTally {
     /// come in start order; one out of order is kept as a run of its own, and the union taken
     /// at the end comes out the same).
     package private(set) var inBedRuns: [(Int64, Int64)] = []
-    /// The best (rank, name) of the stage samples (not InBed, covering time) so far, and that
-    /// name's stage samples.
-    package private(set) var nightSource: (rank: Int, name: String)?
+    /// The best (rank, name) of the stage samples (not InBed, covering time) so far, with the
+    /// name's `sourceIndex`, and that name's stage samples.
+    package private(set) var nightSource: (rank: Int, name: String, index: UInt32)?
     package private(set) var nightSamples: [SleepSample] = []
-    /// Each source name's best rank over its samples, and whether it wrote an InBed sample.
-    package private(set) var sources: [String: (rank: Int, inBed: Bool)] = [:]
 
     /// An empty tally, before a session's first sample.
     package init() {}
@@ -189,11 +177,6 @@ package struct SleepSessionTally {
         } else {
             wake = s
         }
-        if let known = sources[s.source] {
-            sources[s.source] = (Swift.min(known.rank, s.sourceRank), known.inBed || s.stage == .inBed)
-        } else {
-            sources[s.source] = (s.sourceRank, s.stage == .inBed)
-        }
         if s.stage == .inBed {
             if firstInBed.map({ SleepSample.precedes(s, $0) }) ?? true { firstInBed = s }
             let span = (s.start.utcSeconds, s.end.utcSeconds)
@@ -211,7 +194,7 @@ package struct SleepSessionTally {
         }
         // A better source: its samples replace the others', but for the same name at a better rank.
         if nightSource?.name != s.source { nightSamples.removeAll(keepingCapacity: true) }
-        nightSource = (s.sourceRank, s.source)
+        nightSource = (s.sourceRank, s.source, s.sourceIndex!)
         nightSamples.append(s)
     }
 }
