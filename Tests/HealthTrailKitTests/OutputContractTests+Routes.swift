@@ -9,9 +9,10 @@ extension OutputContractTests {
     /// A route's figures computed the plain way from its points, as the README defines them:
     /// only `active` points count, and a step only between two active points with nothing but
     /// glitches between them and no pause across it; distance by haversine on a 6 371 008.8 m
-    /// sphere; moving time from steps of at most 30 s at 0.5 m/s or more; elevation gain over a
-    /// 15-point trailing mean with 3 m hysteresis; time in zone per step of at most 30 s, at the
-    /// mean of its ends' heart rates.
+    /// sphere; moving time from steps at the activity's moving speed or more (docs/outputs.md's
+    /// table), a step over 30 s only up to its vehicle speed or ceiling; elevation gain over a
+    /// 15-point trailing mean with 3 m hysteresis, started afresh at every break; time in zone
+    /// per step of at most 30 s, at the mean of its ends' heart rates.
     struct ReferenceRoute {
         struct Point {
             var time: Int64; var lat: Double; var lon: Double; var ele: Double?; var bpm: Double?
@@ -27,8 +28,20 @@ extension OutputContractTests {
         var zoneSeconds: [Double]
         var hasHeartRate = false
 
+        /// Moving speed and the fastest a gap may be crossed, m/s, by activity (docs/outputs.md).
+        static func speeds(_ activity: String) -> (moving: Double, gap: Double) {
+            switch activity {
+            case "running": (0.89, 8.5)
+            case "walking", "hiking": (0.5, 8.5)
+            case "cycling": (1, 35)
+            case "swimming": (0.3, 4)
+            default: (0.5, 70)
+            }
+        }
+
         /// - Parameter pause: the workout's pause (start, resume), UTC seconds.
-        init(_ points: [Point], zones: HeartRateZones, pause: [Int]? = nil) {
+        init(_ points: [Point], zones: HeartRateZones, pause: [Int]? = nil, activity: String = "") {
+            let speeds = Self.speeds(activity)
             zoneSeconds = Array(repeating: 0, count: zones.zones.count)
             var previous: Point?
             var window: [Double] = []
@@ -40,6 +53,7 @@ extension OutputContractTests {
                 if p.state == "glitch" { cumulative.append(distance); continue }
                 guard p.state == "active" else { previous = nil; cumulative.append(distance); continue }
                 if let a = previous, let pause, a.time < Int64(pause[1]), p.time >= Int64(pause[1]) { previous = nil }
+                if previous == nil { (window, low, high, climbing) = ([], nil, 0, false) }
                 if p.bpm != nil { hasHeartRate = true }
                 if let e = p.ele {
                     window.append(e)
@@ -62,8 +76,9 @@ extension OutputContractTests {
                     distance += step
                     let dt = Double(p.time - a.time)
                     if dt > 0 { elapsed += dt }
+                    if dt > 30, step / dt >= speeds.moving, step / dt <= speeds.gap { moving += dt }
                     if dt > 0, dt <= 30 {
-                        if step / dt >= 0.5 { moving += dt }
+                        if step / dt >= speeds.moving { moving += dt }
                         let bpm: Double? =
                             switch (a.bpm, p.bpm) {
                             case let (x?, y?): (x + y) / 2
@@ -112,7 +127,8 @@ extension OutputContractTests {
                     time: utcSeconds(r["time_utc"]) ?? 0, lat: Double(r["lat"]!) ?? 0, lon: Double(r["lon"]!) ?? 0,
                     ele: Double(r["ele_m"]!), bpm: Double(r["hr_bpm"]!), state: r["state"]!)
             }
-            out[workout] = ReferenceRoute(points, zones: f.zones, pause: truth(f, workout)?.pause)
+            let activity = f.table("workouts.csv").records.first { $0["workout_id"] == workout }?["activity"] ?? ""
+            out[workout] = ReferenceRoute(points, zones: f.zones, pause: truth(f, workout)?.pause, activity: activity)
         }
         return out
     }

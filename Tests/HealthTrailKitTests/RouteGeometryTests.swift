@@ -18,8 +18,8 @@ import Testing
             elevation: ele, bpm: bpm)
     }
 
-    static func stats(_ points: [RoutePoint], zones: HeartRateZones = .default) -> RouteStats {
-        var s = RouteStats(zoneCount: zones.zones.count)
+    static func stats(_ points: [RoutePoint], zones: HeartRateZones = .default, limits: RouteSpeedLimits = .forActivity("")) -> RouteStats {
+        var s = RouteStats(zoneCount: zones.zones.count, limits: limits)
         for p in points { s.add(p, zones: zones) }
         return s
     }
@@ -127,13 +127,17 @@ import Testing
         t += 300
         // 60 s more running.
         for _ in 1...60 { t += 1; y += 3; points.append(Self.north(y, at: t)) }
-        // A 2-minute gap (auto-pause) across 400 m: fast enough, but too long to count.
+        // A 2-minute gap (a tunnel) across 400 m: 3.3 m/s, a pace running allows: moving.
         t += 120; y += 400; points.append(Self.north(y, at: t))
+        // A 2-minute gap across 30 m (0.25 m/s): a stop, not moving.
+        t += 120; y += 30; points.append(Self.north(y, at: t))
+        // A 1-minute gap across 600 m (10 m/s): faster than anyone runs for a minute, not moving.
+        t += 60; y += 600; points.append(Self.north(y, at: t))
         // 30 s more running, the first step exactly 30 s long (counts), then 10 steps of 1 s.
         t += 30; y += 90; points.append(Self.north(y, at: t))
         for _ in 1...10 { t += 1; y += 3; points.append(Self.north(y, at: t)) }
-        let s = Self.stats(points)
-        #expect(s.movingTime == 60 + 60 + 30 + 10)
+        let s = Self.stats(points, limits: .forActivity("running"))
+        #expect(s.movingTime == 60 + 60 + 120 + 30 + 10)
         // Distance counts every step, gaps included; the stop's drift adds 300 × 0.2 m.
         #expect(abs(s.distance - (y + 60)) < 1e-6)
     }

@@ -109,16 +109,18 @@ package final class RouteProcessor {
         // A multi-part workout's next file often repeats the previous file's last point.
         boundaryPoint = lastWritten.flatMap { $0.id == id ? ($0.point, $0.interval) : nil }
         current = (id, activity, routeFile)
-        if effortsBox.value?.workoutID != id {
+        let sameWorkout = effortsBox.value?.workoutID == id
+        if !sameWorkout {
             finishEfforts()
             effortsBox.value = WorkoutEfforts(workoutID: id, activity: activity, splitUnit: splitUnit)
         }
         workoutID = OwnedBytes(copying: Array(id.utf8))
         cursor = join.map { HeartRateJoin.Cursor($0) }
         pointBox.value.reset()
-        statsBox.value = RouteStats(zoneCount: zones.zones.count)
+        let limits = RouteSpeedLimits.forActivity(activity)
+        statsBox.value = RouteStats(zoneCount: zones.zones.count, limits: limits)
         windowsBox.value = windows
-        cleaner.begin(limits: RouteSpeedLimits.forActivity(activity))
+        cleaner.begin(limits: limits)
         chainInterval = nil
         inlineColumns.removeAll(keepingCapacity: true)
         drawingBox.value = MapDrawing()

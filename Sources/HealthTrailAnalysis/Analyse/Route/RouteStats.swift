@@ -9,8 +9,15 @@ import HealthTrailDecode
 /// pause, the gap between parts, a glitch's detour nor a drive adds distance. A counted step
 /// adds its distance together with its time: a step in which the clock does not move (two fixes
 /// in one second) adds its distance with the next step that takes time, or, at the end of its
-/// chain, not at all, so that no distance is ever covered in no time. A step's time counts for
-/// moving time and time in zone only when it is at most `maxStepGap` long.
+/// chain, not at all, so that no distance is ever covered in no time.
+///
+/// A step is moving time when it is at least the activity's `RouteSpeedLimits.movingSpeed`
+/// fast, and, when longer than `maxStepGap` (a gap in the signal: a tunnel, an underpass), no
+/// faster than its `RouteSpeedLimits.sustainedSpeed`: a gap crossed at a pace the activity
+/// allows was spent moving. Time in zone counts steps of at most `maxStepGap` only: across a
+/// gap the heart rate is known at its two ends alone. Elevation is smoothed and its gain
+/// counted within a chain of counted steps: a pause, a drive, a jump or a part's gap starts
+/// the smoothing afresh, so what was climbed meanwhile is not gained.
 public struct RouteStats: Sendable {
     /// Metres: sum of the haversine distance of the counted steps, gaps in the signal included
     /// (the runner did cover that ground).
@@ -34,7 +41,7 @@ public struct RouteStats: Sendable {
     }
     /// Seconds of the counted steps, however long: the route's active time.
     public private(set) var elapsed: Double = 0
-    /// Seconds of steps at least `minMovingSpeed` fast and at most `maxStepGap` long.
+    /// Seconds of the moving steps (see the type's documentation).
     public private(set) var movingTime: Double = 0
     /// Metres climbed, after smoothing and hysteresis (see `elevationThreshold`).
     public private(set) var elevationGain: Double = 0
@@ -62,14 +69,12 @@ public struct RouteStats: Sendable {
     /// spent no known time in any zone, which zeros would misstate.
     public var knownTimeInZone: [Double]? { heartRatePoints > 0 ? timeInZone : nil }
 
-    /// A step at least this fast (metres over seconds, from positions, not the device's speed
-    /// field) is moving. 0.5 m/s is a slow shuffle (walking is ~1.4 m/s): GPS drift while
-    /// standing still wanders at about 0.1–0.3 m/s, which stays below it, and even a steep hike
-    /// stays above it.
-    public static let minMovingSpeed: Double = 0.5
-    /// Longest step, seconds, whose duration counts for moving time and time in zone. Apple
-    /// records once a second while moving; a longer silence is an auto-pause or lost signal,
-    /// and the straight line across it says nothing about how fast or hard the runner went.
+    /// The activity's speeds: a step is moving from `movingSpeed` (metres over seconds, from
+    /// positions, not the device's speed field), and a gap up to `sustainedSpeed`.
+    public let limits: RouteSpeedLimits
+    /// Longest step, seconds, that is not a gap. Apple records once a second while moving; a
+    /// longer silence is an auto-pause or lost signal: its time is moving only at a pace the
+    /// activity allows, and counts in no heart-rate zone.
     public static let maxStepGap: Double = 30
     /// Elevation hysteresis, metres: a climb counts only once the smoothed elevation has risen
     /// this far above the last low point, and a descent only resets the low once it has dropped
@@ -106,9 +111,11 @@ public struct RouteStats: Sendable {
     private var high: Double = 0
     private var climbing = false
 
-    /// Empty stats with `zoneCount` zeroed zones (the count of the `HeartRateZones` used).
-    public init(zoneCount: Int) {
+    /// Empty stats with `zoneCount` zeroed zones (the count of the `HeartRateZones` used), for a
+    /// workout held to `limits` (by default those of an activity the table does not name).
+    public init(zoneCount: Int, limits: RouteSpeedLimits = .forActivity("")) {
         timeInZone = Array(repeating: 0, count: max(0, zoneCount))
+        self.limits = limits
     }
 
     /// Starts from `p` without counting it: the previous part file's last point, which this
@@ -146,6 +153,7 @@ public struct RouteStats: Sendable {
         if !continuing {
             last = nil
             standingDistance = 0
+            restartElevation()
         }
         points += 1
         if firstLongitude == nil { firstLongitude = p.longitude }
@@ -169,9 +177,13 @@ public struct RouteStats: Sendable {
         standingDistance = 0
         distance += step
         elapsed += dt
-        // A long gap carries no usable duration.
-        guard dt <= Self.maxStepGap else { return }
-        if step / dt >= Self.minMovingSpeed { movingTime += dt }
+        let speed = step / dt
+        // A gap is moving time only at a pace the activity allows, and counts in no zone.
+        guard dt <= Self.maxStepGap else {
+            if speed >= limits.movingSpeed && speed <= limits.sustainedSpeed { movingTime += dt }
+            return
+        }
+        if speed >= limits.movingSpeed { movingTime += dt }
 
         if let bpm = TrackSample.stepBPM(prev.bpm, p.bpm), !zones.zones.isEmpty {
             let zone = zones.zoneIndex(for: bpm)
@@ -179,6 +191,15 @@ public struct RouteStats: Sendable {
             if zone >= timeInZone.count { timeInZone += Array(repeating: 0, count: zone + 1 - timeInZone.count) }
             timeInZone[zone] += dt
         }
+    }
+
+    /// Starts the elevation smoothing afresh: a new chain's elevations owe nothing to the last.
+    private mutating func restartElevation() {
+        recentElevations.removeAll(keepingCapacity: true)
+        nextSlot = 0
+        low = nil
+        high = 0
+        climbing = false
     }
 
     private mutating func addElevation(_ e: Double) {

@@ -1,4 +1,5 @@
-/// The speeds the route cleaning (`TrackCleaner`) holds a workout's points to, by activity.
+/// The speeds a workout's route is held to, by activity: the route cleaning's (`TrackCleaner`)
+/// ceiling and vehicle speed, and the speed below which a step is not moving (`RouteStats`).
 ///
 /// The filter is deliberately conservative: it must never remove a real stretch of a real
 /// workout, only what no athlete could have done. A step is impossible when it is longer than
@@ -10,11 +11,20 @@ public struct RouteSpeedLimits: Sendable, Equatable {
     /// Metres per second that, held for `vehicleWindow` seconds, can only be a vehicle; nil
     /// where the activity itself can be that fast (cycling, skiing, …).
     public var vehicleSpeed: Double?
+    /// Metres per second below which a step is not moving time: slower is standing, drifting
+    /// GPS or a break, whatever the clock says.
+    public var movingSpeed: Double
 
-    public init(ceiling: Double, vehicleSpeed: Double?) {
+    /// Limits from their figures.
+    public init(ceiling: Double, vehicleSpeed: Double?, movingSpeed: Double) {
         self.ceiling = ceiling
         self.vehicleSpeed = vehicleSpeed
+        self.movingSpeed = movingSpeed
     }
+
+    /// The fastest a step longer than `RouteStats.maxStepGap` (a gap in the signal) may be
+    /// crossed and still count as moving time: the vehicle speed on foot, else the ceiling.
+    public var sustainedSpeed: Double { vehicleSpeed ?? ceiling }
 
     /// Metres a step may exceed `ceiling` × seconds by, before the fixes' accuracies are added.
     public static let jumpMargin: Double = 25
@@ -46,17 +56,25 @@ public struct RouteSpeedLimits: Sendable, Equatable {
     /// Activities where a person may legitimately move fast (skiing, sailing, paddling with the
     /// current, anything unlisted) get a ceiling only a vehicle or a jumping fix exceeds, and
     /// no vehicle detection.
+    ///
+    /// Moving speeds: a run's clock stops below a 30 min/mile pace (0.89 m/s), the rule Strava
+    /// applies and runners compare with; walking and hiking go on down to 0.5 m/s, a steep or
+    /// rough climb's pace, above the 0.1–0.3 m/s GPS drift of someone standing still; a cyclist
+    /// below 1 m/s (3.6 km/h) is not riding; a swimmer's slowest steady pace is about 0.3 m/s
+    /// (5:30 per 100 m); anything else moves from 0.5 m/s.
     public static func forActivity(_ activity: String) -> RouteSpeedLimits {
         switch activity {
-        case "running", "walking", "hiking", "track_and_field", "wheelchair_walk_pace", "wheelchair_run_pace",
-            "stair_climbing", "stairs", "climbing", "cross_training", "mixed_cardio", "high_intensity_interval_training":
-            return RouteSpeedLimits(ceiling: 12.5, vehicleSpeed: 8.5)
+        case "running", "track_and_field", "wheelchair_run_pace":
+            return RouteSpeedLimits(ceiling: 12.5, vehicleSpeed: 8.5, movingSpeed: 0.89)
+        case "walking", "hiking", "wheelchair_walk_pace", "stair_climbing", "stairs", "climbing", "cross_training",
+            "mixed_cardio", "high_intensity_interval_training":
+            return RouteSpeedLimits(ceiling: 12.5, vehicleSpeed: 8.5, movingSpeed: 0.5)
         case "cycling", "hand_cycling":
-            return RouteSpeedLimits(ceiling: 35, vehicleSpeed: nil)
+            return RouteSpeedLimits(ceiling: 35, vehicleSpeed: nil, movingSpeed: 1)
         case "swimming":
-            return RouteSpeedLimits(ceiling: 4, vehicleSpeed: nil)
+            return RouteSpeedLimits(ceiling: 4, vehicleSpeed: nil, movingSpeed: 0.3)
         default:
-            return RouteSpeedLimits(ceiling: 70, vehicleSpeed: nil)
+            return RouteSpeedLimits(ceiling: 70, vehicleSpeed: nil, movingSpeed: 0.5)
         }
     }
 
