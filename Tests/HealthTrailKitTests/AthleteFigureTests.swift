@@ -81,6 +81,54 @@ import Testing
 
     static func number(_ row: [String: String], _ column: String) -> Double { Double(row[column] ?? "") ?? .nan }
 
+    /// Run 5 km, pause 300 s, run 2.5 km, drive 180 s at 15 m/s, run 2.5 km: 10,000 m in
+    /// 2,400 s. The drive's 179 inner fixes are the vehicle's; the fixes where it starts and
+    /// stops are reached or left on foot and stay active. Climbing 200 m in the car gains
+    /// nothing.
+    @Test(arguments: [0.0, 200.0])
+    func aDriveTakesOnlyItself(_ driveClimb: Double) throws {
+        var track = Track()
+        track.go(1200, Self.pace)
+        let pause = (track.last.t, track.last.t + 300)
+        var rest = Track(at: pause.1)
+        rest.fixes[0].metres = track.last.metres
+        rest.go(600, Self.pace)
+        rest.go(180, 15, climb: driveClimb)
+        rest.go(600, Self.pace)
+        let children = R.event("Pause", pause.0 + 1) + R.event("Resume", pause.1 - 1)
+        let (row, states, _) = try Self.run([track.fixes + rest.fixes], children: children, "drive\(Int(driveClimb))")
+        #expect(abs(Self.number(row, "route_distance_m") - 10_000) <= 0.05, "\(row)")
+        #expect(row["moving_time_s"] == "2400")
+        #expect(states["vehicle"] == 179)
+        #expect(row["flags"] == "vehicle")
+        #expect(row["elevation_gain_m"] == "0")
+    }
+
+    /// A walk nobody ended, driven home: the track ends in the car, and its last fix is the
+    /// car's too.
+    @Test func aTrackEndingInACarEndsInTheVehicle() throws {
+        var track = Track()
+        track.go(1200, 1.4)
+        track.go(300, 15)
+        let (row, states, _) = try Self.run([track.fixes], activity: "Walking")
+        #expect(states["vehicle"] == 300 && states["active"] == 1201)
+        #expect(abs(Self.number(row, "route_distance_m") - 1680) <= 0.05)
+    }
+
+    /// Fixes five minutes apart at 10 m/s between two runs of 2.5 km: every fix the car reaches
+    /// is the vehicle's. The run after the drive starts from its last one, so its first step
+    /// goes too: 5,000 m less one second of running.
+    @Test func aSparseDriveIsAVehicle() throws {
+        var track = Track()
+        track.go(600, Self.pace)
+        track.go(1800, 10, every: 300)
+        track.go(600, Self.pace)
+        let (row, states, _) = try Self.run([track.fixes])
+        #expect(states["vehicle"] == 6)
+        #expect(abs(Self.number(row, "route_distance_m") - (5000 - Self.pace)) <= 0.05, "\(row)")
+        #expect(row["moving_time_s"] == "1199")
+    }
+
     /// 10 km at 4:00/km with 120 s and no fix at 5 km (a tunnel), crossed at the same pace: the
     /// gap is moving time, and its split's pace is the run's. A gap crossed standing still
     /// (2 m in 120 s) is not.
@@ -145,5 +193,32 @@ import Testing
         }
         #expect(named >= 14)
         #expect(RouteSpeedLimits.forActivity("golf").movingSpeed == 0.5)
+    }
+
+    /// The same 10 km recorded by two devices, one file each: counted once. Every fix of the
+    /// second file but its last (at the first's last second) is stamped before the first
+    /// file's last fix.
+    @Test func twoDevicesRecordingOneRunCountItOnce() throws {
+        var watch = Track()
+        watch.go(2400, Self.pace)
+        var phone = watch
+        for k in phone.fixes.indices { phone.fixes[k].metres += 2 }
+        let (row, states, _) = try Self.run([watch.fixes, phone.fixes])
+        #expect(abs(Self.number(row, "route_distance_m") - 10_000) <= 0.05, "\(row)")
+        #expect(row["moving_time_s"] == "2400")
+        #expect(states["glitch"] == 2400 && states["active"] == 2402)
+    }
+
+    /// A fix stamped two hours off, outside the workout's span by its own time: a glitch, and
+    /// the step over it counts.
+    @Test(arguments: [Int64(7200), -7200])
+    func aFixStampedOutsideTheWorkoutIsAGlitch(_ shift: Int64) throws {
+        var track = Track()
+        track.go(2400, Self.pace)
+        track.fixes[1000].t += shift
+        let (row, states, _) = try Self.run([track.fixes], "shift\(shift)")
+        #expect(states == ["active": 2400, "glitch": 1])
+        #expect(abs(Self.number(row, "route_distance_m") - 10_000) <= 0.05, "\(row)")
+        #expect(row["moving_time_s"] == "2400")
     }
 }

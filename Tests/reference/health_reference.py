@@ -43,8 +43,11 @@ FINDINGS = [
     "time, the first.' Whether a step is then counted across such a point (as across a glitch) "
     "must be said too: this reader counts it.",
     "8. Vehicle windows: which points of 'a minute or more' are marked is not said. This "
-    "reader marks every trusted point of a window from a point to the first one 60 s or more "
-    "later (at most 180 s) when both speeds exceed 8.5 m/s.",
+    "reader takes a window from a point to the first one 60 s or more later, and when both "
+    "speeds exceed 8.5 m/s marks the trusted points from the first one the window reaches by a "
+    "step faster than 8.5 m/s to the last one it leaves by such a step (the point a single fast "
+    "step reaches, when that is the window's only step); then each point reached from a marked "
+    "one by a fast step and left by one (or ending the track).",
     "9. Where a lower-ranked sample's counted part lies in time (for the day it goes to) is not "
     "said. This reader spreads each sample's value evenly over its span and dates the parts no "
     "better source covers where they lie.",
@@ -82,7 +85,7 @@ MAX_ACCURACY_M = 50.0
 REACH_MARGIN_M = 25.0
 REACQUIRE_FIXES = 5
 VEHICLE_SPEED = 8.5
-VEHICLE_WINDOW_S, VEHICLE_SPARSE_S = 60.0, 180.0
+VEHICLE_WINDOW_S = 60.0
 QUARTER_HOUR = 900
 
 
@@ -777,13 +780,17 @@ def route_distance(workout, points):
 
 
 def mark_vehicle(points, state):
-    """A minute or more (up to three, when fixes are sparse) whose trusted distance and the
-    straight line across it both imply more than 8.5 m/s is a stretch driven (docs gap 8)."""
+    """A minute or more whose trusted distance and the straight line across it both imply more
+    than 8.5 m/s holds a drive, from the first step faster than 8.5 m/s to the last (docs gap 8)."""
     trusted = [i for i, s in enumerate(state) if s == "active"]
     along = [0.0]  # trusted distance from the first trusted point
     for previous, index in zip(trusted, trusted[1:]):
         along.append(along[-1] + haversine(points[previous], points[index]))
     times = [points[i]["time"] for i in trusted]
+
+    def fast(j):  # the step from trusted[j - 1] to trusted[j]
+        return (along[j] - along[j - 1]) / max(1, times[j] - times[j - 1]) > VEHICLE_SPEED
+
     driven = set()
     for k, first in enumerate(trusted):
         # The first trusted point a minute or more later closes the window.
@@ -791,13 +798,20 @@ def mark_vehicle(points, state):
         if m == len(trusted):
             break
         elapsed = times[m] - times[k]
-        if elapsed > VEHICLE_SPARSE_S:
-            continue
         straight = haversine(points[first], points[trusted[m]])
         if (along[m] - along[k]) / elapsed > VEHICLE_SPEED and straight / elapsed > VEHICLE_SPEED:
-            driven.update(trusted[k : m + 1])
-    for index in driven:
-        state[index] = "vehicle"
+            steps = [j for j in range(k + 1, m + 1) if fast(j)]
+            if steps:
+                driven.update(trusted[steps[0] : max(steps[0], steps[-1] - 1) + 1])
+    # A drive goes on while its steps stay fast, wherever it turns; a track that ends in the
+    # car ends with the car's fix.
+    marked = [trusted[j] in driven for j in range(len(trusted))]
+    for j in range(1, len(trusted)):
+        if marked[j - 1] and not marked[j] and fast(j) and (j + 1 == len(trusted) or fast(j + 1)):
+            marked[j] = True
+    for j, index in enumerate(trusted):
+        if marked[j]:
+            state[index] = "vehicle"
 
 
 def workout_routes(handler, routes):

@@ -120,7 +120,9 @@ package final class RouteProcessor {
         let limits = RouteSpeedLimits.forActivity(activity)
         statsBox.value = RouteStats(zoneCount: zones.zones.count, limits: limits)
         windowsBox.value = windows
-        cleaner.begin(limits: limits)
+        // A later file of the same workout keeps its clock: what an earlier file counted is not
+        // counted again (two devices recording one workout).
+        cleaner.begin(limits: limits, sameWorkout: sameWorkout)
         chainInterval = nil
         inlineColumns.removeAll(keepingCapacity: true)
         drawingBox.value = MapDrawing()

@@ -39,7 +39,14 @@ package struct CleanerEntry {
 ///   them run forward, and is then passed on. A fix that goes back below the waiting ones while
 ///   still later than the last fix passed on shows that those after its second were stamped
 ///   late: they are glitches. A point that is not active, the end of the file or `maxWaiting`
-///   passes the waiting fixes on (those after a non-active point's time are glitches).
+///   passes the waiting fixes on (those after a non-active point's time are glitches);
+/// - a point that is not active by its own time is held to the same clock: stamped earlier than
+///   the last fix passed on, it is a glitch; stamped more than `clockLeap` later, it waits for
+///   the next point, and is a glitch if that is an active fix earlier than it (stamped late).
+///   Otherwise it ends the chain;
+/// - a later route file of the same workout goes on from the clock of the one before: its fixes
+///   stamped before that file's last fix (a second device recording the same workout) are
+///   glitches, so no stretch is counted twice.
 ///
 /// Then the positions, among the active points of one interval passed on by the clock, with a
 /// trusted *anchor* kept (the last point taken):
@@ -50,10 +57,12 @@ package struct CleanerEntry {
 ///   each reach the next, the signal came back somewhere else: they are taken, and the step into
 ///   the first is a jump that counts for nothing. If the chain before the jump had fewer points
 ///   than that, it was the glitch (a bad first fix): its points are marked so;
-/// - in a workout on foot, every taken point of a window of at least `vehicleWindow` seconds is
-///   a vehicle's when both its trusted distance and the straight line across it imply more than
-///   the activity's `vehicleSpeed` (the straight line keeps GPS noise, which lengthens every
-///   step, from turning a sprint into a drive). Time going backwards starts a new window.
+/// - in a workout on foot, a window of at least `vehicleWindow` seconds holds a drive when both
+///   its trusted distance and the straight line across it imply more than the activity's
+///   `vehicleSpeed` (the straight line keeps GPS noise, which lengthens every step, from
+///   turning a sprint into a drive). The drive's edges are then found by each step's own speed
+///   (`markVehicle`), so the running beside it stays active. A window may be a single step of
+///   fixes minutes apart. Time going backwards starts a new window.
 ///
 /// Points wait at most three vehicle windows of route time, while suspects or a leap of the
 /// clock are undecided, or while the chain is younger than `jumpConfirmation` points; never
@@ -87,6 +96,10 @@ package final class TrackCleaner {
     /// points before the vehicle windows after them are measured.)
     private var newest = Int64.min
     private var finishing = false
+    /// A point that is not active, stamped more than `clockLeap` after the clock: it waits for
+    /// the next point to show whether it was stamped late (an active fix back below it) before
+    /// it ends the chain.
+    private var lateBreak: Int?
 
     /// The longest a point waits behind the newest: a vehicle window may stretch to three
     /// windows when fixes are sparse.
@@ -97,8 +110,10 @@ package final class TrackCleaner {
 
     package init() {}
 
-    /// Starts a route file (the previous one must have been drained after `finish`).
-    package func begin(limits: RouteSpeedLimits) {
+    /// Starts a route file (the previous one must have been drained after `finish`); a later
+    /// file of the workout the last one was of keeps that file's clock (`sameWorkout`), so a
+    /// stretch two files recorded (two devices) is counted once.
+    package func begin(limits: RouteSpeedLimits, sameWorkout: Bool = false) {
         self.limits = limits
         queueBox.value.removeAll(keepingCapacity: true)
         head = 0
@@ -107,9 +122,11 @@ package final class TrackCleaner {
         suspects.removeAll(keepingCapacity: true)
         youngChain.removeAll(keepingCapacity: true)
         chainTaken = 0
-        endChain()
-        clock = nil
+        recentBox.value.removeAll(keepingCapacity: true)   // the last file's, drained
+        recentStart = 0
+        if !sameWorkout { clock = nil }
         leapRun.removeAll(keepingCapacity: true)
+        lateBreak = nil
         newest = .min
         finishing = false
     }
@@ -120,18 +137,28 @@ package final class TrackCleaner {
         queueBox.value.append(entry)
         if let first = leapRun.first, number - first >= Self.maxWaiting { passLeapRun() }
         if let first = suspects.first, number - first >= Self.maxWaiting { settleSuspects() }
+        if let late = lateBreak {
+            lateBreak = nil
+            if entry.state == .active && entry.point.time < self[late].point.time {
+                self[late].state = .glitch   // stamped late: the chain goes on over it
+            } else {
+                breakChain(at: late)
+            }
+        }
         guard entry.state == .active else {
-            newest = Swift.max(newest, entry.point.time)
-            // The waiting fixes after this point's time were stamped late (unless its own clock
-            // ran back); the others go on.
-            if clock.map({ entry.point.time > $0.time }) ?? true { dropLeapRun(after: entry.point.time) }
-            passLeapRun()
-            // Anything not active ends the chain: no step is counted across it.
-            settleSuspects()
-            anchor = nil
-            youngChain.removeAll(keepingCapacity: true)
-            chainTaken = 0
-            endChain()
+            // By its own time the point lies outside the active windows; by the clock's it may
+            // be a fix stamped off, as an active one would be a glitch.
+            if let clock, leapRun.isEmpty {
+                if entry.point.time < clock.time {
+                    self[number].state = .glitch
+                    return
+                }
+                if entry.point.time - clock.time > RouteSpeedLimits.clockLeap {
+                    lateBreak = number
+                    return
+                }
+            }
+            breakChain(at: number)
             return
         }
         if let accuracy = entry.point.horizontalAccuracy, accuracy > RouteSpeedLimits.worstAccuracy {
@@ -139,6 +166,22 @@ package final class TrackCleaner {
             return
         }
         checkClock(number)
+    }
+
+    /// Ends the chain at the point `number`, which is not active.
+    private func breakChain(at number: Int) {
+        let time = self[number].point.time
+        newest = Swift.max(newest, time)
+        // The waiting fixes after this point's time were stamped late (unless its own clock
+        // ran back); the others go on.
+        if clock.map({ time > $0.time }) ?? true { dropLeapRun(after: time) }
+        passLeapRun()
+        // Anything not active ends the chain: no step is counted across it.
+        settleSuspects()
+        anchor = nil
+        youngChain.removeAll(keepingCapacity: true)
+        chainTaken = 0
+        endChain()
     }
 
     /// Passes the active fix `number` on to `place`, holds it after a leap, or marks it a
@@ -257,9 +300,14 @@ package final class TrackCleaner {
 
     /// No more points in this file: undecided suspects are glitches, every entry can go out.
     package func finish() {
+        if let late = lateBreak {
+            lateBreak = nil
+            breakChain(at: late)
+        }
         passLeapRun()
         settleSuspects()
         youngChain.removeAll(keepingCapacity: true)
+        endChain()
         finishing = true
     }
 
@@ -278,6 +326,7 @@ package final class TrackCleaner {
             if let first = leapRun.first, base + head >= first { return nil }
             if let first = suspects.first, base + head >= first { return nil }
             if let first = youngChain.first, base + head >= first { return nil }
+            if let late = lateBreak, base + head >= late { return nil }
             if !finishing, limits.vehicleSpeed != nil, newest == .min || newest - entry.point.time <= Self.horizon {
                 return nil
             }
@@ -311,8 +360,40 @@ package final class TrackCleaner {
     }
 
     private func endChain() {
+        closeDrive()
         recentBox.value.removeAll(keepingCapacity: true)
         recentStart = 0
+    }
+
+    /// A drive goes on while its steps stay at vehicle speed, wherever it turns (a window across
+    /// a turn has a short straight line): the point before the newest, reached from a vehicle's
+    /// point by a fast step and left by one, is the vehicle's.
+    private func continueDrive(speed: Double) {
+        let recent = recentBox.value
+        let n = recent.count
+        guard n - recentStart >= 3 else { return }
+        let (a, b, c) = (recent[n - 3], recent[n - 2], recent[n - 1])
+        guard a.number >= base + head, self[a.number].state == .vehicle, self[b.number].state == .active else { return }
+        func isFast(
+            _ from: (time: Int64, distance: Double, point: RoutePoint, number: Int),
+            _ to: (time: Int64, distance: Double, point: RoutePoint, number: Int)
+        ) -> Bool {
+            (to.distance - from.distance) / Double(Swift.max(1, to.time - from.time)) > speed
+        }
+        if isFast(a, b) && isFast(b, c) { self[b.number].state = .vehicle }
+    }
+
+    /// A chain that ends in a drive (the track stops in the car, or the workout ends there): its
+    /// last point, reached from a vehicle's point by a step at vehicle speed, is the vehicle's
+    /// too. While the chain goes on, a point is left active until a step leaves it
+    /// (`markVehicle`): it may be where the drive stopped and the running went on.
+    private func closeDrive() {
+        guard let vehicleSpeed = limits.vehicleSpeed else { return }
+        let recent = recentBox.value
+        guard recent.count - recentStart >= 2 else { return }
+        let (a, b) = (recent[recent.count - 2], recent[recent.count - 1])
+        guard a.number >= base + head, self[a.number].state == .vehicle, self[b.number].state == .active else { return }
+        if (b.distance - a.distance) / Double(Swift.max(1, b.time - a.time)) > vehicleSpeed { self[b.number].state = .vehicle }
     }
 
     /// Takes entry `number` as the new anchor, `distance` metres along its chain, and marks the
@@ -336,21 +417,40 @@ package final class TrackCleaner {
         {
             recentStart += 1
         }
+        continueDrive(speed: vehicleSpeed)
         let first = recentBox.value[recentStart]
         let seconds = time - first.time
-        if seconds >= RouteSpeedLimits.vehicleWindow && seconds <= Self.horizon
+        if seconds >= RouteSpeedLimits.vehicleWindow
             && (distance - first.distance) / Double(seconds) > vehicleSpeed
             && RouteGeometry.haversine(first.point, entry.point) / Double(seconds) > vehicleSpeed
         {
-            // Entries before `base + head` are out already; the horizon keeps that from
-            // happening inside a window that is not longer than it.
-            for k in Swift.max(first.number, base + head)...number where self[k].state == .active {
-                self[k].state = .vehicle
-            }
+            markVehicle(upTo: recentBox.value.count - 1, speed: vehicleSpeed)
         }
         if recentStart >= 1024 {
             recentBox.value.removeFirst(recentStart)
             recentStart = 0
         }
+    }
+
+    /// Marks the drive inside the vehicle window `recent[recentStart...last]`: the window's
+    /// average only says a vehicle was in it, so its ends are refined by each step's own speed.
+    /// From the first point the window reaches by a step faster than `speed` to the last it
+    /// leaves by one, every taken point is the vehicle's; the points around them, reached and
+    /// left on foot, stay active. A window whose one fast step is its only step (fixes minutes
+    /// apart) marks the point that step reaches.
+    private func markVehicle(upTo last: Int, speed: Double) {
+        let recent = recentBox.value
+        func isFast(_ k: Int) -> Bool {   // the step from recent[k - 1] to recent[k]
+            (recent[k].distance - recent[k - 1].distance) / Double(Swift.max(1, recent[k].time - recent[k - 1].time)) > speed
+        }
+        guard var from = (recentStart + 1...last).first(where: isFast) else { return }
+        var to = (recentStart + 1...last).last(where: isFast)! - 1
+        if to < from { to = from }
+        from = Swift.max(recent[from].number, base + head)
+        to = recent[to].number
+        // Entries before `base + head` are out already: a window longer than the horizon (fixes
+        // minutes apart) cannot reach them.
+        guard from <= to else { return }
+        for k in from...to where self[k].state == .active { self[k].state = .vehicle }
     }
 }
