@@ -369,18 +369,21 @@ package final class TrackCleaner {
     /// a turn has a short straight line): the point before the newest, reached from a vehicle's
     /// point by a fast step and left by one, is the vehicle's.
     private func continueDrive(speed: Double) {
-        let recent = recentBox.value
-        let n = recent.count
+        let n = recentBox.value.count
         guard n - recentStart >= 3 else { return }
-        let (a, b, c) = (recent[n - 3], recent[n - 2], recent[n - 1])
+        let (a, b, c) = (recentBox.value[n - 3], recentBox.value[n - 2], recentBox.value[n - 1])
         guard a.number >= base + head, self[a.number].state == .vehicle, self[b.number].state == .active else { return }
-        func isFast(
-            _ from: (time: Int64, distance: Double, point: RoutePoint, number: Int),
-            _ to: (time: Int64, distance: Double, point: RoutePoint, number: Int)
-        ) -> Bool {
-            (to.distance - from.distance) / Double(Swift.max(1, to.time - from.time)) > speed
-        }
-        if isFast(a, b) && isFast(b, c) { self[b.number].state = .vehicle }
+        if Self.speed(from: a, to: b) > speed && Self.speed(from: b, to: c) > speed { self[b.number].state = .vehicle }
+    }
+
+    /// Metres per second of the chain's step between two of its taken points (a step inside one
+    /// second counts as one second).
+    @inline(__always)
+    private static func speed(
+        from a: (time: Int64, distance: Double, point: RoutePoint, number: Int),
+        to b: (time: Int64, distance: Double, point: RoutePoint, number: Int)
+    ) -> Double {
+        (b.distance - a.distance) / Double(Swift.max(1, b.time - a.time))
     }
 
     /// A chain that ends in a drive (the track stops in the car, or the workout ends there): its
@@ -389,11 +392,11 @@ package final class TrackCleaner {
     /// (`markVehicle`): it may be where the drive stopped and the running went on.
     private func closeDrive() {
         guard let vehicleSpeed = limits.vehicleSpeed else { return }
-        let recent = recentBox.value
-        guard recent.count - recentStart >= 2 else { return }
-        let (a, b) = (recent[recent.count - 2], recent[recent.count - 1])
+        let n = recentBox.value.count
+        guard n - recentStart >= 2 else { return }
+        let (a, b) = (recentBox.value[n - 2], recentBox.value[n - 1])
         guard a.number >= base + head, self[a.number].state == .vehicle, self[b.number].state == .active else { return }
-        if (b.distance - a.distance) / Double(Swift.max(1, b.time - a.time)) > vehicleSpeed { self[b.number].state = .vehicle }
+        if Self.speed(from: a, to: b) > vehicleSpeed { self[b.number].state = .vehicle }
     }
 
     /// Takes entry `number` as the new anchor, `distance` metres along its chain, and marks the
@@ -440,9 +443,7 @@ package final class TrackCleaner {
     /// apart) marks the point that step reaches.
     private func markVehicle(upTo last: Int, speed: Double) {
         let recent = recentBox.value
-        func isFast(_ k: Int) -> Bool {   // the step from recent[k - 1] to recent[k]
-            (recent[k].distance - recent[k - 1].distance) / Double(Swift.max(1, recent[k].time - recent[k - 1].time)) > speed
-        }
+        func isFast(_ k: Int) -> Bool { Self.speed(from: recent[k - 1], to: recent[k]) > speed }   // into recent[k]
         guard var from = (recentStart + 1...last).first(where: isFast) else { return }
         var to = (recentStart + 1...last).last(where: isFast)! - 1
         if to < from { to = from }
