@@ -31,7 +31,13 @@ public enum ReleaseRunner {
         public var ledgerPath = ""
     }
 
-    public static let columns = [
+    /// The columns of `dp/<release>.csv`: those of the table as drawn and stored in the ledger
+    /// (`drawnColumns`), then `drawn_value` and `post_processing` (see `PostProcessing`).
+    public static let columns = drawnColumns + ["drawn_value", "post_processing"]
+
+    /// The columns of a publication's table as drawn, the bytes the ledger stores: a replay
+    /// publishes what was drawn, post-processed again.
+    static let drawnColumns = [
         "partition", "aggregate", "value", "ci95_low", "ci95_high", "error95", "mechanism",
         "epsilon", "rho", "delta", "lower", "upper", "resolution", "privacy_unit",
         "max_partitions", "max_contributions",
@@ -216,12 +222,16 @@ public enum ReleaseRunner {
     }
 
     /// One release's CSV from its publications' stored tables: the header once, then every
-    /// publication's rows in order.
-    static func joinedTables(_ tables: [Data]) -> Data {
+    /// publication's rows in order, each post-processed (`PostProcessing`).
+    static func joinedTables(_ tables: [Data], release: ReleaseSpec.Release) -> Data {
         var out = Data((columns.joined(separator: ",") + "\n").utf8)
+        let rule = PostProcessing(release)
         for table in tables {
             guard let newline = table.firstIndex(of: 0x0A) else { continue }
-            out += table[(newline + 1)...]
+            for line in table[(newline + 1)...].split(separator: 0x0A) {
+                out += rule.apply(toRow: String(decoding: line, as: UTF8.self)).utf8
+                out.append(0x0A)
+            }
         }
         return out
     }
@@ -251,7 +261,7 @@ public enum ReleaseRunner {
         }
         let path = outputDirectory + "/\(release.id).csv"
         return Prepared(
-            requests: requests, files: { [(path, joinedTables($0))] },
+            requests: requests, files: { [(path, joinedTables($0, release: release))] },
             outcome: Outcome(
                 id: release.id, charged: false, partitions: due.reduce(0) { $0 + $1.keys.count }, path: path,
                 guarantee: guarantee.sentence))
@@ -385,7 +395,7 @@ public enum ReleaseRunner {
     static func noisyTable(
         _ r: ReleaseSpec.Release, keys: [String], totals: BoundedTotals, plan: NoisePlan, guarantee: StatedGuarantee
     ) throws -> [UInt8] {
-        var text = columns.joined(separator: ",") + "\n"
+        var text = drawnColumns.joined(separator: ",") + "\n"
         let resolution = r.resolution ?? 1
         let lower = r.lower ?? 0, upper = r.upper ?? 0, centre = (lower + upper) / 2
         for key in keys {
