@@ -121,7 +121,7 @@ struct ReleaseCommand: ParsableCommand {
         let releaseSpec: ReleaseSpec
         var location: LedgerLocation
         if let spec {
-            releaseSpec = try ReleaseSpec.load(path: spec)
+            releaseSpec = try ReleaseSpec.load(path: spec, asOf: asOf)
             location = LedgerLocation()
         } else {
             let pipelineSpec = try PipelineFile.load(path: pipeline!)

@@ -17,7 +17,54 @@ import Testing
         #expect(spec.releases.prefix(4).allSatisfy { $0.cadence == .month })
     }
 
+    /// Relative dates on a Friday, 2026-11-27, worked out on a calendar.
     @Test(arguments: [
+        ("today", "2026-11-27", "today", "2026-11-27"),
+        ("3 days ago", "2026-11-24", "1 day ago", "2026-11-26"),
+        ("6 months ago", "2026-05-01", "last complete month", "2026-10-31"),
+        ("26 weeks ago", "2026-05-25", "last complete week", "2026-11-22"),
+        ("1 year ago", "2025-11-01", "1 month ago", "2026-10-31"),
+        ("2 months ago", "2026-09-01", "1 week ago", "2026-11-22"),
+    ])
+    func relativeDatesFollowTheCalendar(_ from: String, _ fromDate: String, _ to: String, _ toDate: String) throws {
+        let yaml = """
+            releases:
+              - {id: x, metric: daily.steps, aggregate: count, partition: day, cadence: week, from: \(from), to: \(to),
+                 privacy_unit: day, max_partitions: 1, max_contributions: 1, mechanism: laplace, epsilon: 1}
+
+            """
+        let path = Support.temporaryDirectory() + "/relative.yaml"
+        try yaml.write(toFile: path, atomically: true, encoding: .utf8)
+        let release = try #require(try ReleaseSpec.load(path: path, asOf: "2026-11-27").releases.first)
+        #expect(release.from == fromDate && release.to == toDate)
+    }
+
+    /// A leap year's February, and a month back from a month's 31st.
+    @Test func monthsBackEndOnTheMonthsLastDay() {
+        let march31 = PublicPartitions.day("2024-03-31")!
+        #expect(Publication.date(ReleaseDates.relativeDay("1 month ago", end: .to, today: march31)!) == "2024-02-29")
+        #expect(Publication.date(ReleaseDates.relativeDay("1 month ago", end: .from, today: march31)!) == "2024-02-01")
+        #expect(Publication.date(ReleaseDates.relativeDay("13 months ago", end: .to, today: march31)!) == "2023-02-28")
+        #expect(ReleaseDates.relativeDay("6 moons ago", end: .from, today: march31) == nil)
+        #expect(ReleaseDates.relativeDay("2024-01-01", end: .from, today: march31) == nil)
+    }
+
+    /// The shipped spec's monthly releases are the last six whole months: on 2023-07-05, January
+    /// to June 2023, all due; its density map keeps the dates it names.
+    @Test func theShippedSpecRollsOnWithTheMonths() throws {
+        let path = Support.packageRoot.appendingPathComponent("pipelines/releases.yaml").path
+        let spec = try ReleaseSpec.load(path: path, asOf: "2023-07-05")
+        for release in spec.releases.prefix(4) {
+            #expect(release.from == "2023-01-01" && release.to == "2023-06-30", "\(release.id)")
+            #expect(Publication.all(of: release).map(\.period.first) == (1...6).map { "2023-0\($0)-01" })
+        }
+        let later = try ReleaseSpec.load(path: path, asOf: "2024-02-10")
+        #expect(later.releases.prefix(4).allSatisfy { $0.from == "2023-08-01" && $0.to == "2024-01-31" })
+    }
+
+    @Test(arguments: [
+        ("relative once", "aggregate: count\n    from: 6 months ago\n    to: last complete month", "relative dates roll on"),
+        ("unknown phrase", "aggregate: count\n    cadence: week\n    from: 6 moons ago", "relative dates"),
         ("bounds", "aggregate: sum\n    lower: 10\n    upper: 5", "lower < upper"),
         ("epsilon", "aggregate: count\n    epsilon: 0", "epsilon"),
         ("dates", "aggregate: count\n    from: 2024-05-01\n    to: 2024-01-01", "from ≤ to"),

@@ -19,15 +19,17 @@ enum ReleaseSpecReader {
 
     /// A whole release file: parsed, checked against the schema, every release built and
     /// checked. Nil when the text is not YAML or not a mapping (problems say why).
+    ///
+    /// Relative dates (`ReleaseDates`) are read against `today` (days since 1970-01-01, UTC).
     static func readFile(
         text: String, defaultUnit: ReleaseSpec.PrivacyUnit?,
-        walker: inout YAMLSchemaWalker
+        walker: inout YAMLSchemaWalker, today: Int64 = ReleaseDates.today()
     ) -> (items: [Item], budget: ReleaseSpec.Budget?, budgetNode: Node?)? {
         guard let root = walker.parse(text) else { return nil }
         walker.check(root, PipelineSchema.releaseFile(unitRequired: defaultUnit == nil), path: "")
         guard case .mapping = root else { return nil }
         let list = root["releases"]
-        let items = list.map { self.items(of: $0, path: "releases", defaultUnit: defaultUnit, walker: &walker) } ?? []
+        let items = list.map { self.items(of: $0, path: "releases", defaultUnit: defaultUnit, walker: &walker, today: today) } ?? []
         return (items, budget(root["budget"]), root["budget"])
     }
 
@@ -35,7 +37,7 @@ enum ReleaseSpecReader {
     /// builds the well-formed ones and reports their check failures and repeated ids.
     static func items(
         of list: Node, path: String, defaultUnit: ReleaseSpec.PrivacyUnit?,
-        walker: inout YAMLSchemaWalker
+        walker: inout YAMLSchemaWalker, today: Int64 = ReleaseDates.today()
     ) -> [Item] {
         guard case .sequence(let sequence) = list else { return [] }
         let schema = PipelineSchema.release(unitRequired: defaultUnit == nil)
@@ -53,11 +55,19 @@ enum ReleaseSpecReader {
             // every other key, so that one mistake does not hide the next: the missing keys
             // get stand-ins that pass their own checks, and nothing is said about them here
             // (the schema walk has said it).
-            let (release, filled) = lenientRelease(node, defaultUnit: defaultUnit, placeholderID: itemPath)
+            var (release, filled) = lenientRelease(node, defaultUnit: defaultUnit, placeholderID: itemPath)
+            let relative = ReleaseDates.isRelative(release.from) || ReleaseDates.isRelative(release.to)
+            release.from = ReleaseDates.resolve(release.from, end: .from, today: today)
+            release.to = ReleaseDates.resolve(release.to, end: .to, today: today)
             var skipped = badKeys.union(filled)
             // Without a mechanism, which of epsilon and rho it needs is unknown.
             if filled.contains("mechanism") { skipped.formUnion(["epsilon", "rho"]) }
-            let mistakes = release.mistakes().filter { !skipped.contains($0.key) }
+            var mistakes = release.mistakes()
+            // Published once, a release whose dates move would be a new release every day.
+            if relative && (release.cadence ?? .once) == .once {
+                mistakes.append(("cadence", "relative dates roll on with a cadence: give cadence week or month"))
+            }
+            mistakes = mistakes.filter { !skipped.contains($0.key) }
             for (key, message) in mistakes {
                 walker.report(node[key] ?? node, path: itemPath + "." + key, "release \(release.id): \(message)")
             }

@@ -40,7 +40,8 @@ public struct ReleaseSpec: Codable, Sendable, Equatable {
         /// `week` (ISO weeks of `from`…`to`), `month` (calendar months), `day`, `activity_week`
         /// and `activity_month` (activity × week or month).
         public var partition: PartitionKind
-        /// First and last local date of the public partitions, `yyyy-MM-dd`.
+        /// First and last local date of the public partitions, `yyyy-MM-dd` (a relative date of
+        /// the spec is resolved when it is read: `ReleaseDates`).
         public var from: String
         public var to: String
         /// Activities for `activity_week` (default: running, walking, cycling, hiking, swimming).
@@ -87,14 +88,16 @@ public struct ReleaseSpec: Codable, Sendable, Equatable {
     public enum MechanismKind: String, Codable, Sendable { case laplace, gaussian }
     public enum Cadence: String, Codable, Sendable { case once, week, month }
 
-    /// Reads and checks a spec; the error names the file and the line of the first problem
+    /// Reads and checks a spec, its relative dates read against `asOf` (`yyyy-MM-dd`, UTC;
+    /// default today); the error names the file and the line of the first problem
     /// (`healthtrail validate` on a pipeline that names this file lists all of them).
-    public static func load(path: String) throws -> ReleaseSpec {
+    public static func load(path: String, asOf: String? = nil) throws -> ReleaseSpec {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw InputError(file: path, "cannot read the release spec")
         }
         var walker = YAMLSchemaWalker()
-        let read = ReleaseSpecReader.readFile(text: text, defaultUnit: nil, walker: &walker)
+        let today = asOf.flatMap(PublicPartitions.day) ?? ReleaseDates.today()
+        let read = ReleaseSpecReader.readFile(text: text, defaultUnit: nil, walker: &walker, today: today)
         let problems = walker.problems.sorted { ($0.line, $0.column) < ($1.line, $1.column) }
         guard let read, problems.isEmpty else {
             let first = problems.first ?? PipelineProblem(line: 1, column: 1, keyPath: "", message: "not a valid release spec")
@@ -126,7 +129,9 @@ extension ReleaseSpec.Release {
         }
         let fromDate = Timestamp.parse(from + " 00:00:00 +0000"), toDate = Timestamp.parse(to + " 00:00:00 +0000")
         if fromDate == nil || toDate == nil || from > to {
-            fail(fromDate == nil ? "from" : "to", "from and to must be dates yyyy-MM-dd with from ≤ to")
+            fail(
+                fromDate == nil ? "from" : "to",
+                "from and to must be dates yyyy-MM-dd or relative dates (26 weeks ago, last complete month, …) with from ≤ to")
         }
         if fromDate != nil && toDate != nil && from <= to && PublicPartitions.countedDays(of: self) == nil {
             // Weekly and monthly partitions are the whole weeks or months inside from…to.
