@@ -38,11 +38,17 @@ enum EffortRows {
     /// distance (`scope` `year`, years ascending), the year being that of the effort's start in
     /// the person's local time (`offsets`: each workout's UTC offset, minutes; UTC without one);
     /// then the fastest of all workouts per activity and distance (`scope` `all_time`). Efforts
-    /// are ranked by their wall-clock seconds; on a tie, the earlier workout in `workouts` wins.
+    /// are ranked by their wall-clock seconds; on a tie, the earlier effort wins (the earlier
+    /// workout's: `workouts` come in the order their routes were read, not always time order).
     static func writeBestEfforts(_ workouts: [WorkoutEffortFigures], offsets: [String: Int32], to out: CSVWriter) {
         typealias Best = (workoutID: String, effort: BestEffort)
         func keep(_ candidate: Best, in best: inout Best?) {
-            if best.map({ candidate.effort.elapsed < $0.effort.elapsed }) ?? true { best = candidate }
+            guard let b = best else {
+                best = candidate
+                return
+            }
+            let (c, e) = (candidate.effort, b.effort)
+            if (c.elapsed, c.start, candidate.workoutID) < (e.elapsed, e.start, b.workoutID) { best = candidate }
         }
         var allTime: [String: Best] = [:]
         var byYear: [Int: [String: Best]] = [:]
