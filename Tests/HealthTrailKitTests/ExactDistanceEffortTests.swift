@@ -1,4 +1,5 @@
 import Foundation
+import HealthTrailWrite
 import Testing
 
 @testable import HealthTrailAnalysis
@@ -217,5 +218,42 @@ import Testing
                 == expected("2023", ids[0], secondsPerKilometre: 300) + expected("2024", ids[1], secondsPerKilometre: 240)
                 + expected("", ids[1], secondsPerKilometre: 240))
         #expect(rows.prefix(12).allSatisfy { $0["year"] == "" })
+    }
+}
+
+/// `EffortRows.writeBestEfforts` on efforts given directly: which workout a year or all-time
+/// row names, and in which year an effort falls, worked by hand.
+@Suite struct EffortRowsYearTests {
+    static func figures(_ id: String, start: Double, seconds: Double) -> WorkoutEffortFigures {
+        WorkoutEffortFigures(
+            workoutID: id, activity: "running", splits: [],
+            bestEfforts: [("5 km", BestEffort(distance: 5000, active: seconds, start: start, end: start + seconds))])
+    }
+
+    static func rows(_ workouts: [WorkoutEffortFigures], offsets: [String: Int32]) throws -> [[String: String]] {
+        let path = Support.temporaryDirectory() + "/best_efforts.csv"
+        let out = try CSVWriter(path: path, header: OutputSchema.bestEfforts.names)
+        EffortRows.writeBestEfforts(workouts, offsets: offsets, to: out)
+        try out.close()
+        return try EffortOutputTests.rows(path)
+    }
+
+    @Test func aTieGoesToTheEarlierWorkoutWhateverTheOrderRead() throws {
+        // Two 1,200 s efforts, the later workout read first: the year and all-time rows name the
+        // earlier one. A third, at 2024-01-01T03:00Z by a person at −05:00, is 22:00 on
+        // New Year's Eve: a 2023 effort, the only one of 2023 though it is the fastest of all.
+        let june = Double(Timestamp.daysFromCivil(year: 2024, month: 6, day: 1) * 86_400)
+        let newYear = Double(Timestamp.daysFromCivil(year: 2024, month: 1, day: 1) * 86_400 + 3 * 3600)
+        let rows = try Self.rows(
+            [
+                Self.figures("later", start: june + 86_400, seconds: 1200), Self.figures("earlier", start: june, seconds: 1200),
+                Self.figures("eve", start: newYear, seconds: 1100),
+            ],
+            offsets: ["later": 120, "earlier": 120, "eve": -300])
+        #expect(
+            rows.map { "\($0["scope"]!) \($0["year"]!) \($0["workout_id"]!) \($0["elapsed_s"]!)" } == [
+                "workout  later 1200", "workout  earlier 1200", "workout  eve 1100", "year 2023 eve 1100", "year 2024 earlier 1200",
+                "all_time  eve 1100",
+            ])
     }
 }
