@@ -61,30 +61,41 @@ extension OutputContractTests {
         return splits
     }
 
-    /// The fastest stretch of `distance` metres, by trying every point as its start and as its
-    /// end, the other end interpolated.
-    static func referenceBestEffort(_ route: ReferenceRoute, distance target: Double) -> Double? {
+    /// The fastest stretch of `distance` metres by the clock, by trying every point as its start
+    /// and as its end, the other end interpolated: its wall-clock and its active seconds.
+    static func referenceBestEffort(_ route: ReferenceRoute, distance target: Double) -> (elapsed: Double, active: Double)? {
         let track = route.track
-        var best: Double?
-        func at(_ d: Double, _ a: Int) -> Double {
-            let (p, q) = (track[a], track[a + 1])
-            return p.elapsed + (d - p.distance) / (q.distance - p.distance) * (q.elapsed - p.elapsed)
+        let tolerance = 0.001   // docs/outputs.md: a distance within 1 mm is reached
+        var best: (elapsed: Double, active: Double)?
+        func keep(_ e: (elapsed: Double, active: Double)) {
+            if best.map({ e.elapsed < $0.elapsed }) ?? true { best = e }
         }
+        // Wall-clock and active seconds at distance `d` inside the step from point `a`.
+        func at(_ d: Double, _ a: Int) -> (time: Double, active: Double) {
+            let (p, q) = (track[a], track[a + 1])
+            let f = (d - p.distance) / (q.distance - p.distance)
+            return (Double(p.time) + f * Double(q.time - p.time), p.elapsed + f * (q.elapsed - p.elapsed))
+        }
+        guard let last = track.last?.distance, let first = track.first?.distance else { return nil }
         for i in track.indices {
-            // As the start: the end is the first moment the track reaches distance + target.
-            var j = i
-            while j + 1 < track.count && track[j + 1].distance < track[i].distance + target { j += 1 }
-            if j + 1 < track.count {
-                let e = at(track[i].distance + target, j) - track[i].elapsed
-                best = min(best ?? e, e)
+            // As the start (the last point at its distance): the end is the first moment the
+            // track reaches distance + target, or its end when that is within the tolerance.
+            if i + 1 == track.count || track[i + 1].distance != track[i].distance, last - track[i].distance >= target - tolerance,
+                i + 1 < track.count
+            {
+                let d = min(track[i].distance + target, last)
+                var j = i
+                while j + 1 < track.count && track[j + 1].distance < d { j += 1 }
+                let e = track[j + 1].distance == d ? (Double(track[j + 1].time), track[j + 1].elapsed) : at(d, j)
+                keep((e.time - Double(track[i].time), e.active - track[i].elapsed))
             }
             // As the end: the start is the last moment the track is at distance − target.
-            let d = track[i].distance - target
-            guard d >= track[0].distance else { continue }
+            guard track[i].distance - first >= target - tolerance else { continue }
+            let d = max(track[i].distance - target, first)
             var k = i
             while k > 0 && track[k].distance > d { k -= 1 }
-            let s = track[k].distance == d ? track[k].elapsed : at(d, k)
-            best = min(best ?? track[i].elapsed - s, track[i].elapsed - s)
+            let s = track[k].distance == d ? (Double(track[k].time), track[k].elapsed) : at(d, k)
+            keep((Double(track[i].time) - s.time, track[i].elapsed - s.active))
         }
         return best
     }
@@ -177,13 +188,15 @@ extension OutputContractTests {
             "cycling": [("5 km", 5000), ("10 km", 10_000), ("20 km", 20_000), ("40 km", 40_000)],
         ]
 
-        static func expected(_ f: Fixture) -> [(workout: String, activity: String, effort: String, metres: Double, elapsed: Double)] {
+        static func expected(_ f: Fixture) -> [(workout: String, activity: String, effort: String, metres: Double, elapsed: Double, active: Double)] {
             let references = referenceRoutes(f)
-            var out: [(String, String, String, Double, Double)] = []
+            var out: [(String, String, String, Double, Double, Double)] = []
             for w in f.table("workouts.csv").records {
                 guard let route = references[w["workout_id"]!], let list = targets[w["activity"]!] else { continue }
                 for (name, metres) in list {
-                    if let e = referenceBestEffort(route, distance: metres) { out.append((w["workout_id"]!, w["activity"]!, name, metres, e)) }
+                    if let e = referenceBestEffort(route, distance: metres) {
+                        out.append((w["workout_id"]!, w["activity"]!, name, metres, e.elapsed, e.active))
+                    }
                 }
             }
             return out
@@ -191,10 +204,64 @@ extension OutputContractTests {
 
         static func workoutRows(_ t: Table) -> [[String: String]] { t.records.filter { $0["scope"] == "workout" } }
 
+        /// The local calendar year of a workout row's start: its workout's `utc_offset` added.
+        static func localYear(_ row: [String: String], offsets: [String: String]) throws -> Int {
+            let start = try #require(utcSeconds(row["start_utc"]))
+            let offset = try #require(offsets[row["workout_id"]!])
+            let sign: Int64 = offset.hasPrefix("-") ? -1 : 1
+            let digits = offset.dropFirst().split(separator: ":").compactMap { Int64($0) }
+            let seconds = start + sign * ((digits.first ?? 0) * 3600 + (digits.dropFirst().first ?? 0) * 60)
+            var utc = Calendar(identifier: .gregorian)
+            utc.timeZone = TimeZone(identifier: "UTC")!
+            return utc.component(.year, from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+        }
+
+        /// The `year` rows expected from the workout rows, in their order: per local year
+        /// (ascending), activity (running first) and effort (in the targets' order), the fastest
+        /// `elapsed_s` and the workouts whose rows of that year have it (written to 0.1 s,
+        /// efforts a hair apart may tie).
+        static func expectedYearRows(_ f: Fixture, _ t: Table) throws -> [(row: String, workouts: Set<String>)] {
+            let offsets = Dictionary(uniqueKeysWithValues: f.table("workouts.csv").records.map { ($0["workout_id"]!, $0["utc_offset"]!) })
+            var rows: [Int: [String: [[String: String]]]] = [:]
+            for r in workoutRows(t) {
+                rows[try localYear(r, offsets: offsets), default: [:]][r["activity"]! + " " + r["effort"]!, default: []].append(r)
+            }
+            var out: [(String, Set<String>)] = []
+            for year in rows.keys.sorted() {
+                for activity in ["running", "cycling"] {
+                    for (name, _) in targets[activity]! {
+                        guard let same = rows[year]![activity + " " + name] else { continue }
+                        let fastest = same.map { Double($0["elapsed_s"]!)! }.min()!
+                        let tied = same.filter { Double($0["elapsed_s"]!)! == fastest }
+                        out.append(("\(year) \(activity) \(name) \(tied[0]["elapsed_s"]!)", Set(tied.map { $0["workout_id"]! })))
+                    }
+                }
+            }
+            return out
+        }
+
         static let all: [String: Check] = [
             "scope": { _, t in
-                expectEvery(t, "scope", "workout or all_time") { $0 == "workout" || $0 == "all_time" }
-                #expect(t.records.contains { $0["scope"] == "all_time" })
+                expectEvery(t, "scope", "workout, year or all_time") { ["workout", "year", "all_time"].contains($0) }
+                #expect(t.records.contains { $0["scope"] == "all_time" } && t.records.contains { $0["scope"] == "year" })
+                // Workout rows, then year rows, then all-time rows.
+                let order = t.records.map { ["workout": 0, "year": 1, "all_time": 2][$0["scope"]!] ?? 3 }
+                #expect(order == order.sorted())
+            },
+            "year": { f, t in
+                for r in t.records where r["scope"] != "year" { #expect(r["year"] == "", "\(r["scope"]!) row with a year") }
+                let rows = t.records.filter { $0["scope"] == "year" }
+                let expected = try expectedYearRows(f, t)
+                #expect(rows.map { "\($0["year"]!) \($0["activity"]!) \($0["effort"]!) \($0["elapsed_s"]!)" } == expected.map(\.row))
+                for (row, e) in zip(rows, expected) { #expect(e.workouts.contains(row["workout_id"]!), "\(e.row): \(row["workout_id"]!)") }
+                // The year row's workout has that effort with the same figures.
+                for row in rows {
+                    #expect(
+                        workoutRows(t).contains {
+                            $0["workout_id"] == row["workout_id"] && $0["effort"] == row["effort"] && $0["active_s"] == row["active_s"]
+                                && $0["start_utc"] == row["start_utc"]
+                        }, "\(row)")
+                }
             },
             "workout_id": { f, t in
                 let expected = expected(f)
@@ -224,6 +291,12 @@ extension OutputContractTests {
                     expectClose(row["elapsed_s"], e.elapsed, within: 0.051 + 1e-6 * e.elapsed, "\(e.workout) \(e.effort)")
                 }
             },
+            "active_s": { f, t in
+                for (row, e) in zip(workoutRows(t), expected(f)) {
+                    expectClose(row["active_s"], e.active, within: 0.051 + 1e-6 * e.active, "\(e.workout) \(e.effort) active_s")
+                }
+                for r in t.records { #expect(Double(r["active_s"]!)! <= Double(r["elapsed_s"]!)! + 0.1, "\(r["workout_id"]!) \(r["effort"]!)") }
+            },
             "pace_s_per_km": { _, t in
                 for r in t.records {
                     guard let e = Double(r["elapsed_s"]!), let d = Double(r["distance_m"]!) else { continue }
@@ -233,8 +306,8 @@ extension OutputContractTests {
             "start_utc": { _, t in
                 for r in t.records {
                     let (s, e) = (try #require(utcSeconds(r["start_utc"])), try #require(utcSeconds(r["end_utc"])))
-                    // At least the effort's active seconds apart (more when it spans a pause).
-                    #expect(Double(e - s) >= Double(r["elapsed_s"]!)! - 1, "\(r["workout_id"]!) \(r["effort"]!)")
+                    // The effort's wall-clock seconds apart, each end rounded to the second.
+                    #expect(abs(Double(e - s) - Double(r["elapsed_s"]!)!) <= 1.05, "\(r["workout_id"]!) \(r["effort"]!)")
                 }
             },
             "end_utc": { f, t in

@@ -163,12 +163,15 @@ public enum OutputSchema {
 
     public static let bestEfforts = CSVFile(
         name: "best_efforts.csv",
-        rowIs: "fastest stretch of a running or cycling workout over a distance, and of all of them",
+        rowIs: "fastest stretch of a running or cycling workout over a distance, of a year's workouts, and of all of them",
         columns: [
-            Column("scope", .text, "`workout`, or `all_time` for the fastest of every workout"),
+            Column("scope", .text, "`workout`; `year` for the fastest of a calendar year's workouts; `all_time` for the fastest of every workout"),
+            Column("year", .integer, "of a `year` row: the local calendar year of the effort's start; empty otherwise"),
             Column("workout_id", .text, "where it was run or ridden"), Column("activity", .text, "`running` or `cycling`"),
             Column("effort", .text, "`400 m`, `1 km`, `1 mile`, `5 km`, `10 km`, `half marathon`, `marathon`; cycling `5 km` … `40 km`"),
-            Column("distance_m", .real), Column("elapsed_s", .real, "active seconds"), Column("pace_s_per_km", .real),
+            Column("distance_m", .real), Column("elapsed_s", .real, "wall-clock seconds, pauses included: what efforts are ranked by"),
+            Column("active_s", .real, "active seconds: pauses and gaps between parts left out"),
+            Column("pace_s_per_km", .real, "from `elapsed_s`"),
             Column("start_utc", .timestamp, "to the second"), Column("end_utc", .timestamp),
         ])
 

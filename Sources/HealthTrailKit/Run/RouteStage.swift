@@ -41,6 +41,9 @@ enum RouteStage {
         let (routes, geojsonFeatures) = try run.timed("routes_s") {
             let geojson = options.geojson ? try GeoJSONWriter(path: staging.path("routes.geojson"), includeTimes: options.geojsonTimes) : nil
             if options.maps?.kinds.contains(.workouts) == true { _ = try staging.path("svg/workouts/.") }   // before two threads write there
+            // Each workout's UTC offset: its map's local times, and its best efforts' local year.
+            let offsets = Dictionary(
+                decoder.workouts.map { ($0.id, WorkoutFigures($0).offsetMinutes) }, uniquingKeysWith: { a, _ in a })
             let mapContext = options.maps.map { maps in
                 MapContext(
                     staging: staging, drawWorkouts: maps.kinds.contains(.workouts),
@@ -48,9 +51,7 @@ enum RouteStage {
                         try MapOutputs.writeWorkout(route, zones: zones, options: maps.options, staging: staging)
                     },
                     filesPerWorkout: plan.files.reduce(into: [:]) { $0[$1.workoutID, default: 0] += 1 },
-                    offsets: Dictionary(
-                        decoder.workouts.map { ($0.id, WorkoutFigures($0).offsetMinutes) },
-                        uniquingKeysWith: { a, _ in a }))
+                    offsets: offsets)
             }
             let routes = try RouteLinker.run(
                 plan, routes: predecoded, inlineRoutes: decoder.inlineRoutes, join: join,
@@ -62,7 +63,8 @@ enum RouteStage {
                 routes.efforts, unit: options.splitUnit, zones: zones,
                 to: try run.outputs.addWriter(OutputSchema.splits.name, header: OutputSchema.splits.names))
             EffortRows.writeBestEfforts(
-                routes.efforts, to: try run.outputs.addWriter(OutputSchema.bestEfforts.name, header: OutputSchema.bestEfforts.names))
+                routes.efforts, offsets: offsets, to: try run.outputs.addWriter(OutputSchema.bestEfforts.name, header: OutputSchema.bestEfforts.names)
+            )
             return (routes, geojson?.features ?? 0)
         }
 

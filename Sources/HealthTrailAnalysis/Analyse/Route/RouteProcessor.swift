@@ -283,9 +283,14 @@ package final class RouteProcessor {
         route.joinsPrevious = drawing.joinsPrevious
         route.trimmedGaps = drawing.trimmedGaps
         route.activeSeconds = stats.elapsed
-        route.splitMarks = (effortsBox.value?.completedSplits ?? []).filter { $0.endTime >= Double(first.time) && $0.endTime <= Double(last.time) }
-            .map { SplitMark(label: String($0.index), time: $0.endTime) }
         let files = maps.filesPerWorkout[id] ?? 1
+        var marked = effortsBox.value?.completedSplits ?? []
+        // A split that ends exactly where this file's track ends is completed only by a point
+        // beyond its boundary (in the next file) or by `finishEfforts`, after this piece is made:
+        // this piece marks it (at the file's last point, where the next file's piece would not).
+        if let closing = effortsBox.value?.splitEndingAtTrackEnd { marked.append(closing) }
+        route.splitMarks = marked.filter { $0.endTime >= Double(first.time) && $0.endTime <= Double(last.time) }
+            .map { SplitMark(label: String($0.index), time: $0.endTime) }
         guard files > 1 else {
             try maps.drawWorkout(route)
             return
@@ -389,6 +394,18 @@ extension MapRoute {
         }
         route.gaps.sort { $0.lowerBound < $1.lowerBound }
         route.trimmedGaps.sort { $0.lowerBound < $1.lowerBound }
+        // A split ending on a file's last point is marked by that file's piece, and again by the
+        // next piece when the track stands on the boundary into it: one marker, the later one.
+        var marks: [SplitMark] = [], markIndex: [String: Int] = [:]
+        for mark in route.splitMarks {
+            if let k = markIndex[mark.label] {
+                marks[k] = mark
+            } else {
+                markIndex[mark.label] = marks.count
+                marks.append(mark)
+            }
+        }
+        route.splitMarks = marks
         route.activeSeconds = sorted.reduce(0) { $0 + ($1.activeSeconds ?? Double($1.end - $1.start)) }
         return route
     }

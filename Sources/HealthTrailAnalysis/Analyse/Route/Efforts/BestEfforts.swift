@@ -2,29 +2,35 @@
 package struct BestEffort: Sendable, Equatable {
     /// The target, metres.
     package var distance: Double
-    /// Active seconds of the fastest contiguous stretch covering `distance` metres.
+    /// Wall-clock seconds of the fastest contiguous stretch covering `distance` metres: `end -
+    /// start`, pauses included, the figure efforts are ranked by.
     package var elapsed: Double
+    /// Active seconds of the stretch: `elapsed` less the pauses and the gaps between parts inside
+    /// it.
+    package var active: Double
     /// UTC seconds at which the stretch starts (the last moment at its start distance),
-    /// interpolated, so usually fractional. `end - start` exceeds `elapsed` when the stretch spans
-    /// a pause.
+    /// interpolated, so usually fractional.
     package var start: Double
     /// UTC seconds at which the stretch ends (the first moment at its end distance), interpolated.
     package var end: Double
 
-    /// An effort from its figures.
-    package init(distance: Double, elapsed: Double, start: Double, end: Double) {
+    /// An effort from its figures; `elapsed` is `end - start`.
+    package init(distance: Double, active: Double, start: Double, end: Double) {
         self.distance = distance
-        self.elapsed = elapsed
+        self.elapsed = end - start
+        self.active = active
         self.start = start
         self.end = end
     }
 }
 
 /// Best efforts: for a target distance D, the contiguous stretch of a track that covers exactly D
-/// metres in the least active time.
+/// metres in the least wall-clock time (pauses included, as Strava times them: a stretch across a
+/// 29-minute stop is not a fast one), its active seconds computed alongside.
 ///
-/// Along a track, active time is a piecewise-linear function of distance (linear within each
-/// step), with a vertical jump at each stop. A stretch from distance x to x + D takes
+/// Along a track, wall-clock time is a piecewise-linear function of distance (linear within each
+/// step), with a vertical jump at each stop and each pause (a step whose time grows but whose
+/// distance does not). A stretch from distance x to x + D takes
 /// `firstReach(x + D) - lastLeave(x)`: it ends the first moment the track reaches x + D and starts
 /// the last moment it is still at x, so a stop at either end is left out. Between the distances
 /// of the samples this difference is linear in x, so its minimum lies where one end is at a
@@ -33,6 +39,11 @@ package struct BestEffort: Sendable, Equatable {
 /// interpolated D metres after it. Each pass visits each sample at most twice, so the work is
 /// linear in the number of samples for each target. `BestEffortSearch` runs both passes as the
 /// samples stream in, holding only the samples within about D metres of the newest.
+///
+/// A track covers D metres when its length is within `TrackSample.distanceTolerance` of D: a
+/// track of exactly 10 km, whose summed distance falls a few nanometres short, has its 10 km
+/// effort, from its first sample to its last: a start or end distance that lies beyond the
+/// track's ends by less than the tolerance is clamped to them.
 package enum BestEfforts {
     /// The usual running targets, metres.
     package static let running: [(name: String, metres: Double)] = [
@@ -180,7 +191,7 @@ package struct BestEffortSearch {
             var p = passes[k].passes
             steps += advance(&p)
             passes[k].passes = p
-            guard sample(count - 1).distance - firstDistance >= p.distance else { continue }
+            guard sample(count - 1).distance - firstDistance >= p.distance - TrackSample.distanceTolerance else { continue }
             // The two passes in turn offer their stretches to one minimum that only a strictly
             // faster stretch replaces: pass 2's best wins only when strictly faster than pass 1's.
             let best: BestEffort?
@@ -210,7 +221,7 @@ package struct BestEffortSearch {
         // first reaches it; the later ones would add the stop's time.
         endPass: while p.nextEnd < count {
             let end = sample(p.nextEnd)
-            guard end.distance != sample(p.nextEnd - 1).distance, end.distance - first >= distance else {
+            guard end.distance != sample(p.nextEnd - 1).distance, end.distance - first >= distance - TrackSample.distanceTolerance else {
                 p.nextEnd += 1
                 steps += 1
                 continue
@@ -249,9 +260,10 @@ package struct BestEffortSearch {
             }
             // Until the track has reached the end distance, whether it ever will (and where the
             // end lies, clamped to the track's last distance) is unknown: the step waits. Once
-            // the newest sample is that far, the last distance (no smaller) agrees.
+            // the newest sample is that far, the last distance (no smaller) agrees. Within the
+            // tolerance short of it, only the track's end says whether it goes further.
             if !finished && !(newest - start.distance >= distance && start.distance + distance <= newest) { break }
-            guard newest - start.distance >= distance else {
+            guard newest - start.distance >= distance - TrackSample.distanceTolerance else {
                 p.nextStart += 1
                 steps += 1
                 continue
@@ -275,15 +287,14 @@ package struct BestEffortSearch {
         return steps
     }
 
-    /// Keeps the stretch from `start` to `end` in `best` when it is strictly faster (the first of
-    /// equally fast ones stays).
+    /// Keeps the stretch from `start` to `end` in `best` when it is strictly faster by the clock
+    /// (the first of equally fast ones stays).
     private static func consider(
         _ best: inout BestEffort?, distance: Double, from start: (elapsed: Double, time: Double),
         to end: (elapsed: Double, time: Double)
     ) {
-        let elapsed = end.elapsed - start.elapsed
-        if best.map({ elapsed < $0.elapsed }) ?? true {
-            best = BestEffort(distance: distance, elapsed: elapsed, start: start.time, end: end.time)
+        if best.map({ end.time - start.time < $0.elapsed }) ?? true {
+            best = BestEffort(distance: distance, active: end.elapsed - start.elapsed, start: start.time, end: end.time)
         }
     }
 

@@ -73,6 +73,12 @@ package struct Split: Sendable, Equatable {
 /// the last moment the track is on its boundary, and a track that ends on a boundary, stopped
 /// there or not, has no partial split.
 ///
+/// "On a boundary" means within `TrackSample.distanceTolerance` of it: a sample that close to a
+/// boundary is on it, and the boundary closes at that sample (at its last moment, after any stop
+/// there) rather than inside the step before or after it. A track's distance is a sum of many
+/// steps, so a boundary the track reaches exactly is usually missed by a rounding error either
+/// way; compared exactly, a run of exactly 10 km would end short of its tenth boundary.
+///
 /// The last split: the stretch after the last boundary becomes a partial split (`isPartial`)
 /// when it is at least `minimumPartialDistance` long. A shorter one is rounding or GPS noise, not
 /// a split worth a row, so it is folded into the last full split (whose distance then exceeds the
@@ -173,11 +179,13 @@ package struct SplitBuilder: Sendable {
         let stepBPM = last.stepBPM(to: sample)
         let stepElapsed = sample.elapsed - last.elapsed
         // The fraction of this step already given to earlier splits. The step starts at or below
-        // the next boundary (the loop below leaves it so), so when it ends beyond it, its
-        // distance grew and the fraction is well defined.
+        // the next boundary and its tolerance (the loop below leaves it so), so when it ends
+        // beyond them, its distance grew and the fraction is well defined.
         var assigned = 0.0
-        while sample.distance > boundary(splits.count + 1) {
-            let fraction = max(assigned, min(1, (boundary(splits.count + 1) - last.distance) / stepDistance))
+        while sample.distance > boundary(splits.count + 1) + TrackSample.distanceTolerance {
+            // A step that starts on the boundary (within the tolerance) closes it at its start.
+            let ahead = boundary(splits.count + 1) - last.distance
+            let fraction = ahead <= TrackSample.distanceTolerance ? assigned : max(assigned, min(1, ahead / stepDistance))
             heartRate.add(stepBPM, fraction: fraction - assigned, stepElapsed: stepElapsed)
             closeFullSplit(at: interpolated(last, sample, fraction), time: interpolatedTime(last, sample, fraction))
             assigned = fraction
@@ -193,11 +201,12 @@ package struct SplitBuilder: Sendable {
     /// ignored, and calling it again returns the same splits.
     package mutating func finish() -> [Split] {
         guard !finished else { return splits }
+        let endsOnBoundary = splitEndingAtTrackEnd
         finished = true
         guard let last = previous else { return splits }
         let end = Totals(elapsed: last.elapsed, moving: last.moving, climb: last.climb)
-        if last.distance >= boundary(splits.count + 1) {   // the track ends exactly on a boundary
-            closeFullSplit(at: end, time: Double(last.time))
+        if let endsOnBoundary {
+            splits.append(endsOnBoundary)
             return splits
         }
         let rest = last.distance - boundary(splits.count)
@@ -219,13 +228,27 @@ package struct SplitBuilder: Sendable {
         return splits
     }
 
+    /// The full split that `finish` would close because the track so far ends on its boundary
+    /// (within `TrackSample.distanceTolerance`), nil when it does not, before the first sample
+    /// and once finished. A map drawn before the track is finished marks its end with it.
+    package var splitEndingAtTrackEnd: Split? {
+        guard !finished, let last = previous,
+            last.distance >= boundary(splits.count + 1) - TrackSample.distanceTolerance
+        else { return nil }
+        return fullSplit(at: Totals(elapsed: last.elapsed, moving: last.moving, climb: last.climb), time: Double(last.time))
+    }
+
+    /// The next full split if it ended at `end` (totals) and `time`.
+    private func fullSplit(at end: Totals, time: Double) -> Split {
+        Split(
+            index: splits.count + 1, distance: unit, elapsed: end.elapsed - splitStart.elapsed,
+            moving: end.moving - splitStart.moving, meanBPM: heartRate.mean, climb: end.climb - splitStart.climb,
+            isPartial: false, endTime: time)
+    }
+
     /// Appends the full split that ends at `end` (totals) and `time`, and starts the next one there.
     private mutating func closeFullSplit(at end: Totals, time: Double) {
-        splits.append(
-            Split(
-                index: splits.count + 1, distance: unit, elapsed: end.elapsed - splitStart.elapsed,
-                moving: end.moving - splitStart.moving, meanBPM: heartRate.mean, climb: end.climb - splitStart.climb,
-                isPartial: false, endTime: time))
+        splits.append(fullSplit(at: end, time: time))
         lastFullHeartRate = heartRate
         heartRate = HeartRateSums()
         splitStart = end

@@ -29,6 +29,13 @@ package struct TrackSample: Sendable, Equatable {
     /// Heart rate at this point (beats per minute), nil when none is known.
     package var bpm: Double?
 
+    /// Metres within which a split boundary or a best effort's target distance counts as reached
+    /// (1 mm). A track's distance is a sum of thousands of steps, so a run of exactly 10 km sums
+    /// to a few nanometres either side of 10,000 m; compared exactly, the short side would make
+    /// its tenth kilometre a partial split and leave it without a 10 km best effort. A millimetre
+    /// is far below what a GPS fix resolves, and far above the rounding of any track's sum.
+    package static let distanceTolerance: Double = 0.001
+
     /// A sample from its running totals.
     package init(time: Int64, distance: Double, elapsed: Double, moving: Double, climb: Double, bpm: Double?) {
         self.time = time

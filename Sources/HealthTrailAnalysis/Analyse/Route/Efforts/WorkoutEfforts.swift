@@ -53,6 +53,11 @@ package struct WorkoutEfforts {
     /// The splits completed so far: their ends mark the workout's map.
     package var completedSplits: [Split] { splits.splits }
 
+    /// The full split that the track so far would complete if it ended here, on a split
+    /// boundary (`SplitBuilder.splitEndingAtTrackEnd`): a split is completed only when the track
+    /// goes beyond its boundary or ends, so the map of the workout's last file marks this one.
+    package var splitEndingAtTrackEnd: Split? { splits.splitEndingAtTrackEnd }
+
     /// Ends a route file of the workout, whose figures were `file`.
     package mutating func endFile(_ file: RouteStats) {
         base.distance += file.distance
