@@ -45,13 +45,7 @@ import Testing
     }
 
     static func gpx(_ fixes: [Fix]) -> String {
-        var text = "<gpx><trk><trkseg>\n"
-        for f in fixes {
-            let lat = 48.85 + f.metres / RouteGeometry.earthRadius * 180 / .pi
-            text +=
-                "<trkpt lat=\"\(String(format: "%.9f", lat))\" lon=\"2.350000000\"><ele>\(String(format: "%.3f", f.elevation))</ele><time>\(R.utc(f.t))</time><extensions><hAcc>3.0</hAcc></extensions></trkpt>\n"
-        }
-        return text + "</trkseg></trk></gpx>\n"
+        R.gpx(fixes.map { ($0.t, 48.85 + $0.metres / RouteGeometry.earthRadius * 180 / .pi, 2.35, $0.elevation) }, decimals: 9)
     }
 
     /// Runs one workout of `activity` over its files' span with `children` (events); returns
@@ -59,24 +53,11 @@ import Testing
     static func run(
         _ files: [[Fix]], activity: String = "Running", children: String = "", _ name: String = #function
     ) throws -> (row: [String: String], states: [String: Int], out: String) {
-        let dir = Support.temporaryDirectory(name)
         let (start, end) = (files.map { $0[0].t }.min()!, files.map { $0.last!.t }.max()!)
-        var references = "", entries: [(String, String)] = []
-        for (k, fixes) in files.enumerated() {
-            references += "   <FileReference path=\"/workout-routes/route_\(k).gpx\"/>\n"
-            entries.append(("apple_health_export/workout-routes/route_\(k).gpx", gpx(fixes)))
-        }
-        let body = """
-             <Workout workoutActivityType="HKWorkoutActivityType\(activity)" sourceName="W" startDate="\(R.exportDate(start))" endDate="\(R.exportDate(end))">
-            \(children)  <WorkoutRoute sourceName="W">
-            \(references)  </WorkoutRoute>
-             </Workout>
-
-            """
-        try Support.makeZip(dir + "/export.zip", [("apple_health_export/export.xml", Support.exportXML(body))] + entries)
-        _ = try ExportRun.run(RunOptions(inputPath: dir + "/export.zip", outputDirectory: dir + "/out"))
-        let states = try R.states(dir + "/out").reduce(into: [:]) { $0[$1, default: 0] += 1 }
-        return (try R.workout(dir + "/out"), states, dir + "/out")
+        let workout = R.GeneratedWorkout(activity: activity, start: start, end: end, children: children, gpx: files.map(gpx))
+        let (out, _) = try R.runExport([workout], name)
+        let states = try R.states(out).reduce(into: [:]) { $0[$1, default: 0] += 1 }
+        return (try R.workout(out), states, out)
     }
 
     static func number(_ row: [String: String], _ column: String) -> Double { Double(row[column] ?? "") ?? .nan }

@@ -67,14 +67,7 @@ import Testing
         return fixes
     }
 
-    static func gpx(_ fixes: [Fix]) -> String {
-        var text = "<gpx><trk><trkseg>\n"
-        for f in fixes {
-            text +=
-                "<trkpt lat=\"\(String(format: "%.9f", f.lat))\" lon=\"\(String(format: "%.9f", f.lon))\"><time>\(R.utc(f.t))</time><extensions><hAcc>3.0</hAcc></extensions></trkpt>\n"
-        }
-        return text + "</trkseg></trk></gpx>\n"
-    }
+    static func gpx(_ fixes: [Fix]) -> String { R.gpx(fixes.map { ($0.t, $0.lat, $0.lon, nil) }, decimals: 9) }
 
     /// A running workout from the first fix to the last of its files (one route file each).
     struct Run {
@@ -86,26 +79,10 @@ import Testing
 
     /// Runs an export of `runs`; returns the output folder and the workouts' ids in start order.
     static func run(_ runs: [Run], _ name: String = #function) throws -> (out: String, ids: [String]) {
-        let dir = Support.temporaryDirectory(name)
-        var body = "", entries: [(String, String)] = []
-        for (w, run) in runs.enumerated() {
-            var references = ""
-            for (k, fixes) in run.files.enumerated() {
-                references += "   <FileReference path=\"/workout-routes/route_\(w)_\(k).gpx\"/>\n"
-                entries.append(("apple_health_export/workout-routes/route_\(w)_\(k).gpx", gpx(fixes)))
-            }
-            body += """
-                 <Workout workoutActivityType="HKWorkoutActivityTypeRunning" sourceName="W" startDate="\(R.exportDate(run.start))" endDate="\(R.exportDate(run.end))">
-                \(run.children)  <WorkoutRoute sourceName="W" startDate="\(R.exportDate(run.start))" endDate="\(R.exportDate(run.end))">
-                \(references)  </WorkoutRoute>
-                 </Workout>
-
-                """
-        }
-        try Support.makeZip(dir + "/export.zip", [("apple_health_export/export.xml", Support.exportXML(body))] + entries)
-        _ = try ExportRun.run(RunOptions(inputPath: dir + "/export.zip", outputDirectory: dir + "/out"))
-        let workouts = try EffortOutputTests.rows(dir + "/out/workouts.csv").sorted { $0["start_utc"]! < $1["start_utc"]! }
-        return (dir + "/out", workouts.map { $0["workout_id"]! })
+        let (out, _) = try R.runExport(
+            runs.map { R.GeneratedWorkout(start: $0.start, end: $0.end, children: $0.children, gpx: $0.files.map(gpx)) }, name)
+        let workouts = try EffortOutputTests.rows(out + "/workouts.csv").sorted { $0["start_utc"]! < $1["start_utc"]! }
+        return (out, workouts.map { $0["workout_id"]! })
     }
 
     /// The workout rows of best_efforts.csv of `id`, by effort name.

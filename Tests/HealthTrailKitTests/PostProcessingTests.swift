@@ -9,60 +9,26 @@ import Testing
 /// the rule in docs/privacy.md, on two years of weeks of which the 20 days of data fill three:
 /// hundreds of partitions whose true figure is 0, so that negative draws are certain.
 @Suite struct PostProcessingTests {
+    /// A count, a sum bounded below by 0 and a sum whose bounds straddle 0, all weekly over two years.
     static let spec = """
-        budget:
-          epsilon: 3.0
+        budget: {epsilon: 3.0}
         releases:
-          - id: runs_per_week
-            metric: workouts.count
-            aggregate: count
-            partition: activity_week
-            activities: [running, walking]
-            from: 2023-01-02
-            to: 2024-12-29
-            privacy_unit: workout
-            max_partitions: 1
-            max_contributions: 1
-            mechanism: laplace
-            epsilon: 0.5
-          - id: weekly_steps
-            metric: daily.steps
-            aggregate: sum
-            partition: week
-            from: 2023-01-02
-            to: 2024-12-29
-            privacy_unit: day
-            lower: 0
-            upper: 40000
-            resolution: 10
-            max_partitions: 1
-            max_contributions: 1
-            mechanism: laplace
-            epsilon: 0.5
-          - id: signed_steps
-            metric: daily.steps
-            aggregate: sum
-            partition: week
-            from: 2023-01-02
-            to: 2024-12-29
-            privacy_unit: day
-            lower: -10
-            upper: 10
-            max_partitions: 1
-            max_contributions: 1
-            mechanism: laplace
-            epsilon: 0.5
+          - {id: runs_per_week, metric: workouts.count, aggregate: count, partition: activity_week, activities: [running, walking],
+             privacy_unit: workout, from: 2023-01-02, to: 2024-12-29, max_partitions: 1, max_contributions: 1, mechanism: laplace, epsilon: 0.5}
+          - {id: weekly_steps, metric: daily.steps, aggregate: sum, partition: week, lower: 0, upper: 40000, resolution: 10,
+             privacy_unit: day, from: 2023-01-02, to: 2024-12-29, max_partitions: 1, max_contributions: 1, mechanism: laplace, epsilon: 0.5}
+          - {id: signed_steps, metric: daily.steps, aggregate: sum, partition: week, lower: -10, upper: 10,
+             privacy_unit: day, from: 2023-01-02, to: 2024-12-29, max_partitions: 1, max_contributions: 1, mechanism: laplace, epsilon: 0.5}
 
         """
 
     @Test func countsAndSumsThatCannotBeNegativeAreClampedAtZero() throws {
         let dir = Support.temporaryDirectory()
         try Self.spec.write(toFile: dir + "/spec.yaml", atomically: true, encoding: .utf8)
-        _ = try ExportSynthesizer.write(to: dir + "/export.zip", options: SynthOptions(days: 20, seed: 3))
-        _ = try ExportRun.run(RunOptions(inputPath: dir + "/export.zip", outputDirectory: dir + "/out"))
-        let spec = try ReleaseSpec.load(path: dir + "/spec.yaml")
+        try ReleaseRunnerTests().runExport(seed: 3, into: dir)
         _ = try ReleaseRunner.run(
-            spec: spec, dataDirectory: dir + "/out", outputDirectory: dir + "/out/dp", ledger: .testing(dir + "/ledger.jsonl"))
+            spec: try ReleaseSpec.load(path: dir + "/spec.yaml"), dataDirectory: dir + "/out", outputDirectory: dir + "/out/dp",
+            ledger: .testing(dir + "/ledger.jsonl"))
 
         for id in ["runs_per_week", "weekly_steps", "signed_steps"] {
             let csv = try Support.readCSV(dir + "/out/dp/\(id).csv")

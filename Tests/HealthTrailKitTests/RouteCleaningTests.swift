@@ -32,11 +32,17 @@ import Testing
         return s.prefix(10) + " " + s.dropFirst(11).prefix(8) + " +0200"
     }
 
-    static func gpx(_ fixes: [Fix]) -> String {
+    static func gpx(_ fixes: [Fix]) -> String { gpx(fixes.map { ($0.t, $0.lat, $0.lon, nil) }, decimals: 6) }
+
+    /// A route file of `points` (time, position, elevation), positions written with `decimals`
+    /// decimals, each fix 3 m accurate.
+    static func gpx(_ points: [(t: Int64, lat: Double, lon: Double, ele: Double?)], decimals: Int) -> String {
         var text = "<gpx><trk><trkseg>\n"
-        for f in fixes {
+        let format = "%.\(decimals)f"
+        for p in points {
+            let ele = p.ele.map { "<ele>\(String(format: "%.3f", $0))</ele>" } ?? ""
             text +=
-                "<trkpt lat=\"\(String(format: "%.6f", f.lat))\" lon=\"\(String(format: "%.6f", f.lon))\"><time>\(utc(f.t))</time><extensions><hAcc>3.0</hAcc></extensions></trkpt>\n"
+                "<trkpt lat=\"\(String(format: format, p.lat))\" lon=\"\(String(format: format, p.lon))\">\(ele)<time>\(utc(p.t))</time><extensions><hAcc>3.0</hAcc></extensions></trkpt>\n"
         }
         return text + "</trkseg></trk></gpx>\n"
     }
@@ -57,19 +63,40 @@ import Testing
         activity: String = "Running", start: Int64, end: Int64, children: String = "", files: [[Fix]],
         _ name: String = #function
     ) throws -> (String, Manifest) {
-        let dir = Support.temporaryDirectory(name)
-        var references = "", entries: [(String, String)] = []
-        for (k, fixes) in files.enumerated() {
-            references += "   <FileReference path=\"/workout-routes/route_\(k).gpx\"/>\n"
-            entries.append(("apple_health_export/workout-routes/route_\(k).gpx", gpx(fixes)))
-        }
-        let body = """
-             <Workout workoutActivityType="HKWorkoutActivityType\(activity)" sourceName="W" startDate="\(exportDate(start))" endDate="\(exportDate(end))">
-            \(children)  <WorkoutRoute sourceName="W" startDate="\(exportDate(start))" endDate="\(exportDate(end))">
-            \(references)  </WorkoutRoute>
-             </Workout>
+        try runExport([GeneratedWorkout(activity: activity, start: start, end: end, children: children, gpx: files.map(gpx))], name)
+    }
 
-            """
+    /// A workout of a generated export: its activity (`Running`), span, children (events,
+    /// parts) and route files' text.
+    struct GeneratedWorkout {
+        var activity = "Running"
+        var start: Int64
+        var end: Int64
+        var children = ""
+        var gpx: [String]
+    }
+
+    /// Writes an export.zip of `workouts` (route files `route_<workout>_<file>.gpx`, the first
+    /// workout's `route_<file>.gpx`), runs it in-process; returns the output folder and the manifest.
+    static func runExport(_ workouts: [GeneratedWorkout], _ name: String) throws -> (String, Manifest) {
+        let dir = Support.temporaryDirectory(name)
+        var body = "", entries: [(String, String)] = []
+        for (w, workout) in workouts.enumerated() {
+            var references = ""
+            for (k, text) in workout.gpx.enumerated() {
+                let file = w == 0 ? "route_\(k).gpx" : "route_\(w)_\(k).gpx"
+                references += "   <FileReference path=\"/workout-routes/\(file)\"/>\n"
+                entries.append(("apple_health_export/workout-routes/\(file)", text))
+            }
+            let (start, end) = (exportDate(workout.start), exportDate(workout.end))
+            body += """
+                 <Workout workoutActivityType="HKWorkoutActivityType\(workout.activity)" sourceName="W" startDate="\(start)" endDate="\(end)">
+                \(workout.children)  <WorkoutRoute sourceName="W" startDate="\(start)" endDate="\(end)">
+                \(references)  </WorkoutRoute>
+                 </Workout>
+
+                """
+        }
         try Support.makeZip(dir + "/export.zip", [("apple_health_export/export.xml", Support.exportXML(body))] + entries)
         let manifest = try ExportRun.run(RunOptions(inputPath: dir + "/export.zip", outputDirectory: dir + "/out"))
         return (dir + "/out", manifest)
