@@ -62,7 +62,36 @@ import Testing
         #expect(later.releases.prefix(4).allSatisfy { $0.from == "2023-08-01" && $0.to == "2024-01-31" })
     }
 
+    /// `--plan` warns when a release's noise swamps the value it declares it expects, worked by
+    /// hand: a count at ε 0.5 with K = M = 1 is ±6 at 95 % (discrete Laplace of scale 2: the
+    /// smallest t with e^(−t/2) ≤ 0.05 is 6), so an expected 6 is swamped and 7 is not; a mean
+    /// of [40, 90] at ε 1 (0.5 each to count and centred sum, sensitivity 25) has a sum error of
+    /// ±150 and a count error of ±6, so 5 values are swamped (count) and so are 6 (±25 against a
+    /// half-range of 25), while 7 are not (±21.4). `expected` is no term of the release: it
+    /// changes neither the partial's fingerprint nor the ledger's.
+    @Test(arguments: [("count", 6.0, true), ("count", 7.0, false), ("mean", 5, true), ("mean", 6, true), ("mean", 7, false)])
+    func thePlanWarnsWhenTheNoiseSwampsTheExpectedValue(_ aggregate: String, _ expected: Double, _ warns: Bool) throws {
+        let mean = aggregate == "mean"
+        let yaml = """
+            releases:
+              - {id: x, metric: \(mean ? "daily.resting_hr" : "workouts.count"), aggregate: \(aggregate), partition: week,
+                 from: 2024-01-01, to: 2024-01-28, privacy_unit: \(mean ? "day" : "workout"), max_partitions: 1, max_contributions: 1,
+                 mechanism: laplace, epsilon: \(mean ? 1 : 0.5)\(mean ? ", lower: 40, upper: 90" : ""), expected: \(expected)}
+
+            """
+        let path = Support.temporaryDirectory() + "/plan.yaml"
+        try yaml.write(toFile: path, atomically: true, encoding: .utf8)
+        let spec = try ReleaseSpec.load(path: path)
+        let plan = try ReleasePlan(spec: spec)
+        #expect((plan.releases[0].warning != nil) == warns, "\(plan.text)")
+        #expect(plan.text.contains("warning: release x:") == warns)
+        var undeclared = spec
+        undeclared.releases[0].expected = nil
+        #expect(try PartialAggregate.specFingerprint(of: spec) == PartialAggregate.specFingerprint(of: undeclared))
+    }
+
     @Test(arguments: [
+        ("not expected", "aggregate: count\n    expected: -3", "expected must be a positive"),
         ("relative once", "aggregate: count\n    from: 6 months ago\n    to: last complete month", "relative dates roll on"),
         ("unknown phrase", "aggregate: count\n    cadence: week\n    from: 6 moons ago", "relative dates"),
         ("bounds", "aggregate: sum\n    lower: 10\n    upper: 5", "lower < upper"),

@@ -72,7 +72,13 @@ public struct PartialAggregate: Sendable {
     /// Hex SHA-256 of the spec's release definitions (deterministic JSON, keys sorted), leaving
     /// out the budget: partials stay valid when only the budget changes.
     public static func specFingerprint(of spec: ReleaseSpec) throws -> String {
-        hex(SHA256.hash(data: try JSONEncoder.sorted.encode(spec.releases)))
+        // `expected` is read by --plan only: declaring it changes no partial.
+        hex(
+            SHA256.hash(
+                data: try JSONEncoder.sorted.encode(
+                    spec.releases.map {
+                        var r = $0; r.expected = nil; return r
+                    })))
     }
 
     /// Hex SHA-256 of the canonical `releases` object of these totals: what `persons` records.

@@ -120,6 +120,7 @@ enum PipelineSchema {
             Field(name: "area", schema: .list(of: .number(.finite), count: 0...Int.max)),
             Field(name: "cells", schema: .integer(Int.min...Int.max, unit: "")),
             Field(name: "cadence", schema: .word(["once", "week", "month"])),
+            Field(name: "expected", schema: .number(.finite)),
         ])
     }
 }

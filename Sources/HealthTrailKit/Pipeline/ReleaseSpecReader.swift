@@ -147,7 +147,8 @@ enum ReleaseSpecReader {
             maxContributions: required("max_contributions", value("max_contributions").flatMap(YAMLValue.integer), 1),
             mechanism: mechanism, epsilon: epsilon, rho: rho,
             area: value("area").map { $0.array().compactMap(YAMLValue.number) }, cells: value("cells").flatMap(YAMLValue.integer),
-            cadence: value("cadence").flatMap(YAMLValue.text).flatMap(ReleaseSpec.Cadence.init(rawValue:)))
+            cadence: value("cadence").flatMap(YAMLValue.text).flatMap(ReleaseSpec.Cadence.init(rawValue:)),
+            expected: value("expected").flatMap(YAMLValue.number))
         return (release, filled)
     }
 
@@ -173,6 +174,6 @@ enum ReleaseSpecReader {
             maxPartitions: maxPartitions, maxContributions: maxContributions, mechanism: mechanism,
             epsilon: number("epsilon"), rho: number("rho"),
             area: value("area").map { $0.array().compactMap(YAMLValue.number) }, cells: integer("cells"),
-            cadence: text("cadence").flatMap(ReleaseSpec.Cadence.init(rawValue:)))
+            cadence: text("cadence").flatMap(ReleaseSpec.Cadence.init(rawValue:)), expected: number("expected"))
     }
 }

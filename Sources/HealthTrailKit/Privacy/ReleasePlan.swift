@@ -23,6 +23,9 @@ public struct ReleasePlan: Sendable {
         /// Its privacy unit, and how many periods it is published in (`cadence`).
         public var unit: ReleaseSpec.PrivacyUnit
         public var periods: Int
+        /// Why the noise swamps the release's declared `expected` value; nil when it does not,
+        /// or when nothing is declared.
+        public var warning: String?
     }
 
     /// What the releases spend on one privacy unit once every period is published.
@@ -67,6 +70,7 @@ public struct ReleasePlan: Sendable {
                     countError95: count.map { Double($0.errorBar95()) },
                     sumError95: sum.map { Double($0.errorBar95()) * resolution }, unit: r.privacyUnit,
                     periods: Publication.all(of: r).count))
+            releases[releases.count - 1].warning = Self.warning(r, releases[releases.count - 1])
             guard cost.rho != nil else {
                 throw InputError(file: r.id, "release \(r.id): its cost in ρ overflows; lower epsilon")
             }
@@ -103,6 +107,29 @@ public struct ReleasePlan: Sendable {
         }
     }
 
+    /// Whether the noise swamps the value `r` declares it expects (`ReleaseSpec.Release.expected`):
+    /// a count's or sum's 95 % error at least that value; a mean whose partitions hold the
+    /// expected number of values n with a count error at least n, or an error of about
+    /// ±(sum error)/n at least half its declared range (its interval then spans the bounds).
+    static func warning(_ r: ReleaseSpec.Release, _ planned: Release) -> String? {
+        guard let expected = r.expected else { return nil }
+        let f = ReleaseRunner.format
+        let advice = "raise its ε or ρ, lower K or M, or publish fewer, coarser partitions"
+        switch r.aggregate {
+        case .count, .density, .sum:
+            let error = (r.aggregate == .sum ? planned.sumError95 : planned.countError95) ?? 0
+            guard error >= expected else { return nil }
+            return "release \(r.id): its 95 % error ±\(f(error)) is at least the expected value \(f(expected)): "
+                + "its figures would be noise; \(advice)"
+        case .mean:
+            let countError = planned.countError95 ?? 0, meanError = (planned.sumError95 ?? 0) / expected
+            let halfRange = ((r.upper ?? 0) - (r.lower ?? 0)) / 2
+            guard countError >= expected || meanError >= halfRange else { return nil }
+            return "release \(r.id): a mean of the expected \(f(expected)) values is only known to about ±\(f(meanError)) "
+                + "(count ±\(f(countError))), against a declared range of ±\(f(halfRange)): its figures would be noise; \(advice)"
+        }
+    }
+
     /// The plan as `healthtrail release --plan` prints it: a line per release, then the total.
     public var text: String {
         var table = [["release", "partitions", "periods", "mechanism", "guarantee", "95 % error of each value"]]
@@ -135,6 +162,7 @@ public struct ReleasePlan: Sendable {
             }
             lines.append("once every period is published, a \(total.unit.rawValue) has spent at most \(spends)")
         }
+        lines += releases.compactMap { $0.warning.map { "warning: " + $0 } }
         return lines.joined(separator: "\n") + "\n"
     }
 }

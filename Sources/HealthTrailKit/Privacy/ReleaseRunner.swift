@@ -215,6 +215,7 @@ public enum ReleaseRunner {
         var terms = release
         terms.cadence = release.cadence ?? .once
         terms.resolution = release.resolution ?? 1
+        terms.expected = nil   // read by --plan only: no term of the release
         if release.partition.byActivity { terms.activities = (release.activities ?? PublicPartitions.defaultActivities).sorted() }
         if terms.cadence != .once { (terms.from, terms.to) = ("", "") }
         let text = try String(decoding: JSONEncoder.sorted.encode(terms), as: UTF8.self) + "\nperiod \(publication.period)\n"

@@ -69,10 +69,16 @@ public struct ReleaseSpec: Codable, Sendable, Equatable {
         /// once it has closed.
         /// Either way a period is drawn once and never again (see `Publication`).
         public var cadence: Cadence?
+        /// What a partition is expected to hold, declared from public knowledge (a study's
+        /// design, population figures), never from the data: a count's or sum's typical value,
+        /// a density cell's typical count, the typical number of values of a mean. Only
+        /// `--plan` reads it, to warn when the noise swamps it (`ReleasePlan`); it is no term of
+        /// the release and changes nothing drawn or spent.
+        public var expected: Double?
 
         enum CodingKeys: String, CodingKey {
             case id, metric, aggregate, partition, from, to, activities, lower, upper, resolution, mechanism, epsilon, rho
-            case area, cells, cadence
+            case area, cells, cadence, expected
             case privacyUnit = "privacy_unit", maxPartitions = "max_partitions", maxContributions = "max_contributions"
         }
     }
@@ -152,6 +158,7 @@ extension ReleaseSpec.Release {
                         + fits.map(\.rawValue).joined(separator: ", "))
             }
         }
+        if let expected, !(expected > 0) { fail("expected", "expected must be a positive number") }
         var metricReported = false
         if aggregate == .density {
             let areaMessage = "density needs area [minLat, minLon, maxLat, maxLon] and cells 4…1000"
