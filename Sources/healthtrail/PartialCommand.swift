@@ -27,8 +27,13 @@ struct PartialCommand: ParsableCommand {
             The run's outputs go to --outputs (kept, and skipped next time when nothing changed), or \
             to a temporary folder removed afterwards.
 
+            A partial logs nothing from the data (no count of records, workouts or faults, no \
+            time): its totals are released with noise, and the log would tell them without. \
+            --verbose logs them; the run's manifest.json (with --outputs) keeps them.
+
             Exit codes: 0 written, 1 the archive (or an output) failed, 2 usage error or invalid \
-            pipeline file, 3 nothing new (same archive, version and settings, same partial).
+            pipeline file, 3 nothing new (same archive, version and settings, same partial): a \
+            cohort run reads it, and one that publishes DP releases exits alike either way.
 
             Example:
               healthtrail partial study/alice.zip --pipeline pipelines/cohort.yaml --out alice.partial
@@ -61,6 +66,9 @@ struct PartialCommand: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Only warnings and errors logged.")
     var quiet = false
 
+    @Flag(help: "Log the run's start, end, counts, faults and time, which a partial keeps to its manifest.json otherwise.")
+    var verbose = false
+
     @OptionGroup(title: "Run settings") var settings: RunSettings
 
     @OptionGroup(title: "Logging") var logging: LogOptions
@@ -92,6 +100,7 @@ struct PartialCommand: ParsableCommand {
         options.inputLabel = pseudonym
         options.force = force
         options.showProgress = false
+        options.logsFigures = verbose
         settings.apply(to: &options)
         guard options.formats.contains(.csv) else {
             throw ValidationError("--format must include csv: a person's partial totals are read from the CSV files")

@@ -35,6 +35,13 @@ struct RunCommand: ParsableCommand {
             version and options is skipped in a fraction of a second (exit 3; --force redoes it). \
             One run at a time writes an output folder: a second one exits 4.
 
+            A run prints a summary of what it read (counts, sizes, time) and logs its start and \
+            end. A pipeline that publishes DP releases (outputs: dp) does not: its figures would \
+            tell what the releases' noise hides. It prints only what its releases published, logs \
+            no count, size, time or list of persons, and exits 0 whether or not its archives \
+            changed; manifest.json (and a cohort's cohort.json), owner-only, keep every figure. \
+            --verbose brings the summary and the figures back, exit codes aside.
+
             With --pipeline FILE the inputs, output folder, outputs and settings come from a pipeline \
             file (see pipelines/nightly.yaml and pipelines/cohort.yaml; `healthtrail validate FILE` \
             checks one); options given here override the file's. A person pipeline processes the \
@@ -46,8 +53,8 @@ struct RunCommand: ParsableCommand {
             A person's bad archive fails that person only: it is reported and the cohort goes on.
 
             Exit codes: 0 success, 1 the input or output failed (one line on stderr says which file, \
-            entry and line), 2 usage error or invalid pipeline file, 3 nothing new, 4 another run is \
-            writing the folder.
+            entry and line), 2 usage error or invalid pipeline file, 3 nothing new (never for a \
+            pipeline that publishes DP releases), 4 another run is writing the folder.
 
             Examples:
               healthtrail run ~/Downloads/export.zip --out ~/health
@@ -81,6 +88,12 @@ struct RunCommand: ParsableCommand {
 
     @Flag(
         help:
+            "With a pipeline that publishes DP releases (outputs: dp): print the run's summary and log its counts, sizes and times, as other runs do. The exit code stays the same whether or not the archives changed."
+    )
+    var verbose = false
+
+    @Flag(
+        help:
             "Write unknown units, unknown activity types and missing route files into manifest.json as the export names them, not as keyed hashes (for diagnosing an export; not passed to a cohort's persons)."
     )
     var debugManifest = false
@@ -109,6 +122,10 @@ struct RunCommand: ParsableCommand {
             return
         }
         let spec = try PipelineFile.load(path: pipeline)
+        // What a pipeline that publishes DP releases prints, logs and exits with must be the same
+        // for any two exports one unit apart: no figure from the data, and no "nothing new" bit.
+        let publishesDP = spec.outputs.contains(.dp) && spec.releases != nil
+        let figures = !publishesDP || verbose
         switch spec.kind {
         case .person:
             let input = try archive ?? PipelineInputs.archives(for: spec).last!
@@ -120,13 +137,23 @@ struct RunCommand: ParsableCommand {
             // An archive already processed still gets its releases: a release that failed after
             // its run (over budget, disk full) is tried, and reported, again every night instead
             // of hiding behind "nothing new". A replay spends nothing and rewrites no file.
+            options.logsFigures = figures
             var nothingNew: NothingNew?
             do { try runPerson(&options) } catch let skipped as NothingNew { nothingNew = skipped }
-            if spec.outputs.contains(.dp), let releases = spec.releases {
+            if publishesDP, let releases = spec.releases {
                 let folder = options.outputDirectory
                 let outcomes = try ReleaseRunner.run(
                     spec: releases, dataDirectory: folder, outputDirectory: folder + "/dp", ledger: spec.ledgerLocation)
-                if !quiet && (nothingNew == nil || outcomes.contains(where: \.charged)) { ReleaseCommand.printOutcomes(outcomes) }
+                // Printed every night: what the releases published is public, and printing it
+                // only after a change would tell which nights the export changed.
+                if !quiet { ReleaseCommand.printOutcomes(outcomes) }
+                if var nothingNew {
+                    if figures {
+                        if nothingNew.input == StandardInputAlias.path { nothingNew.input = StandardInputArchive.label }
+                        HealthTrailLog.logger.info("\(nothingNew)", metadata: ["event": "run.nothing_new"])
+                    }
+                    return
+                }
             }
             if let nothingNew { throw nothingNew }
         case .cohort:
@@ -143,10 +170,13 @@ struct RunCommand: ParsableCommand {
             cohort.force = force
             cohort.childArguments = Self.forwardedArguments(CommandLine.arguments)
             cohort.logFormat = logging.logFormat
+            cohort.logsFigures = figures
             let result = try CohortRun.run(cohort)
             let report = result.report
-            if !quiet { print(report.summary(archives: result.failedArchives)) }
-            if report.nothingNew { throw NothingNew(input: pipeline, directory: cohort.outputDirectory) }
+            if !quiet {
+                print(figures ? report.summary(archives: result.failedArchives) : report.releaseSummary(archives: result.failedArchives))
+            }
+            if report.nothingNew && !publishesDP { throw NothingNew(input: pipeline, directory: cohort.outputDirectory) }
             if report.succeeded == 0 {
                 throw InputError(file: pipeline, "every archive of the cohort failed (see \(cohort.outputDirectory)/cohort.json)")
             }
@@ -170,11 +200,12 @@ struct RunCommand: ParsableCommand {
         }
         defer { withExtendedLifetime(spool) {} }
         options.force = force
-        options.showProgress = !quiet
+        // The progress line shows the export's size and entries: a figure too.
+        options.showProgress = !quiet && options.logsFigures
         options.debugManifest = debugManifest
         settings.apply(to: &options)
         let manifest = try ExportRun.run(options)
-        guard !quiet else { return }
+        guard !quiet && options.logsFigures else { return }
         let c = manifest.counts
         let records = c.recordsByType.values.reduce(0, +)
         let copies = manifest.normalisation.recordCopies.values.reduce(0, +)

@@ -61,14 +61,19 @@ import Testing
         #expect(fm.fileExists(atPath: home + "/health/svg/density.svg"))
         #expect(try Support.readCSV(home + "/health/dp/monthly_resting_hr.csv").rows.count == 6)
         var log = try String(contentsOfFile: home + "/healthtrail.log", encoding: .utf8)
-        #expect(log.contains("\"event\":\"run.finished\""))
+        #expect(log.contains("\"event\":\"release.published\""))
+        let firstNight = log.split(separator: "\n").count
 
-        // The next night: nothing new. Exit 3 becomes success, outputs untouched, one log line says so.
+        // The next night: nothing new, outputs untouched, exit 0 as on a night with a new export
+        // (nightly.yaml publishes DP), and as many log lines, none of them saying so.
         let before = try UnattendedRunTests.fingerprint(home + "/health")
         #expect(try Self.cron(command, home: home) == 0)
         #expect(UnattendedRunTests.changed(try UnattendedRunTests.fingerprint(home + "/health"), before) == [])
         log = try String(contentsOfFile: home + "/healthtrail.log", encoding: .utf8)
-        #expect(log.contains("\"event\":\"run.nothing_new\""))
+        #expect(log.split(separator: "\n").count == 2 * firstNight, "\(log)")
+        for word in ["run.nothing_new", "run.finished", "workouts=", "\"workouts\"", "\"records\"", "\"seconds\""] {
+            #expect(!log.contains(word), "\(word) in \(log)")
+        }
         for line in log.split(separator: "\n") {
             #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "not one JSON object: \(line)")
         }

@@ -13,7 +13,7 @@ import Testing
     /// pass on (help, version).
     static let setByTheCohort: Set<String> = [
         "--pipeline", "--out", "--outputs", "--person", "--key-file", "--force",
-        "--quiet", "--log-format", "--version", "--help",
+        "--quiet", "--verbose", "--log-format", "--version", "--help",
     ]
 
     /// A valid value other than the default for each option a run passes on (nil: a flag).

@@ -40,7 +40,7 @@ import Testing
             groupingsSeen.insert(merged.bytes)
         }
         #expect(groupingsSeen.count == 1)
-        #expect(try PartialAggregate.merge(cohort.partials).persons.keys.sorted() == cohort.people.map(\.name).sorted())
+        #expect(try PartialAggregate.merge(cohort.partials).persons == cohort.people.map(\.name).sorted())
     }
 
     @Test func mergedTotalsEqualEveryonesContributionsBoundedTogether() throws {
@@ -153,21 +153,30 @@ import Testing
         let dir = Support.temporaryDirectory()
         let good = cohort.partials[0].encode()
         let text = String(decoding: good, as: UTF8.self)
-        var edited = cohort.partials[0]
-        edited.releases["weekly_steps"]!.counts[edited.releases["weekly_steps"]!.counts.keys.first!]! += 1
         var zero = try PartialAggregate.merge([cohort.partials[0], cohort.partials[1]])
         zero.releases["weekly_steps"]!.counts["2023-W02"] = 0
         let cases: [(String, [UInt8], String)] = [
             ("text", Array("hello, world\n".utf8), "not a HealthTrail partial aggregate"),
             ("other-format", Array("{\"format\":\"geojson\",\"version\":1}\n".utf8), "not a HealthTrail partial aggregate"),
             (
-                "version-2", Array(text.replacingOccurrences(of: "\"version\":1}", with: "\"version\":2}").utf8),
-                "partial aggregate format version 2; this healthtrail reads version 1"
+                "version-3", Array(text.replacingOccurrences(of: "\"version\":2}", with: "\"version\":3}").utf8),
+                "partial aggregate format version 3; this healthtrail reads version 2"
+            ),
+            (
+                // Version 1 kept an unkeyed SHA-256 of each person's totals beside the pseudonym.
+                "version-1",
+                Array(
+                    text.replacingOccurrences(of: "\"version\":2}", with: "\"version\":1}")
+                        .replacingOccurrences(
+                            of: "\"persons\":[\"\(cohort.people[0].name)\"]",
+                            with: "\"persons\":{\"\(cohort.people[0].name)\":\"\(String(repeating: "a", count: 64))\"}"
+                        ).utf8),
+                "partial aggregate format version 1; this healthtrail reads version 2: rebuild it with this version"
             ),
             ("cut", Array(good.dropLast(40)), "corrupt partial aggregate (not valid JSON: cut short?)"),
-            ("fields-missing", Array("{\"format\":\"healthtrail-partial\",\"version\":1}\n".utf8), "corrupt partial aggregate (fields missing"),
+            ("fields-missing", Array("{\"format\":\"healthtrail-partial\",\"version\":2}\n".utf8), "corrupt partial aggregate (fields missing"),
             ("reindented", Array(text.replacingOccurrences(of: ",\"", with: ", \"").utf8), "not the canonical encoding"),
-            ("edited", edited.encode(), "the totals do not match the checksum recorded for \(cohort.people[0].name)"),
+            ("unsorted", Array(text.replacingOccurrences(of: "\"persons\":[", with: "\"persons\":[\"p_~\",").utf8), "not the canonical encoding"),
             ("zero", zero.encode(), "holds a zero entry"),
         ]
         #expect(try PartialAggregate(bytes: good, file: "good").bytes == Data(good))
@@ -180,12 +189,52 @@ import Testing
         }
     }
 
+    /// Format version 1 kept, beside each pseudonym, a plain SHA-256 of that person's totals:
+    /// anyone holding a partial could hash a guess of the totals and confirm it. A partial now
+    /// holds no digest of a person's totals, keyed or not: the only SHA-256 in it is the spec's.
+    @Test func aPartialHoldsNoDigestOfAPersonsTotals() throws {
+        let cohort = try CohortFixture.shared()
+        let dir = Support.temporaryDirectory()
+        let merged = try PartialAggregate.merge(cohort.partials)
+        // Hex SHA-256 of the canonical `releases` object of `partial`, computed by Python's hashlib.
+        func totalsDigest(_ partial: PartialAggregate) throws -> String {
+            let file = dir + "/totals.json"
+            try Data(PartialAggregate.json(partial.releases).bytes).write(to: URL(fileURLWithPath: file))
+            let run = try Support.runProgram(
+                "/usr/bin/env", ["python3", "-c", "import hashlib, sys; print(hashlib.sha256(open(sys.argv[1], 'rb').read()).hexdigest())", file])
+            let digest = run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(digest.count == 64, "\(run.stderr)")
+            return digest
+        }
+        for (name, partial) in [("person", cohort.partials[0]), ("other", cohort.partials[5]), ("merged", merged)] {
+            let text = String(decoding: partial.encode(), as: UTF8.self)
+            let totals = try totalsDigest(partial)
+            #expect(!text.contains(totals), "\(name)")
+            let digests = text.matches(of: #/[0-9a-f]{64}/#).map { String($0.output) }
+            #expect(digests == [partial.specSHA256], "\(name): \(digests)")
+        }
+        // Each person's own totals, as version 1 recorded them: in no file, single or merged.
+        for partial in cohort.partials.prefix(4) {
+            #expect(!String(decoding: merged.encode(), as: UTF8.self).contains(try totalsDigest(partial)))
+        }
+        // Another cohort key: another pseudonym (the units it names are bounded afresh), and
+        // still no digest of the totals.
+        try PseudonymKey.generate(at: dir + "/other.key")
+        let other = try PseudonymKey(path: dir + "/other.key").pseudonym(for: "person-0")
+        #expect(other != cohort.people[0].name)
+        let again = try PartialAggregate.build(spec: cohort.spec, runDirectory: cohort.people[0].directory, person: other)
+        #expect(again.persons == [other])
+        let againText = String(decoding: again.encode(), as: UTF8.self)
+        let againDigest = try totalsDigest(again)
+        #expect(!againText.contains(cohort.people[0].name) && !againText.contains(againDigest))
+    }
+
     @Test func mergingNothingFailsAndMergingOneChangesNothing() throws {
         let cohort = try CohortFixture.shared()
         #expect(throws: InputError.self) { try PartialAggregate.merge([]) }
         let one = try PartialAggregate.merge([cohort.partials[3]])
         #expect(one.bytes == cohort.partials[3].bytes)
-        #expect(one.persons == [cohort.people[3].name: PartialAggregate.totalsFingerprint(cohort.partials[3].releases)])
+        #expect(one.persons == [cohort.people[3].name])
     }
 
     @Test func mergedTotalsThatOverflowAreRefusedNeverWrapped() throws {
@@ -193,7 +242,7 @@ import Testing
             let releases = ["r": BoundedTotals(counts: ["2023-W01": count], sums: ["2023-W01": -count])]
             return PartialAggregate(
                 specSHA256: String(repeating: "a", count: 64),
-                persons: [person: PartialAggregate.totalsFingerprint(releases)], releases: releases, file: person + ".partial")
+                persons: [person], releases: releases, file: person + ".partial")
         }
         #expect(try PartialAggregate.merge([partial("p_a", .max - 2), partial("p_b", 2)]).releases["r"]?.counts["2023-W01"] == .max)
         let error = #expect(throws: InputError.self) { try PartialAggregate.merge([partial("p_a", .max - 2), partial("p_b", 3)]) }
@@ -214,7 +263,7 @@ import Testing
                 "odd",
                 PartialAggregate(
                     specSHA256: String(repeating: "0", count: 64),
-                    persons: ["p_1": String(repeating: "1", count: 64), "p_0": String(repeating: "2", count: 64)],
+                    persons: ["p_1", "p_0"],
                     releases: odd)
             ),
         ]
@@ -235,7 +284,7 @@ import Testing
             try process.run()
             let printed = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             process.waitUntilExit()
-            #expect(printed == "same healthtrail-partial 1 \(partial.persons.count)\n", "\(name)")
+            #expect(printed == "same healthtrail-partial 2 \(partial.persons.count)\n", "\(name)")
             #expect(try PartialAggregate.read(path: dir + "/\(name).partial").bytes == partial.bytes)
         }
     }

@@ -173,10 +173,7 @@ import Testing
         }
         return PartialAggregate(
             specSHA256: try PartialAggregate.specFingerprint(of: spec),
-            persons: [
-                "p_00000000000000a1": String(repeating: "a", count: 64),
-                "p_00000000000000b2": String(repeating: "b", count: 64),
-            ],
+            persons: ["p_00000000000000a1", "p_00000000000000b2"],
             releases: releases)
     }
 

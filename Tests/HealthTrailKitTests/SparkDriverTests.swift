@@ -121,7 +121,7 @@ import Testing
         // The exact merge: the same bytes as one machine's, every person once (p3 ran twice).
         let merged = FileManager.default.contents(atPath: spark + "/cohort/merged.partial")
         #expect(merged != nil && merged == FileManager.default.contents(atPath: local + "/cohort/merged.partial"))
-        let persons = try #require(Self.json(spark + "/cohort/merged.partial") as? [String: Any])["persons"] as? [String: String]
+        let persons = try #require(Self.json(spark + "/cohort/merged.partial") as? [String: Any])["persons"] as? [String]
         #expect(persons?.count == 4)
         let partials = try FileManager.default.contentsOfDirectory(atPath: local + "/partials").sorted()
         #expect(try FileManager.default.contentsOfDirectory(atPath: spark + "/partials").sorted() == partials)

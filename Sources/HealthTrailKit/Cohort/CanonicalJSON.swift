@@ -10,6 +10,8 @@ indirect enum CanonicalJSON {
     case string(String)
     case integer(Int64)
     case object([String: CanonicalJSON])
+    /// Elements in the order given: a writer that wants one canonical order sorts them first.
+    case array([CanonicalJSON])
 
     /// The canonical bytes of the value.
     var bytes: [UInt8] {
@@ -37,6 +39,13 @@ indirect enum CanonicalJSON {
                 members[name]!.write(into: &out)
             }
             out.append(UInt8(ascii: "}"))
+        case .array(let elements):
+            out.append(UInt8(ascii: "["))
+            for (i, element) in elements.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                element.write(into: &out)
+            }
+            out.append(UInt8(ascii: "]"))
         }
     }
 

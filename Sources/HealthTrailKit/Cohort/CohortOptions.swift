@@ -16,6 +16,10 @@ public struct CohortOptions: Sendable {
     public var childArguments: [String] = []
     /// The log format the children write in (their lines are passed through).
     public var logFormat: LogFormat = .text
+    /// Log how many archives, which persons were processed or unchanged, and the time taken.
+    /// False for a cohort that publishes DP releases: the log and cron's mail then say the
+    /// same whoever is in the cohort and whatever changed (cohort.json, owner-only, keeps it).
+    public var logsFigures = true
 
     public init(spec: PipelineSpec, executable: String) {
         self.spec = spec

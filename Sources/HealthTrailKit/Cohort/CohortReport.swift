@@ -59,4 +59,15 @@ public struct CohortReport: Encodable, Sendable {
         for r in releases { lines.append("  released \(r.id) → \(r.path)\(r.charged ? "" : " (nothing new: nothing spent)")") }
         return lines.joined(separator: "\n")
     }
+
+    /// Lines for a cohort that publishes DP releases: the archives that failed and what was
+    /// released, never how many archives there were, which were unchanged or the time taken,
+    /// which the releases' noise hides (cohort.json, owner-only, keeps each person's outcome).
+    /// Whether a release spent budget follows from the spec and the date alone.
+    public func releaseSummary(archives: [String: String] = [:]) -> String {
+        var lines = ["healthtrail: cohort finished (cohort.json has each archive's outcome)"]
+        for p in persons where p.status == "failed" { lines.append("  failed: \(archives[p.person] ?? p.person): \(p.error ?? "?")") }
+        for r in releases { lines.append("  released \(r.id) → \(r.path)\(r.charged ? "" : " (nothing new: nothing spent)")") }
+        return lines.joined(separator: "\n")
+    }
 }

@@ -62,6 +62,7 @@ public enum CohortRun {
             }
             for archive in sorted.superseded {
                 superseded += 1
+                guard options.logsFigures else { continue }
                 log.info(
                     "an archive is superseded by a later one of the same person",
                     metadata: [
@@ -89,10 +90,9 @@ public enum CohortRun {
         let people = chosen
         log.info(
             "cohort started",
-            metadata: [
-                "event": "cohort.started", "archives": .stringConvertible(people.count),
-                "jobs": .stringConvertible(options.jobs),
-            ])
+            metadata: ["event": "cohort.started", "jobs": .stringConvertible(options.jobs)].merging(
+                options.logsFigures ? ["archives": .stringConvertible(people.count)] : [:]
+            ) { a, _ in a })
 
         let progress = ProgressCounter(total: people.count)
         let results = ParallelJobs.run(count: people.count, jobs: options.jobs) { i -> CohortReport.Person in
@@ -100,12 +100,13 @@ public enum CohortRun {
             let outcome = PersonProcess.run(archive: archive, pseudonym: pseudonym, options: options)
             let position = progress.next()
             if outcome.status == "failed" {
+                // The position ("3/10") would count the cohort's persons.
                 log.error(
                     "person failed: \(outcome.error ?? "?")",
-                    metadata: [
-                        "event": "cohort.person_failed", "person": .string(pseudonym), "progress": .string(position),
-                    ])
-            } else {
+                    metadata: ["event": "cohort.person_failed", "person": .string(pseudonym)].merging(
+                        options.logsFigures ? ["progress": .string(position)] : [:]
+                    ) { a, _ in a })
+            } else if options.logsFigures {
                 log.info(
                     "person \(outcome.status)",
                     metadata: [
@@ -138,15 +139,17 @@ public enum CohortRun {
                     budgetLedger = outcomes.first?.ledgerPath
                 } catch {
                     // The cohort ends here too: its end is logged before the error is reported.
+                    let figures: Logger.Metadata = [
+                        "persons": .stringConvertible(persons.count), "merged": .stringConvertible(good.count),
+                        "seconds": .stringConvertible((Date().timeIntervalSince(started) * 100).rounded() / 100),
+                    ]
                     log.warning(
                         "cohort finished: its releases were refused",
                         metadata: [
-                            "event": "cohort.finished", "persons": .stringConvertible(persons.count),
+                            "event": "cohort.finished",
                             "failed": .stringConvertible(persons.filter { $0.status == "failed" }.count),
-                            "merged": .stringConvertible(good.count), "releases": .stringConvertible(0),
-                            "releases_refused": .stringConvertible(true),
-                            "seconds": .stringConvertible((Date().timeIntervalSince(started) * 100).rounded() / 100),
-                        ])
+                            "releases": .stringConvertible(0), "releases_refused": .stringConvertible(true),
+                        ].merging(options.logsFigures ? figures : [:]) { a, _ in a })
                     throw error
                 }
             }
@@ -165,13 +168,16 @@ public enum CohortRun {
         if !report.nothingNew || mergedChanged {
             try writeReport(report, to: out + "/cohort.json")
         }
+        let figures: Logger.Metadata = [
+            "persons": .stringConvertible(persons.count), "merged": .stringConvertible(good.count),
+            "seconds": .stringConvertible(report.seconds),
+        ]
         log.info(
             "cohort finished",
             metadata: [
-                "event": "cohort.finished", "persons": .stringConvertible(persons.count), "failed": .stringConvertible(report.failed),
-                "merged": .stringConvertible(good.count), "releases": .stringConvertible(releases.count),
-                "seconds": .stringConvertible(report.seconds),
-            ])
+                "event": "cohort.finished", "failed": .stringConvertible(report.failed),
+                "releases": .stringConvertible(releases.count),
+            ].merging(options.logsFigures ? figures : [:]) { a, _ in a })
         return Result(report: report, failedArchives: failedArchives)
     }
 

@@ -5,9 +5,8 @@ extension PartialAggregate {
     /// Reads the bytes of a partial aggregate file (see the type's documentation for the format).
     ///
     /// Only the canonical bytes are accepted: a file whose bytes differ from the encoding of what
-    /// it holds (edited, re-indented, duplicated keys) is corrupt, because merging relies on
-    /// equal contents having equal bytes. A single-person file must also match its `persons`
-    /// checksum.
+    /// it holds (edited, re-indented, duplicated keys, persons out of order) is corrupt, because
+    /// merging relies on equal contents having equal bytes.
     ///
     /// - Throws: `InputError` naming `file`: not a partial aggregate, another format version, or
     ///   corrupt. The message never holds a value from the file.
@@ -46,17 +45,14 @@ extension PartialAggregate {
         func isHash(_ s: String) -> Bool { s.utf8.count == 64 && s.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) } }
         guard isHash(specSHA256) else { throw fail("corrupt partial aggregate (spec_sha256 is not a SHA-256)") }
         guard !persons.isEmpty else { throw fail("corrupt partial aggregate (no persons)") }
-        guard persons.keys.allSatisfy(Self.isValidPerson), persons.values.allSatisfy(isHash) else {
-            throw fail("corrupt partial aggregate (a person's name or checksum is malformed)")
+        guard persons.allSatisfy(Self.isValidPerson) else {
+            throw fail("corrupt partial aggregate (a person's name is malformed)")
         }
         for (id, totals) in releases {
             // Counts are numbers of contributions; zero entries are left out by every writer.
             guard totals.counts.values.allSatisfy({ $0 > 0 }), totals.sums.values.allSatisfy({ $0 != 0 }) else {
                 throw fail("corrupt partial aggregate (release \(id) holds a zero entry or a negative count)")
             }
-        }
-        if persons.count == 1, let (person, checksum) = persons.first, checksum != Self.totalsFingerprint(releases) {
-            throw fail("corrupt partial aggregate (the totals do not match the checksum recorded for \(person))")
         }
     }
 
@@ -70,7 +66,7 @@ extension PartialAggregate {
     private struct Wire: Decodable {
         var toolVersion: String
         var specSHA256: String
-        var persons: [String: String]
+        var persons: [String]
         var releases: [String: WireTotals]
 
         enum CodingKeys: String, CodingKey {

@@ -11,25 +11,27 @@ import HealthTrailCommit
 /// merging partials (`merge(_:)`) is exact, associative and commutative: every order and
 /// grouping of the same partials gives the same bytes.
 ///
-/// ## File format (version 1)
+/// ## File format (version 2)
 ///
 /// One line of JSON in canonical form (see `CanonicalJSON`: keys sorted by UTF-8 bytes, no
 /// whitespace, integers only, exactly the bytes of Python's
 /// `json.dumps(p, sort_keys=True, separators=(",", ":"), ensure_ascii=False)`), then `\n`:
 ///
 ///     {"format":"healthtrail-partial",
-///      "persons":{"p_5b2e0c9d41aa7f03":"<sha256 of that person's releases object>"},
+///      "persons":["p_5b2e0c9d41aa7f03"],
 ///      "releases":{"density":{"counts":{"517":2},"sums":{}},
 ///                  "weekly_steps":{"counts":{"2023-W01":6},"sums":{"2023-W01":4123}}},
-///      "spec_sha256":"<sha256 of the spec's releases>","tool_version":"0.1.0","version":1}
+///      "spec_sha256":"<sha256 of the spec's releases>","tool_version":"0.1.0","version":2}
 ///
 /// (shown wrapped; the file is one line). Fields:
-/// - `format`, `version`: always `healthtrail-partial` and `1`.
+/// - `format`, `version`: always `healthtrail-partial` and `2`. A file of version 1 is refused
+///   with a line saying to rebuild it: its `persons` held an unkeyed SHA-256 of each person's
+///   totals, which anyone could recompute from a guess of those totals to confirm it.
 /// - `tool_version`: the healthtrail that bounded the data; merging refuses another version.
 /// - `spec_sha256`: `specFingerprint(of:)`, the release definitions the totals were computed
 ///   for, without the budget (changing the budget does not invalidate partials).
-/// - `persons`: pseudonym → hex SHA-256 of that person's own `releases` object in this form.
-///   A single-person file is checked against it on reading; a merged file lists every person.
+/// - `persons`: the pseudonyms of the people whose totals these are, sorted by UTF-8 bytes, each
+///   once. Nothing derived from a person's totals is kept beside their pseudonym.
 /// - `releases`: per release id, `counts` and `sums` per public partition (the `mean` sums are
 ///   centred, as in `BoundedTotals`); a density release has `counts` per cell index (row-major)
 ///   and no sums. Zero entries are left out; every release of the spec is present.
@@ -41,14 +43,14 @@ public struct PartialAggregate: Sendable {
     /// The value of `format`.
     public static let formatName = "healthtrail-partial"
     /// The value of `version` this tool reads and writes.
-    public static let formatVersion: Int64 = 1
+    public static let formatVersion: Int64 = 2
 
     /// The healthtrail version that computed the totals.
     public var toolVersion: String
     /// `specFingerprint(of:)` of the spec the totals were computed for.
     public var specSHA256: String
-    /// Pseudonym → hex SHA-256 of that person's own totals (`totalsFingerprint(_:)`).
-    public var persons: [String: String]
+    /// The pseudonyms of the people in these totals, sorted by UTF-8 bytes, each once.
+    public var persons: [String]
     /// Bounded totals per release id.
     public var releases: [String: BoundedTotals]
     /// The file this partial was read from, for error messages; not part of its bytes.
@@ -56,12 +58,12 @@ public struct PartialAggregate: Sendable {
 
     /// A partial from its parts (`build` and `merge` make them; tests make odd ones).
     public init(
-        toolVersion: String = HealthTrailVersion.current, specSHA256: String, persons: [String: String],
+        toolVersion: String = HealthTrailVersion.current, specSHA256: String, persons: [String],
         releases: [String: BoundedTotals], file: String? = nil
     ) {
         self.toolVersion = toolVersion
         self.specSHA256 = specSHA256
-        self.persons = persons
+        self.persons = Self.sorted(persons)
         self.releases = releases
         self.file = file
     }
@@ -81,9 +83,9 @@ public struct PartialAggregate: Sendable {
                     })))
     }
 
-    /// Hex SHA-256 of the canonical `releases` object of these totals: what `persons` records.
-    public static func totalsFingerprint(_ releases: [String: BoundedTotals]) -> String {
-        hex(SHA256.hash(data: json(releases).bytes))
+    /// `names` each once, in the order of their UTF-8 bytes: the canonical order of `persons`.
+    static func sorted(_ names: [String]) -> [String] {
+        Set(names).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
     /// The canonical bytes of the file (see the type's documentation).
@@ -93,7 +95,7 @@ public struct PartialAggregate: Sendable {
             "version": .integer(Self.formatVersion),
             "tool_version": .string(toolVersion),
             "spec_sha256": .string(specSHA256),
-            "persons": .object(persons.mapValues { .string($0) }),
+            "persons": .array(persons.map { .string($0) }),
             "releases": Self.json(releases),
         ]
         return CanonicalJSON.object(document).bytes + [0x0A]

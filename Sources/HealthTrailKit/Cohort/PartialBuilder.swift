@@ -21,7 +21,7 @@ extension PartialAggregate {
             releases[release.id] = try ContributionBounding.totals(for: release, runDirectory: runDirectory, person: person)
         }
         return PartialAggregate(
-            specSHA256: try specFingerprint(of: spec), persons: [person: totalsFingerprint(releases)],
+            specSHA256: try specFingerprint(of: spec), persons: [person],
             releases: releases)
     }
 }

@@ -19,7 +19,7 @@ extension PartialAggregate {
         guard let first = unique.first else { throw InputError(file: "merge", "no partial aggregates to merge") }
         if unique.count == 1 { return first }
 
-        var owners: [String: String] = [:], persons: [String: String] = [:]
+        var owners: [String: String] = [:]
         for part in unique {
             guard part.toolVersion == HealthTrailVersion.current else {
                 throw InputError(
@@ -30,12 +30,11 @@ extension PartialAggregate {
             guard part.specSHA256 == first.specSHA256, Set(part.releases.keys) == Set(first.releases.keys) else {
                 throw InputError(file: part.displayName, "computed for other release definitions than \(first.displayName)")
             }
-            for (person, checksum) in part.persons {
+            for person in part.persons {
                 if let other = owners[person] {
                     throw InputError(file: part.displayName, "person \(person) is in two partials: \(other) and \(part.displayName)")
                 }
                 owners[person] = part.displayName
-                persons[person] = checksum
             }
         }
 
@@ -58,7 +57,7 @@ extension PartialAggregate {
         // Centred sums (`mean`) of several people can cancel out: zero entries are left out.
         for id in releases.keys { releases[id]!.sums = releases[id]!.sums.filter { $0.value != 0 } }
         return PartialAggregate(
-            toolVersion: first.toolVersion, specSHA256: first.specSHA256, persons: persons,
+            toolVersion: first.toolVersion, specSHA256: first.specSHA256, persons: Array(owners.keys),
             releases: releases)
     }
 }

@@ -13,7 +13,7 @@ enum PersonProcess {
                 "--out", out + "/partials/\(pseudonym).partial", "--outputs", out + "/persons/\(pseudonym)",
                 "--quiet", "--log-format", "json",
             ]
-            + (options.force ? ["--force"] : []) + options.childArguments
+            + (options.force ? ["--force"] : []) + (options.logsFigures ? ["--verbose"] : []) + options.childArguments
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
@@ -34,8 +34,10 @@ enum PersonProcess {
                 status = "failed"
                 failure = "the process ended on signal \(signal)"
             }
-            // The child's warnings pass through this process's log, in its format.
-            for event in events {
+            // The child's warnings pass through this process's log, in its format. Without the
+            // figures, only warnings and errors: an info line (`run.nothing_new`) would tell an
+            // unchanged person from a changed one.
+            for event in events where options.logsFigures || event.level >= .warning {
                 HealthTrailLog.logger.log(level: event.level, "\(event.message)", metadata: event.metadata)
             }
         } catch {

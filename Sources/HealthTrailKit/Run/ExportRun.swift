@@ -58,6 +58,11 @@ public struct RunOptions: Sendable {
     /// Write unknown units, unknown activity types and missing route files' paths into
     /// manifest.json as the export has them, instead of as keyed hashes (`ManifestNames`).
     public var debugManifest = false
+    /// Log the run's start, end and figures (records, workouts, points, files, seconds, faults).
+    /// False for a run that publishes DP releases: read from the log or cron's mail, its
+    /// figures would tell what the releases' noise hides, so only manifest.json keeps them.
+    /// Not part of `outputFingerprint`: it changes no output file.
+    public var logsFigures = true
     /// Empty export.xml's `device` values before libxml2 reads them (`DeviceValueElision`).
     /// Outputs do not depend on it; tests turn it off to show that.
     var elideDeviceValues = true
@@ -126,7 +131,9 @@ public enum ExportRun {
         defer { budget.deactivate() }
         let log = HealthTrailLog.logger
         let label = options.inputLabel ?? options.inputPath
-        log.info("run started", metadata: ["event": "run.started", "input": .string(label), "output": .string(options.outputDirectory)])
+        if options.logsFigures {
+            log.info("run started", metadata: ["event": "run.started", "input": .string(label), "output": .string(options.outputDirectory)])
+        }
         var context: RunContext?
         do {
             let run = try RunContext(options: options, source: source, layout: layout, staging: staging, started: started)
@@ -165,6 +172,7 @@ public enum ExportRun {
             try budget.check()
             try staging.commit(replacing: folder.previous?.files ?? [])
             // Counts and durations only: nothing read from the data.
+            guard options.logsFigures else { return manifest }
             if run.faults.total > 0 {
                 log.warning(
                     "\(run.faults.total) malformed records skipped (manifest.json lists them)",
