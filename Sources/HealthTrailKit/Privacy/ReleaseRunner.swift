@@ -68,9 +68,9 @@ public enum ReleaseRunner {
     /// Releases bounded totals (one person's, or a cohort's merged with `PartialAggregate.merge`):
     /// noise drawn once per release, every spend recorded in the ledger first.
     ///
-    /// The ledger fingerprint of a release covers exactly what the noise is added to (its terms
-    /// and its totals on every public partition), not who the totals came from: releasing the
-    /// same totals again answers from the ledger and spends nothing.
+    /// The ledger fingerprint of a publication covers the release's terms and its period, never
+    /// the totals (`fingerprint(_:_:ledger:)`): a period is drawn once, and every later run
+    /// answers it from the ledger and spends nothing, whatever the data says now.
     ///
     /// - Throws: `InputError` naming the partial's file when it was computed for other release
     ///   definitions than `spec`, lacks one of its releases, or holds a partition a release does
