@@ -151,9 +151,14 @@ public struct Timestamp: Hashable, Comparable, Sendable, BitwiseCopyable {
     /// Writes the local calendar date `2024-01-02` of `localSeconds` into a slot of 10 bytes.
     @inlinable @inline(__always)
     public static func writeDate(localSeconds: Int64, to out: OutputSlot) {
-        let days = localSeconds >= 0 ? localSeconds / 86_400 : (localSeconds - 86_399) / 86_400
-        let (y, m, d) = civilFromDays(days)
+        let (y, m, d) = civilFromDays(day(ofLocalSeconds: localSeconds))
         out.putFourDigits(y, at: 0); out[4] = 0x2D; out.putTwoDigits(m, at: 5); out[7] = 0x2D; out.putTwoDigits(d, at: 8)
+    }
+
+    /// Days since 1970-01-01 of the local date of `localSeconds` (rounded down, before 1970 too).
+    @inlinable @inline(__always)
+    public static func day(ofLocalSeconds localSeconds: Int64) -> Int64 {
+        localSeconds >= 0 ? localSeconds / 86_400 : (localSeconds - 86_399) / 86_400
     }
 
     /// `2024-01-02T15:31:22Z`.

@@ -51,13 +51,10 @@ public struct CohortReport: Encodable, Sendable {
     /// Lines for a person at a terminal; `archives` maps failed pseudonyms to their archive's
     /// path, which only the terminal sees (the files name persons by pseudonym only).
     public func summary(archives: [String: String] = [:]) -> String {
-        var lines = [
+        let head =
             "healthtrail: cohort of \(persons.count) archives in \(Int(seconds.rounded())) s with \(jobs) jobs: "
-                + "\(persons.filter { $0.status == "ok" }.count) processed, \(persons.filter { $0.status == "unchanged" }.count) unchanged, \(failed) failed"
-        ]
-        for p in persons where p.status == "failed" { lines.append("  failed: \(archives[p.person] ?? p.person): \(p.error ?? "?")") }
-        for r in releases { lines.append("  released \(r.id) → \(r.path)\(r.charged ? "" : " (nothing new: nothing spent)")") }
-        return lines.joined(separator: "\n")
+            + "\(persons.filter { $0.status == "ok" }.count) processed, \(persons.filter { $0.status == "unchanged" }.count) unchanged, \(failed) failed"
+        return ([head] + outcomeLines(archives: archives)).joined(separator: "\n")
     }
 
     /// Lines for a cohort that publishes DP releases: the archives that failed and what was
@@ -65,9 +62,13 @@ public struct CohortReport: Encodable, Sendable {
     /// which the releases' noise hides (cohort.json, owner-only, keeps each person's outcome).
     /// Whether a release spent budget follows from the spec and the date alone.
     public func releaseSummary(archives: [String: String] = [:]) -> String {
-        var lines = ["healthtrail: cohort finished (cohort.json has each archive's outcome)"]
-        for p in persons where p.status == "failed" { lines.append("  failed: \(archives[p.person] ?? p.person): \(p.error ?? "?")") }
-        for r in releases { lines.append("  released \(r.id) → \(r.path)\(r.charged ? "" : " (nothing new: nothing spent)")") }
-        return lines.joined(separator: "\n")
+        (["healthtrail: cohort finished (cohort.json has each archive's outcome)"] + outcomeLines(archives: archives))
+            .joined(separator: "\n")
+    }
+
+    /// The failed archives (by path where `archives` has it) and the releases, a line each.
+    private func outcomeLines(archives: [String: String]) -> [String] {
+        persons.filter { $0.status == "failed" }.map { "  failed: \(archives[$0.person] ?? $0.person): \($0.error ?? "?")" }
+            + releases.map { "  released \($0.id) → \($0.path)\($0.charged ? "" : " (nothing new: nothing spent)")" }
     }
 }

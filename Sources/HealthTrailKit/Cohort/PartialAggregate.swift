@@ -74,13 +74,8 @@ public struct PartialAggregate: Sendable {
     /// Hex SHA-256 of the spec's release definitions (deterministic JSON, keys sorted), leaving
     /// out the budget: partials stay valid when only the budget changes.
     public static func specFingerprint(of spec: ReleaseSpec) throws -> String {
-        // `expected` is read by --plan only: declaring it changes no partial.
-        hex(
-            SHA256.hash(
-                data: try JSONEncoder.sorted.encode(
-                    spec.releases.map {
-                        var r = $0; r.expected = nil; return r
-                    })))
+        // Terms only (`ReleaseSpec.Release.terms`): declaring `expected` changes no partial.
+        hex(SHA256.hash(data: try JSONEncoder.sorted.encode(spec.releases.map(\.terms))))
     }
 
     /// `names` each once, in the order of their UTF-8 bytes: the canonical order of `persons`.

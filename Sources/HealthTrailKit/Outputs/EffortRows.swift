@@ -58,7 +58,7 @@ enum EffortRows {
                 row("workout", year: nil, w.workoutID, w.activity, name, effort, to: out)
                 let key = w.activity + "\u{0}" + name
                 keep((w.workoutID, effort), in: &allTime[key])
-                let localDay = Self.floorDiv(Int64(effort.start.rounded()) + offsetSeconds, 86_400)
+                let localDay = Timestamp.day(ofLocalSeconds: Int64(effort.start.rounded()) + offsetSeconds)
                 keep((w.workoutID, effort), in: &byYear[Timestamp.civilFromDays(localDay).year, default: [:]][key])
             }
         }
@@ -73,9 +73,6 @@ enum EffortRows {
         for year in byYear.keys.sorted() { rows("year", year: year, byYear[year]!) }
         rows("all_time", year: nil, allTime)
     }
-
-    /// `a / b` rounded towards minus infinity (`b` > 0): the day of a time before 1970 too.
-    private static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : -((-a + b - 1) / b) }
 
     private static func row(
         _ scope: String, year: Int?, _ id: String, _ activity: String, _ name: String, _ e: BestEffort, to out: CSVWriter

@@ -21,10 +21,9 @@ struct PostProcessing {
         }
     }
 
-    /// A stored row (`ReleaseRunner.drawnColumns`) as published (`ReleaseRunner.columns`).
-    func apply(toRow row: String) -> String {
-        var fields = Self.fields(of: row)
-        guard fields.count == ReleaseRunner.drawnColumns.count else { return row }
+    /// A stored row's fields (`ReleaseRunner.drawnColumns`) as published (`ReleaseRunner.columns`).
+    func apply(to row: [String]) -> [String] {
+        var fields = row
         let drawn = fields[2]
         var note = ""
         if side != 0, let value = Double(fields[2]), let low = Double(fields[3]), let high = Double(fields[4]) {
@@ -34,24 +33,6 @@ struct PostProcessing {
             fields[3] = ReleaseRunner.format(clamp(low))
             fields[4] = ReleaseRunner.format(clamp(high))
         }
-        return (fields + [drawn, note]).map { $0.contains(",") ? "\"\($0)\"" : $0 }.joined(separator: ",")
-    }
-
-    /// The fields of a row as `ReleaseRunner.noisyTable` writes them: comma-separated, a field
-    /// holding a comma in double quotes (no field holds a quote).
-    static func fields(of row: String) -> [String] {
-        var fields: [String] = [], field = "", quoted = false
-        for c in row {
-            if c == "\"" {
-                quoted.toggle()
-            } else if c == "," && !quoted {
-                fields.append(field)
-                field = ""
-            } else {
-                field.append(c)
-            }
-        }
-        fields.append(field)
-        return fields
+        return fields + [drawn, note]
     }
 }

@@ -92,6 +92,11 @@ struct CSVTable {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw InputError(file: path, "cannot read (run `healthtrail run` into this folder first, with csv among its formats)")
         }
+        self.init(text: text)
+    }
+
+    /// The table of CSV `text`: its first row the header, rows of another width left out.
+    init(text: String) {
         var rows: [[String]] = [], row: [String] = [], field = "", quoted = false
         var justClosed = false   // a quote right after a closing quote is an escaped quote
         for c in text {

@@ -212,10 +212,9 @@ public enum ReleaseRunner {
     /// `to` moves on keeps the weeks already published.
     static func fingerprint(_ release: ReleaseSpec.Release, _ publication: Publication, ledger: BudgetLedger) throws -> String {
         // Defaults written out or left out are the same release: fill them in first.
-        var terms = release
+        var terms = release.terms
         terms.cadence = release.cadence ?? .once
         terms.resolution = release.resolution ?? 1
-        terms.expected = nil   // read by --plan only: no term of the release
         if release.partition.byActivity { terms.activities = (release.activities ?? PublicPartitions.defaultActivities).sorted() }
         if terms.cadence != .once { (terms.from, terms.to) = ("", "") }
         let text = try String(decoding: JSONEncoder.sorted.encode(terms), as: UTF8.self) + "\nperiod \(publication.period)\n"
@@ -228,10 +227,9 @@ public enum ReleaseRunner {
         var out = Data((columns.joined(separator: ",") + "\n").utf8)
         let rule = PostProcessing(release)
         for table in tables {
-            guard let newline = table.firstIndex(of: 0x0A) else { continue }
-            for line in table[(newline + 1)...].split(separator: 0x0A) {
-                out += rule.apply(toRow: String(decoding: line, as: UTF8.self)).utf8
-                out.append(0x0A)
+            // Stored rows have the drawn columns: a table of another width has none to publish.
+            for row in CSVTable(text: String(decoding: table, as: UTF8.self)).rows where row.count == drawnColumns.count {
+                out += (rule.apply(to: row).map { $0.contains(",") ? "\"\($0)\"" : $0 }.joined(separator: ",") + "\n").utf8
             }
         }
         return out

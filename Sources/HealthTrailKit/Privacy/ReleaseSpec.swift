@@ -116,6 +116,14 @@ public struct ReleaseSpec: Codable, Sendable, Equatable {
 }
 
 extension ReleaseSpec.Release {
+    /// The release without what is no term of it (`expected`, read by `--plan` only): what the
+    /// partial's and the ledger's fingerprints are computed from.
+    var terms: Self {
+        var terms = self
+        terms.expected = nil
+        return terms
+    }
+
     /// Throws the first of `mistakes()`, naming the release.
     func check(file: String) throws {
         if let first = mistakes().first { throw InputError(file: file, "release \(id): \(first.message)") }
