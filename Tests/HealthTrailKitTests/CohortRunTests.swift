@@ -29,11 +29,12 @@ import Testing
         return (root, pipeline)
     }
 
-    /// Rewrites the study's pipeline with weekly_resting_hr at ε 0.6 instead of 0.5.
-    static func raiseRestingHREpsilon(_ pipeline: String) throws {
+    /// Rewrites the study's pipeline with weekly_resting_hr at ρ 0.25 instead of 0.3: the spec still
+    /// fits its budget, but it is a new release, which spends again.
+    static func lowerRestingHRRho(_ pipeline: String) throws {
         let text = try String(contentsOfFile: pipeline, encoding: .utf8)
         let changed = text.replacingOccurrences(
-            of: "      mechanism: laplace\n      epsilon: 0.5\n", with: "      mechanism: laplace\n      epsilon: 0.6\n")
+            of: "      mechanism: gaussian\n      rho: 0.3\n", with: "      mechanism: gaussian\n      rho: 0.25\n")
         #expect(changed != text)
         try changed.write(toFile: pipeline, atomically: true, encoding: .utf8)
     }
@@ -128,15 +129,15 @@ import Testing
     @Test func aCohortOverBudgetLeavesItsReleasesAndReportAsTheyWere() throws {
         let (root, pipeline) = try Self.study(persons: 2, days: 5, broken: false)
         let out = root + "/study/out"
-        #expect(try Support.runCLI(["run", "--pipeline", pipeline, "--quiet"]).status == 0)   // ρ 0.875 of 1.0
+        #expect(try Support.runCLI(["run", "--pipeline", pipeline, "--quiet"]).status == 0)   // ρ 1.0 of 1.0
         func described() throws -> [String: Data] {
             try Support.snapshot(out).filter { $0.key.hasPrefix("/dp/") || $0.key.hasPrefix("/cohort") || $0.key.hasPrefix("/privacy-ledger") }
         }
         let before = try described()
         #expect(before.keys.contains("/cohort.json") && before.keys.contains("/cohort/merged.partial"))
         _ = try ExportSynthesizer.write(to: root + "/study/archives/p3.zip", options: SynthOptions(days: 5, seed: 3))
-        // A new ε for the resting heart rate is a new release: ρ 0.18 more, past the ρ 1.0.
-        try Self.raiseRestingHREpsilon(pipeline)
+        // A new ρ for the resting heart rate is a new release: ρ 0.25 more, past the ρ 1.0.
+        try Self.lowerRestingHRRho(pipeline)
         for attempt in 1...2 {
             let run = try Support.runCLI(["run", "--pipeline", pipeline, "--quiet"])
             #expect(run.status == 1, "attempt \(attempt): \(run.stderr)")

@@ -78,7 +78,7 @@ import Testing
 
     /// The export without day `day`, as the unit is defined: a cumulative sample keeps its part
     /// outside the day with its share of the value (pro rata, as daily.csv splits it), the night
-    /// dated that day goes whole, the next night (which may start that evening) stays.
+    /// dated that day goes whole, the next night (which may begin on the same date) stays.
     static func without(day: Int64, _ pieces: [Piece]) -> [Piece] {
         let dayStart = day * 86_400 - offset, dayEnd = dayStart + 86_400
         var kept: [Piece] = []

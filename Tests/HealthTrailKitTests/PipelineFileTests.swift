@@ -409,15 +409,16 @@ import Testing
         #expect(releases.map(\.id) == ["weekly_resting_hr", "workouts_per_activity_week", "nightly_sleep_minutes", "route_density"])
         #expect(releases.allSatisfy { $0.privacyUnit == .person })
         let hr = try #require(releases.first)
-        #expect(hr.metric == "daily.resting_hr" && hr.lower == 35 && hr.upper == 110)
-        #expect(hr.maxPartitions == 13 && hr.maxContributions == 7 && hr.mechanism == .laplace && hr.epsilon == 0.5)
+        #expect(hr.metric == "daily.resting_hr" && hr.lower == 40 && hr.upper == 90)
+        #expect(hr.maxPartitions == 13 && hr.maxContributions == 7 && hr.mechanism == .gaussian && hr.rho == 0.3)
         // K = 13 covers every public week of the period: a person's days are never dropped.
         #expect(PublicPartitions.keys(for: hr) == (1...13).map { String(format: "2023-W%02d", $0) })
-        // The noise is what the file's comments say: Laplace scales 91/0.25 and 3458/0.25.
-        #expect(ContributionBounding.valueBound(hr) == 38)
+        // The noise is what the file's comments say: L2 sensitivities 7√13 and 7√13 × 25 at ρ
+        // 0.15 each, so σ² = Δ² / (2ρ) = 637 / 0.3 and 637 × 625 / 0.3.
+        #expect(ContributionBounding.valueBound(hr) == 25)
         let plan = try NoisePlan(hr)
-        #expect(plan.count == (try NoiseMechanism.laplace(sensitivity: 91, epsilon: Rational(1, 4))))
-        #expect(plan.sum == (try NoiseMechanism.laplace(sensitivity: 3458, epsilon: Rational(1, 4))))
+        #expect(plan.count == .discreteGaussian(sigmaSquared: Rational(6370, 3)))
+        #expect(plan.sum == .discreteGaussian(sigmaSquared: Rational(3_981_250, 3)))
         #expect(releases.last?.area == [48.80, 2.25, 48.92, 2.42])
     }
 

@@ -115,10 +115,10 @@ import Testing
         let end = try #require(lines.firstIndex { $0.contains("\"cohort.finished\"") })
         #expect(lastRelease < end)
 
-        // The shipped cohort's budget (ρ 1) holds one cohort's releases (ρ 0.875): a new ε for
-        // one of them is another release, refused, and the cohort's end still logged.
+        // The shipped cohort's budget (ρ 1) holds one cohort's releases (ρ 1): a new ρ for one
+        // of them is another release, refused, and the cohort's end still logged.
         _ = try ExportSynthesizer.write(to: root + "/study/archives/p9.zip", options: SynthOptions(days: 5, seed: 9))
-        try CohortRunTests.raiseRestingHREpsilon(pipeline)
+        try CohortRunTests.lowerRestingHRRho(pipeline)
         let again = try Support.runCLI([
             "run", "--pipeline", pipeline, "--jobs", "2", "--log-format", "json", "--quiet",
             "--log-level", "info",

@@ -15,6 +15,46 @@ import Testing
         #expect(spec.budget?.rho == 2 && spec.budget?.epsilon == nil)   // mixed mechanisms: a zCDP budget
         #expect(spec.releases[3].mechanism == .gaussian && spec.releases[3].rho == 0.25)
         #expect(spec.releases.prefix(4).allSatisfy { $0.cadence == .month })
+        #expect(spec.releases[4].cadence == .year)
+    }
+
+    /// `last complete year` is the calendar year before today's, whatever today is: on
+    /// 1 January, 31 December and 29 February.
+    @Test(arguments: [("2026-01-01", "2025"), ("2026-12-31", "2025"), ("2024-02-29", "2023")])
+    func lastCompleteYearIsTheCalendarYearBefore(_ today: String, _ year: String) {
+        let day = PublicPartitions.day(today)!
+        #expect(Publication.date(ReleaseDates.relativeDay("last complete year", end: .from, today: day)!) == year + "-01-01")
+        #expect(Publication.date(ReleaseDates.relativeDay("last complete year", end: .to, today: day)!) == year + "-12-31")
+    }
+
+    /// A density map rolls on by calendar year: one map per file, so its dates are one whole
+    /// year; it is due on 2 January of the next (the second day after it ends).
+    @Test func aDensityMapRollsOnByCalendarYear() throws {
+        func density(_ from: String, _ to: String, cadence: String = "year") throws -> ReleaseSpec.Release? {
+            let yaml = """
+                releases:
+                  - {id: map, metric: routes, aggregate: density, area: [48.8, 2.25, 48.92, 2.42], cells: 10, partition: week,
+                     cadence: \(cadence), from: \(from), to: \(to), privacy_unit: workout, max_partitions: 6,
+                     max_contributions: 1, mechanism: laplace, epsilon: 1}
+
+                """
+            let path = Support.temporaryDirectory() + "/density.yaml"
+            try yaml.write(toFile: path, atomically: true, encoding: .utf8)
+            return try ReleaseSpec.load(path: path, asOf: "2026-11-28").releases.first
+        }
+        let map = try #require(try density("last complete year", "last complete year"))
+        #expect(map.from == "2025-01-01" && map.to == "2025-12-31")
+        let publications = Publication.all(of: map)
+        #expect(publications.map(\.period.first) == ["2025-01-01"] && publications.map(\.period.last) == ["2025-12-31"])
+        #expect(publications.map { Publication.date($0.publishableFrom) } == ["2026-01-02"])
+        // Two years in one file, or a month's map, are refused with the reason.
+        for (from, to, cadence, words) in [
+            ("2024-01-01", "2025-12-31", "year", "one calendar year"), ("2025-02-01", "2026-01-31", "year", "one calendar year"),
+            ("6 months ago", "last complete month", "month", "each calendar year"),
+        ] {
+            let error = #expect(throws: InputError.self) { try density(from, to, cadence: cadence) }
+            #expect(error?.message.contains(words) == true, "\(error?.message ?? "")")
+        }
     }
 
     /// Relative dates on a Friday, 2026-11-27, worked out on a calendar.
@@ -50,7 +90,7 @@ import Testing
     }
 
     /// The shipped spec's monthly releases are the last six whole months: on 2023-07-05, January
-    /// to June 2023, all due; its density map keeps the dates it names.
+    /// to June 2023, all due; its density map is the last whole calendar year.
     @Test func theShippedSpecRollsOnWithTheMonths() throws {
         let path = Support.packageRoot.appendingPathComponent("pipelines/releases.yaml").path
         let spec = try ReleaseSpec.load(path: path, asOf: "2023-07-05")
@@ -60,6 +100,7 @@ import Testing
         }
         let later = try ReleaseSpec.load(path: path, asOf: "2024-02-10")
         #expect(later.releases.prefix(4).allSatisfy { $0.from == "2023-08-01" && $0.to == "2024-01-31" })
+        #expect(spec.releases[4].from == "2022-01-01" && later.releases[4].from == "2023-01-01" && later.releases[4].to == "2023-12-31")
     }
 
     /// `--plan` warns when a release's noise swamps the value it declares it expects, worked by

@@ -119,7 +119,7 @@ enum PipelineSchema {
             Field(name: "rho", schema: .number(.finite)),
             Field(name: "area", schema: .list(of: .number(.finite), count: 0...Int.max)),
             Field(name: "cells", schema: .integer(Int.min...Int.max, unit: "")),
-            Field(name: "cadence", schema: .word(["once", "week", "month"])),
+            Field(name: "cadence", schema: .word(["once", "week", "month", "year"])),
             Field(name: "expected", schema: .number(.finite)),
         ])
     }

@@ -65,7 +65,7 @@ enum ReleaseSpecReader {
             var mistakes = release.mistakes()
             // Published once, a release whose dates move would be a new release every day.
             if relative && (release.cadence ?? .once) == .once {
-                mistakes.append(("cadence", "relative dates roll on with a cadence: give cadence week or month"))
+                mistakes.append(("cadence", "relative dates roll on with a cadence: give cadence week, month or year"))
             }
             mistakes = mistakes.filter { !skipped.contains($0.key) }
             for (key, message) in mistakes {

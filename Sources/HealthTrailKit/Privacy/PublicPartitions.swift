@@ -55,6 +55,17 @@ enum PublicPartitions {
         return Timestamp.daysFromCivil(year: c.year, month: c.month, day: 1)
     }
 
+    /// Whether `days` is 1 January to 31 December of one year.
+    static func isOneCalendarYear(_ days: (first: Int64, last: Int64)) -> Bool {
+        let a = Timestamp.civilFromDays(days.first), b = Timestamp.civilFromDays(days.last)
+        return a.year == b.year && a.month == 1 && a.day == 1 && b.month == 12 && b.day == 31
+    }
+
+    /// 1 January of the day's year.
+    static func firstOfYear(_ day: Int64) -> Int64 {
+        Timestamp.daysFromCivil(year: Timestamp.civilFromDays(day).year, month: 1, day: 1)
+    }
+
     static func firstOfNextMonth(_ day: Int64) -> Int64 {
         let c = Timestamp.civilFromDays(day)
         return c.month == 12

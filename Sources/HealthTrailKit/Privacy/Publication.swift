@@ -21,9 +21,10 @@ struct Publication: Equatable {
     /// Days between a period's last day and the first run that publishes it.
     static let closingDays: Int64 = 2
 
-    /// Every publication of `release`, in order: one for `cadence: once`, one per whole ISO week
-    /// or calendar month of the counted days for `cadence: week` or `month` (days of a week or
-    /// month that `from` or `to` cuts are never published). Empty when no day is counted.
+    /// Every publication of `release`, in order: one for `cadence: once`, one per whole ISO week,
+    /// calendar month or calendar year of the counted days for `cadence: week`, `month` or `year`
+    /// (days of a period that `from` or `to` cuts are never published). Empty when no day is
+    /// counted.
     static func all(of release: ReleaseSpec.Release) -> [Publication] {
         guard let (first, last) = PublicPartitions.countedDays(of: release) else { return [] }
         let keys = release.aggregate == .density ? [] : PublicPartitions.keys(for: release)
@@ -33,9 +34,23 @@ struct Publication: Equatable {
         let cadence = release.cadence ?? .once
         guard cadence != .once else { return [make(first, last, keys)] }
         var result: [Publication] = []
-        var start = cadence == .week ? first - PublicPartitions.weekday(first) : PublicPartitions.firstOfMonth(first)
+        func periodStart(_ day: Int64) -> Int64 {
+            switch cadence {
+            case .week: day - PublicPartitions.weekday(day)
+            case .month, .once: PublicPartitions.firstOfMonth(day)
+            case .year: PublicPartitions.firstOfYear(day)
+            }
+        }
+        func nextStart(_ start: Int64) -> Int64 {
+            switch cadence {
+            case .week: start + 7
+            case .month, .once: PublicPartitions.firstOfNextMonth(start)
+            case .year: PublicPartitions.firstOfYear(start + 366)
+            }
+        }
+        var start = periodStart(first)
         while start <= last {
-            let next = cadence == .week ? start + 7 : PublicPartitions.firstOfNextMonth(start)
+            let next = nextStart(start)
             // Whole periods only: a period cut by from or to would be published, and later drawn
             // again whole once `to` moved on.
             guard start >= first && next - 1 <= last else {

@@ -11,9 +11,12 @@ import HealthTrailDecode
 /// - `N months ago`, `N years ago`: the calendar month N months (12 N) before the current one,
 ///   its first day as a `from`, its last as a `to`; `last complete month` is `1 month ago`.
 ///
+/// - `last complete year`: the calendar year before today's, 1 January as a `from`, 31 December
+///   as a `to`.
+///
 /// So `from: 6 months ago` and `to: last complete month` are the last six whole months. A
-/// release with a relative date rolls on with its cadence (`week` or `month`): each period is
-/// drawn once, when it has closed, and the ones already drawn are never drawn again.
+/// release with a relative date rolls on with its cadence (`week`, `month` or `year`): each
+/// period is drawn once, when it has closed, and the ones already drawn are never drawn again.
 enum ReleaseDates {
     /// Which end of a release's dates a text gives.
     enum End { case from, to }
@@ -38,6 +41,10 @@ enum ReleaseDates {
             return weeksBack(1, end: end, today: today)
         case ["last", "complete", "month"]:
             return monthsBack(1, end: end, today: today)
+        case ["last", "complete", "year"]:
+            // The calendar year before today's: 1 January as a `from`, 31 December as a `to`.
+            let first = PublicPartitions.firstOfYear(PublicPartitions.firstOfYear(today) - 1)
+            return end == .from ? first : PublicPartitions.firstOfYear(today) - 1
         default:
             // At most a thousand years back: far enough for any spec, near enough for the calendar.
             guard words.count == 3, words[2] == "ago", let n = Int64(words[0]), n >= 0, n <= 12_000 else { return nil }

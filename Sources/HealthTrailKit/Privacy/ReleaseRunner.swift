@@ -330,7 +330,7 @@ public enum ReleaseRunner {
         let counts = try cellCounts(release, totals: totals, source: source)
         let (mechanism, cost, name) = try densityNoise(release)
         let csvPath = outputDirectory + "/\(release.id).csv", svgPath = outputDirectory + "/\(release.id).svg"
-        // A density map is published once (`cadence: once` is checked with the spec).
+        // One map: `cadence: once`, or `year` over one calendar year (the spec checks it).
         let requests = try due.map { publication in
             BudgetLedger.Request(
                 id: release.id, fingerprint: try fingerprint(release, publication, ledger: ledger), mechanism: name, cost: cost,

@@ -66,7 +66,7 @@ public struct ReleaseSpec: Codable, Sendable, Equatable {
         public var cells: Int?
         /// How the release repeats under cron: `once` (the default) publishes the whole
         /// `from`…`to` once it has closed; `week` each ISO week, `month` each calendar month,
-        /// once it has closed.
+        /// `year` each calendar year, once it has closed.
         /// Either way a period is drawn once and never again (see `Publication`).
         public var cadence: Cadence?
         /// What a partition is expected to hold, declared from public knowledge (a study's
@@ -92,7 +92,7 @@ public struct ReleaseSpec: Codable, Sendable, Equatable {
     }
     public enum PrivacyUnit: String, Codable, Sendable { case day, workout, person }
     public enum MechanismKind: String, Codable, Sendable { case laplace, gaussian }
-    public enum Cadence: String, Codable, Sendable { case once, week, month }
+    public enum Cadence: String, Codable, Sendable { case once, week, month, year }
 
     /// Reads and checks a spec, its relative dates read against `asOf` (`yyyy-MM-dd`, UTC;
     /// default today); the error names the file and the line of the first problem
@@ -157,8 +157,15 @@ extension ReleaseSpec.Release {
         }
         if let cadence, cadence != .once {
             let fits: [ReleaseSpec.PartitionKind] = cadence == .week ? [.day, .week, .activityWeek] : [.day, .month, .activityMonth]
-            if aggregate == .density {
-                fail("cadence", "a density map is published once: cadence \(cadence.rawValue) is for count, sum and mean")
+            if aggregate == .density && cadence != .year {
+                fail(
+                    "cadence",
+                    "a density map is drawn once for its dates, or each calendar year: cadence \(cadence.rawValue) is for count, sum and mean")
+            } else if aggregate == .density {
+                // One map per file: its counts are those of from…to, so from…to is the one year.
+                if let days = PublicPartitions.countedDays(of: self), !PublicPartitions.isOneCalendarYear(days) {
+                    fail("from", "a density map with cadence year covers one calendar year: from and to its first and last day (last complete year)")
+                }
             } else if !fits.contains(partition) {
                 fail(
                     "cadence",
