@@ -559,6 +559,9 @@ def parse_arguments(argv):
     parser.add_argument("--api", choices=("rdd", "dataframe"), default="rdd",
                         help="rdd (classic sessions) or dataframe (mapInArrow; Spark Connect, Databricks shared compute)")
     parser.add_argument("--fail-fast", action="store_true", help="abort the job when an archive fails (after its retries)")
+    parser.add_argument("--verbose", action="store_true",
+                        help="print how many archives were merged and which failed (kept from the output by "
+                             "default: the counts depend on who is in the cohort; spark-report.json has them)")
     parser.add_argument("--master", help="the Spark master when not set by spark-submit (e.g. local[2,3])")
     parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
                         help="a Spark setting when not set by spark-submit (repeatable)")
@@ -660,11 +663,18 @@ def main(argv=None):
         except RuntimeError as error:
             print(f"healthtrail-spark: {error}", file=sys.stderr)
             return EXIT_FAILED
-        failed = report["failed"]
-        print(f"healthtrail-spark: {report['merged']} merged, {len(failed)} failed → {args.out}")
-        for uri in failed:
-            error = report["archives"][uri]["error"]
-            print(f"healthtrail-spark: failed: {error if uri in error else uri + ': ' + error}", file=sys.stderr)
+        # The release's lines only: how many archives were merged or failed depends on who is in
+        # the cohort, and a mail of this output would give it away beside dp/. The counts and
+        # each archive's outcome stay in the owner-only spark-report.json (--verbose prints them).
+        if args.verbose:
+            failed = report["failed"]
+            print(f"healthtrail-spark: {report['merged']} merged, {len(failed)} failed → {args.out}")
+            for uri in failed:
+                error = report["archives"][uri]["error"]
+                print(f"healthtrail-spark: failed: {error if uri in error else uri + ': ' + error}", file=sys.stderr)
+        elif released:
+            print(f"healthtrail-spark: released → {os.path.join(args.out, 'dp')} "
+                  f"(spark-report.json has each archive's outcome)")
         return 0 if released else EXIT_FAILED
     finally:
         spark.stop()
