@@ -203,6 +203,28 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: ledger)) == ledgerBefore)
     }
 
+    /// Which of identical archives is kept: the one a persons file lists last (an unlisted one
+    /// never wins over a listed one), else the one whose name sorts last; whatever the order.
+    @Test func ofIdenticalArchivesTheKeptOneDependsOnNamesAndTheFileOnly() throws {
+        let dir = Support.temporaryDirectory()
+        _ = try ExportSynthesizer.write(to: dir + "/b.zip", options: SynthOptions(days: 2, seed: 1))
+        _ = try ExportSynthesizer.write(to: dir + "/other.zip", options: SynthOptions(days: 2, seed: 2))
+        for copy in ["a.zip", "c.zip"] { try FileManager.default.copyItem(atPath: dir + "/b.zip", toPath: dir + "/" + copy) }
+        try Data("not an archive".utf8).write(to: URL(fileURLWithPath: dir + "/broken.zip"))
+        try Data("not an archive".utf8).write(to: URL(fileURLWithPath: dir + "/broken-too.zip"))
+        let archives = ["a.zip", "b.zip", "broken.zip", "broken-too.zip", "c.zip", "other.zip"].map { dir + "/" + $0 }
+        for order in [archives, archives.reversed()] {
+            let byName = IdenticalArchives.split(order, jobs: 2) { _ in nil }
+            #expect(Set(byName.kept) == Set(["broken.zip", "broken-too.zip", "c.zip", "other.zip"].map { dir + "/" + $0 }))
+            #expect(Set(byName.copies.map { "\($0.copy)>\($0.kept)" }) == ["\(dir)/a.zip>\(dir)/c.zip", "\(dir)/b.zip>\(dir)/c.zip"])
+            // A persons file listing a.zip after b.zip, and not c.zip at all.
+            let lines = ["a.zip": 3, "b.zip": 2]
+            let byFile = IdenticalArchives.split(order, jobs: 1) { lines[PersonMapping.archiveName(of: $0)] }
+            #expect(byFile.kept.contains(dir + "/a.zip") && !byFile.kept.contains(dir + "/c.zip"))
+            #expect(Set(byFile.copies.map(\.kept)) == [dir + "/a.zip"])
+        }
+    }
+
     @Test func aCohortThatPublishesDPWithoutPersonsIsRefusedWithOneLine() throws {
         let (root, pipeline) = try CohortRunTests.study(persons: 1, days: 2, broken: false)
         try Self.setPersons(pipeline, nil)
@@ -225,5 +247,14 @@ import Testing
             toFile: pipeline, atomically: true, encoding: .utf8)
         let withoutDP = try Support.runCLI(["validate", pipeline])
         #expect(withoutDP.status == 0, "\(withoutDP.stderr)")
+        #expect(try PipelineFile.load(path: pipeline).personsAssumption == "each archive")
+    }
+
+    @Test func aPersonsFileIsNamedAsSuchInTheSpec() throws {
+        let (root, pipeline) = try CohortRunTests.study(persons: 1, days: 2, broken: false)
+        try Self.setPersons(pipeline, root + "/study/persons.csv")
+        let spec = try PipelineFile.load(path: pipeline)
+        #expect(spec.persons == .file(root + "/study/persons.csv") && spec.personsFile == root + "/study/persons.csv")
+        #expect(spec.personsAssumption == "persons file")
     }
 }
