@@ -120,6 +120,9 @@ struct ReleaseCommand: ParsableCommand {
         umask(0o077)
         let releaseSpec: ReleaseSpec
         var location: LedgerLocation
+        // What a merged partial's rows say about its persons: the pipeline's rule, or, from a
+        // bare release spec, that nothing says.
+        var persons = ReleaseRunner.personsNotStated
         if let spec {
             releaseSpec = try ReleaseSpec.load(path: spec, asOf: asOf)
             location = LedgerLocation()
@@ -130,6 +133,7 @@ struct ReleaseCommand: ParsableCommand {
             }
             releaseSpec = releases
             location = pipelineSpec.ledgerLocation
+            persons = pipelineSpec.kind == .cohort ? pipelineSpec.personsAssumption : ReleaseRunner.personsSelf
         }
         if let budgetDir { location.budgetDirectory = Self.absolute(budgetDir) }
         if let subject { location.subject = subject }
@@ -143,7 +147,7 @@ struct ReleaseCommand: ParsableCommand {
         if let partial, let out {
             outcomes = try ReleaseRunner.run(
                 spec: releaseSpec, partial: try PartialAggregate.read(path: partial),
-                outputDirectory: out, ledger: location, asOf: asOf)
+                outputDirectory: out, ledger: location, asOf: asOf, persons: persons)
         } else {
             let data = data ?? "."
             outcomes = try ReleaseRunner.run(

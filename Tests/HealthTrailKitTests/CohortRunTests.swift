@@ -198,11 +198,12 @@ import Testing
         let (root, pipeline) = try CohortRunTests.study(persons: 3, days: 5, broken: false)
         let archives = root + "/study/archives"
         // p1 and p2 are two exports of alice (p2 the later), p3 is bob's; x.zip is nobody's.
-        try FileManager.default.copyItem(atPath: archives + "/p1.zip", toPath: archives + "/x.zip")
+        // (Another export, not a copy of p1: a byte-identical copy would count as p1, IdenticalArchives.)
+        _ = try ExportSynthesizer.write(to: archives + "/x.zip", options: SynthOptions(days: 5, seed: 9))
         try "archive,person\np1.zip,alice\np3.zip,bob\np2.zip,alice\n".write(
             toFile: root + "/study/persons.csv", atomically: true, encoding: .utf8)
         let text = try String(contentsOfFile: pipeline, encoding: .utf8)
-        try text.replacingOccurrences(of: "  key_file: ", with: "  persons: \(root)/study/persons.csv\n  key_file: ")
+        try text.replacingOccurrences(of: "  persons: each archive\n", with: "  persons: \(root)/study/persons.csv\n")
             .write(toFile: pipeline, atomically: true, encoding: .utf8)
         // --verbose: the superseded archive is logged (a cohort publishing DP keeps it to cohort.json).
         let run = try Support.runCLI(["run", "--pipeline", pipeline, "--quiet", "--verbose", "--log-format", "json", "--log-level", "info"])
@@ -241,7 +242,7 @@ import Testing
         let (root, pipeline) = try CohortRunTests.study(persons: 1, days: 3, broken: false)
         try "archive,person\np1.zip,alice\n".write(toFile: root + "/study/persons.csv", atomically: true, encoding: .utf8)
         let text = try String(contentsOfFile: pipeline, encoding: .utf8)
-        try text.replacingOccurrences(of: "  key_file: ", with: "  persons: \(root)/study/persons.csv\n  key_file: ")
+        try text.replacingOccurrences(of: "  persons: each archive\n", with: "  persons: \(root)/study/persons.csv\n")
             .write(toFile: pipeline, atomically: true, encoding: .utf8)
         let partial = try Support.runCLI(["partial", root + "/study/archives/p1.zip", "--pipeline", pipeline, "--out", root + "/p1.partial"])
         #expect(partial.status == 0, "\(partial.stderr)")

@@ -164,7 +164,7 @@ import Testing
                 "maps:", "  kinds: [routes, density]", "  size: 1200", "  colour_scale: inferno",
                 "  area: [48.80, 2.25, 48.92, 2.42]", "  min_points: 5",
                 "geojson_times: true", "ecg_samples: true", "jobs: 3",
-                "privacy:", "  unit: person", "  key_file: keys/pseudonym.key", "  budget: {epsilon: 3}",
+                "privacy:", "  unit: person", "  key_file: keys/pseudonym.key", "  persons: each archive", "  budget: {epsilon: 3}",
                 "  releases:",
             ] + Self.release("steps_a", unit: nil) + Self.release("steps_b", unit: "person")
         let path = try Self.write(lines)
@@ -186,6 +186,7 @@ import Testing
         #expect(spec.geojsonTimes == true && spec.ecgSamples == true && spec.jobs == 3)
         #expect(spec.runOptions(inputPath: "/in.zip", outputDirectory: "/out").ecgSamples)
         #expect(spec.privacyUnit == .person && spec.keyFile == folder + "/keys/pseudonym.key")
+        #expect(spec.persons == .eachArchive && spec.personsFile == nil && spec.personsAssumption == "each archive")
         #expect(spec.releases?.budget == ReleaseSpec.Budget(epsilon: 3, rho: nil))
         #expect(spec.releases?.releases.map(\.id) == ["steps_a", "steps_b"])
         #expect(spec.releases?.releases.map(\.privacyUnit) == [.person, .person])   // filled in, and stated alike

@@ -36,7 +36,7 @@ import Testing
     static func night(_ outcomes: [ReleaseRunner.Outcome], ledger: String) throws -> Night {
         let lines = try String(contentsOfFile: ledger, encoding: .utf8).split(separator: "\n").map { line in
             var entry = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
-            for key in ["prev", "time_utc", "fingerprint", "output_sha256", "subject"] { entry[key] = nil }
+            for key in ["prev", "time_utc", "fingerprint", "output_sha256", "subject", "nonce"] { entry[key] = nil }
             return String(decoding: try JSONSerialization.data(withJSONObject: entry, options: .sortedKeys), as: UTF8.self)
         }
         return Night(

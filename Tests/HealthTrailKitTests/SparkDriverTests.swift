@@ -47,7 +47,7 @@ import Testing
         let shipped = try String(contentsOfFile: Support.packageRoot.path + "/pipelines/cohort.yaml", encoding: .utf8)
         let pipeline = root + "/cohort.yaml"
         try shipped.replacingOccurrences(of: "~/", with: root + "/")
-            .replacingOccurrences(of: "  key_file: ", with: "  persons: \(root)/study/persons.csv\n  key_file: ")
+            .replacingOccurrences(of: "  persons: each archive\n", with: "  persons: \(root)/study/persons.csv\n")
             .replacingOccurrences(of: "\noutputs: [csv, dp]", with: "\noutputs: [csv, dp]\nformats: [csv, parquet]")
             .write(toFile: pipeline, atomically: true, encoding: .utf8)
         let local = try Support.runCLI(["run", "--pipeline", pipeline, "--jobs", "2", "--quiet"])

@@ -625,7 +625,9 @@ def main(argv=None):
             return EXIT_USAGE
         persons_value = pipeline_path_value(args.pipeline, "persons")
         try:
-            persons = read_persons(resolve_pipeline_path(persons_value, args.pipeline)) if persons_value else None
+            # `persons: each archive` (or none, in a cohort without dp): a person per archive name.
+            each_archive = not persons_value or persons_value.strip() == "each archive"
+            persons = None if each_archive else read_persons(resolve_pipeline_path(persons_value, args.pipeline))
         except (UsageError, OSError) as error:
             print(f"healthtrail-spark: {error}", file=sys.stderr)
             return EXIT_USAGE

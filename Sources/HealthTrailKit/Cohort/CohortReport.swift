@@ -7,10 +7,13 @@ public struct CohortReport: Encodable, Sendable {
     public struct Person: Encodable, Sendable {
         /// The person's pseudonym.
         public var person: String
-        /// `ok` (processed), `unchanged` (same archive, version and settings as before) or `failed`.
+        /// `ok` (processed), `unchanged` (same archive, version and settings as before),
+        /// `failed`, or `identical` (a byte-identical copy of another archive, counted once).
         public var status: String
         /// The one-line error of a failed person, with the archive's path replaced by the pseudonym.
         public var error: String?
+        /// For an `identical` archive: the person whose archive it copies (its pseudonym).
+        public var identicalTo: String? = nil
     }
 
     /// One DP release of the merged partials.
@@ -41,11 +44,14 @@ public struct CohortReport: Encodable, Sendable {
         case toolVersion, pipeline, startedUTC, jobs, persons, merged, releases, budgetLedger, superseded
     }
 
-    public var succeeded: Int { persons.filter { $0.status != "failed" }.count }
+    public var succeeded: Int { persons.filter { $0.status == "ok" || $0.status == "unchanged" }.count }
     public var failed: Int { persons.filter { $0.status == "failed" }.count }
-    /// Nothing changed: every person unchanged, none failed, no release spent budget.
+    /// Archives left out as byte-identical copies of another (`IdenticalArchives`).
+    public var identical: Int { persons.filter { $0.status == "identical" }.count }
+    /// Nothing changed: every person processed unchanged, none failed, no release spent budget.
     public var nothingNew: Bool {
-        !persons.isEmpty && persons.allSatisfy { $0.status == "unchanged" } && releases.allSatisfy { !$0.charged }
+        let processed = persons.filter { $0.status != "identical" }
+        return !processed.isEmpty && processed.allSatisfy { $0.status == "unchanged" } && releases.allSatisfy { !$0.charged }
     }
 
     /// Lines for a person at a terminal; `archives` maps failed pseudonyms to their archive's
@@ -54,6 +60,7 @@ public struct CohortReport: Encodable, Sendable {
         let head =
             "healthtrail: cohort of \(persons.count) archives in \(Int(seconds.rounded())) s with \(jobs) jobs: "
             + "\(persons.filter { $0.status == "ok" }.count) processed, \(persons.filter { $0.status == "unchanged" }.count) unchanged, \(failed) failed"
+            + (identical > 0 ? ", \(identical) identical copies counted once" : "")
         return ([head] + outcomeLines(archives: archives)).joined(separator: "\n")
     }
 

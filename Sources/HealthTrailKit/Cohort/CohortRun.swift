@@ -4,7 +4,7 @@ import HealthTrailCommit
 import HealthTrailDecode
 import Logging
 
-/// A cohort on one machine: each archive is one person, processed by `healthtrail partial` in a
+/// A cohort on one machine: each person's archive (`privacy.persons`) is processed by `healthtrail partial` in a
 /// process of its own (up to `jobs` at once), then the partials are merged exactly and the DP
 /// releases add noise once, to the merged totals.
 ///
@@ -39,16 +39,31 @@ public enum CohortRun {
         defer { withExtendedLifetime(lock) {} }
         for folder in ["persons", "partials", "cohort"] { try OutputStaging.makeDirectory(out + "/" + folder) }
 
-        // Persons first: with privacy.persons, an archive is its listed person's, and of a
-        // person's archives the one listed last is used; without it, an archive is a person of
-        // its own name.
-        var archives = options.archives.map { (archive: $0, person: PersonName.of(archive: $0)) }
+        // Persons first: byte-identical archives are one person, whatever their names or the
+        // persons file say. With a persons file, an archive is its listed person's, and of a
+        // person's archives the one listed last is used; with `each archive`, an archive is a
+        // person of its own name.
+        let mapping = try options.spec.personsFile.map { try PersonMapping(path: $0) }
+        let (distinct, copies) = IdenticalArchives.split(options.archives, jobs: options.jobs) { mapping?.line(ofArchive: $0) }
+        var archives = distinct.map { (archive: $0, person: PersonName.of(archive: $0)) }
         var duplicates: [CohortReport.Person] = []
         var failedArchives: [String: String] = [:]
         var superseded = 0
-        if let personsFile = options.spec.personsFile {
-            let mapping = try PersonMapping(path: personsFile)
-            let sorted = mapping.choose(options.archives)
+        for (copy, kept) in copies {
+            // Recorded in cohort.json only: a log line would tell whether the cohort holds a copy.
+            let keptPerson: String? = mapping.map { $0.person(ofArchive: kept) } ?? PersonName.of(archive: kept)
+            duplicates.append(
+                .init(
+                    person: key.tag(for: "archive " + PersonMapping.archiveName(of: copy), prefix: "a_"), status: "identical",
+                    identicalTo: keptPerson.map { key.pseudonym(for: $0) }
+                        ?? key.tag(for: "archive " + PersonMapping.archiveName(of: kept), prefix: "a_")))
+            guard options.logsFigures else { continue }
+            log.info(
+                "an archive is a byte-identical copy of another; it is counted once",
+                metadata: ["event": "cohort.archive_identical"])
+        }
+        if let mapping {
+            let sorted = mapping.choose(distinct)
             archives = sorted.chosen
             for archive in sorted.unlisted {
                 // Not a person's pseudonym: an unlisted alice.zip is not the person alice.
@@ -118,7 +133,7 @@ public enum CohortRun {
         for (i, outcome) in results.enumerated() where outcome.status == "failed" { failedArchives[outcome.person] = people[i].archive }
 
         let persons = results + duplicates
-        let good = persons.filter { $0.status != "failed" }.map(\.person).sorted()
+        let good = persons.filter { $0.status == "ok" || $0.status == "unchanged" }.map(\.person).sorted()
         var releases: [CohortReport.Release] = []
         var budgetLedger: String?
         var mergedChanged = false
@@ -134,7 +149,7 @@ public enum CohortRun {
                 do {
                     let outcomes = try ReleaseRunner.run(
                         spec: spec, partial: merged, outputDirectory: out + "/dp",
-                        ledger: options.spec.ledgerLocation)
+                        ledger: options.spec.ledgerLocation, persons: options.spec.personsAssumption)
                     releases = outcomes.map { .init(id: $0.id, charged: $0.charged, path: $0.path) }
                     budgetLedger = outcomes.first?.ledgerPath
                 } catch {

@@ -19,7 +19,9 @@ import HealthTrailArchive
 /// A person with several archives is counted once, from the archive listed last (list each
 /// person's exports oldest first): the others are left out and counted as superseded. The rule
 /// is the file's order, never the archives' dates or contents, so a cohort on one machine and
-/// on Spark (whose driver reads the same file) choose the same archive. Without the file, each archive is a person of its own name.
+/// on Spark (whose driver reads the same file) choose the same archive. Without the file
+/// (`persons: each archive`), each archive is a person of its own name. Either way,
+/// byte-identical archives are one person (`IdenticalArchives`).
 public struct PersonMapping: Sendable, Equatable {
     /// Archive file name → (person, line in the file).
     private var entries: [String: (person: String, line: Int)]
@@ -62,6 +64,9 @@ public struct PersonMapping: Sendable, Equatable {
     public static func archiveName(of path: String) -> String {
         URL(fileURLWithPath: path).standardizedFileURL.lastPathComponent
     }
+
+    /// The line the file lists an archive on, nil when it does not list it.
+    public func line(ofArchive path: String) -> Int? { entries[Self.archiveName(of: path)]?.line }
 
     /// The person an archive belongs to, nil when the file does not list it.
     public func person(ofArchive path: String) -> String? { entries[Self.archiveName(of: path)]?.person }

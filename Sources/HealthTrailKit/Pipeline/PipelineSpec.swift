@@ -112,9 +112,19 @@ public struct PipelineSpec: Sendable, Equatable {
     /// `privacy.subject`: whose budget the releases spend (default: `self` for a person,
     /// `cohort` for a cohort; see `LedgerLocation`).
     public var subject: String?
-    /// `privacy.persons`: which person each archive of a cohort is (`PersonMapping`), absolute;
-    /// read by the run, which refuses a missing file.
-    public var personsFile: String?
+    /// `privacy.persons`: how a cohort's archives map to persons (nil: not stated, which a
+    /// cohort that publishes `dp` refuses).
+    public var persons: PersonsSource?
+    /// The persons file of `privacy.persons: <CSV>` (`PersonMapping`), absolute; read by the
+    /// run, which refuses a missing file. Nil for `each archive` or without `persons`.
+    public var personsFile: String? {
+        if case .file(let path) = persons { return path }
+        return nil
+    }
+    /// What a cohort's releases say their draw assumed about persons (`PersonsSource.label`):
+    /// `persons file`, `each archive`, or, when the pipeline states nothing, `each archive`
+    /// too, the rule a cohort without `dp` follows.
+    public var personsAssumption: String { (persons ?? .eachArchive).label }
     /// `privacy.budget_dir`: the budget folder, absolute (default: `LedgerLocation`'s).
     public var budgetDirectory: String?
 
@@ -150,5 +160,25 @@ public struct PipelineSpec: Sendable, Equatable {
             }
         }
         return text
+    }
+}
+
+/// `privacy.persons`: which archives of a cohort are one person.
+public enum PersonsSource: Sendable, Equatable {
+    /// `persons: each archive`: every archive is a person of its own (byte-identical copies of
+    /// one archive count once).
+    case eachArchive
+    /// `persons: <CSV>`: the file lists whose each archive is (`PersonMapping`); absolute path.
+    case file(String)
+
+    /// The value of `privacy.persons` that says each archive is its own person.
+    public static let eachArchiveValue = "each archive"
+
+    /// How a published DP row names the assumption its draw was made under (its `persons` column).
+    public var label: String {
+        switch self {
+        case .eachArchive: return "each archive"
+        case .file: return "persons file"
+        }
     }
 }

@@ -39,8 +39,10 @@ extension PipelineSpecReader {
                 walker.report(
                     personsEntry.key, path: "privacy.persons",
                     "a person pipeline holds one person: persons is for cohort pipelines")
+            } else if YAMLValue.text(personsEntry.value)?.trimmingCharacters(in: .whitespaces) == PersonsSource.eachArchiveValue {
+                spec.persons = .eachArchive
             } else {
-                spec.personsFile = path(personsEntry.value, at: "privacy.persons")
+                spec.persons = path(personsEntry.value, at: "privacy.persons").map(PersonsSource.file)
             }
         }
         if let folderEntry = entry(privacy, "budget_dir") { spec.budgetDirectory = path(folderEntry.value, at: "privacy.budget_dir") }
@@ -92,6 +94,14 @@ extension PipelineSpecReader {
         }
         if releasesEntry != nil {
             spec.releases = ReleaseSpec(releases: releases.map(\.item.release), budget: budget)
+        }
+        // Two archives of one person would be two persons, each with the whole budget: a cohort
+        // that publishes dp says which archives are whose, or that each archive is one person.
+        if kind == .cohort, spec.outputs.contains(.dp), releasesEntry != nil, entry(privacy, "persons") == nil {
+            walker.report(
+                privacyEntry?.key ?? root, path: "privacy.persons",
+                "required for a cohort that publishes dp: add `persons: each archive` (each archive is one person) "
+                    + "or `persons: <CSV of archive,person>`")
         }
     }
 

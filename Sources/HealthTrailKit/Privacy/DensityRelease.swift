@@ -11,10 +11,28 @@ import HealthTrailWrite
 /// Every cell of the grid gets noise, empty or not; negative noisy counts are kept in the CSV and
 /// floored at zero for the picture only.
 enum DensityRelease {
+    /// The columns of the table as drawn and stored in the ledger; `persons` as in
+    /// `ReleaseRunner.drawnColumns`.
     static let columns = [
         "row", "column", "lat", "lon", "value", "error95", "mechanism", "epsilon", "rho", "delta",
-        "privacy_unit", "max_partitions",
+        "privacy_unit", "max_partitions", "persons",
     ]
+
+    /// The columns of `dp/<id>.csv`: the stored ones, then the ledger's (`ReleaseRunner.ledgerColumns`).
+    static let publishedColumns = columns + ReleaseRunner.ledgerColumns
+
+    /// The published CSV of a stored table: every row as drawn, then the ledger's identity and
+    /// the line that recorded the draw. A table stored before draws recorded their person
+    /// mapping says `not recorded` in `persons`.
+    static func published(_ table: Data, ledger identity: String, seq: Int) -> Data {
+        var text = publishedColumns.joined(separator: ",") + "\n"
+        for row in String(decoding: table, as: UTF8.self).split(separator: "\n").dropFirst() {
+            let width = row.split(separator: ",", omittingEmptySubsequences: false).count
+            guard width == columns.count || width == columns.count - 1 else { continue }
+            text += String(row) + (width < columns.count ? "," + ReleaseRunner.personsNotRecorded : "") + ",\(identity),\(seq)\n"
+        }
+        return Data(text.utf8)
+    }
 
     /// The fixed grid of a density release, from the spec alone.
     static func grid(for r: ReleaseSpec.Release) -> DensityGrid {
@@ -83,7 +101,7 @@ enum DensityRelease {
     /// The noisy table (CSV bytes) for every cell.
     static func noisyTable(
         _ r: ReleaseSpec.Release, grid: DensityGrid, counts: [Int64], mechanism: NoiseMechanism,
-        name: String, guarantee: StatedGuarantee
+        name: String, guarantee: StatedGuarantee, persons: String
     ) throws -> [UInt8] {
         var text = columns.joined(separator: ",") + "\n"
         let error = mechanism.errorBar95()
@@ -95,30 +113,36 @@ enum DensityRelease {
                 text +=
                     "\(y),\(x)," + String(format: "%.5f,%.5f", lat, lon) + ",\(noisy),\(error),\(name),"
                     + "\(guarantee.epsilon),\(guarantee.rho),\(guarantee.delta),"
-                    + "\(r.privacyUnit.rawValue),\(r.maxPartitions)\n"
+                    + "\(r.privacyUnit.rawValue),\(r.maxPartitions),\(persons)\n"
             }
         }
         return Array(text.utf8)
     }
 
-    /// The picture of a published table: noisy counts floored at zero, drawn on the same grid.
+    /// The picture of a published table (`published`): noisy counts floored at zero, drawn on
+    /// the same grid, its note naming the person mapping and the ledger line of the draw.
     static func svg(fromTable data: Data, grid: DensityGrid, release r: ReleaseSpec.Release, guarantee: StatedGuarantee) throws -> [UInt8] {
         let table = String(decoding: data, as: UTF8.self).split(separator: "\n").dropFirst()
         var values = [UInt32](repeating: 0, count: grid.width * grid.height)
         var error95: Int64 = 0, gaussian = false
+        var provenance = ""
         for row in table {
             let f = row.split(separator: ",", omittingEmptySubsequences: false)
             guard f.count > 5, let y = Int(f[0]), let x = Int(f[1]), let v = Int64(f[4]), y < grid.height, x < grid.width else { continue }
             values[y * grid.width + x] = UInt32(clamping: max(0, v))
             error95 = max(error95, Int64(f[5]) ?? 0)
             gaussian = f.count > 6 && f[6] == "discrete_gaussian"
+            if f.count == publishedColumns.count {
+                provenance = "; persons: \(f[12]); ledger \(f[13]), line \(f[14])"
+            }
         }
         var picture = grid
         picture.replaceCounts(values)
         return DensityMapSVG.render(
             grid: picture, options: SVGOptions(),
             title: "Route density · differentially private (\(guarantee.sentence), per \(r.privacyUnit.rawValue))",
-            note: note(error95: error95, largest: Int64(picture.maximum), cells: values.count, gaussian: gaussian, unit: r.privacyUnit))
+            note: note(error95: error95, largest: Int64(picture.maximum), cells: values.count, gaussian: gaussian, unit: r.privacyUnit)
+                + provenance)
     }
 
     /// What a cell counts and how noisy it is, and, when the largest count is one noise alone

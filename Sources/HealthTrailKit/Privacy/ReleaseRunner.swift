@@ -32,16 +32,35 @@ public enum ReleaseRunner {
     }
 
     /// The columns of `dp/<release>.csv`: those of the table as drawn and stored in the ledger
-    /// (`drawnColumns`), then `drawn_value` and `post_processing` (see `PostProcessing`).
-    public static let columns = drawnColumns + ["drawn_value", "post_processing"]
+    /// (`drawnColumns`), then `drawn_value` and `post_processing` (see `PostProcessing`), then
+    /// `ledger` and `ledger_seq` (`ledgerColumns`).
+    public static let columns = drawnColumns + ["drawn_value", "post_processing"] + ledgerColumns
 
     /// The columns of a publication's table as drawn, the bytes the ledger stores: a replay
-    /// publishes what was drawn, post-processed again.
+    /// publishes what was drawn, post-processed again. `persons` is the person mapping the draw
+    /// assumed (`PersonsSource.label`, or `self`): stored with the draw, so a period drawn
+    /// before a persons file was added keeps saying what it assumed.
     static let drawnColumns = [
         "partition", "aggregate", "value", "ci95_low", "ci95_high", "error95", "mechanism",
         "epsilon", "rho", "delta", "lower", "upper", "resolution", "privacy_unit",
-        "max_partitions", "max_contributions",
+        "max_partitions", "max_contributions", "persons",
     ]
+
+    /// What every published DP row ends with: the identity of the budget ledger that recorded
+    /// its draw (`BudgetLedger.identity`) and the line of that ledger recording it (its
+    /// reservation's seq). Both are the same for every replay; a file from another ledger (a
+    /// reset budget) shows another identity.
+    public static let ledgerColumns = ["ledger", "ledger_seq"]
+
+    /// The `persons` of a row stored before draws recorded their person mapping.
+    static let personsNotRecorded = "not recorded"
+
+    /// The `persons` of one person's own releases: the data is theirs alone.
+    public static let personsSelf = "self"
+
+    /// The `persons` of a merged partial released without its pipeline: nothing says how its
+    /// archives were mapped to persons.
+    public static let personsNotStated = "not stated"
 
     /// Releases one person's run outputs (`daily.csv`, `workouts.csv`, `route_points.csv` in
     /// `dataDirectory`): their partial aggregate, as person `self`, released at once.
@@ -62,7 +81,7 @@ public enum ReleaseRunner {
                     + "keep it, and move it out of the way only if you accept that this budget starts over")
         }
         let partial = try PartialAggregate.build(spec: spec, runDirectory: dataDirectory, person: "self")
-        return try run(spec: spec, partial: partial, outputDirectory: outputDirectory, ledger: ledger, asOf: asOf)
+        return try run(spec: spec, partial: partial, outputDirectory: outputDirectory, ledger: ledger, asOf: asOf, persons: personsSelf)
     }
 
     /// Releases bounded totals (one person's, or a cohort's merged with `PartialAggregate.merge`):
@@ -72,16 +91,19 @@ public enum ReleaseRunner {
     /// the totals (`fingerprint(_:_:ledger:)`): a period is drawn once, and every later run
     /// answers it from the ledger and spends nothing, whatever the data says now.
     ///
+    /// - Parameter persons: the person mapping the totals were merged under, stored with every
+    ///   new draw and published in its `persons` column (never part of the fingerprint: adding
+    ///   a persons file redraws nothing).
     /// - Throws: `InputError` naming the partial's file when it was computed for other release
     ///   definitions than `spec`, lacks one of its releases, or holds a partition a release does
     ///   not declare or a total beyond `largestTotal`: all checked before anything is spent or
     ///   published. `LedgerError` (over budget, …).
     public static func run(
         spec: ReleaseSpec, partial: PartialAggregate, outputDirectory: String,
-        ledger: LedgerLocation, asOf: String? = nil
+        ledger: LedgerLocation, asOf: String? = nil, persons: String = personsNotStated
     ) throws -> [Outcome] {
         let outcomes = try spendAndPublish(
-            spec: spec, partial: partial, outputDirectory: outputDirectory, ledger: ledger, asOf: asOf)
+            spec: spec, partial: partial, outputDirectory: outputDirectory, ledger: ledger, asOf: asOf, persons: persons)
         logPublished(outcomes, spec: spec)
         return outcomes
     }
@@ -130,7 +152,7 @@ public enum ReleaseRunner {
     /// Checks, spends and publishes (`run(spec:partial:outputDirectory:ledger:asOf:)`).
     static func spendAndPublish(
         spec: ReleaseSpec, partial: PartialAggregate, outputDirectory: String,
-        ledger location: LedgerLocation, asOf: String?
+        ledger location: LedgerLocation, asOf: String?, persons: String
     ) throws -> [Outcome] {
         let asOf = asOf ?? Publication.today()
         guard let today = PublicPartitions.day(asOf), Publication.date(today) == asOf else {
@@ -164,8 +186,10 @@ public enum ReleaseRunner {
                 release.aggregate == .density
                 ? try prepareDensity(
                     release, totals: totals, due: due, ledger: ledger, source: partial.displayName,
-                    outputDirectory: outputDirectory, delta: spec.statedDelta)
-                : try prepare(release, totals: totals, due: due, ledger: ledger, outputDirectory: outputDirectory, delta: spec.statedDelta)
+                    outputDirectory: outputDirectory, delta: spec.statedDelta, persons: persons)
+                : try prepare(
+                    release, totals: totals, due: due, ledger: ledger, outputDirectory: outputDirectory, delta: spec.statedDelta,
+                    persons: persons)
             (one.outcome.nextDue, one.outcome.ledgerPath, one.outcome.published) = (next, ledger.path, due.count)
             requests += one.requests
             prepared.append(one)
@@ -174,7 +198,7 @@ public enum ReleaseRunner {
         let reservations = try ledger.releaseAll(requests) { reservations in
             var files: [(path: String, bytes: Data)] = [], start = 0
             for one in prepared {
-                let mine = reservations[start..<start + one.requests.count].map(\.release.result)
+                let mine = reservations[start..<start + one.requests.count].map { Drawn(table: $0.release.result, seq: $0.release.seq) }
                 start += one.requests.count
                 if !mine.isEmpty { files += try one.files(mine) }
             }
@@ -221,15 +245,26 @@ public enum ReleaseRunner {
         return ledger.fingerprint(of: Array(text.utf8))
     }
 
+    /// One publication's stored table and the ledger line that recorded it.
+    struct Drawn {
+        var table: Data
+        var seq: Int
+    }
+
     /// One release's CSV from its publications' stored tables: the header once, then every
-    /// publication's rows in order, each post-processed (`PostProcessing`).
-    static func joinedTables(_ tables: [Data], release: ReleaseSpec.Release) -> Data {
+    /// publication's rows in order, each post-processed (`PostProcessing`) and ending with the
+    /// ledger's identity and the line that recorded its draw.
+    static func joinedTables(_ tables: [Drawn], release: ReleaseSpec.Release, ledger identity: String) -> Data {
         var out = Data((columns.joined(separator: ",") + "\n").utf8)
         let rule = PostProcessing(release)
-        for table in tables {
-            // Stored rows have the drawn columns: a table of another width has none to publish.
-            for row in CSVTable(text: String(decoding: table, as: UTF8.self)).rows where row.count == drawnColumns.count {
-                out += (rule.apply(to: row).map { $0.contains(",") ? "\"\($0)\"" : $0 }.joined(separator: ",") + "\n").utf8
+        for drawn in tables {
+            // Stored rows have the drawn columns (those stored before `persons` was, one fewer):
+            // a table of another width has none to publish.
+            for var row in CSVTable(text: String(decoding: drawn.table, as: UTF8.self)).rows
+            where row.count == drawnColumns.count || row.count == drawnColumns.count - 1 {
+                if row.count < drawnColumns.count { row.append(personsNotRecorded) }
+                let fields = rule.apply(to: row) + [identity, "\(drawn.seq)"]
+                out += (fields.map { $0.contains(",") ? "\"\($0)\"" : $0 }.joined(separator: ",") + "\n").utf8
             }
         }
         return out
@@ -240,7 +275,7 @@ public enum ReleaseRunner {
     /// ledger answers.
     struct Prepared {
         var requests: [BudgetLedger.Request]
-        var files: ([Data]) throws -> [(path: String, bytes: Data)]
+        var files: ([Drawn]) throws -> [(path: String, bytes: Data)]
         var outcome: Outcome
     }
 
@@ -248,7 +283,7 @@ public enum ReleaseRunner {
     /// publication.
     static func prepare(
         _ release: ReleaseSpec.Release, totals: BoundedTotals, due: [Publication], ledger: BudgetLedger,
-        outputDirectory: String, delta: Double
+        outputDirectory: String, delta: Double, persons: String
     ) throws -> Prepared {
         let plan = try NoisePlan(release)
         let guarantee = StatedGuarantee(release, delta: delta)
@@ -256,11 +291,16 @@ public enum ReleaseRunner {
             BudgetLedger.Request(
                 id: release.id, fingerprint: try fingerprint(release, publication, ledger: ledger),
                 mechanism: plan.mechanismName, cost: plan.cost, unit: release.privacyUnit.rawValue, period: publication.period,
-                draw: { Data(try noisyTable(release, keys: publication.keys, totals: totals, plan: plan, guarantee: guarantee)) })
+                draw: {
+                    Data(
+                        try noisyTable(
+                            release, keys: publication.keys, totals: totals, plan: plan, guarantee: guarantee, persons: persons))
+                })
         }
         let path = outputDirectory + "/\(release.id).csv"
+        let identity = try ledger.identity()
         return Prepared(
-            requests: requests, files: { [(path, joinedTables($0, release: release))] },
+            requests: requests, files: { [(path, joinedTables($0, release: release, ledger: identity))] },
             outcome: Outcome(
                 id: release.id, charged: false, partitions: due.reduce(0) { $0 + $1.keys.count }, path: path,
                 guarantee: guarantee.sentence))
@@ -323,7 +363,7 @@ public enum ReleaseRunner {
     /// The DP density release: `dp/<id>.csv` (every cell) and `dp/<id>.svg` (its picture).
     static func prepareDensity(
         _ release: ReleaseSpec.Release, totals: BoundedTotals, due: [Publication], ledger: BudgetLedger, source: String,
-        outputDirectory: String, delta: Double
+        outputDirectory: String, delta: Double, persons: String
     ) throws -> Prepared {
         let guarantee = StatedGuarantee(release, delta: delta)
         let grid = DensityRelease.grid(for: release)
@@ -338,16 +378,17 @@ public enum ReleaseRunner {
                 draw: {
                     Data(
                         try DensityRelease.noisyTable(
-                            release, grid: grid, counts: counts, mechanism: mechanism, name: name, guarantee: guarantee))
+                            release, grid: grid, counts: counts, mechanism: mechanism, name: name, guarantee: guarantee,
+                            persons: persons))
                 })
         }
+        let identity = try ledger.identity()
         return Prepared(
             requests: requests,
             files: { tables in
-                let data = tables[0]
-                return [
-                    (csvPath, data), (svgPath, Data(try DensityRelease.svg(fromTable: data, grid: grid, release: release, guarantee: guarantee))),
-                ]
+                let published = DensityRelease.published(tables[0].table, ledger: identity, seq: tables[0].seq)
+                let svg = try DensityRelease.svg(fromTable: published, grid: grid, release: release, guarantee: guarantee)
+                return [(csvPath, published), (svgPath, Data(svg))]
             },
             outcome: Outcome(
                 id: release.id, charged: false, partitions: due.isEmpty ? 0 : grid.width * grid.height, path: csvPath,
@@ -392,7 +433,8 @@ public enum ReleaseRunner {
 
     /// The noisy CSV of one release: one row per public partition.
     static func noisyTable(
-        _ r: ReleaseSpec.Release, keys: [String], totals: BoundedTotals, plan: NoisePlan, guarantee: StatedGuarantee
+        _ r: ReleaseSpec.Release, keys: [String], totals: BoundedTotals, plan: NoisePlan, guarantee: StatedGuarantee,
+        persons: String
     ) throws -> [UInt8] {
         var text = drawnColumns.joined(separator: ",") + "\n"
         let resolution = r.resolution ?? 1
@@ -428,7 +470,7 @@ public enum ReleaseRunner {
                 key, r.aggregate.rawValue, format(value), format(low), format(high), format(error),
                 plan.mechanismName, guarantee.epsilon, guarantee.rho, guarantee.delta, r.lower.map { format($0) } ?? "",
                 r.upper.map { format($0) } ?? "",
-                format(resolution), r.privacyUnit.rawValue, "\(r.maxPartitions)", "\(r.maxContributions)",
+                format(resolution), r.privacyUnit.rawValue, "\(r.maxPartitions)", "\(r.maxContributions)", persons,
             ]
             text += fields.map { $0.contains(",") ? "\"\($0)\"" : $0 }.joined(separator: ",") + "\n"
         }

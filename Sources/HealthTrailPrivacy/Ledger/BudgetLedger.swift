@@ -224,6 +224,16 @@ public final class BudgetLedger: @unchecked Sendable {
         }
     }
 
+    /// The ledger's identity: 16 hex digits of HMAC-SHA256, under the ledger's key, of its first
+    /// line, which names the subject and the limit, the time the ledger was opened and (from
+    /// this version on) a random nonce. Every release published from this ledger carries it, so
+    /// files drawn under two ledgers (a budget started over: another key, subject or budget
+    /// folder, or a ledger deleted and made again) show two identities. Without the key nobody
+    /// can make a ledger with a chosen identity.
+    public func identity() throws -> String {
+        try withLock { state in state.identity }
+    }
+
     /// The ids of every release the ledger has reserved, under any terms.
     public func releasedIDs() throws -> Set<String> {
         try withLock { state in Set(state.reservations.values.map(\.releaseID)) }
@@ -357,6 +367,10 @@ public final class BudgetLedger: @unchecked Sendable {
                 // Line 1 fixes the subject and the limit before anything is spent.
                 var opened = LedgerEntry(seq: 1, prev: LedgerEntry.genesis, timeUTC: BudgetLedger.now(), status: .opened)
                 (opened.subject, opened.limit) = (subject, limit)
+                // Two ledgers opened in the same second for the same subject, key and limit
+                // would otherwise have the same first line, and so the same identity.
+                var random = SystemRandomNumberGenerator()
+                opened.nonce = (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &random)) }.joined()
                 try append(opened, &state)
             }
             return try body(&state)
@@ -388,6 +402,7 @@ public final class BudgetLedger: @unchecked Sendable {
                 throw broken(number - 1, "this line's bytes no longer match the hash line \(number) recorded for it")
             }
             try record(entry, in: &state, line: number)
+            if number == 1 { state.identity = identity(ofFirstLine: line) }
             state.lastHash = key.mac(line)
             state.lineCount = number
             hashes.append(state.lastHash)
@@ -474,9 +489,15 @@ public final class BudgetLedger: @unchecked Sendable {
         let line = Array(entry.encoded().utf8)
         try files.append(line + [0x0A], to: path)
         try record(entry, in: &state, line: entry.seq)
+        if entry.seq == 1 { state.identity = identity(ofFirstLine: line[...]) }
         state.lastHash = key.mac(line)
         state.lineCount = entry.seq
         try writeHead(seq: state.lineCount, hash: state.lastHash)
+    }
+
+    /// `identity()` of the ledger whose first line is `line` (without its `\n`).
+    private func identity(ofFirstLine line: ArraySlice<UInt8>) -> String {
+        String(key.mac(Array("healthtrail ledger identity\n".utf8) + line).prefix(16))
     }
 
     private func writeHead(seq: Int, hash: String) throws {
@@ -595,6 +616,8 @@ public final class BudgetLedger: @unchecked Sendable {
 package struct LedgerState {
     package var lineCount = 0
     package var lastHash = LedgerEntry.genesis
+    /// `BudgetLedger.identity()`, from the first line.
+    package var identity = ""
     /// Reserved entries by seq.
     package var reservations: [Int: LedgerEntry] = [:]
     /// Seqs of reservations that have a published line.

@@ -16,7 +16,9 @@ import Foundation
 ///
 /// - `opened` (line 1 only) fixes what the ledger is for: `subject`, the tag of the data
 ///   subject under the key (`LedgerKey.subjectTag`), and the budget limit, `limit_epsilon`
-///   and/or `limit_rho`, each an exact fraction. Neither ever changes.
+///   and/or `limit_rho`, each an exact fraction. Neither ever changes. Ledgers made since
+///   HealthTrail named the ledger in its releases add `nonce`, 32 random hex digits that make
+///   the line, and so the ledger's identity, unique.
 /// - `reserved` carries the cost: exactly one of `epsilon` (pure ε-DP) or `rho` (ρ-zCDP), an
 ///   exact fraction; `unit`, the privacy unit the cost protects (`day`, `workout`, `person`);
 ///   and for day and workout units the local dates the release reads, `first` and `last`.
@@ -48,6 +50,10 @@ package struct LedgerEntry: Equatable {
     /// The `opened` line only.
     package var subject: String?
     package var limit: BudgetLimit?
+    /// The `opened` line of a ledger made by this version on: 32 random hex digits, so that two
+    /// ledgers opened alike in the same second differ (`BudgetLedger.identity()`). Written, never
+    /// read: the identity is a MAC of the line's bytes, and an earlier ledger has none.
+    package var nonce: String?
 
     package static let genesis = String(repeating: "0", count: 64)
 
@@ -71,6 +77,7 @@ package struct LedgerEntry: Equatable {
             fields += [("format", "\(Self.format)"), ("subject", json(subject ?? ""))]
             if let epsilon = limit?.epsilon { fields.append(("limit_epsilon", json(epsilon.description))) }
             if let rho = limit?.rho { fields.append(("limit_rho", json(rho.description))) }
+            if let nonce { fields.append(("nonce", json(nonce))) }
             return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
         }
         fields += [("release_id", json(releaseID)), ("fingerprint", json(fingerprint))]
