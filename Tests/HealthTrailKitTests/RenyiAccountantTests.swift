@@ -220,4 +220,53 @@ import Testing
             release: "g", fingerprint: BudgetLedgerTests.fingerprint("g"), mechanism: "discrete_gaussian",
             cost: .zCDP(rho: Rational(1, 10)), noisyResult: Data("1\n".utf8))
     }
+
+    /// A pipeline is checked against an (ε, δ) budget as the ledger will check it: three Laplace
+    /// releases of the days at ε 0.5 spend (1.504362, 10⁻⁶) a day (and a workout) by Rényi
+    /// accounting, over 1.2 and within 1.6, though their ρ 0.375 converts to ε 4.1 by zCDP; a
+    /// Gaussian release is no problem for such a budget (where a pure ε budget refuses it).
+    @Test func aPipelineIsCheckedAgainstItsEpsilonDeltaBudget() throws {
+        let releases = PipelineFileTests.release("a") + PipelineFileTests.release("b") + PipelineFileTests.release("c")
+        let over = try PipelineFileTests.problems(
+            PipelineFileTests.base + ["privacy:", "  budget: {epsilon: 1.2, accountant: renyi}", "  releases:"] + releases)
+        #expect(over.map(\.keyPath) == ["privacy.budget", "privacy.budget"], "\(over)")
+        #expect(
+            over.first?.message.contains("spend (epsilon, delta) = (1.504362, 1e-06) for a day by Rényi accounting") == true, "\(over)")
+        #expect(ApproximateDP.epsilon(rho: 0.375, delta: Self.delta) > 4)
+        let within = PipelineFileTests.base + ["privacy:", "  budget: {epsilon: 1.6, accountant: renyi}", "  releases:"]
+        #expect(try PipelineFileTests.problems(within + releases).isEmpty)
+        var gaussian = PipelineFileTests.release("g")
+        gaussian[gaussian.firstIndex(of: "      mechanism: laplace")!] = "      mechanism: gaussian"
+        gaussian[gaussian.firstIndex(of: "      epsilon: 0.5")!] = "      rho: 0.1"
+        gaussian[gaussian.firstIndex(of: "      upper: 40000")!] = "      upper: 100"
+        let roomy = PipelineFileTests.base + ["privacy:", "  budget: {epsilon: 3, accountant: renyi}", "  releases:"]
+        #expect(try PipelineFileTests.problems(roomy + gaussian).isEmpty)
+    }
+
+    /// End to end: two Laplace releases of ε 0.5 cost a workout (1.005, 10⁻⁶) by Rényi
+    /// accounting, within an (ε, δ) = (1.2, 10⁻⁶) budget that their ρ 0.25 (ε 3.54 by zCDP) would
+    /// not fit; new terms that would bring it to 1.504 are refused with one line, and neither
+    /// dp/ nor the ledger changes.
+    @Test func aReleaseRunHoldsTheEpsilonDeltaBudget() throws {
+        let dir = Support.temporaryDirectory()
+        func release(_ text: String) throws -> [ReleaseRunner.Outcome] {
+            let renyi = text.replacingOccurrences(of: "budget:\n  epsilon: 1.2\n", with: "budget: {epsilon: 1.2, accountant: renyi}\n")
+            #expect(renyi != text)
+            try renyi.write(toFile: dir + "/spec.yaml", atomically: true, encoding: .utf8)
+            return try ReleaseRunner.run(
+                spec: try ReleaseSpec.load(path: dir + "/spec.yaml"), dataDirectory: dir + "/out", outputDirectory: dir + "/out/dp",
+                ledger: .testing(dir + "/out/privacy-ledger.jsonl"))
+        }
+        try ReleaseRunnerTests().runExport(seed: 3, into: dir)
+        #expect(ApproximateDP.epsilon(rho: 0.25, delta: Self.delta) > 1.2)
+        #expect(try release(ReleaseRunnerTests.spec(budget: "1.2")).map(\.charged) == [true, true])
+        let dpBefore = try Support.snapshot(dir + "/out/dp")
+        let ledgerBefore = try Support.snapshot(dir + "/out").filter { $0.key.hasPrefix("/privacy-ledger") }
+        let error = #expect(throws: LedgerError.self) { try release(ReleaseRunnerTests.spec(budget: "1.2", stepsResolution: 20)) }
+        let message = error.map { "\($0)" } ?? ""
+        #expect(error?.kind == .overBudget && message.contains("refused, nothing recorded"), "\(message)")
+        #expect(message.contains("by Rényi accounting, over the limit (ε, δ) = (6/5, 1e-06)") && !message.contains("\n"), "\(message)")
+        #expect(try Support.snapshot(dir + "/out/dp") == dpBefore)
+        #expect(try Support.snapshot(dir + "/out").filter { $0.key.hasPrefix("/privacy-ledger") } == ledgerBefore)
+    }
 }
