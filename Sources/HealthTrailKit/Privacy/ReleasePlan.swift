@@ -177,6 +177,15 @@ public struct ReleasePlan: Sendable {
             row.enumerated().map { $0 < 5 ? $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) : $1 }
                 .joined(separator: "  ")
         }
+        lines += totalLines
+        lines += releases.compactMap { $0.warning.map { "warning: " + $0 } }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// What each privacy unit will have spent once every period is published, a line per unit,
+    /// as `--plan` ends and `healthtrail release` closes: from the spec alone.
+    public var totalLines: [String] {
+        var lines: [String] = []
         let renyiBudget = budget?.accountant == .renyi ? budget?.epsilon : nil
         for total in totals {
             let spends: String
@@ -190,7 +199,6 @@ public struct ReleasePlan: Sendable {
             }
             lines.append("once every period is published, a \(total.unit.rawValue) has spent at most \(spends)")
         }
-        lines += releases.compactMap { $0.warning.map { "warning: " + $0 } }
-        return lines.joined(separator: "\n") + "\n"
+        return lines
     }
 }
