@@ -56,6 +56,9 @@ test-deps:
 	@# The zCDP → (ε, δ) conversion is compared with OpenDP's when it can be installed.
 	@python3 -c "import opendp" 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check opendp \
 		|| echo "note: PyPI opendp unavailable; ApproximateDPTests.agreesWithOpenDP is skipped"
+	@# The Rényi accountant is compared with Google's dp_accounting when it can be installed.
+	@python3 -c "import dp_accounting" 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check dp-accounting \
+		|| echo "note: PyPI dp-accounting unavailable; RenyiAccountantTests.agreesWithDPAccounting is skipped"
 	@# The SQLite and Parquet outputs are read back by pyarrow and DuckDB, the README's examples
 	@# by pandas and GDAL (pyogrio, what QGIS reads GeoJSON with).
 	@python3 -c "import pyarrow, duckdb, pandas, pyogrio" 2>/dev/null \

@@ -153,7 +153,7 @@ struct ReleaseCommand: ParsableCommand {
             outcomes = try ReleaseRunner.run(
                 spec: releaseSpec, dataDirectory: data, outputDirectory: out ?? data + "/dp", ledger: location, asOf: asOf)
         }
-        if !quiet { Self.printOutcomes(outcomes) }
+        if !quiet { Self.printOutcomes(outcomes, spec: releaseSpec) }
     }
 
     /// An absolute path: relative ones are taken from the current folder, so the ledger and
@@ -163,11 +163,14 @@ struct ReleaseCommand: ParsableCommand {
     }
 
     /// One line per release: what it published, its guarantee, where it went, whether it spent
-    /// budget and when its next period is due; then the ledger.
-    static func printOutcomes(_ outcomes: [ReleaseRunner.Outcome]) {
+    /// budget and when its next period is due; then what each privacy unit will have spent
+    /// once every period is out (the spec's, as `--plan` states it: the same every night);
+    /// then the ledger.
+    static func printOutcomes(_ outcomes: [ReleaseRunner.Outcome], spec: ReleaseSpec) {
         for o in outcomes {
             print("healthtrail: " + ReleaseRunner.summary(of: o))
         }
+        for line in (try? ReleasePlan(spec: spec).totalLines) ?? [] { print("healthtrail: this spec: " + line) }
         if let ledger = outcomes.first?.ledgerPath { print("healthtrail: budget ledger: \(ledger)") }
     }
 }

@@ -146,7 +146,7 @@ struct RunCommand: ParsableCommand {
                     spec: releases, dataDirectory: folder, outputDirectory: folder + "/dp", ledger: spec.ledgerLocation)
                 // Printed every night: what the releases published is public, and printing it
                 // only after a change would tell which nights the export changed.
-                if !quiet { ReleaseCommand.printOutcomes(outcomes) }
+                if !quiet { ReleaseCommand.printOutcomes(outcomes, spec: releases) }
                 if var nothingNew {
                     if figures {
                         if nothingNew.input == StandardInputAlias.path { nothingNew.input = StandardInputArchive.label }

@@ -155,6 +155,12 @@ import Testing
         #expect(Double(statedEpsilon(0.125))! > 3 && Double(statedEpsilon(0.125))! < 3.1)
         #expect(printed.stdout.contains("steps: 3 partitions, ε = 0.5 →"), "\(printed.stdout)")
         #expect(printed.stdout.contains("distance: 3 partitions, ρ = 0.125 zCDP, (ε, δ) = (\(statedEpsilon(0.125)), 1e-09) →"), "\(printed.stdout)")
+        // Then what the spec spends per unit, as --plan states it.
+        #expect(
+            printed.stdout.contains(
+                "healthtrail: this spec: once every period is published, a day has spent at most ρ = 0.125 of the budget ρ = 1, "
+                    + "(ε, δ) = (\(statedEpsilon(0.125)), 1e-09) by zCDP, ("),
+            "\(printed.stdout)")
     }
 
     /// `release --plan` reads the spec alone and writes nothing; each release's partitions and

@@ -84,11 +84,13 @@ enum PipelineSchema {
     }
 
     /// `{epsilon: …}` and/or `{rho: …}`: the total the budget ledger enforces across runs;
-    /// `delta`: the δ at which ρ-zCDP releases state their (ε, δ) (default 10⁻⁶).
+    /// `delta`: the δ at which ρ-zCDP releases state their (ε, δ) (default 10⁻⁶);
+    /// `accountant: renyi`: `epsilon` and `delta` are an (ε, δ) total, by Rényi accounting.
     static let budget = YAMLSchema.mapping([
         Field(name: "epsilon", schema: .number(.init(lower: 0, lowerOpen: true, upper: 100))),
         Field(name: "rho", schema: .number(.init(lower: 0, lowerOpen: true, upper: 100))),
         Field(name: "delta", schema: .number(.init(lower: 0, lowerOpen: true, upper: 0.01))),
+        Field(name: "accountant", schema: .word(["renyi"])),
     ])
 
     static func releaseList(unitRequired: Bool) -> YAMLSchema {

@@ -153,7 +153,11 @@ public struct PipelineSpec: Sendable, Equatable {
             text += "; \(count) release\(count == 1 ? "" : "s")"
             if let budget = releases.budget {
                 let parts = [
-                    budget.epsilon.map { "epsilon budget \(YAMLSchema.Bounds.format($0))" },
+                    budget.epsilon.map {
+                        budget.accountant == .renyi
+                            ? "(epsilon, delta) budget (\(YAMLSchema.Bounds.format($0)), \(budget.delta ?? 1e-6)) by Rényi accounting"
+                            : "epsilon budget \(YAMLSchema.Bounds.format($0))"
+                    },
                     budget.rho.map { "rho budget \(YAMLSchema.Bounds.format($0))" },
                 ].compactMap { $0 }
                 text += " (" + parts.joined(separator: ", ") + ")"

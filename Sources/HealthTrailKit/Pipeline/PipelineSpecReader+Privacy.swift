@@ -1,4 +1,5 @@
 import Foundation
+import HealthTrailPrivacy
 import Yams
 
 /// The `privacy` section: unit, key file, budget and releases, and how they fit the pipeline.
@@ -53,6 +54,7 @@ extension PipelineSpecReader {
         {
             walker.report(budgetEntry.value, path: "privacy.budget", "give exactly one of epsilon or rho")
         }
+        ReleaseSpecReader.checkBudget(budgetEntry?.value, path: "privacy.budget", walker: &walker)
         let pipelineBudget = budgetEntry.flatMap { ReleaseSpecReader.budget($0.value) }
 
         let releasesEntry = entry(privacy, "releases")
@@ -167,6 +169,8 @@ extension PipelineSpecReader {
     /// them at run time.
     private mutating func checkCost(_ releases: [ReadRelease], budget: ReleaseSpec.Budget, at node: Node?, inFile: Bool) {
         var epsilon: [ReleaseSpec.PrivacyUnit: Double] = [:], rho: [ReleaseSpec.PrivacyUnit: Double] = [:]
+        var rdp: [ReleaseSpec.PrivacyUnit: RDPCurve] = [:]
+        let renyi = budget.accountant == .renyi
         // A release with problems has no trustworthy cost (an ε of 50 is already reported).
         for (item, itemInFile) in releases where item.valid {
             let r = item.release
@@ -174,8 +178,9 @@ extension PipelineSpecReader {
             for unit in ReleasePlan.units(inside: r.privacyUnit) {
                 epsilon[unit, default: 0] += cost.epsilon ?? 0
                 rho[unit, default: 0] += cost.rho
+                rdp[unit, default: .zero] = rdp[unit, default: .zero].adding(cost.rdp)
             }
-            if r.mechanism == .gaussian && budget.epsilon != nil {
+            if r.mechanism == .gaussian && budget.epsilon != nil && !renyi {
                 report(
                     inFile: itemInFile, item.node["mechanism"] ?? item.node, path: releasePath(item, itemInFile) + ".mechanism",
                     "release \(r.id): a gaussian release has no pure epsilon cost, so an epsilon budget cannot pay for it (budget in rho)")
@@ -185,7 +190,16 @@ extension PipelineSpecReader {
         let path = inFile ? "budget" : "privacy.budget"
         // A hair of tolerance: 0.1 + 0.2 must fit a budget of 0.3.
         for unit in [ReleaseSpec.PrivacyUnit.day, .workout, .person] {
-            if let limit = budget.epsilon, let spent = epsilon[unit], spent > limit * (1 + 1e-9) {
+            if renyi, let limit = budget.epsilon, let curve = rdp[unit] {
+                let delta = budget.delta ?? 1e-6
+                let spent = RenyiAccountant.epsilon(curve: curve, rho: rho[unit] ?? 0, delta: delta)
+                if RenyiAccountant.exceeds(spent, limit: limit) {
+                    report(
+                        inFile: inFile, node, path: path,
+                        "these releases spend (epsilon, delta) = (\(Self.format(spent)), \(delta)) for a \(unit.rawValue) "
+                            + "by Rényi accounting, more than the whole budget epsilon \(Self.format(limit))")
+                }
+            } else if let limit = budget.epsilon, let spent = epsilon[unit], spent > limit * (1 + 1e-9) {
                 report(
                     inFile: inFile, node, path: path,
                     "these releases spend epsilon \(Self.format(spent)) for a \(unit.rawValue), more than the whole budget \(Self.format(limit))")

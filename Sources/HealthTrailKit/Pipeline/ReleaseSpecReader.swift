@@ -30,6 +30,7 @@ enum ReleaseSpecReader {
         guard case .mapping = root else { return nil }
         let list = root["releases"]
         let items = list.map { self.items(of: $0, path: "releases", defaultUnit: defaultUnit, walker: &walker, today: today) } ?? []
+        checkBudget(root["budget"], path: "budget", walker: &walker)
         return (items, budget(root["budget"]), root["budget"])
     }
 
@@ -101,7 +102,14 @@ enum ReleaseSpecReader {
         guard let node, case .mapping = node else { return nil }
         return ReleaseSpec.Budget(
             epsilon: node["epsilon"].flatMap(YAMLValue.number), rho: node["rho"].flatMap(YAMLValue.number),
-            delta: node["delta"].flatMap(YAMLValue.number))
+            delta: node["delta"].flatMap(YAMLValue.number),
+            accountant: node["accountant"].flatMap(YAMLValue.text).flatMap(ReleaseSpec.Accountant.init(rawValue:)))
+    }
+
+    /// Reports an `accountant: renyi` budget without the `epsilon` of its (ε, δ) total.
+    static func checkBudget(_ node: Node?, path: String, walker: inout YAMLSchemaWalker) {
+        guard let node, let budget = budget(node), budget.accountant == .renyi, budget.epsilon == nil else { return }
+        walker.report(node, path: path, "accountant: renyi budgets an (ε, δ) total: give its epsilon (and delta, default 1e-6)")
     }
 
     /// The keys the noise of a release is computed from (`NoisePlan`).

@@ -35,6 +35,18 @@ public struct ReleasePlan: Sendable {
         public var rho: Double
         /// In ε, when every release of the unit is pure ε; nil otherwise.
         public var epsilon: Double?
+        /// The composed Rényi curve (`RenyiAccountant`), a Laplace release counted as randomized
+        /// response with its ε.
+        public var rdp: RDPCurve
+        /// Whether a Laplace release is among them: then Rényi accounting can be tighter than
+        /// converting ρ.
+        public var mixesLaplace: Bool
+
+        /// The (ε, δ) the unit's spend implies by Rényi accounting (the smaller of the Rényi
+        /// curve's and ρ's conversions).
+        public func renyiEpsilon(delta: Double) -> Double {
+            RenyiAccountant.epsilon(curve: rdp, rho: rho, delta: delta)
+        }
     }
 
     public var releases: [Release]
@@ -76,9 +88,11 @@ public struct ReleasePlan: Sendable {
             }
             let unitCost = Self.unitCost(of: r)
             for unit in Self.units(inside: r.privacyUnit) {
-                var total = totals[unit] ?? UnitTotal(unit: unit, rho: 0, epsilon: 0)
+                var total = totals[unit] ?? UnitTotal(unit: unit, rho: 0, epsilon: 0, rdp: .zero, mixesLaplace: false)
                 total.rho += unitCost.rho
                 total.epsilon = unitCost.epsilon.flatMap { e in total.epsilon.map { $0 + e } }
+                total.rdp = total.rdp.adding(unitCost.rdp)
+                total.mixesLaplace = total.mixesLaplace || r.mechanism == .laplace
                 totals[unit] = total
             }
         }
@@ -95,15 +109,19 @@ public struct ReleasePlan: Sendable {
     /// What a release costs its privacy unit, at most, once every period is published: a day or
     /// a workout lies in one period, so its cost is one publication's; the person is in every
     /// period, so a weekly release costs the person once per week. In ε (nil for a Gaussian
-    /// release, which has no pure ε) and in ρ (ε²/2 for a Laplace release).
-    static func unitCost(of r: ReleaseSpec.Release) -> (epsilon: Double?, rho: Double) {
-        let times = r.privacyUnit == .person ? Double(max(1, Publication.all(of: r).count)) : 1
+    /// release, which has no pure ε), in ρ (ε²/2 for a Laplace release), and as a Rényi curve.
+    static func unitCost(of r: ReleaseSpec.Release) -> (epsilon: Double?, rho: Double, rdp: RDPCurve) {
+        let count = r.privacyUnit == .person ? max(1, Publication.all(of: r).count) : 1
+        let times = Double(count)
         switch r.mechanism {
         case .laplace:
             let e = r.epsilon ?? 0
-            return (e * times, e * e / 2 * times)
+            let curve = Rational(String(e)).map { RDPCurve(.pureDP(epsilon: $0)) } ?? .infinite
+            return (e * times, e * e / 2 * times, curve.repeated(count))
         case .gaussian:
-            return (nil, (r.rho ?? 0) * times)
+            let rho = r.rho ?? 0
+            let curve = Rational(String(rho)).map { RDPCurve(.zCDP(rho: $0)) } ?? .infinite
+            return (nil, rho * times, curve.repeated(count))
         }
     }
 
@@ -130,6 +148,15 @@ public struct ReleasePlan: Sendable {
         }
     }
 
+    /// The Rényi figure beside the zCDP one, where it can differ (a Laplace release is among the
+    /// unit's) or the budget is an (ε, δ) by Rényi accounting; rounded up like every stated ε.
+    private func renyi(_ total: UnitTotal, budget renyiBudget: Double?) -> String {
+        guard total.mixesLaplace || renyiBudget != nil else { return "" }
+        let epsilon = ReleaseRunner.format((total.renyiEpsilon(delta: delta) * 1000).rounded(.up) / 1000)
+        return " by zCDP, (\(epsilon), \(delta)) by Rényi accounting"
+            + (renyiBudget.map { " of the budget (ε, δ) = (\(ReleaseRunner.format($0)), \(delta))" } ?? "")
+    }
+
     /// The plan as `healthtrail release --plan` prints it: a line per release, then the total.
     public var text: String {
         var table = [["release", "partitions", "periods", "mechanism", "guarantee", "95 % error of each value"]]
@@ -150,19 +177,28 @@ public struct ReleasePlan: Sendable {
             row.enumerated().map { $0 < 5 ? $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) : $1 }
                 .joined(separator: "  ")
         }
+        lines += totalLines
+        lines += releases.compactMap { $0.warning.map { "warning: " + $0 } }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// What each privacy unit will have spent once every period is published, a line per unit,
+    /// as `--plan` ends and `healthtrail release` closes: from the spec alone.
+    public var totalLines: [String] {
+        var lines: [String] = []
+        let renyiBudget = budget?.accountant == .renyi ? budget?.epsilon : nil
         for total in totals {
             let spends: String
-            if let epsilon = total.epsilon, budget?.epsilon != nil || budget?.rho == nil {
+            if let epsilon = total.epsilon, renyiBudget == nil, budget?.epsilon != nil || budget?.rho == nil {
                 spends = "ε = \(ReleaseRunner.format(epsilon))" + (budget?.epsilon.map { " of the budget ε = \(ReleaseRunner.format($0))" } ?? "")
             } else {
                 let converted = StatedGuarantee.epsilon(rho: total.rho, delta: delta)
                 spends =
                     "ρ = \(ReleaseRunner.format(total.rho))" + (budget?.rho.map { " of the budget ρ = \(ReleaseRunner.format($0))" } ?? "")
-                    + ", (ε, δ) = (\(converted), \(delta))"
+                    + ", (ε, δ) = (\(converted), \(delta))" + renyi(total, budget: renyiBudget)
             }
             lines.append("once every period is published, a \(total.unit.rawValue) has spent at most \(spends)")
         }
-        lines += releases.compactMap { $0.warning.map { "warning: " + $0 } }
-        return lines.joined(separator: "\n") + "\n"
+        return lines
     }
 }

@@ -170,10 +170,7 @@ public enum ReleaseRunner {
         }
         let checked = try spec.releases.map { try checkedTotals(of: $0, in: partial) }
         try OutputStaging.makeDirectory(outputDirectory)
-        let limit = BudgetLimit(
-            epsilon: spec.budget?.epsilon.flatMap { Rational(String($0)) },
-            rho: spec.budget?.rho.flatMap { Rational(String($0)) })
-        let ledger = try location.open(limit: limit)
+        let ledger = try location.open(limit: spec.ledgerLimit)
         // Every release is prepared, then the spec is spent whole or not at all, then every
         // file is published together: a spec that does not fit spends and publishes nothing.
         var requests: [BudgetLedger.Request] = []

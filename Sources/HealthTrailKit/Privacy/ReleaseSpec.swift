@@ -1,6 +1,7 @@
 import Foundation
 import HealthTrailArchive
 import HealthTrailDecode
+import HealthTrailPrivacy
 
 /// What to release under differential privacy: read from a YAML file in `pipelines/`.
 ///
@@ -14,21 +15,41 @@ public struct ReleaseSpec: Codable, Sendable, Equatable {
     public var budget: Budget?
 
     public struct Budget: Codable, Sendable, Equatable {
+        /// A pure ε total (basic composition), or with `accountant: renyi` the ε of an (ε, δ)
+        /// total.
         public var epsilon: Double?
         public var rho: Double?
-        /// The δ at which a ρ-zCDP release states its (ε, δ) guarantee (`statedDelta`).
+        /// The δ at which a ρ-zCDP release states its (ε, δ) guarantee (`statedDelta`), and
+        /// the δ of an (ε, δ) total.
         public var delta: Double?
+        /// `renyi`: `epsilon` and `delta` are an (ε, δ)-DP total, held by Rényi accounting
+        /// (`RenyiAccountant`) rather than by basic composition.
+        public var accountant: Accountant?
 
-        public init(epsilon: Double? = nil, rho: Double? = nil, delta: Double? = nil) {
+        public init(epsilon: Double? = nil, rho: Double? = nil, delta: Double? = nil, accountant: Accountant? = nil) {
             self.epsilon = epsilon
             self.rho = rho
             self.delta = delta
+            self.accountant = accountant
         }
     }
 
+    /// How an `epsilon` budget composes: `renyi` makes it the ε of an (ε, δ) total.
+    public enum Accountant: String, Codable, Sendable { case renyi }
+
     /// The δ a Gaussian release's guarantee is stated at, in `dp/*.csv` and by `healthtrail
-    /// release`: the spec's `budget.delta`, or 10⁻⁶.
+    /// release`, and the δ of an (ε, δ) budget: the spec's `budget.delta`, or 10⁻⁶.
     public var statedDelta: Double { budget?.delta ?? 1e-6 }
+
+    /// The limit the ledger enforces and records in its first line: ε, ρ, or with
+    /// `accountant: renyi` the (ε, δ) of `epsilon` at `statedDelta` (exact fractions of the
+    /// numbers as written).
+    public var ledgerLimit: BudgetLimit {
+        let epsilon = budget?.epsilon.flatMap { Rational(String($0)) }, rho = budget?.rho.flatMap { Rational(String($0)) }
+        guard budget?.accountant == .renyi else { return BudgetLimit(epsilon: epsilon, rho: rho) }
+        let renyi = epsilon.flatMap { e in Rational(String(statedDelta)).map { BudgetLimit.RenyiLimit(epsilon: e, delta: $0) } }
+        return BudgetLimit(rho: rho, renyi: renyi)
+    }
 
     public struct Release: Codable, Sendable, Equatable {
         /// Names the file `dp/<id>.csv` and the ledger entries.

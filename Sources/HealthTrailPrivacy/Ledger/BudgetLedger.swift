@@ -45,7 +45,7 @@ import Glibc
 ///
 /// ## Accounting
 ///
-/// Exact fractions (`Rational`, shared with the noise mechanisms), never floats. The limit holds
+/// Exact fractions (`Rational`, shared with the noise mechanisms) for ε and ρ. The limit holds
 /// for every day, every workout and the person, each on its own: a workout is charged the
 /// releases of workouts, of its day and of the person; a day those of days and of the person;
 /// the person those of the person (`Charges.units(inside:)`). Releases of workouts are not
@@ -53,7 +53,9 @@ import Glibc
 /// by basic composition (Σε) and every release is also charged in zCDP, ρ for Gaussian and ε²/2
 /// for Laplace, summed. Day and workout releases charge only the days of their period: the
 /// spend of a unit is its most-charged day. Person releases charge everything. Each limit in
-/// `BudgetLimit` that is configured must hold; see `BudgetLimit` for why.
+/// `BudgetLimit` that is configured must hold; see `BudgetLimit` for why. An (ε, δ) limit
+/// (`BudgetLimit.renyi`) is checked on the composed Rényi curve (`RenyiAccountant`), in
+/// `Double` with a margin that refuses, never admits, a spend rounding could have hidden.
 ///
 /// ## Verification
 ///
@@ -106,11 +108,15 @@ public final class BudgetLedger: @unchecked Sendable {
         self.subject = key.subjectTag(subject)
         self.lockTimeout = lockTimeout
         files = LedgerFiles(ledger: path)
-        guard limit.epsilon != nil || limit.rho != nil else {
-            throw LedgerError(.invalid, path: path, "no privacy budget configured: give a total ε, ρ or both")
+        guard limit.epsilon != nil || limit.rho != nil || limit.renyi != nil else {
+            throw LedgerError(.invalid, path: path, "no privacy budget configured: give a total ε, ρ or (ε, δ)")
         }
-        for case let total? in [limit.epsilon, limit.rho] where !LedgerArithmetic.isPositive(total) {
+        for case let total? in [limit.epsilon, limit.rho, limit.renyi?.epsilon, limit.renyi?.delta]
+        where !LedgerArithmetic.isPositive(total) {
             throw LedgerError(.invalid, path: path, "the budget limit (\(limit)) must be positive")
+        }
+        if let delta = limit.renyi?.delta, !LedgerArithmetic.greater(Rational(1), delta) {
+            throw LedgerError(.invalid, path: path, "the budget limit (\(limit)) needs δ below 1")
         }
         guard !path.isEmpty, !path.hasSuffix("/") else { throw LedgerError(.invalid, path: path, "not a file path") }
         if let slash = path.lastIndex(of: "/"), slash != path.startIndex { try files.makeFolder(String(path[..<slash])) }
@@ -583,6 +589,21 @@ public final class BudgetLedger: @unchecked Sendable {
             let how = cost.epsilon.map { " (ε = \($0) counts as ε²/2)" } ?? ""
             throw refuse("it costs ρ = \(rho)\(how), ρ = \(spent.rho) of the limit ρ = \(total) is spent")
         }
+        if let target = limit.renyi {
+            let delta = target.delta.doubleValue
+            let epsilon = RenyiAccountant.epsilon(curve: after.rdp, rho: after.rho.doubleValue, delta: delta)
+            if RenyiAccountant.exceeds(epsilon, limit: target.epsilon.doubleValue) {
+                let before = RenyiAccountant.epsilon(curve: spent.rdp, rho: spent.rho.doubleValue, delta: delta)
+                throw refuse(
+                    "it costs \(cost), which would bring the spend to (ε, δ) = (\(Self.roundedUp(epsilon)), \(delta)) "
+                        + "from (\(Self.roundedUp(before)), \(delta)) by Rényi accounting, over the limit \(target)")
+            }
+        }
+    }
+
+    /// ε rounded up to the third decimal, for messages: never below the accountant's figure.
+    private static func roundedUp(_ epsilon: Double) -> String {
+        epsilon.isFinite ? String((epsilon * 1000).rounded(.up) / 1000) : "∞"
     }
 
     package static func isValidReleaseID(_ s: String) -> Bool {
@@ -641,6 +662,7 @@ extension Spent {
             if LedgerArithmetic.greater(s.rho, result.rho) { result.rho = s.rho }
             result.pureReleases = max(result.pureReleases, s.pureReleases)
             result.zcdpReleases = max(result.zcdpReleases, s.zcdpReleases)
+            result.rdp = result.rdp.atLeast(s.rdp)
         }
         return result
     }
@@ -648,7 +670,7 @@ extension Spent {
     /// A spend past any limit, for a sum that overflowed exact arithmetic (refused, never wrapped).
     package var saturated: Spent {
         var s = self
-        (s.epsilon, s.rho) = (Rational(Int64.max), Rational(Int64.max))
+        (s.epsilon, s.rho, s.rdp) = (Rational(Int64.max), Rational(Int64.max), .infinite)
         return s
     }
 
@@ -665,6 +687,7 @@ extension Spent {
         }
         guard let rho = cost.rho, let total = LedgerArithmetic.sum(self.rho, rho) else { return nil }
         next.rho = total
+        next.rdp = rdp.adding(RDPCurve(cost))
         return next
     }
 }

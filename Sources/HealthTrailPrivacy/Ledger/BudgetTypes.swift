@@ -49,17 +49,39 @@ public enum PrivacyCost: Hashable, Sendable, CustomStringConvertible {
 /// loss is the composition of both; two separate totals would each look fine while the real
 /// guarantee is their combination. Converting to ρ states that combination as one number.
 /// (A ρ-zCDP guarantee gives (ρ + 2√(ρ ln(1/δ)), δ)-DP for every δ > 0.)
+///
+/// - `renyi`: the whole ledger is (ε, δ)-DP, by **Rényi accounting** (`RenyiAccountant`): every
+///   release adds its Rényi curve, a Laplace release that of randomized response with its ε,
+///   and the composed curve must convert to at most ε at δ. Tighter than a ρ limit for specs
+///   that mix Laplace and Gaussian releases, and stated in the standard (ε, δ) form.
 public struct BudgetLimit: Hashable, Sendable, CustomStringConvertible {
     public var epsilon: Rational?
     public var rho: Rational?
+    public var renyi: RenyiLimit?
 
-    public init(epsilon: Rational? = nil, rho: Rational? = nil) {
+    /// An (ε, δ)-DP target, held by Rényi accounting; exact fractions, as written in the ledger.
+    public struct RenyiLimit: Hashable, Sendable, CustomStringConvertible {
+        public var epsilon: Rational
+        /// 0 < δ < 1.
+        public var delta: Rational
+
+        public init(epsilon: Rational, delta: Rational) {
+            self.epsilon = epsilon
+            self.delta = delta
+        }
+
+        public var description: String { "(ε, δ) = (\(epsilon), \(delta.doubleValue)) by Rényi accounting" }
+    }
+
+    public init(epsilon: Rational? = nil, rho: Rational? = nil, renyi: RenyiLimit? = nil) {
         self.epsilon = epsilon
         self.rho = rho
+        self.renyi = renyi
     }
 
     public var description: String {
-        [epsilon.map { "ε = \($0)" }, rho.map { "ρ = \($0)" }].compactMap { $0 }.joined(separator: ", ")
+        [epsilon.map { "ε = \($0)" }, rho.map { "ρ = \($0)" }, renyi.map(\.description)].compactMap { $0 }
+            .joined(separator: ", ")
     }
 }
 
@@ -73,6 +95,8 @@ public struct Spent: Hashable, Sendable, CustomStringConvertible {
     public var pureReleases = 0
     /// Releases charged with a zCDP cost.
     public var zcdpReleases = 0
+    /// The Rényi curve of every release composed (`RDPCurve`), in `Double`.
+    public var rdp = RDPCurve.zero
 
     public init() {}
 

@@ -15,10 +15,11 @@ import Foundation
 /// ledger's key, of the previous line's bytes (without its `\n`); 64 zeros for the first line.
 ///
 /// - `opened` (line 1 only) fixes what the ledger is for: `subject`, the tag of the data
-///   subject under the key (`LedgerKey.subjectTag`), and the budget limit, `limit_epsilon`
-///   and/or `limit_rho`, each an exact fraction. Neither ever changes. Ledgers made since
-///   HealthTrail named the ledger in its releases add `nonce`, 32 random hex digits that make
-///   the line, and so the ledger's identity, unique.
+///   subject under the key (`LedgerKey.subjectTag`), and the budget limit, any of
+///   `limit_epsilon`, `limit_rho`, and `limit_renyi_epsilon` with `limit_renyi_delta` (an
+///   (ε, δ) target held by Rényi accounting), each an exact fraction. Neither ever changes.
+///   Ledgers made since HealthTrail named the ledger in its releases add `nonce`, 32 random hex
+///   digits that make the line, and so the ledger's identity, unique.
 /// - `reserved` carries the cost: exactly one of `epsilon` (pure ε-DP) or `rho` (ρ-zCDP), an
 ///   exact fraction; `unit`, the privacy unit the cost protects (`day`, `workout`, `person`);
 ///   and for day and workout units the local dates the release reads, `first` and `last`.
@@ -78,6 +79,9 @@ package struct LedgerEntry: Equatable {
             if let epsilon = limit?.epsilon { fields.append(("limit_epsilon", json(epsilon.description))) }
             if let rho = limit?.rho { fields.append(("limit_rho", json(rho.description))) }
             if let nonce { fields.append(("nonce", json(nonce))) }
+            if let renyi = limit?.renyi {
+                fields += [("limit_renyi_epsilon", json(renyi.epsilon.description)), ("limit_renyi_delta", json(renyi.delta.description))]
+            }
             return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
         }
         fields += [("release_id", json(releaseID)), ("fingerprint", json(fingerprint))]
@@ -116,12 +120,22 @@ package struct LedgerEntry: Equatable {
             guard int("format") == format else { return (nil, "not a ledger of format \(format)") }
             guard let subject = string("subject"), isSubjectTag(subject) else { return (nil, "no subject") }
             let epsilon = string("limit_epsilon").map(canonicalPositive), rho = string("limit_rho").map(canonicalPositive)
-            if epsilon == .some(nil) || rho == .some(nil) || (epsilon == nil && rho == nil) {
-                return (nil, "the limit needs limit_epsilon, limit_rho or both, each a positive fraction")
+            let renyiEpsilon = string("limit_renyi_epsilon").map(canonicalPositive)
+            let renyiDelta = string("limit_renyi_delta").map(canonicalPositive)
+            if epsilon == .some(nil) || rho == .some(nil) || renyiEpsilon == .some(nil) || renyiDelta == .some(nil)
+                || (epsilon == nil && rho == nil && renyiEpsilon == nil) || ((renyiEpsilon == nil) != (renyiDelta == nil))
+            {
+                return (
+                    nil,
+                    "the limit needs limit_epsilon, limit_rho, or limit_renyi_epsilon with limit_renyi_delta, "
+                        + "each a positive fraction"
+                )
             }
             var entry = LedgerEntry(seq: seq, prev: prev, timeUTC: time, status: status)
             entry.subject = subject
-            entry.limit = BudgetLimit(epsilon: epsilon ?? nil, rho: rho ?? nil)
+            var renyi: BudgetLimit.RenyiLimit?
+            if let e = renyiEpsilon ?? nil, let d = renyiDelta ?? nil { renyi = BudgetLimit.RenyiLimit(epsilon: e, delta: d) }
+            entry.limit = BudgetLimit(epsilon: epsilon ?? nil, rho: rho ?? nil, renyi: renyi)
             return (entry, "")
         }
         guard let release = string("release_id"), BudgetLedger.isValidReleaseID(release) else { return (nil, "no release_id") }
