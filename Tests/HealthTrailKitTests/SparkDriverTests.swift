@@ -39,7 +39,10 @@ import Testing
         try good.prefix(4096).write(to: URL(fileURLWithPath: archives + "/broken.zip"))
         // An earlier export of p1, which the later one listed after it supersedes.
         _ = try ExportSynthesizer.write(to: archives + "/p1-old.zip", options: SynthOptions(days: 10, seed: 9))
-        try "archive,person\np1-old.zip,p1\np1.zip,p1\np2.zip,p2\np3.zip,p3\np4.zip,p4\nbroken.zip,broken\n".write(
+        // p2's export again, listed as another person's: byte-identical, so one person, the one
+        // listed last (p5), on Spark as on one machine.
+        try FileManager.default.copyItem(atPath: archives + "/p2.zip", toPath: archives + "/p2-copy.zip")
+        try "archive,person\np1-old.zip,p1\np1.zip,p1\np2.zip,p2\np3.zip,p3\np4.zip,p4\nbroken.zip,broken\np2-copy.zip,p5\n".write(
             toFile: root + "/study/persons.csv", atomically: true, encoding: .utf8)
         guard try Support.runCLI(["keygen", root + "/study/pseudonym.key"]).status == 0 else {
             throw InputError(file: root, "keygen failed")
@@ -135,7 +138,7 @@ import Testing
         // The report: the truncated archive failed on all three attempts and is listed; the
         // flaky one took two; the others one; pseudonyms are the local run's.
         let archives = try #require(report["archives"] as? [String: [String: Any]])
-        #expect(archives.count == 6)
+        #expect(archives.count == 7)
         func entry(_ name: String) -> [String: Any] { archives.first { $0.key.hasSuffix("/" + name) }?.value ?? [:] }
         #expect(entry("broken.zip")["status"] as? String == "failed")
         #expect(entry("broken.zip")["attempts"] as? Int == 3)
@@ -143,11 +146,13 @@ import Testing
         #expect((report["failed"] as? [String])?.count == 1 && (report["failed"] as? [String])?.first?.hasSuffix("/broken.zip") == true)
         #expect(entry("p3.zip")["status"] as? String == "ok")
         #expect(entry("p3.zip")["attempts"] as? Int == 2)
-        for name in ["p1.zip", "p2.zip", "p4.zip"] { #expect(entry(name)["attempts"] as? Int == 1, "\(name)") }
+        for name in ["p1.zip", "p2.zip", "p2-copy.zip", "p4.zip"] { #expect(entry(name)["attempts"] as? Int == 1, "\(name)") }
         // privacy.persons: p1's earlier export is superseded on Spark as on one machine.
         #expect(entry("p1-old.zip")["status"] as? String == "superseded" && report["superseded"] as? Int == 1)
         #expect((try Self.json(local + "/cohort.json") as? [String: Any])?["superseded"] as? Int == 1)
-        let pseudonyms = ["p1.zip", "p2.zip", "p3.zip", "p4.zip"].compactMap { entry($0)["pseudonym"] as? String }
+        let pseudonyms = ["p1.zip", "p2-copy.zip", "p3.zip", "p4.zip"].compactMap { entry($0)["pseudonym"] as? String }
+        #expect(entry("p2.zip")["status"] as? String == "identical" && report["identical"] as? Int == 1)
+        #expect(entry("p2.zip")["identical_to"] as? String == entry("p2-copy.zip")["pseudonym"] as? String)
         #expect(pseudonyms.map { $0 + ".partial" }.sorted() == partials)
 
         if api == "rdd" {

@@ -21,6 +21,7 @@ Standard library and pyspark only (pyarrow too for --api dataframe, as mapInArro
 
 import argparse
 import glob as localglob
+import hashlib
 import json
 import os
 import posixpath
@@ -39,7 +40,8 @@ EXIT_USAGE = 2
 PARTIAL_SUFFIXES = (".part", ".tmp", ".crdownload", ".download")
 
 # The columns a task returns, for the DataFrame variant's mapInArrow.
-RESULT_SCHEMA = "uri string, pseudonym string, status string, attempts int, seconds double, partial binary, error string"
+RESULT_SCHEMA = ("uri string, pseudonym string, status string, attempts int, seconds double, partial binary, error string, "
+                 "content string")
 
 
 class UsageError(Exception):
@@ -371,12 +373,13 @@ def run_archive(uri, plan):
             raise ArchiveFailed(message if uri in message else f"{uri}: {message}")
         with open(out, "rb") as f:
             partial = f.read()
+        content = file_sha256(local) if os.path.isfile(local) else None
         persons = list(json.loads(partial)["persons"])
         if len(persons) != 1:
             raise ArchiveFailed(f"{uri}: the partial names {len(persons)} persons, not one")
         if outputs:
             keep_outputs(os.path.join(folder, "run"), plan["person_outputs"], persons[0])
-        return record(uri, persons[0], "ok", attempt + 1, started, partial, None)
+        return record(uri, persons[0], "ok", attempt + 1, started, partial, None, content)
     except Exception as error:
         last = attempt + 1 >= plan["max_failures"]
         if plan.get("fail_fast") or not last:
@@ -405,9 +408,44 @@ def keep_outputs(run, folder, pseudonym):
         os.rename(staging, target)
 
 
-def record(uri, pseudonym, status, attempts, started, partial, error):
+def record(uri, pseudonym, status, attempts, started, partial, error, content=None):
     return {"uri": uri, "pseudonym": pseudonym, "status": status, "attempts": attempts,
-            "seconds": round(time.monotonic() - started, 2), "partial": partial, "error": error}
+            "seconds": round(time.monotonic() - started, 2), "partial": partial, "error": error,
+            "content": content}
+
+
+def file_sha256(path):
+    """The archive's SHA-256, the one `healthtrail run` records for a zip file: byte-identical
+    archives are one person."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def drop_identical(results, persons):
+    """Byte-identical archives are one person, whatever their names or privacy.persons say, as in
+    the cohort on one machine: of the archives with one content hash, the one the persons file
+    lists last is kept (without one, the one whose file name sorts last), the others are
+    `identical`. Returns (kept results, {uri of a copy: (pseudonym kept, attempts, its own)})."""
+    def rank(result):
+        name = archive_file_name(result["uri"])
+        line = persons.get(name, (None, -1))[1] if persons else -1
+        return (line, name, result["uri"])
+    keeper = {}
+    for result in results:
+        content = result.get("content")
+        if result["status"] == "ok" and content and (content not in keeper or rank(result) > rank(keeper[content])):
+            keeper[content] = result
+    kept, copies = [], {}
+    for result in results:
+        winner = keeper.get(result.get("content")) if result["status"] == "ok" else None
+        if winner is not None and winner is not result:
+            copies[result["uri"]] = (winner["pseudonym"], result["attempts"], result["pseudonym"])
+        else:
+            kept.append(result)
+    return kept, copies
 
 
 # ---------------------------------------------------------------------------------------------
@@ -430,7 +468,7 @@ def run_dataframe(spark, uris, plan):
         import pyarrow as pa
         schema = pa.schema([("uri", pa.string()), ("pseudonym", pa.string()), ("status", pa.string()),
                             ("attempts", pa.int32()), ("seconds", pa.float64()), ("partial", pa.binary()),
-                            ("error", pa.string())])
+                            ("error", pa.string()), ("content", pa.string())])
         for batch in batches:
             rows = [run_archive(uris[i], plan) for i in batch.column("id").to_pylist()]
             yield pa.RecordBatch.from_pylist(rows, schema=schema)
@@ -495,13 +533,21 @@ def healthtrail(binary, *arguments):
         raise RuntimeError(f"healthtrail {arguments[0]}: {last}")
 
 
-def finish(args, results, duplicates, report):
+def finish(args, results, duplicates, report, persons=None):
     """Writes the partials, merges them, releases once, and writes spark-report.json."""
     out = args.out
     for folder in ("partials", "cohort"):
         os.makedirs(os.path.join(out, folder), mode=0o700, exist_ok=True)
     archives = {}
     good = []
+    results, copies = drop_identical(results, persons)
+    for uri, (pseudonym, attempts, own) in copies.items():
+        archives[uri] = {"pseudonym": None, "status": "identical", "attempts": attempts, "error": None,
+                         "identical_to": pseudonym}
+        if args.person_outputs and own:
+            # The task kept the copy's outputs under a pseudonym that is not a person's.
+            shutil.rmtree(os.path.join(args.person_outputs, own), ignore_errors=True)
+    report["identical"] = len(copies)
     for result in sorted(results, key=lambda r: r["uri"]):
         # No timing: a person's seconds grow with their data, and this file sits beside dp/.
         archives[result["uri"]] = {key: result[key] for key in ("pseudonym", "status", "attempts", "error")}
@@ -661,7 +707,7 @@ def main(argv=None):
         if args.measure_empty_job:
             report["job_seconds"] = round(time.monotonic() - job, 2)
         try:
-            released = finish(args, results, duplicates, report)
+            released = finish(args, results, duplicates, report, persons)
         except RuntimeError as error:
             print(f"healthtrail-spark: {error}", file=sys.stderr)
             return EXIT_FAILED
