@@ -28,8 +28,9 @@ enum Support {
 
     static func fixture(_ relative: String) -> String { realFixtures!.appendingPathComponent(relative).path }
 
-    /// A fresh temporary folder, removed when the test process ends is not guaranteed: tests
-    /// make them under one per-process root that they may delete.
+    /// A fresh temporary folder under this test process's own root (`healthtrail-tests-<pid>`
+    /// in `$TMPDIR`). Nothing removes it when the process ends: a failed test's files stay to
+    /// be looked at, and the root can be deleted whole.
     static func temporaryDirectory(_ name: String = #function) -> String {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("healthtrail-tests-\(getpid())")
         let dir = base.appendingPathComponent(name.filter { $0.isLetter || $0.isNumber } + "-" + UUID().uuidString.prefix(8))
@@ -145,21 +146,12 @@ enum Support {
         return newest
     }
 
-    /// Runs the binary; returns exit code, stdout, stderr.
+    /// Runs the binary in `isolatedEnvironment()`; returns exit code, stdout, stderr. A run still
+    /// going after `timeout` seconds is killed and reported as exit 137 (128 + SIGKILL), so a
+    /// hung run fails its test instead of holding up the suite.
     @discardableResult
-    static func runCLI(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        process.environment = isolatedEnvironment()
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+    static func runCLI(_ arguments: [String], timeout: Double = 300) throws -> (status: Int32, stdout: String, stderr: String) {
+        try runProgram(binary, arguments, environment: isolatedEnvironment(), timeout: timeout)
     }
 
     /// This process's environment with `XDG_STATE_HOME` in a fresh temporary folder: a run that
