@@ -24,14 +24,15 @@ SPARK_VENV   := .build/spark-venv
 SPARK_WORK   := .build/spark-test
 SPARK_BENCH_N ?= 20
 
-.PHONY: all deps test-deps browser-deps apt-install build run test bench sample clean help spark-venv spark-test spark-bench docs \
+.PHONY: all deps test-deps browser-deps apt-install build run test test-agreement bench sample clean help spark-venv spark-test spark-bench docs \
 	man completions install install-files uninstall format format-check
 
 all: build
 
 help:
 	@echo "make run    build (release) and process $(SAMPLE) into $(SAMPLE_OUT)/"
-	@echo "make test   run the test suite (after make format-check)"
+	@echo "make test   run the test suite (after make format-check); CI runs make test-agreement too"
+	@echo "make test-agreement  the release and debug builds write the same bytes (builds both)"
 	@echo "make format format every Swift file as .swift-format says (make format-check: fail if one is not)"
 	@echo "make bench  healthtrail vs. the bare floor on a ~700 MB synthesized export, then on one twice as long"
 	@echo "make sample regenerate $(SAMPLE) with the project's generator"
@@ -136,11 +137,14 @@ uninstall:
 
 # The tests check the binary users run: $(BIN), built exactly as `make build` builds it, is
 # what every command-line test drives. The unit tests are compiled in the release configuration
-# too (with testable imports, in .build-test/ so that they do not rebuild $(BIN)), and the debug
-# build is made only for BuildAgreementTests, which requires both builds to write the same bytes.
+# too (with testable imports, in .build-test/ so that they do not rebuild $(BIN)).
+# `make test-agreement` (run by CI after `make test`) builds the debug binary as well and runs
+# the two suites that require both builds to write the same bytes; `make test` skips them, which
+# keeps a fresh clone's first run to two builds instead of three.
 TEST_SCRATCH := .build-test
 TEST_TMP     := $(TEST_SCRATCH)/tmp
 DEBUG_BIN    := .build/debug/healthtrail
+AGREEMENT    := BuildAgreement
 # Cases of the release/debug differential test over mutated inputs (more in `make fuzz`).
 MUTATIONS    ?= 300
 
@@ -155,19 +159,30 @@ format:
 format-check:
 	@SWIFT_FORMAT="$(SWIFT_FORMAT)" Tools/format.sh check
 
-# The builds just confirmed both binaries current, so they are touched: the tests' check that a
-# binary is not older than Sources/ (for `swift test` run by hand) must not trip on a source
-# file whose time changed but whose bytes did not (a format pass), which the build skips.
+# The build just confirmed the binary current, so it is touched: the tests' check that a binary
+# is not older than Sources/ (for `swift test` run by hand) must not trip on a source file whose
+# time changed but whose bytes did not (a format pass), which the build skips.
+# The tests' scratch files (about 1 GB a run) go to a folder of their own, emptied before each
+# run and removed after one that passes (kept after a failure, to look into).
+define run-tests
+	rm -rf $(TEST_TMP) && mkdir -p $(TEST_TMP)
+	TMPDIR=$(CURDIR)/$(TEST_TMP) HEALTHTRAIL_BINARY=$(CURDIR)/$(BIN) HEALTHTRAIL_DEBUG_BINARY=$(CURDIR)/$(DEBUG_BIN) \
+		HEALTHTRAIL_MUTATIONS=$(MUTATIONS) $(SWIFT) test -c release --scratch-path $(TEST_SCRATCH) $(1)
+	rm -rf $(TEST_TMP)
+endef
+
 test: format-check test-deps browser-deps
+	$(SWIFT) build -c release --product healthtrail
+	touch $(BIN)
+	$(call run-tests,--skip $(AGREEMENT))
+
+# The release and debug builds of the same sources write the same bytes (BuildAgreementTests,
+# BuildAgreementMutationTests): no compiler setting may change what HealthTrail computes.
+test-agreement: test-deps
 	$(SWIFT) build -c release --product healthtrail
 	$(SWIFT) build -c debug --product healthtrail
 	touch $(BIN) $(DEBUG_BIN)
-	@# The tests' scratch files (about 1 GB a run) go to a folder of their own, emptied before
-	@# each run and removed after one that passes (kept after a failure, to look into).
-	rm -rf $(TEST_TMP) && mkdir -p $(TEST_TMP)
-	TMPDIR=$(CURDIR)/$(TEST_TMP) HEALTHTRAIL_BINARY=$(CURDIR)/$(BIN) HEALTHTRAIL_DEBUG_BINARY=$(CURDIR)/$(DEBUG_BIN) \
-		HEALTHTRAIL_MUTATIONS=$(MUTATIONS) $(SWIFT) test -c release --scratch-path $(TEST_SCRATCH)
-	rm -rf $(TEST_TMP)
+	$(call run-tests,--filter $(AGREEMENT))
 
 # docs/outputs.md's table of files and columns is generated from OutputSchema (Sources/HealthTrailKit/
 # Outputs/OutputSchema.swift); `make test` fails when they differ.

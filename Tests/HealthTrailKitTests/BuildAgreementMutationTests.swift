@@ -10,7 +10,7 @@ import Testing
 /// export.xml, of a route file and of the zip itself. For every case the release and the debug
 /// binary must agree: same exit code, same message, same bytes in every output.
 ///
-/// `$HEALTHTRAIL_MUTATIONS` cases (`make test` runs 300, `make fuzz` many more), from a fixed
+/// `$HEALTHTRAIL_MUTATIONS` cases (`make test-agreement` runs 300, `make fuzz` many more), from a fixed
 /// seed: a failure names its case number, which reproduces it.
 @Suite struct BuildAgreementMutationTests {
     static var caseCount: Int { Int(ProcessInfo.processInfo.environment["HEALTHTRAIL_MUTATIONS"] ?? "") ?? 100 }

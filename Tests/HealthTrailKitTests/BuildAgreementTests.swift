@@ -12,7 +12,8 @@ import Testing
 /// manifest's clock readings (`timings`, `started_utc`, `finished_utc`) aside. A run that fails
 /// must fail the same way in both: same exit code, same message.
 ///
-/// `make test` builds both binaries before the tests (`Support.binary`, `Support.debugBinary`).
+/// `make test-agreement` builds both binaries before these tests (`Support.binary`,
+/// `Support.debugBinary`); `make test` skips them, and CI runs both.
 @Suite(.serialized) struct BuildAgreementTests {
     /// One input and the options it runs with.
     struct Case: CustomStringConvertible, Sendable {

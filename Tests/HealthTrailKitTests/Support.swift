@@ -120,7 +120,8 @@ enum Support {
         let path =
             ProcessInfo.processInfo.environment[environment]
             ?? packageRoot.appendingPathComponent(".build/\(configuration)/healthtrail").path
-        let build = "`swift build\(configuration == "release" ? " -c release" : "") --product healthtrail` (make test does)"
+        let make = configuration == "release" ? "make test" : "make test-agreement"
+        let build = "`swift build\(configuration == "release" ? " -c release" : "") --product healthtrail` (\(make) does)"
         guard let built = modificationDate(path) else { fatalError("\(path) is missing: \(build)") }
         if let newest = newestSource(), built < newest { fatalError("\(path) is older than Sources/: \(build)") }
         return path
