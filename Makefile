@@ -24,7 +24,7 @@ SPARK_VENV   := .build/spark-venv
 SPARK_WORK   := .build/spark-test
 SPARK_BENCH_N ?= 20
 
-.PHONY: all deps test-deps browser-deps apt-install build run test test-agreement bench sample clean help spark-venv spark-test spark-bench docs \
+.PHONY: all deps test-deps browser-deps apt-install build run test test-unit test-agreement bench sample clean help spark-venv spark-test spark-bench docs \
 	man completions install install-files uninstall format format-check
 
 all: build
@@ -32,6 +32,7 @@ all: build
 help:
 	@echo "make run    build (release) and process $(SAMPLE) into $(SAMPLE_OUT)/"
 	@echo "make test   run the test suite (after make format-check); CI runs make test-agreement too"
+	@echo "make test-unit  the layer tests alone, in process (no binary, no end-to-end runs)"
 	@echo "make test-agreement  the release and debug builds write the same bytes (builds both)"
 	@echo "make format format every Swift file as .swift-format says (make format-check: fail if one is not)"
 	@echo "make bench  healthtrail vs. the bare floor on a ~700 MB synthesized export, then on one twice as long"
@@ -175,6 +176,11 @@ test: format-check test-deps browser-deps
 	$(SWIFT) build -c release --product healthtrail
 	touch $(BIN)
 	$(call run-tests,--skip $(AGREEMENT))
+
+# The layer test targets alone (every target but HealthTrailEndToEndTests): they run in process,
+# so no binary is built; still compiled in release, like everything the tests check.
+test-unit: format-check
+	$(call run-tests,--skip HealthTrailEndToEndTests)
 
 # The release and debug builds of the same sources write the same bytes (BuildAgreementTests,
 # BuildAgreementMutationTests): no compiler setting may change what HealthTrail computes.

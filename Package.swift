@@ -144,14 +144,71 @@ let package = Package(
             dependencies: ["HealthTrailKit", "HealthTrailArchive", "HealthTrailDecode", "HealthTrailSynth"],
             path: "Benchmarks/Bench"
         ),
+        // The tests, a target per layer, each importing its layer and the ones below (their
+        // tests run in process, never the binary), and one end-to-end target that drives the
+        // release binary (`make test-unit` runs the layer targets alone; see CONTRIBUTING.md).
+        // Helpers every test target shares: paths, the binaries, a CSV reader, zip bytes, the
+        // independent GeoJSON check.
+        .target(
+            name: "HealthTrailTestSupport",
+            dependencies: ["HealthTrailArchive", "CZlib"],
+            path: "Tests/HealthTrailTestSupport",
+            exclude: ["geojson_check.py"]
+        ),
+        .testTarget(
+            name: "HealthTrailArchiveTests",
+            dependencies: [
+                "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode", "HealthTrailWrite", "HealthTrailCommit", "HealthTrailSynth",
+                "HealthTrailTestSupport", "CZlib",
+            ]
+        ),
+        .testTarget(
+            name: "HealthTrailXMLTests",
+            dependencies: ["HealthTrailArchive", "HealthTrailXML", "HealthTrailSynth", "HealthTrailTestSupport"]
+        ),
+        .testTarget(
+            name: "HealthTrailDecodeTests",
+            dependencies: [
+                "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode", "HealthTrailCommit", "HealthTrailSynth", "HealthTrailTestSupport",
+            ]
+        ),
+        .testTarget(
+            name: "HealthTrailAnalysisTests",
+            dependencies: [
+                "HealthTrailArchive", "HealthTrailDecode", "HealthTrailAnalysis", "HealthTrailWrite", "HealthTrailCommit", "HealthTrailSynth",
+                "HealthTrailTestSupport",
+            ]
+        ),
+        .testTarget(
+            name: "HealthTrailWriteTests",
+            dependencies: [
+                "HealthTrailArchive", "HealthTrailDecode", "HealthTrailAnalysis", "HealthTrailWrite", "HealthTrailCommit", "HealthTrailSynth",
+                "HealthTrailTestSupport", "CZlib",
+            ]
+        ),
+        .testTarget(
+            name: "HealthTrailPrivacyTests",
+            dependencies: ["HealthTrailPrivacy", "HealthTrailTestSupport"]
+        ),
+        .testTarget(
+            name: "HealthTrailSynthTests",
+            dependencies: ["HealthTrailArchive", "HealthTrailDecode", "HealthTrailSynth", "HealthTrailTestSupport"]
+        ),
         .testTarget(
             name: "HealthTrailKitTests",
             dependencies: [
                 "HealthTrailKit", "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode", "HealthTrailAnalysis", "HealthTrailWrite",
-                "HealthTrailCommit", "HealthTrailPrivacy", "HealthTrailSynth", "CLibXML2", "CZlib",
+                "HealthTrailCommit", "HealthTrailSynth", "HealthTrailTestSupport",
+            ]
+        ),
+        .testTarget(
+            name: "HealthTrailEndToEndTests",
+            dependencies: [
+                "HealthTrailKit", "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode", "HealthTrailAnalysis", "HealthTrailWrite",
+                "HealthTrailCommit", "HealthTrailPrivacy", "HealthTrailSynth", "HealthTrailTestSupport", "CZlib",
             ],
-            // The GeoJSON validator, the readers of every table format and the allocation counter the tests run.
-            exclude: ["geojson_check.py", "table_check.py", "malloc_counter.c"]
+            // The readers of every table format and the allocation counter the tests run.
+            exclude: ["table_check.py", "malloc_counter.c"]
         ),
     ],
     swiftLanguageModes: [.v5]

@@ -1,5 +1,6 @@
 import CZlib
 import Foundation
+import HealthTrailTestSupport
 import Testing
 
 @testable import HealthTrailArchive

@@ -1,4 +1,5 @@
 import Foundation
+import HealthTrailTestSupport
 import Testing
 
 @testable import HealthTrailKit

@@ -1,4 +1,5 @@
 import Foundation
+import HealthTrailTestSupport
 import Testing
 
 @testable import HealthTrailArchive
@@ -20,19 +21,8 @@ import Testing
         return (dir + "/out", manifest)
     }
 
-    static let heartRate = """
-         <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="Alex’s Apple Watch" sourceVersion="9.1" device="&lt;&lt;HKDevice: 0x283f0a2b0&gt;, name:Apple Watch&gt;&gt;" unit="count/min" creationDate="2024-01-02 07:31:30 -0800" startDate="2024-01-02 07:31:22 -0800" endDate="2024-01-02 07:31:22 -0800" value="72">
-          <MetadataEntry key="HKMetadataKeyHeartRateMotionContext" value="1"/>
-         </Record>
-         <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="Polar, &quot;H10&quot; &amp; Co" unit="count/min" startDate="2024-01-02 07:40:00 -0800" endDate="2024-01-02 07:40:00 -0800" value="131.5">
-          <MetadataEntry key="HKMetadataKeyHeartRateMotionContext" value="2"/>
-         </Record>
-         <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="Alex’s Apple Watch" unit="count/min" startDate="2024-01-02 23:59:59 +0100" endDate="2024-01-02 23:59:59 +0100" value="55"/>
-
-        """
-
     @Test func writesHeartRateWithMotionContextAndQuotedSources() throws {
-        let (out, manifest) = try run(Self.heartRate)
+        let (out, manifest) = try run(Support.heartRateRecords)
         let csv = try Support.readCSV(out + "/heart_rate.csv")
         #expect(csv.header == ["time_utc", "utc_offset", "bpm", "source", "motion_context"])
         #expect(
@@ -293,7 +283,7 @@ import Testing
     @Test func aFailedRunLeavesThePreviousOutputsUntouched() throws {
         let dir = Support.temporaryDirectory()
         let good = dir + "/good.zip", bad = dir + "/bad.zip", out = dir + "/out"
-        try Support.makeZip(good, [("apple_health_export/export.xml", Support.exportXML(Self.heartRate))])
+        try Support.makeZip(good, [("apple_health_export/export.xml", Support.exportXML(Support.heartRateRecords))])
         _ = try ExportRun.run(RunOptions(inputPath: good, outputDirectory: out))
         let before = try Support.snapshot(out)
         #expect(before.keys.contains("/heart_rate.csv"))
@@ -317,7 +307,7 @@ import Testing
                 (
                     "apple_health_export/export.xml",
                     Support.exportXML(
-                        Self.heartRate
+                        Support.heartRateRecords
                             + " <Record type=\"HKQuantityTypeIdentifierStepCount\" sourceName=\"P\" unit=\"count\" startDate=\"2024-01-02 08:00:00 +0100\" endDate=\"2024-01-02 08:10:00 +0100\" value=\"5\"/>\n"
                     )
                 )
@@ -337,7 +327,7 @@ import Testing
 
     @Test func outputsAreOwnerOnly() throws {
         let (out, _) = try run(
-            Self.heartRate
+            Support.heartRateRecords
                 + " <Record type=\"HKQuantityTypeIdentifierStepCount\" sourceName=\"P\" unit=\"count\" startDate=\"2024-01-02 08:00:00 +0100\" endDate=\"2024-01-02 08:10:00 +0100\" value=\"5\"/>\n"
         )
         for path in [out, out + "/heart_rate.csv", out + "/records", out + "/manifest.json"] {
@@ -365,7 +355,7 @@ import Testing
     @Test func anUnwritableOutputFolderIsReportedBeforeAnythingIsRead() throws {
         let dir = Support.temporaryDirectory()
         let zip = dir + "/export.zip"
-        try Support.makeZip(zip, [("apple_health_export/export.xml", Support.exportXML(Self.heartRate))])
+        try Support.makeZip(zip, [("apple_health_export/export.xml", Support.exportXML(Support.heartRateRecords))])
         try "not a folder".write(toFile: dir + "/file", atomically: true, encoding: .utf8)
         #expect {
             try ExportRun.run(RunOptions(inputPath: zip, outputDirectory: dir + "/file/out"))

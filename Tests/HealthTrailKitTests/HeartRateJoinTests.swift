@@ -1,4 +1,5 @@
 import Foundation
+import HealthTrailTestSupport
 import Testing
 
 @testable import HealthTrailAnalysis
@@ -214,7 +215,7 @@ import Testing
         #expect(zoneSeconds > 3400 && zoneSeconds <= 3600)
 
         // routes.geojson: one route line, 50 segments, start and end points.
-        let features = try GeoJSONWriterTests.validFeatures(dir + "/out/routes.geojson")
+        let features = try GeoJSONCheck.validFeatures(dir + "/out/routes.geojson")
         let kinds = features.compactMap { ($0["properties"] as? [String: Any])?["kind"] as? String }
         #expect(kinds.filter { $0 == "route" }.count == 1)
         #expect(kinds.filter { $0 == "segment" }.count == 50)
@@ -232,7 +233,7 @@ import Testing
         var timed = RunOptions(inputPath: dir + "/export.zip", outputDirectory: dir + "/timed")
         timed.geojsonTimes = true
         _ = try ExportRun.run(timed)
-        let timedFeatures = try GeoJSONWriterTests.validFeatures(dir + "/timed/routes.geojson", times: true)
+        let timedFeatures = try GeoJSONCheck.validFeatures(dir + "/timed/routes.geojson", times: true)
         let line = try #require(timedFeatures.first { ($0["properties"] as? [String: Any])?["kind"] as? String == "route" })
         let positions = try #require((line["geometry"] as? [String: Any])?["coordinates"] as? [[Double]])
         #expect(positions.first?.count == 4)

@@ -1,4 +1,5 @@
 import Foundation
+import HealthTrailTestSupport
 import Testing
 
 @testable import HealthTrailAnalysis
@@ -11,25 +12,6 @@ import Testing
 /// join is built. The replay must hand over exactly what decoding the file then would have:
 /// the same points, the same CSV columns byte for byte, the same faults, the same first error.
 @Suite struct PredecodedRoutesTests {
-    /// A route file of `count` points a second apart from `start`; every `gapEvery`-th point
-    /// lacks elevation and extensions, and `badPoint` (if any) has a longitude that is no number.
-    static func gpx(start: Int64, count: Int, gapEvery: Int = 4, badPoint: Int? = nil) -> String {
-        var text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<gpx version=\"1.1\"><trk><trkseg>\n"
-        for k in 0..<count {
-            let lon = k == badPoint ? "east" : String(format: "%.6f", 2.35 + Double(k) * 0.00003)
-            let time = Timestamp(utcSeconds: start + Int64(k)).utcString
-            if k % gapEvery == 0 {
-                text += "<trkpt lon=\"\(lon)\" lat=\"48.8500\"><time>\(time)</time></trkpt>\n"
-            } else {
-                text +=
-                    "<trkpt lon=\"\(lon)\" lat=\"48.85\(k % 10)0\"><ele>3\(k % 10).25</ele><time>\(time)</time>"
-                    + "<extensions><speed>2.\(k % 7)</speed><course>1\(k % 9)</course><hAcc>3.2</hAcc>"
-                    + "<vAcc>2.1</vAcc></extensions></trkpt>\n"
-            }
-        }
-        return text + "</trkseg></trk></gpx>\n"
-    }
-
     /// What decoding `entry` directly gives: points with their rendered columns, and faults.
     static func decodeDirectly(_ entry: ArchiveEntry, of source: ExportSource) throws
         -> (points: [(RoutePoint, String)], faults: Int, first: Int64?)
@@ -64,7 +46,7 @@ import Testing
             entries.append(
                 (
                     "apple_health_export/workout-routes/route_\(k).gpx",
-                    Self.gpx(start: 1_700_000_000 + Int64(k) * 86_400, count: count, badPoint: k == 2 ? 7 : nil)
+                    Support.gpx(start: 1_700_000_000 + Int64(k) * 86_400, count: count, badPoint: k == 2 ? 7 : nil)
                 ))
         }
         let source: ExportSource
@@ -148,7 +130,7 @@ import Testing
         let dir = Support.temporaryDirectory() + "/apple_health_export"
         try FileManager.default.createDirectory(atPath: dir + "/workout-routes", withIntermediateDirectories: true)
         // Unzipped, every file streams in chunks: the big one spans several.
-        let big = Self.gpx(start: 1_700_000_000, count: 12_000), small = Self.gpx(start: 1_700_100_000, count: 40)
+        let big = Support.gpx(start: 1_700_000_000, count: 12_000), small = Support.gpx(start: 1_700_100_000, count: 40)
         try big.write(toFile: dir + "/workout-routes/route_0.gpx", atomically: false, encoding: .utf8)
         try small.write(toFile: dir + "/workout-routes/route_1.gpx", atomically: false, encoding: .utf8)
         try Support.exportXML("").write(toFile: dir + "/export.xml", atomically: false, encoding: .utf8)
@@ -173,7 +155,7 @@ import Testing
         let dir = Support.temporaryDirectory()
         var entries: [(String, String)] = []
         for k in 0..<6 {
-            var text = Self.gpx(start: 1_700_000_000 + Int64(k) * 86_400, count: 30)
+            var text = Support.gpx(start: 1_700_000_000 + Int64(k) * 86_400, count: 30)
             if k == 2 { text = String(text.prefix(400)) + "<trkpt lat=\"1\" lon=\"2\"></gpx>" }   // mismatched tag
             entries.append(("apple_health_export/workout-routes/route_\(k).gpx", text))
         }
@@ -233,7 +215,7 @@ import Testing
             entries.append(
                 (
                     "apple_health_export/workout-routes/route_\(k).gpx",
-                    Self.gpx(start: 1_700_000_000 + Int64(k) * 86_400, count: 3_000)
+                    Support.gpx(start: 1_700_000_000 + Int64(k) * 86_400, count: 3_000)
                 ))
         }
         try Support.makeZip(dir + "/broken.zip", entries)
@@ -250,7 +232,7 @@ import Testing
             entries.append(
                 (
                     "apple_health_export/workout-routes/route_\(k).gpx",
-                    Self.gpx(start: 1_700_000_000 + Int64(k) * 86_400, count: 4_000)
+                    Support.gpx(start: 1_700_000_000 + Int64(k) * 86_400, count: 4_000)
                 ))
         }
         try Support.makeZip(dir + "/routes.zip", entries)
@@ -277,7 +259,7 @@ import Testing
         try Support.makeZip(
             dir + "/routes.zip",
             (0..<4).map {
-                ("apple_health_export/workout-routes/route_\($0).gpx", Self.gpx(start: 1_700_000_000 + Int64($0) * 86_400, count: 30))
+                ("apple_health_export/workout-routes/route_\($0).gpx", Support.gpx(start: 1_700_000_000 + Int64($0) * 86_400, count: 30))
             })
         let source = try openExportSource(path: dir + "/routes.zip")
         let spills = [dir + "/a.spill", dir + "/b.spill"]
@@ -305,7 +287,7 @@ import Testing
         // file 1 failed, file 5 must look undecoded: the run reports file 1's error, always.
         var entries: [(String, String)] = []
         for k in 0..<8 {
-            let text = k == 1 || k == 5 ? "<gpx><trk><trkseg></gpx>" : Self.gpx(start: 1_700_000_000 + Int64(k) * 86_400, count: 20)
+            let text = k == 1 || k == 5 ? "<gpx><trk><trkseg></gpx>" : Support.gpx(start: 1_700_000_000 + Int64(k) * 86_400, count: 20)
             entries.append(("apple_health_export/workout-routes/route_\(k).gpx", text))
         }
         try Support.makeZip(dir + "/routes.zip", entries)

@@ -8,6 +8,7 @@ import Testing
 
 #if canImport(FoundationXML)
 import FoundationXML   // XMLParser on Linux: tests check the SVG maps are well-formed
+import HealthTrailTestSupport
 #endif
 
 /// Archives made by the project's generator, run through the pipeline: every count in every
@@ -56,7 +57,7 @@ import FoundationXML   // XMLParser on Linux: tests check the SVG maps are well-
         // routes.geojson from the whole pipeline passes the independent RFC 7946 validator:
         // one route line and a start and end point per route file, about 50 segments each,
         // and one more where a pause cuts a segment in two.
-        let features = try GeoJSONWriterTests.validFeatures(out + "/routes.geojson")
+        let features = try GeoJSONCheck.validFeatures(out + "/routes.geojson")
         let kinds = features.compactMap { ($0["properties"] as? [String: Any])?["kind"] as? String }
         #expect(kinds.filter { $0 == "route" }.count == s.routeFiles)
         #expect(kinds.filter { $0 == "start" }.count == s.routeFiles)
