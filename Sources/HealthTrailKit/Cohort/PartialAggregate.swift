@@ -21,7 +21,7 @@ import HealthTrailCommit
 ///      "persons":["p_5b2e0c9d41aa7f03"],
 ///      "releases":{"density":{"counts":{"517":2},"sums":{}},
 ///                  "weekly_steps":{"counts":{"2023-W01":6},"sums":{"2023-W01":4123}}},
-///      "spec_sha256":"<sha256 of the spec's releases>","tool_version":"0.1.0","version":2}
+///      "spec_sha256":"<sha256 of the spec's releases>","tool_version":"0.2.0","version":2}
 ///
 /// (shown wrapped; the file is one line). Fields:
 /// - `format`, `version`: always `healthtrail-partial` and `2`. A file of version 1 is refused

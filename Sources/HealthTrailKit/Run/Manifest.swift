@@ -146,5 +146,5 @@ public struct Manifest: Codable, Sendable {
 
 /// The version written into manifests and `--version`.
 public enum HealthTrailVersion {
-    public static let current = "0.1.0"
+    public static let current = "0.2.0"
 }
