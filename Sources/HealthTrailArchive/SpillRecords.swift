@@ -6,6 +6,8 @@
 // The layers above write and read records as values; the pointers that copy them to and from
 // a file's bytes stay in this file.
 
+import HealthTrailBase
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HealthTrailArchive
+@testable import HealthTrailBase
 @testable import HealthTrailWrite
 
 /// The reader the SQLite and Parquet writers read the staged CSV files with, against Python's

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import HealthTrailBase
 @testable import HealthTrailDecode
 @testable import HealthTrailKit
 @testable import HealthTrailWrite

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import HealthTrailArchive
+@testable import HealthTrailBase
 @testable import HealthTrailKit
 @testable import HealthTrailXML
 

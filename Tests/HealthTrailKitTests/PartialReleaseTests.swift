@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HealthTrailArchive
+@testable import HealthTrailBase
 @testable import HealthTrailKit
 
 /// Releasing a cohort's merged partial aggregate, from the library and from the command line.

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import HealthTrailArchive
+@testable import HealthTrailBase
 @testable import HealthTrailKit
 @testable import HealthTrailXML
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HealthTrailArchive
+@testable import HealthTrailBase
 @testable import HealthTrailKit
 
 /// Pseudonym keys: what key files are accepted, and what `healthtrail keygen` writes.

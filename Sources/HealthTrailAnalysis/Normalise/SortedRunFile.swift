@@ -1,4 +1,5 @@
 import HealthTrailArchive
+import HealthTrailBase
 import HealthTrailWrite
 
 #if canImport(Glibc)

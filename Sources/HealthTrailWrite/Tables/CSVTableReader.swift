@@ -1,5 +1,5 @@
 import HealthTrailArchive
-import HealthTrailDecode
+import HealthTrailBase
 
 /// Reads back a CSV file HealthTrail wrote and hands its rows, typed by a `TableSchema`, to a
 /// `TableRowSink`: how the SQLite database and the Parquet files get the CSV files' rows and

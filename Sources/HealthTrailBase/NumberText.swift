@@ -1,6 +1,3 @@
-import HealthTrailArchive
-import HealthTrailXML
-
 /// Checks and reads decimal numbers as Apple writes them (`72`, `-0.5`, `1.2e-05`) without allocating.
 public enum NumberText {
     /// True when the bytes are one decimal number: sign, digits, optional fraction and exponent.
@@ -134,19 +131,5 @@ extension NumberText {
         if i != n || digits > 18 || fraction > 22 { return double(s) }
         let v = Double(mantissa) / powerOfTen(fraction)
         return negative ? -v : v
-    }
-}
-
-extension SAXDocumentDecoder {
-    /// The value of an optional number field by the rule for numbers: nil and no fault when the
-    /// field is absent or empty; nil and a counted fault (`Reading.faultKind`) when its text is no
-    /// number or its number is out of range. `what` names the field (`trkpt ele`), never its text.
-    @inline(__always)
-    package func optionalValue(_ text: ByteSpan?, _ what: @autoclosure () -> String) -> Double? {
-        guard let text, text.count > 0 else { return nil }
-        let reading = NumberText.reading(text)
-        if case .value(let v) = reading { return v }
-        fault(reading.faultKind!, reading == .notANumber ? "\(what()) is not a number" : "\(what()) is out of range")
-        return nil
     }
 }
