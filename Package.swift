@@ -3,14 +3,16 @@ import PackageDescription
 
 // HealthTrail: Apple Health export archives → CSV / GeoJSON / SVG / DP releases.
 // Each target is a layer of docs/ARCHITECTURE.md, and its dependencies are the only arrows the
-// compiler allows: HealthTrailArchive (files, zip, inflate) ← HealthTrailXML (libxml2 SAX) ←
-// HealthTrailDecode (export.xml and GPX → typed records for a sink; it writes nothing) ←
-// HealthTrailAnalysis (normalise, join, analyse: records to figures) ← HealthTrailKit (a run,
-// its output files, pipelines, cohorts, DP releases). Both write through HealthTrailWrite
-// (CSV, GeoJSON and SVG from plain values: the formats, not the tables); Kit also uses
-// HealthTrailCommit (staging and the journalled commit, which know files, not health data) and
-// HealthTrailPrivacy (the DP samplers and budget ledger, blind to exports); HealthTrailSynth,
-// the generator the tests and benchmarks compare against, sees only the archive writer.
+// compiler allows: HealthTrailBase (the vocabulary every layer speaks: byte views, timestamps,
+// numbers, route points, errors and faults) ← HealthTrailArchive (files, zip, inflate) ←
+// HealthTrailXML (libxml2 SAX) ← HealthTrailDecode (export.xml and GPX → typed records for a
+// sink; it writes nothing) ← HealthTrailAnalysis (normalise, join, analyse: records to figures)
+// ← HealthTrailKit (a run, its output files, pipelines, cohorts, DP releases). Both write
+// through HealthTrailWrite (CSV, GeoJSON and SVG from plain values: the formats, not the tables;
+// it sees no decoder); Kit also uses HealthTrailCommit (staging and the journalled commit, which
+// know files, not health data) and HealthTrailPrivacy (the DP samplers and budget ledger, blind
+// to exports); HealthTrailSynth, the generator the tests and benchmarks compare against, sees
+// only the archive writer.
 // Only HealthTrailArchive and HealthTrailXML import zlib, libdeflate and libxml2: the decoders
 // receive libxml2's events through HealthTrailXML's SAXEventHandler.
 let package = Package(
@@ -21,8 +23,8 @@ let package = Package(
         .library(
             name: "HealthTrailKit",
             targets: [
-                "HealthTrailKit", "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode", "HealthTrailAnalysis",
-                "HealthTrailWrite", "HealthTrailCommit", "HealthTrailPrivacy", "HealthTrailSynth",
+                "HealthTrailKit", "HealthTrailBase", "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode",
+                "HealthTrailAnalysis", "HealthTrailWrite", "HealthTrailCommit", "HealthTrailPrivacy", "HealthTrailSynth",
             ]),
     ],
     dependencies: [
@@ -56,27 +58,33 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
+        // The vocabulary every layer speaks: views of bytes owned elsewhere and owned copies,
+        // timestamps, numbers as exports write them, route points, and the errors and faults
+        // input problems are reported with. It depends on nothing.
+        .target(
+            name: "HealthTrailBase"
+        ),
         // Bytes in and out: files and folders, zip (central directory, inflate, CRC), the archive
-        // writer, the buffered output files and spill records, and the errors and faults every
-        // layer reports input problems with. With HealthTrailXML, the only target with pointers
-        // (besides HealthTrailWrite's SQLite folder, which holds libsqlite3's handles).
+        // writer, the buffered output files and spill records. With HealthTrailBase and
+        // HealthTrailXML, the only targets with pointers (besides HealthTrailWrite's SQLite
+        // folder, which holds libsqlite3's handles).
         .target(
             name: "HealthTrailArchive",
-            dependencies: ["CZlib", "CLibDeflate"]
+            dependencies: ["HealthTrailBase", "CZlib", "CLibDeflate"]
         ),
         // libxml2's SAX parser behind one type, the events and byte spans its callbacks hand
         // over, the capture of events for a decoding thread, and the rewrite of device values.
         .target(
             name: "HealthTrailXML",
-            dependencies: ["HealthTrailArchive", "CLibXML2"]
+            dependencies: ["HealthTrailBase", "HealthTrailArchive", "CLibXML2"]
         ),
         // export.xml and GPX decoded into typed records for a sink (`ExportRecordSink`), and the
-        // vocabulary of an export: record types, units and their conversions, activities, dates.
+        // vocabulary of an export: record types, units and their conversions, activities.
         // It writes nothing and knows no output.
         .target(
             name: "HealthTrailDecode",
             dependencies: [
-                "HealthTrailArchive", "HealthTrailXML",
+                "HealthTrailBase", "HealthTrailArchive", "HealthTrailXML",
                 .product(name: "Crypto", package: "swift-crypto"),   // SHA-256 that shortens an overlong type's name
             ]
         ),
@@ -85,24 +93,24 @@ let package = Package(
         // calendars drawn from plain values. Its SQLite folder holds the connection's pointers.
         .target(
             name: "HealthTrailWrite",
-            dependencies: ["HealthTrailArchive", "HealthTrailDecode", "CSQLite"]
+            dependencies: ["HealthTrailBase", "HealthTrailArchive", "CSQLite"]
         ),
         // From decoded records to figures: sources ranked and de-duplicated, cumulative series,
         // routes linked to workouts and joined to heart rate, zones, daily figures, sleep nights.
         .target(
             name: "HealthTrailAnalysis",
-            dependencies: ["HealthTrailArchive", "HealthTrailDecode", "HealthTrailWrite", "HealthTrailCommit"]
+            dependencies: ["HealthTrailBase", "HealthTrailArchive", "HealthTrailDecode", "HealthTrailWrite"]
         ),
         // The seeded export generator: the tests' and benchmarks' oracle, and `healthtrail synth`.
         .target(
             name: "HealthTrailSynth",
-            dependencies: ["HealthTrailArchive"]
+            dependencies: ["HealthTrailBase", "HealthTrailArchive"]
         ),
         // Output that is all or nothing: owner-only files written in a staging folder, moved into
         // place by a journalled commit that a killed run's successor finishes.
         .target(
             name: "HealthTrailCommit",
-            dependencies: ["HealthTrailArchive"]
+            dependencies: ["HealthTrailBase", "HealthTrailArchive"]
         ),
         // Differential privacy's arithmetic: exact discrete samplers and the budget ledger. It sees
         // bounded aggregates only, never an export or a decoder.
@@ -116,8 +124,8 @@ let package = Package(
         .target(
             name: "HealthTrailKit",
             dependencies: [
-                "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode", "HealthTrailAnalysis", "HealthTrailWrite",
-                "HealthTrailCommit", "HealthTrailPrivacy",
+                "HealthTrailBase", "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode", "HealthTrailAnalysis",
+                "HealthTrailWrite", "HealthTrailCommit", "HealthTrailPrivacy",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
@@ -126,8 +134,8 @@ let package = Package(
         .executableTarget(
             name: "healthtrail",
             dependencies: [
-                "HealthTrailKit", "HealthTrailArchive", "HealthTrailAnalysis", "HealthTrailWrite", "HealthTrailPrivacy",
-                "HealthTrailSynth",
+                "HealthTrailKit", "HealthTrailBase", "HealthTrailArchive", "HealthTrailAnalysis", "HealthTrailWrite",
+                "HealthTrailPrivacy", "HealthTrailSynth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -141,7 +149,7 @@ let package = Package(
         // Drives `make bench`: medians of wall time and peak RSS, floor vs. healthtrail, same run.
         .executableTarget(
             name: "healthtrail-bench",
-            dependencies: ["HealthTrailKit", "HealthTrailArchive", "HealthTrailDecode", "HealthTrailSynth"],
+            dependencies: ["HealthTrailKit", "HealthTrailBase", "HealthTrailArchive", "HealthTrailDecode", "HealthTrailSynth"],
             path: "Benchmarks/Bench"
         ),
         // The tests, a target per layer, each importing its layer and the ones below (their
@@ -151,7 +159,7 @@ let package = Package(
         // independent GeoJSON check.
         .target(
             name: "HealthTrailTestSupport",
-            dependencies: ["HealthTrailArchive", "CZlib"],
+            dependencies: ["HealthTrailBase", "HealthTrailArchive", "CZlib"],
             path: "Tests/HealthTrailTestSupport",
             exclude: ["geojson_check.py"]
         ),
@@ -159,53 +167,54 @@ let package = Package(
             name: "HealthTrailArchiveTests",
             dependencies: [
                 "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode", "HealthTrailWrite", "HealthTrailCommit", "HealthTrailSynth",
-                "HealthTrailTestSupport", "CZlib",
+                "HealthTrailTestSupport", "HealthTrailBase", "CZlib",
             ]
         ),
         .testTarget(
             name: "HealthTrailXMLTests",
-            dependencies: ["HealthTrailArchive", "HealthTrailXML", "HealthTrailSynth", "HealthTrailTestSupport"]
+            dependencies: ["HealthTrailArchive", "HealthTrailXML", "HealthTrailSynth", "HealthTrailTestSupport", "HealthTrailBase"]
         ),
         .testTarget(
             name: "HealthTrailDecodeTests",
             dependencies: [
                 "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode", "HealthTrailCommit", "HealthTrailSynth", "HealthTrailTestSupport",
+                "HealthTrailBase",
             ]
         ),
         .testTarget(
             name: "HealthTrailAnalysisTests",
             dependencies: [
                 "HealthTrailArchive", "HealthTrailDecode", "HealthTrailAnalysis", "HealthTrailWrite", "HealthTrailCommit", "HealthTrailSynth",
-                "HealthTrailTestSupport",
+                "HealthTrailTestSupport", "HealthTrailBase",
             ]
         ),
         .testTarget(
             name: "HealthTrailWriteTests",
             dependencies: [
                 "HealthTrailArchive", "HealthTrailDecode", "HealthTrailAnalysis", "HealthTrailWrite", "HealthTrailCommit", "HealthTrailSynth",
-                "HealthTrailTestSupport", "CZlib",
+                "HealthTrailTestSupport", "HealthTrailBase", "CZlib",
             ]
         ),
         .testTarget(
             name: "HealthTrailPrivacyTests",
-            dependencies: ["HealthTrailPrivacy", "HealthTrailTestSupport"]
+            dependencies: ["HealthTrailPrivacy", "HealthTrailTestSupport", "HealthTrailBase"]
         ),
         .testTarget(
             name: "HealthTrailSynthTests",
-            dependencies: ["HealthTrailArchive", "HealthTrailDecode", "HealthTrailSynth", "HealthTrailTestSupport"]
+            dependencies: ["HealthTrailArchive", "HealthTrailDecode", "HealthTrailSynth", "HealthTrailTestSupport", "HealthTrailBase"]
         ),
         .testTarget(
             name: "HealthTrailKitTests",
             dependencies: [
                 "HealthTrailKit", "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode", "HealthTrailAnalysis", "HealthTrailWrite",
-                "HealthTrailCommit", "HealthTrailSynth", "HealthTrailTestSupport",
+                "HealthTrailCommit", "HealthTrailSynth", "HealthTrailTestSupport", "HealthTrailBase",
             ]
         ),
         .testTarget(
             name: "HealthTrailEndToEndTests",
             dependencies: [
                 "HealthTrailKit", "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode", "HealthTrailAnalysis", "HealthTrailWrite",
-                "HealthTrailCommit", "HealthTrailPrivacy", "HealthTrailSynth", "HealthTrailTestSupport", "CZlib",
+                "HealthTrailCommit", "HealthTrailPrivacy", "HealthTrailSynth", "HealthTrailTestSupport", "HealthTrailBase", "CZlib",
             ],
             // The readers of every table format and the allocation counter the tests run.
             exclude: ["table_check.py", "malloc_counter.c"]

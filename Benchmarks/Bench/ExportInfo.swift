@@ -1,4 +1,5 @@
 import HealthTrailArchive
+import HealthTrailBase
 import HealthTrailKit
 
 /// The sizes the report quotes, read from the archive's central directory.

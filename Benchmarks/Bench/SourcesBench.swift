@@ -4,6 +4,7 @@
 
 import Foundation
 import HealthTrailArchive
+import HealthTrailBase
 import HealthTrailDecode
 import HealthTrailKit
 

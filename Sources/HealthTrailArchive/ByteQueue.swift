@@ -1,3 +1,5 @@
+import HealthTrailBase
+
 /// Bytes held first in, first out: copies of short texts (a route point's CSV columns) kept past
 /// the callback that delivered them, until their row is written, without an allocation each.
 ///

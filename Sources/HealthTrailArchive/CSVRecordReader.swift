@@ -1,3 +1,5 @@
+import HealthTrailBase
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

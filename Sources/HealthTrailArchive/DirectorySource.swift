@@ -1,4 +1,5 @@
 import Foundation
+import HealthTrailBase
 
 /// An unzipped export folder (`apple_health_export/`), read file by file.
 ///

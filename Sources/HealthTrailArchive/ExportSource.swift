@@ -1,3 +1,5 @@
+import HealthTrailBase
+
 /// Where the files of an export come from: a zip archive, an unzipped folder or a bare export.xml.
 ///
 /// Every source streams an entry as a sequence of byte chunks; none holds a whole entry in memory

@@ -1,3 +1,5 @@
+import HealthTrailBase
+
 /// A 128-bit fingerprint of a sequence of fields: two 64-bit lanes, each a chain of full-width
 /// multiplications (the folded 128-bit product of wyhash), seeded apart.
 ///

@@ -1,4 +1,5 @@
 import CLibDeflate
+import HealthTrailBase
 
 /// One libdeflate compressor reused for many gzip (RFC 1952) members, for formats that compress
 /// blocks of bytes held in memory (Parquet's GZIP pages): libdeflate compresses a whole buffer in

@@ -1,3 +1,5 @@
+import HealthTrailBase
+
 /// Cuts a stream of byte chunks into lines, each handed on as a `ByteSpan` with its line feed
 /// (and a carriage return before it) removed: how the small text entries of an export beside
 /// export.xml (ECG recordings) are read while they stream, without a `String` per line.

@@ -1,4 +1,5 @@
 import Foundation
+import HealthTrailBase
 
 #if canImport(Glibc)
 import Glibc

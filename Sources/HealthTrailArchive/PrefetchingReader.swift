@@ -1,4 +1,5 @@
 import Foundation
+import HealthTrailBase
 
 /// Reads an entry on a second thread while the caller parses, through a bounded queue.
 ///

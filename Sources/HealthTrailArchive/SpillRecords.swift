@@ -6,6 +6,8 @@
 // The layers above write and read records as values; the pointers that copy them to and from
 // a file's bytes stay in this file.
 
+import HealthTrailBase
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -35,6 +37,44 @@ extension ByteSpan {
             return try body(ByteSpan(start: base.assumingMemoryBound(to: UInt8.self), count: raw.count))
         }
     }
+}
+
+/// Writes a spill file of fixed-size records: each a `BitwiseCopyable` value's bytes, back to
+/// back, buffered; read back with `ReadOnlyFile.forEachRecord` or `readRecords` once closed.
+public final class SpillRecordWriter {
+    /// The spill file.
+    public let path: String
+    /// The file's bytes; `let`, so the inlinable appends below reach it without an access check.
+    @usableFromInline let out: OutputBuffer
+
+    /// Creates (or truncates) the file, owner-only (0600).
+    /// - Parameter writeBehind: hand full buffers to `WriteBehindQueue.shared` instead of
+    ///   writing them on the calling thread (for spills written on the critical path; costs a
+    ///   second buffer).
+    public init(path: String, bufferSize: Int, writeBehind: Bool = false) throws {
+        self.path = path
+        out = try OutputBuffer(path: path, bufferSize: bufferSize, writeBehind: writeBehind)
+    }
+
+    /// Appends `record`'s `MemoryLayout<Record>.size` bytes (`forEachRecord` reads them back).
+    @inlinable @inline(__always)
+    public func append<Record: BitwiseCopyable>(_ record: Record) {
+        ByteSpan.withBytes(of: record) { out.append($0) }
+    }
+
+    /// Appends the bytes of all of `records`, stride apart (`readRecords` reads them back).
+    @inlinable
+    public func append<Record: BitwiseCopyable>(contentsOf records: [Record]) {
+        ByteSpan.withBytes(ofEach: records) { out.append($0) }
+    }
+
+    /// Writes what is buffered and closes the file, unsynced: the run that wrote it reads it
+    /// back and deletes it. Throws the first write failure (disk full).
+    public func close() throws { try out.close(syncing: false) }
+
+    /// Removes the file (closing it first if it is open) and gives its bytes back to the
+    /// staging budget (`OutputBuffer.discard`).
+    public func discard() { out.discard() }
 }
 
 extension ReadOnlyFile {

@@ -1,4 +1,5 @@
 import Foundation
+import HealthTrailBase
 
 /// How many bytes a run may write into its staging folder: `factor` times the export's inflated
 /// size (every entry's uncompressed size) plus a fixed `allowance` for the outputs whose size

@@ -1,4 +1,5 @@
 import CLibDeflate
+import HealthTrailBase
 
 #if canImport(Glibc)
 import Glibc

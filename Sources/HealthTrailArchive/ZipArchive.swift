@@ -1,5 +1,6 @@
 import CLibDeflate
 import CZlib
+import HealthTrailBase
 
 /// A zip archive read through its central directory; entries are inflated with zlib as they
 /// stream (small ones by libdeflate in one call: `inflateWhole`).

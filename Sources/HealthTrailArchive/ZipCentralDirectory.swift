@@ -1,3 +1,5 @@
+import HealthTrailBase
+
 /// Parses a zip's end-of-central-directory record (zip64 included) and its central directory.
 ///
 /// The central directory is the authority on names, sizes, CRCs and offsets: local headers may

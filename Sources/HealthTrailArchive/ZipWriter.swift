@@ -1,4 +1,5 @@
 import CZlib
+import HealthTrailBase
 
 #if canImport(Glibc)
 import Glibc

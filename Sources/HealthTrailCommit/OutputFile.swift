@@ -1,5 +1,6 @@
 import Foundation
 import HealthTrailArchive
+import HealthTrailBase
 
 /// Writes a whole small output (an SVG map) owner-only and synced, as the CSV writers do.
 package enum OutputFile {

@@ -1,4 +1,5 @@
 import HealthTrailArchive
+import HealthTrailBase
 
 /// Reads an Apple Watch ECG file as it streams: the header's `Key,Value` lines, then one
 /// sample per line.

@@ -1,3 +1,5 @@
+import HealthTrailBase
+
 /// One Apple Watch ECG recording (`electrocardiograms/ecg_2023-03-04.csv`): what its header
 /// says about it and how many samples follow.
 ///

@@ -1,4 +1,5 @@
 import HealthTrailArchive
+import HealthTrailBase
 import HealthTrailXML
 
 /// `<Record>`, its `MetadataEntry` and HRV beat children, and `<ActivitySummary>`.

@@ -1,5 +1,6 @@
 import Foundation
 import HealthTrailArchive
+import HealthTrailBase
 import HealthTrailXML
 
 /// Decoding on a thread of its own: the thread feeding the decoder runs only libxml2 and

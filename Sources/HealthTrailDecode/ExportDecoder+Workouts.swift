@@ -1,3 +1,5 @@
+import HealthTrailBase
+
 /// `<Workout>` and its children: events, statistics, parts, routes and old inline locations.
 extension ExportDecoder {
     package func startWorkout() {

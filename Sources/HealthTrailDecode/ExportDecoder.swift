@@ -1,5 +1,6 @@
 import Foundation
 import HealthTrailArchive
+import HealthTrailBase
 import HealthTrailXML
 
 /// Decodes export.xml from SAX2 events into typed records for its `ExportRecordSink`.

@@ -1,4 +1,5 @@
 import HealthTrailArchive
+import HealthTrailBase
 import HealthTrailXML
 
 /// What becomes of the records `ExportDecoder` decodes: rows of CSV, daily figures, spill files.

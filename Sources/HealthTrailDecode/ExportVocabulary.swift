@@ -1,4 +1,5 @@
 import HealthTrailArchive
+import HealthTrailBase
 import HealthTrailXML
 
 /// The elements of export.xml that HealthTrail decodes; everything else is `.other`.

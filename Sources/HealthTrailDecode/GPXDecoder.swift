@@ -1,4 +1,5 @@
 import HealthTrailArchive
+import HealthTrailBase
 import HealthTrailXML
 
 /// Decodes one GPX route file into points, handed one by one to `onPoint`.

@@ -1,3 +1,5 @@
+import HealthTrailBase
+
 /// A point of an old export's inline `WorkoutRoute/Location`, kept until routes are processed.
 public struct InlineLocation: Sendable {
     public var point: RoutePoint

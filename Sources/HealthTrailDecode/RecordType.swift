@@ -1,4 +1,5 @@
 import HealthTrailArchive
+import HealthTrailBase
 import HealthTrailXML
 
 /// One `type` of `<Record>` seen in the export, with its count and output file.

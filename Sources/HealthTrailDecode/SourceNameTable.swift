@@ -1,4 +1,5 @@
 import HealthTrailArchive
+import HealthTrailBase
 import HealthTrailXML
 
 /// Source indices by name bytes: an open-addressing table of 32-bit (hash, index) slots, at most

@@ -1,3 +1,5 @@
+import HealthTrailBase
+
 /// A workout as exported: the element's attributes plus its children.
 ///
 /// Totals sit on the element in older exports (`totalDistance` with `km`/`mi`) and in

@@ -1,4 +1,5 @@
 import HealthTrailArchive
+import HealthTrailBase
 
 /// A reusable byte buffer that text is formatted straight into and that flushes itself to a
 /// sink in ~1 MB chunks, so a 700 MB export is produced with flat memory and no per-record

@@ -1,6 +1,6 @@
 import Foundation
 import HealthTrailArchive
-import HealthTrailDecode
+import HealthTrailBase
 
 #if canImport(Glibc)
 import Glibc

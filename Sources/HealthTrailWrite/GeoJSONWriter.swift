@@ -1,5 +1,5 @@
 import HealthTrailArchive
-import HealthTrailDecode
+import HealthTrailBase
 
 #if canImport(Glibc)
 import Glibc

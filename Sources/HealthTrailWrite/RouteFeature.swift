@@ -1,4 +1,4 @@
-import HealthTrailDecode
+import HealthTrailBase
 
 /// Everything `GeoJSONWriter` needs about one route: one GPX file, or a workout's inline
 /// `WorkoutRoute/Location`s.

@@ -1,4 +1,5 @@
 import HealthTrailArchive
+import HealthTrailBase
 
 /// Which entry of an export is what: the main XML found by its content, route files, ECGs.
 ///

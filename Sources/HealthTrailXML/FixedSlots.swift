@@ -1,4 +1,5 @@
 import HealthTrailArchive
+import HealthTrailBase
 
 /// A fixed number of values in memory of their own, read and written in place by index.
 ///

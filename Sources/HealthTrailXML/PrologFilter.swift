@@ -1,4 +1,5 @@
 import HealthTrailArchive
+import HealthTrailBase
 
 /// Removes the internal DTD subset from the start of an export.xml before libxml2 sees it.
 ///

@@ -1,4 +1,5 @@
 import HealthTrailArchive
+import HealthTrailBase
 
 /// A decoder driven by a `SAXPushParser`, whose callbacks may raise a fatal error (a write
 /// failure, a fault under `--strict`) that they cannot throw through libxml2.

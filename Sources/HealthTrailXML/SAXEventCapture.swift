@@ -1,5 +1,6 @@
 import Foundation
 import HealthTrailArchive
+import HealthTrailBase
 
 /// A document's start and end tags as the parsing thread saw them, for a decoder to replay on
 /// a thread of its own.

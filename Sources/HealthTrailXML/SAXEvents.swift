@@ -1,5 +1,6 @@
 import CLibXML2
 import HealthTrailArchive
+import HealthTrailBase
 
 #if canImport(Glibc)
 import Glibc

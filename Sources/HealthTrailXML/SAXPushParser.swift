@@ -1,5 +1,6 @@
 import CLibXML2
 import HealthTrailArchive
+import HealthTrailBase
 
 /// A libxml2 SAX2 push parser fed with byte chunks as they are inflated.
 ///

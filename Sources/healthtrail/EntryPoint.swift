@@ -1,5 +1,6 @@
 import ArgumentParser
 import HealthTrailArchive
+import HealthTrailBase
 import HealthTrailKit
 import HealthTrailPrivacy
 

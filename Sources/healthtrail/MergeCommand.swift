@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HealthTrailArchive
+import HealthTrailBase
 import HealthTrailKit
 
 #if canImport(Glibc)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HealthTrailAnalysis
+@testable import HealthTrailBase
 @testable import HealthTrailDecode
 @testable import HealthTrailSynth
 

@@ -4,6 +4,7 @@ import Testing
 
 @testable import HealthTrailAnalysis
 @testable import HealthTrailArchive
+@testable import HealthTrailBase
 @testable import HealthTrailSynth
 
 /// The external sort under the cumulative series: sorted runs on disk, merged back.

@@ -3,6 +3,7 @@ import Testing
 
 @testable import HealthTrailAnalysis
 @testable import HealthTrailArchive
+@testable import HealthTrailBase
 @testable import HealthTrailDecode
 
 /// Route files small enough to be inflated whole are parsed whole, in libxml2's pull mode

@@ -3,6 +3,7 @@ import HealthTrailTestSupport
 import Testing
 
 @testable import HealthTrailArchive
+@testable import HealthTrailBase
 
 /// Spill records go to a file as their in-memory bytes and come back as the same values: one at
 /// a time across the reader's chunk boundaries (a 12-byte record does not divide a chunk), a

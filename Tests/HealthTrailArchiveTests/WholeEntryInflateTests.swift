@@ -3,6 +3,7 @@ import HealthTrailTestSupport
 import Testing
 
 @testable import HealthTrailArchive
+@testable import HealthTrailBase
 @testable import HealthTrailSynth
 
 /// Small deflated entries are inflated by libdeflate in one call (`ZipArchive.readWhole`, which

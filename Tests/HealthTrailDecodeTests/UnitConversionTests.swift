@@ -1,6 +1,7 @@
 import Testing
 
 @testable import HealthTrailArchive
+@testable import HealthTrailBase
 @testable import HealthTrailDecode
 @testable import HealthTrailXML
 

@@ -4,6 +4,7 @@ import HealthTrailTestSupport
 import Testing
 
 @testable import HealthTrailArchive
+@testable import HealthTrailBase
 @testable import HealthTrailKit
 @testable import HealthTrailXML
 

@@ -2,6 +2,7 @@ import Foundation
 import HealthTrailTestSupport
 import Testing
 
+@testable import HealthTrailBase
 @testable import HealthTrailDecode
 @testable import HealthTrailKit
 

@@ -3,6 +3,7 @@ import HealthTrailTestSupport
 import Testing
 
 @testable import HealthTrailArchive
+@testable import HealthTrailBase
 @testable import HealthTrailKit
 
 /// Pseudonym keys: what key files are accepted, and what `healthtrail keygen` writes.

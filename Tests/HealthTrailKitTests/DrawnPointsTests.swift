@@ -3,6 +3,7 @@ import HealthTrailTestSupport
 import Testing
 
 @testable import HealthTrailAnalysis
+@testable import HealthTrailBase
 @testable import HealthTrailCommit
 @testable import HealthTrailDecode
 @testable import HealthTrailKit
@@ -51,7 +52,7 @@ import Testing
             RouteProcessor(
                 join: nil, zones: .default, csv: nil, geojson: nil,
                 maps: MapContext(
-                    staging: staging, drawWorkouts: true,
+                    spillFolder: staging.stagingDirectory, drawWorkouts: true,
                     drawWorkout: { route in
                         try MapOutputs.writeWorkout(route, zones: .default, options: SVGOptions(), staging: staging)
                     },

@@ -4,6 +4,7 @@ import HealthTrailWrite
 import Testing
 
 @testable import HealthTrailAnalysis
+@testable import HealthTrailBase
 @testable import HealthTrailDecode
 @testable import HealthTrailKit
 

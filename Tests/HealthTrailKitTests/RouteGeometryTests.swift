@@ -3,6 +3,7 @@ import HealthTrailTestSupport
 import Testing
 
 @testable import HealthTrailAnalysis
+@testable import HealthTrailBase
 @testable import HealthTrailDecode
 @testable import HealthTrailKit
 @testable import HealthTrailWrite

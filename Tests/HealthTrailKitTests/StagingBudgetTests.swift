@@ -3,6 +3,7 @@ import HealthTrailTestSupport
 import Testing
 
 @testable import HealthTrailArchive
+@testable import HealthTrailBase
 @testable import HealthTrailKit
 
 /// A run writes at most a small multiple of the export's inflated size into its staging folder

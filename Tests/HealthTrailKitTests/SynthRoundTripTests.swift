@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HealthTrailArchive
+@testable import HealthTrailBase
 @testable import HealthTrailDecode
 @testable import HealthTrailKit
 @testable import HealthTrailSynth

@@ -4,6 +4,7 @@ import Testing
 
 @testable import HealthTrailAnalysis
 @testable import HealthTrailArchive
+@testable import HealthTrailBase
 @testable import HealthTrailDecode
 @testable import HealthTrailKit
 @testable import HealthTrailWrite

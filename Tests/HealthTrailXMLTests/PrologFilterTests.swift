@@ -1,6 +1,7 @@
 import Testing
 
 @testable import HealthTrailArchive
+@testable import HealthTrailBase
 @testable import HealthTrailXML
 
 @Suite struct PrologFilterTests {

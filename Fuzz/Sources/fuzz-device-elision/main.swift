@@ -1,6 +1,7 @@
 import FuzzSupport
 
 @testable import HealthTrailArchive
+@testable import HealthTrailBase
 @testable import HealthTrailXML
 
 /// Differential: export.xml as libxml2 sees it with and without `DeviceValueElision` in front.

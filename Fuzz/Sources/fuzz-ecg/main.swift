@@ -1,6 +1,7 @@
 import FuzzSupport
 
 @testable import HealthTrailArchive
+@testable import HealthTrailBase
 @testable import HealthTrailDecode
 
 /// What one read of an ECG file gives: the recording, or the problem's line and kind, and the

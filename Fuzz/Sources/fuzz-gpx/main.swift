@@ -2,6 +2,7 @@ import FuzzSupport
 
 @testable import HealthTrailAnalysis
 @testable import HealthTrailArchive
+@testable import HealthTrailBase
 @testable import HealthTrailDecode
 @testable import HealthTrailKit
 @testable import HealthTrailXML

@@ -1,6 +1,7 @@
 import FuzzSupport
 
 @testable import HealthTrailArchive
+@testable import HealthTrailBase
 @testable import HealthTrailDecode
 @testable import HealthTrailKit
 

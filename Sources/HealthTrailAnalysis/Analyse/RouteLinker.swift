@@ -1,5 +1,6 @@
 import Foundation
 import HealthTrailArchive
+import HealthTrailBase
 import HealthTrailDecode
 import HealthTrailWrite
 
@@ -165,7 +166,7 @@ public enum RouteLinker {
         let csvPart = try csv.map { try CSVWriter(path: $0.path + ".part", header: [], bufferSize: 1 << 20) }
         let geojsonPart = try geojson.map { try GeoJSONWriter(path: $0.path + ".part", includeTimes: $0.includeTimes, part: true) }
         // Each thread's tracks spill to its own file in the staging folder (removed before commit).
-        let spills = try (0..<2).map { k in try maps.map { try $0.staging.path(".map-tracks-\(k).spill") } }
+        let spills = (0..<2).map { k in maps.map { $0.spillFolder + "/.map-tracks-\(k).spill" } }
         let processors = [
             RouteProcessor(join: join, zones: zones, csv: csv, geojson: geojson, maps: maps, tracksSpillPath: spills[0]),
             RouteProcessor(

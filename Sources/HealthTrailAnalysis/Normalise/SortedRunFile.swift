@@ -1,5 +1,5 @@
 import HealthTrailArchive
-import HealthTrailWrite
+import HealthTrailBase
 
 #if canImport(Glibc)
 import Glibc
@@ -30,7 +30,7 @@ package final class SortedRunFile<Element: BitwiseCopyable> {
     private var fileRuns: [(offset: Int, count: Int)] = []
     /// The spill file while runs are written (a byte sink with a buffer, like `HeartRateSpill`'s),
     /// then while they are read back.
-    private var writer: CSVWriter?
+    private var writer: SpillRecordWriter?
     private var reader: ReadOnlyFile?
     private var written = 0
     /// The first failure to create the spill file: runs go on being kept in memory, and it is
@@ -91,12 +91,12 @@ package final class SortedRunFile<Element: BitwiseCopyable> {
 
     private func writeRun(path: String) -> Bool {
         if writer == nil {
-            do { writer = try CSVWriter(path: path, header: [], bufferSize: 1 << 20, writeBehind: true) } catch {
+            do { writer = try SpillRecordWriter(path: path, bufferSize: 1 << 20, writeBehind: true) } catch {
                 failure = error as? InputError ?? InputError(file: path, "cannot create spill file")
                 return false
             }
         }
-        ByteSpan.withBytes(ofEach: run.value) { writer!.raw($0) }
+        writer!.append(contentsOf: run.value)
         fileRuns.append((written, run.value.count))
         written += run.value.count
         return true
@@ -114,7 +114,7 @@ package final class SortedRunFile<Element: BitwiseCopyable> {
         endRun()
         if let failure { throw failure }
         if let writer, let path {
-            try writer.close(syncing: false)
+            try writer.close()
             reader = try ReadOnlyFile(path: path)
         }
         var cursors: [RunCursor] = memoryRuns.map { RunCursor(values: $0) }

@@ -1,4 +1,5 @@
 import HealthTrailArchive
+import HealthTrailBase
 
 /// Which source wins where several wrote the same quantity for the same time.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import HealthTrailBase
 import HealthTrailDecode
 
 /// A workout's totals in canonical units, from `WorkoutStatistics` when present, else from the

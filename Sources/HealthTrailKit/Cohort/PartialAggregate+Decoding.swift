@@ -1,5 +1,6 @@
 import Foundation
 import HealthTrailArchive
+import HealthTrailBase
 
 extension PartialAggregate {
     /// Reads the bytes of a partial aggregate file (see the type's documentation for the format).

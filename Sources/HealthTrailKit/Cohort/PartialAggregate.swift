@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HealthTrailArchive
+import HealthTrailBase
 import HealthTrailCommit
 
 /// The noise-free bounded totals of one person (or, merged, of several) for every release of a

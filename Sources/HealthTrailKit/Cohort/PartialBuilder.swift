@@ -1,4 +1,5 @@
 import HealthTrailArchive
+import HealthTrailBase
 
 extension PartialAggregate {
     /// One person's partial aggregate: the bounded totals of every release of `spec`, read from

@@ -1,5 +1,6 @@
 import Foundation
 import HealthTrailArchive
+import HealthTrailBase
 
 /// Which person each archive of a cohort belongs to (`privacy.persons`), so that two exports of
 /// one person are one privacy unit, not two.

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HealthTrailArchive
+import HealthTrailBase
 import HealthTrailPrivacy
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import HealthTrailAnalysis
+import HealthTrailBase
 import HealthTrailDecode
 import HealthTrailWrite
 

@@ -1,4 +1,5 @@
 import HealthTrailAnalysis
+import HealthTrailBase
 import HealthTrailCommit
 import HealthTrailDecode
 import HealthTrailWrite

@@ -1,5 +1,6 @@
 import Foundation
 import HealthTrailArchive
+import HealthTrailBase
 import HealthTrailWrite
 
 /// `healthtrail.db`: a SQLite database with a table per CSV file, the same columns and values,

@@ -1,5 +1,6 @@
 import Foundation
 import HealthTrailArchive
+import HealthTrailBase
 
 /// Reads pipeline files (`pipelines/nightly.yaml`, `pipelines/cohort.yaml`): YAML, version 1.
 ///

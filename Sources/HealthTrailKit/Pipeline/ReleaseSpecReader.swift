@@ -1,4 +1,5 @@
 import HealthTrailArchive
+import HealthTrailBase
 import Yams
 
 /// Builds `ReleaseSpec` releases from YAML nodes: a release file, or the inline list of a

@@ -1,4 +1,5 @@
 import HealthTrailArchive
+import HealthTrailBase
 
 /// One value a privacy unit contributes to one partition.
 struct Contribution {

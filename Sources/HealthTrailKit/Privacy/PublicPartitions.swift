@@ -1,3 +1,4 @@
+import HealthTrailBase
 import HealthTrailDecode
 
 /// The partitions a release reports on, from the spec alone: every one is released (with noise)

@@ -1,3 +1,4 @@
+import HealthTrailBase
 import HealthTrailDecode
 import HealthTrailPrivacy
 

@@ -1,3 +1,4 @@
+import HealthTrailBase
 import HealthTrailDecode
 
 /// A release's `from` and `to`: a date `yyyy-MM-dd`, or a date relative to the day the command

@@ -1,5 +1,6 @@
 import Foundation
 import HealthTrailArchive
+import HealthTrailBase
 import HealthTrailDecode
 
 /// The contributions a release reads from a run's outputs (`daily.csv`, `workouts.csv`).

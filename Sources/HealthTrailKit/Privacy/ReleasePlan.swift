@@ -1,5 +1,6 @@
 import Foundation
 import HealthTrailArchive
+import HealthTrailBase
 import HealthTrailPrivacy
 
 /// What a release spec will publish and spend, worked out from the spec alone: no data is read,

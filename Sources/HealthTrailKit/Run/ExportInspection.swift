@@ -1,6 +1,7 @@
 import Foundation
 import HealthTrailAnalysis
 import HealthTrailArchive
+import HealthTrailBase
 import HealthTrailDecode
 import HealthTrailXML
 

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HealthTrailAnalysis
 import HealthTrailArchive
+import HealthTrailBase
 import HealthTrailCommit
 import HealthTrailDecode
 import HealthTrailXML

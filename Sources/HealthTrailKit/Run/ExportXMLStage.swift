@@ -1,5 +1,6 @@
 import HealthTrailAnalysis
 import HealthTrailArchive
+import HealthTrailBase
 import HealthTrailDecode
 
 /// The first stage: export.xml streamed into the decoder, whose sink writes the records' CSVs

@@ -1,4 +1,5 @@
 import Foundation
+import HealthTrailBase
 import HealthTrailDecode
 import Logging
 

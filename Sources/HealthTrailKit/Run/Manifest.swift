@@ -1,4 +1,5 @@
 import HealthTrailArchive
+import HealthTrailBase
 
 /// `manifest.json`: what was read, what was written, what was skipped, how long it took.
 ///

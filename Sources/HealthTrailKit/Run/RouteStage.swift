@@ -46,7 +46,7 @@ enum RouteStage {
                 decoder.workouts.map { ($0.id, WorkoutFigures($0).offsetMinutes) }, uniquingKeysWith: { a, _ in a })
             let mapContext = options.maps.map { maps in
                 MapContext(
-                    staging: staging, drawWorkouts: maps.kinds.contains(.workouts),
+                    spillFolder: staging.stagingDirectory, drawWorkouts: maps.kinds.contains(.workouts),
                     drawWorkout: { route in
                         try MapOutputs.writeWorkout(route, zones: zones, options: maps.options, staging: staging)
                     },

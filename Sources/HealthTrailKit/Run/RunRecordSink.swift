@@ -1,5 +1,6 @@
 import HealthTrailAnalysis
 import HealthTrailArchive
+import HealthTrailBase
 import HealthTrailDecode
 import HealthTrailWrite
 import HealthTrailXML

@@ -1,5 +1,6 @@
 import Foundation
 import HealthTrailArchive
+import HealthTrailBase
 import HealthTrailCommit
 
 #if canImport(Glibc)

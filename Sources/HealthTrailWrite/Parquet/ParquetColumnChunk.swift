@@ -1,4 +1,5 @@
 import HealthTrailArchive
+import HealthTrailBase
 
 /// The values of one column in the row group being buffered, typed, ready to be cut into
 /// pages: a definition level per row (1 for a value, 0 for null) and the non-null values in

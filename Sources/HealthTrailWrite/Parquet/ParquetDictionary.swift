@@ -1,4 +1,5 @@
 import HealthTrailArchive
+import HealthTrailBase
 
 /// The distinct strings of one column chunk, numbered in order of first appearance: the
 /// entries of its DICTIONARY_PAGE, whose numbers its data pages store instead of the strings.

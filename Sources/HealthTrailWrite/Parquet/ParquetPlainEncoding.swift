@@ -1,4 +1,5 @@
 import HealthTrailArchive
+import HealthTrailBase
 
 /// Parquet's PLAIN encoding (Encodings.md, PLAIN = 0): fixed-width numbers little-endian,
 /// booleans one bit each (least significant first), byte arrays each after a 4-byte

@@ -1,4 +1,5 @@
 import HealthTrailArchive
+import HealthTrailBase
 
 /// Writes a table to an Apache Parquet file, row by row: flat OPTIONAL columns, GZIP pages,
 /// strings dictionary-encoded, statistics per column chunk.

@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import HealthTrailArchive
+import HealthTrailBase
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import CSQLite
 import HealthTrailArchive
+import HealthTrailBase
 
 /// A prepared statement with its parameters bound by index: the inserts of a bulk load.
 ///

@@ -1,4 +1,5 @@
 import HealthTrailArchive
+import HealthTrailBase
 
 /// Inserts typed rows into one table of a `SQLiteConnection` with one prepared statement.
 ///

@@ -1,4 +1,4 @@
-import HealthTrailDecode
+import HealthTrailBase
 
 /// `svg/calendar-<metric>.svg`: a daily metric as a year-by-week calendar (the style of
 /// GitHub's contribution graph).

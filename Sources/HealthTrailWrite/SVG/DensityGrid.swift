@@ -1,4 +1,4 @@
-import HealthTrailDecode
+import HealthTrailBase
 
 #if canImport(Glibc)
 import Glibc

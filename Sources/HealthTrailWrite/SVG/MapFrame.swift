@@ -1,4 +1,4 @@
-import HealthTrailDecode
+import HealthTrailBase
 
 /// Pieces the route maps share: which points are drawable, the fitting of Web Mercator world
 /// units into the map's pixels, the scale bar and the lines of a route.

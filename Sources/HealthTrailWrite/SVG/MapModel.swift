@@ -1,4 +1,4 @@
-import HealthTrailDecode
+import HealthTrailBase
 
 /// One workout's route for the SVG maps: the points of all its route files concatenated in
 /// time order, its segments (indices into `points`) and the figures of its title and legend.

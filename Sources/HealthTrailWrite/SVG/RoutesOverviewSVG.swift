@@ -1,4 +1,4 @@
-import HealthTrailDecode
+import HealthTrailBase
 
 /// `svg/routes.svg`: every route on one Web Mercator map, coloured by activity
 /// (`GeoJSONWriter.colour(forActivity:)`: walks green, runs red, others their own colour).

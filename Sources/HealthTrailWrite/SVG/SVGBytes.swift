@@ -1,5 +1,5 @@
 import HealthTrailArchive
-import HealthTrailDecode
+import HealthTrailBase
 
 /// The bytes of one SVG document, assembled without a `String` per number: a density map holds
 /// tens of thousands of rectangles and a long route tens of thousands of coordinates.

@@ -1,5 +1,5 @@
 import HealthTrailArchive
-import HealthTrailDecode
+import HealthTrailBase
 
 /// Reads back a CSV file HealthTrail wrote and hands its rows, typed by a `TableSchema`, to a
 /// `TableRowSink`: how the SQLite database and the Parquet files get the CSV files' rows and
@@ -134,29 +134,13 @@ enum TypedField {
         return Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
     }
 
-    /// A decimal number, rounded as strtod rounds it: plain decimals whose digits fit 2^53 are
-    /// one correctly rounded division of two exact doubles; the rest go through the parser.
-    /// nil for a number's text that reads as infinity (`1e309`): no table stores one, and the
-    /// writers never stage one (`NumberText.isInRange`).
+    /// A decimal number, rounded as strtod rounds it (`NumberText.fastDouble`); nil for a
+    /// number's text that reads as infinity (`1e309`): no table stores one, and the writers never
+    /// stage one (`NumberText.isInRange`).
     @inline(__always)
     static func real(_ s: ByteSpan) -> Double? {
-        var i = 0
-        let n = s.count
-        var negative = false
-        if i < n, s[i] == 0x2D || s[i] == 0x2B { negative = s[i] == 0x2D; i += 1 }
-        var mantissa: UInt64 = 0
-        var digits = 0, fraction = 0
-        while i < n, s[i] &- 0x30 < 10 { mantissa = mantissa &* 10 &+ UInt64(s[i] &- 0x30); i += 1; digits += 1 }
-        if i < n, s[i] == 0x2E {
-            i += 1
-            while i < n, s[i] &- 0x30 < 10 { mantissa = mantissa &* 10 &+ UInt64(s[i] &- 0x30); i += 1; digits += 1; fraction += 1 }
-        }
-        guard digits > 0 else { return nil }
-        guard i == n, digits <= 15, fraction <= 22 else { return NumberText.double(s).flatMap { $0.isFinite ? $0 : nil } }
-        // Both operands exact (mantissa < 10^15 < 2^53, 10^fraction exact up to 10^22), so the
-        // quotient is the correctly rounded value of the decimal.
-        let value = Double(mantissa) / NumberText.powerOfTen(fraction)
-        return negative ? -value : value
+        guard let value = NumberText.fastDouble(s), value.isFinite else { return nil }
+        return value
     }
 
     /// `2024-01-02` → days since 1970-01-01; nil for a day the month does not have.

@@ -1,4 +1,5 @@
 import HealthTrailArchive
+import HealthTrailBase
 
 /// Writes typed rows to a Parquet file: the `TableRowSink` in front of `ParquetWriter`.
 public final class ParquetTableWriter: TableRowSink {

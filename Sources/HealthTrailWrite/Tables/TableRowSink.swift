@@ -1,4 +1,5 @@
 import HealthTrailArchive
+import HealthTrailBase
 
 /// Something that stores typed rows: the SQLite and Parquet table writers.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import HealthTrailArchive
+import HealthTrailBase
 
 /// Where the person's time zone was seen: every record and workout that names one in its
 /// `HKTimeZone` metadata, as a span of UTC time and the zone's identifier.

@@ -1,3 +1,4 @@
+import HealthTrailBase
 import HealthTrailDecode
 
 /// The points of one route kept for drawing: every point up to `cap`, then every second, every

@@ -1,5 +1,5 @@
 import HealthTrailArchive
-import HealthTrailWrite
+import HealthTrailBase
 
 #if canImport(Glibc)
 import Glibc
@@ -20,12 +20,12 @@ package final class HeartRateSpill {
     }
 
     package let path: String
-    private let writer: CSVWriter   // a byte sink with a buffer; no header, no CSV here
+    private let writer: SpillRecordWriter
     private(set) var count = 0
 
     package init(path: String) throws {
         self.path = path
-        writer = try CSVWriter(path: path, header: [], bufferSize: 1 << 20, writeBehind: true)
+        writer = try SpillRecordWriter(path: path, bufferSize: 1 << 20, writeBehind: true)
     }
 
     @inline(__always)
@@ -35,12 +35,12 @@ package final class HeartRateSpill {
         // clamped to the range's edge it would join a point it was never near.
         guard time >= 0, time <= Int64(UInt32.max) else { return }
         let record = Record(time: UInt32(clamping: time), bpm: Float(bpm), source: UInt32(clamping: source))
-        ByteSpan.withBytes(of: record) { writer.raw($0) }
+        writer.append(record)
         count += 1
     }
 
     /// Finishes the file; reading may start after this.
-    package func close() throws { try writer.close(syncing: false) }
+    package func close() throws { try writer.close() }
 
     /// Streams the records back in file order.
     package func forEach(_ body: (Record) -> Void) throws {

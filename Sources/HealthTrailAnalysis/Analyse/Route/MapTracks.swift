@@ -1,4 +1,5 @@
 import HealthTrailArchive
+import HealthTrailBase
 import HealthTrailDecode
 import HealthTrailWrite
 
@@ -82,11 +83,11 @@ package final class MapTracks {
 }
 
 /// `Float` coordinates appended once and read back by offset: in memory, or in a spill file
-/// written through a `CSVWriter` byte sink and read back with a `ReadOnlyFile`.
+/// written by a `SpillRecordWriter` and read back with a `ReadOnlyFile`.
 package final class CoordinateStore {
     package let path: String?
     private var memory: [Float] = []
-    private var writer: CSVWriter?
+    private var writer: SpillRecordWriter?
     private var reader: ReadOnlyFile?
     private var written = 0
     /// The failure to create the file, thrown by the first read (write failures are the writer's).
@@ -103,13 +104,13 @@ package final class CoordinateStore {
             return offset
         }
         if writer == nil && failure == nil {
-            do { writer = try CSVWriter(path: path, header: [], bufferSize: 1 << 18) } catch {
+            do { writer = try SpillRecordWriter(path: path, bufferSize: 1 << 18) } catch {
                 failure = error as? InputError ?? InputError(file: path, "cannot create spill file")
             }
         }
         guard let writer else { return offset }
         for p in points {
-            ByteSpan.withBytes(of: (Float(p.latitude), Float(p.longitude))) { writer.raw($0) }
+            writer.append((Float(p.latitude), Float(p.longitude)))
         }
         written += points.count * 2
         return offset
@@ -121,7 +122,7 @@ package final class CoordinateStore {
         if let failure { throw failure }
         if reader == nil, let writer {
             // Every track is written before the first is read (the maps come after the routes).
-            try writer.close(syncing: false)
+            try writer.close()
             reader = try ReadOnlyFile(path: path)
         }
     }
@@ -135,7 +136,7 @@ package final class CoordinateStore {
 
     package func remove() {
         guard writer != nil else { return }
-        try? writer?.close(syncing: false)
+        try? writer?.close()
         writer = nil
         reader = nil
         if let path { unlink(path) }

@@ -1,4 +1,5 @@
 import HealthTrailArchive
+import HealthTrailBase
 import HealthTrailDecode
 
 /// How `PredecodedRoutes` keeps a decoded GPX point in its spill file until the join is built.

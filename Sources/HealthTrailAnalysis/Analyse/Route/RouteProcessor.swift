@@ -1,5 +1,5 @@
 import HealthTrailArchive
-import HealthTrailCommit
+import HealthTrailBase
 import HealthTrailDecode
 import HealthTrailWrite
 
@@ -334,8 +334,9 @@ package final class RouteProcessor {
 
 /// What workout maps need beyond the route itself.
 package struct MapContext {
-    /// The run's staging folder, where the route shapes are spilled for the overview maps.
-    package let staging: OutputStaging
+    /// The folder the route shapes are spilled to for the overview maps (the run's staging
+    /// folder, from which the spill files are removed before the commit).
+    package let spillFolder: String
     /// Draw `svg/workouts/<id>.svg` (the tracks are kept for the other maps either way).
     package let drawWorkouts: Bool
     /// Draws one workout's map; called from both route threads.
@@ -346,10 +347,10 @@ package struct MapContext {
     package let offsets: [String: Int32]
 
     package init(
-        staging: OutputStaging, drawWorkouts: Bool, drawWorkout: @escaping @Sendable (MapRoute) throws -> Void,
+        spillFolder: String, drawWorkouts: Bool, drawWorkout: @escaping @Sendable (MapRoute) throws -> Void,
         filesPerWorkout: [String: Int], offsets: [String: Int32]
     ) {
-        self.staging = staging
+        self.spillFolder = spillFolder
         self.drawWorkouts = drawWorkouts
         self.drawWorkout = drawWorkout
         self.filesPerWorkout = filesPerWorkout

@@ -1,3 +1,4 @@
+import HealthTrailBase
 import HealthTrailDecode
 
 /// Figures derived from a route's points, accumulated point by point: routes stream out of the

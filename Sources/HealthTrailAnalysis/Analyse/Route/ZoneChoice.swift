@@ -1,3 +1,4 @@
+import HealthTrailBase
 import HealthTrailDecode
 
 /// How heart-rate zones are chosen (`--max-hr`, `--max-hr-from-birth-date`).

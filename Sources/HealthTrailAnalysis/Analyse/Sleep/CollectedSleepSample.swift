@@ -1,3 +1,4 @@
+import HealthTrailBase
 import HealthTrailDecode
 
 /// A sleep sample as decoded, before source names are ranked for the night analysis.

@@ -1,3 +1,4 @@
+import HealthTrailBase
 import HealthTrailDecode
 
 /// One night of sleep: the main sleep session that ends on a given local date.

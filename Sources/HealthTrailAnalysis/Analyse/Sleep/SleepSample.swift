@@ -1,3 +1,4 @@
+import HealthTrailBase
 import HealthTrailDecode
 
 /// One sleep record ready for the night analysis: its span, stage and ranked source.

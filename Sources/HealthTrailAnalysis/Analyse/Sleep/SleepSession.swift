@@ -1,4 +1,5 @@
 import HealthTrailArchive
+import HealthTrailBase
 import HealthTrailDecode
 
 /// A cluster of sleep samples (any stage, any source) close enough in time to be one sleep,

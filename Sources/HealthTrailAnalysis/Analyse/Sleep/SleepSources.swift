@@ -1,4 +1,5 @@
 import HealthTrailArchive
+import HealthTrailBase
 
 /// The sources of the open session's samples, tallied by their numbers in the builder's
 /// `NameBytes`: four bytes a source for its figures and four for its place in `seen`, where a

@@ -1,4 +1,5 @@
 import HealthTrailArchive
+import HealthTrailBase
 import HealthTrailDecode
 
 /// A route point on its way through `TrackCleaner`: its state so far, and where the caller

@@ -1,3 +1,4 @@
+import HealthTrailBase
 import HealthTrailDecode
 
 /// One workout's splits and best efforts, built from its active points as its route files go

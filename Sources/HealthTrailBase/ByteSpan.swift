@@ -12,7 +12,7 @@
 /// `count` bytes from `start` are initialised and stay readable for as long as the span is used;
 /// the span does not keep them alive: whoever makes one keeps their owner alive meanwhile.
 public struct ByteSpan {
-    @usableFromInline let start: UnsafePointer<UInt8>
+    @usableFromInline package let start: UnsafePointer<UInt8>
     public let count: Int
 
     @inlinable @inline(__always) package init(start: UnsafePointer<UInt8>, count: Int) {

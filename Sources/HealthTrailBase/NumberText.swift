@@ -1,6 +1,3 @@
-import HealthTrailArchive
-import HealthTrailXML
-
 /// Checks and reads decimal numbers as Apple writes them (`72`, `-0.5`, `1.2e-05`) without allocating.
 public enum NumberText {
     /// True when the bytes are one decimal number: sign, digits, optional fraction and exponent.
@@ -114,9 +111,11 @@ extension NumberText {
         }
     }
 
-    /// The value of a plain decimal (`72`, `-0.5`, `1234.5678`) without calling strtod; numbers
-    /// with an exponent or more than 18 digits fall back to `double(_:)`. Exact for values with
-    /// up to 15 significant digits, which is all Health exports write.
+    /// The value of a number the way `isNumber` accepts it, or nil, rounded as strtod rounds it.
+    /// A plain decimal (`72`, `-0.5`, `1234.5678`) whose digits, read as one integer, are below
+    /// 2^53 is one correctly rounded division of two exact doubles, without calling strtod: all
+    /// Health exports write. The rest (an exponent, more digits) go through `double(_:)`, and
+    /// text that reads as infinity (`1e309`) gives infinity, which `isInRange` refuses.
     @inline(__always)
     public static func fastDouble(_ s: ByteSpan) -> Double? {
         var i = 0
@@ -131,22 +130,10 @@ extension NumberText {
             while i < n, s[i] &- 0x30 < 10 { mantissa = mantissa &* 10 &+ UInt64(s[i] &- 0x30); i += 1; digits += 1; fraction += 1 }
         }
         guard digits > 0 else { return nil }
-        if i != n || digits > 18 || fraction > 22 { return double(s) }
+        // At most 19 digits cannot wrap the mantissa; below 2^53 it is exact in a Double, and so
+        // is 10^fraction up to 10^22, so the quotient is the correctly rounded value.
+        if i != n || digits > 19 || mantissa >= 1 << 53 || fraction > 22 { return double(s) }
         let v = Double(mantissa) / powerOfTen(fraction)
         return negative ? -v : v
-    }
-}
-
-extension SAXDocumentDecoder {
-    /// The value of an optional number field by the rule for numbers: nil and no fault when the
-    /// field is absent or empty; nil and a counted fault (`Reading.faultKind`) when its text is no
-    /// number or its number is out of range. `what` names the field (`trkpt ele`), never its text.
-    @inline(__always)
-    package func optionalValue(_ text: ByteSpan?, _ what: @autoclosure () -> String) -> Double? {
-        guard let text, text.count > 0 else { return nil }
-        let reading = NumberText.reading(text)
-        if case .value(let v) = reading { return v }
-        fault(reading.faultKind!, reading == .notANumber ? "\(what()) is not a number" : "\(what()) is out of range")
-        return nil
     }
 }
