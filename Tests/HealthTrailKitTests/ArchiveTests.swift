@@ -5,6 +5,7 @@ import Testing
 @testable import HealthTrailArchive
 @testable import HealthTrailDecode
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 @testable import HealthTrailXML
 
 @Suite struct ArchiveTests {

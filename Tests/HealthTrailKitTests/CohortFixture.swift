@@ -1,6 +1,7 @@
 import Foundation
 
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 @testable import HealthTrailSynth
 
 /// Twenty people's run folders, each from the project's generator with its own seed and run by

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 @testable import HealthTrailSynth
 
 /// The budget belongs to the data subject, not to an output folder: `healthtrail release` with a

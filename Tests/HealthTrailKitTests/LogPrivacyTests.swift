@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 @testable import HealthTrailSynth
 
 /// No value from the data reaches a log line: the logs of runs over a generated archive are

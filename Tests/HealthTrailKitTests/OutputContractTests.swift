@@ -4,6 +4,7 @@ import Testing
 @testable import HealthTrailAnalysis
 @testable import HealthTrailArchive
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 @testable import HealthTrailSynth
 
 /// The output contract: every column `OutputSchema` documents (and so the README's table) is

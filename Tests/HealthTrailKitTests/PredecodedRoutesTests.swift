@@ -5,6 +5,7 @@ import Testing
 @testable import HealthTrailArchive
 @testable import HealthTrailDecode
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 @testable import HealthTrailSynth
 
 /// Route files are decoded while export.xml is parsed, into spill files, and replayed once the

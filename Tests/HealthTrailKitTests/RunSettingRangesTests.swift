@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 
 /// The command line and pipeline files accept the same numbers for each run setting: both
 /// edges of every range a `RunOptionDeclaration` gives pass both, and one step past an edge

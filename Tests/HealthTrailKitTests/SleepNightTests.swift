@@ -6,6 +6,7 @@ import Testing
 @testable import HealthTrailArchive
 @testable import HealthTrailDecode
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 @testable import HealthTrailSynth
 
 /// Hand-built nights with answers worked out by hand: sessions, night vs nap, the source

@@ -4,6 +4,7 @@ import Testing
 @testable import HealthTrailArchive
 @testable import HealthTrailDecode
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 @testable import HealthTrailSynth
 
 #if canImport(FoundationXML)

@@ -1,3 +1,5 @@
+import HealthTrailRun
+
 /// What a cohort run on one machine is asked to do (`healthtrail run --pipeline cohort.yaml`).
 public struct CohortOptions: Sendable {
     /// The cohort pipeline (kind `cohort`): key file, outputs, releases, settings.

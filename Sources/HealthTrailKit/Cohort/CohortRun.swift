@@ -2,6 +2,7 @@ import Foundation
 import HealthTrailArchive
 import HealthTrailCommit
 import HealthTrailDecode
+import HealthTrailRun
 import Logging
 
 /// A cohort on one machine: each person's archive (`privacy.persons`) is processed by `healthtrail partial` in a

@@ -1,4 +1,5 @@
 import HealthTrailAnalysis
+import HealthTrailRun
 import HealthTrailWrite
 
 /// From a pipeline file to the options of one export's run.

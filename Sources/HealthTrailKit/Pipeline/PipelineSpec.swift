@@ -1,4 +1,5 @@
 import HealthTrailAnalysis
+import HealthTrailRun
 
 /// One unattended run, as declared by a pipeline file (`pipelines/nightly.yaml`,
 /// `pipelines/cohort.yaml`) and checked by `PipelineFile.load`.

@@ -1,3 +1,5 @@
+import HealthTrailArchive
+
 /// The formats a run writes its tables in, any combination of three.
 public struct TableFormats: OptionSet, Sendable, Hashable {
     /// One bit per format.
@@ -28,4 +30,9 @@ public struct TableFormats: OptionSet, Sendable, Hashable {
 
     /// The formats' names, in the order of `all`.
     public var names: [String] { Self.all.filter { contains($0.format) }.map(\.name) }
+
+    /// A table whose rows read back differ from those written: a bug, reported by file.
+    static func rowCountMismatch(_ csv: String, _ read: Int, _ written: Int) -> InputError {
+        InputError(file: csv, "\(read) rows read back, \(written) written")
+    }
 }

@@ -1,5 +1,6 @@
 import Crypto
 import HealthTrailArchive
+import HealthTrailRun
 
 extension PartialAggregate {
     /// The partial aggregate of everyone in `parts`: their counts and sums added up.

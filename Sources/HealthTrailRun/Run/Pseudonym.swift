@@ -1,7 +1,6 @@
 import Crypto
 import Foundation
 import HealthTrailArchive
-import HealthTrailPrivacy
 
 #if canImport(Glibc)
 import Glibc
@@ -27,8 +26,8 @@ public struct PseudonymKey: Sendable {
     public static let minimumBytes = 32
 
     private let key: SymmetricKey
-    /// The key as a budget ledger's key (`LedgerLocation`).
-    let ledgerKey: LedgerKey
+    /// The key's bytes, which a budget ledger's key is made from (`LedgerLocation`).
+    package let material: [UInt8]
 
     /// Reads the key at `path`.
     ///
@@ -68,7 +67,7 @@ public struct PseudonymKey: Sendable {
                     + "\(Self.minimumBytes) are needed (make one with `healthtrail keygen FILE`)")
         }
         key = SymmetricKey(data: material)
-        ledgerKey = LedgerKey(material: material)
+        self.material = material
     }
 
     /// `p_` + the first 16 hex digits of HMAC-SHA256(key, UTF-8 of `name`): the same name and

@@ -81,7 +81,7 @@ extension RunOptionDeclaration {
 
     /// `--no-svg`, `outputs` without `svg`.
     public static let noSVG = RunOptionDeclaration(
-        name: "no-svg", pipeline: .wordLeftOut(PipelineSpec.Output.svg.rawValue, key: ["outputs"]),
+        name: "no-svg", pipeline: .wordLeftOut("svg", key: ["outputs"]),
         abstract: "Skip the SVG maps and calendars (svg/).")
 
     /// `--svg-size`, `maps.size`: pixels.
@@ -131,7 +131,7 @@ extension HeartRateZones {
     /// The zones in words, for zones bounded at whole bpm: `resting <100, moderate 100–139,
     /// vigorous 140–179, maximum 180+ bpm`.
     var bandsText: String {
-        func bpm(_ value: Double) -> String { YAMLSchema.Bounds.format(value) }
+        func bpm(_ value: Double) -> String { RunOptionDeclaration.numberText(value) }
         return zones.enumerated().map { index, zone in
             guard let upper = zone.upper else { return "\(zone.name) \(bpm(zone.lower))+" }
             return index == 0 ? "\(zone.name) <\(bpm(upper))" : "\(zone.name) \(bpm(zone.lower))–\(bpm(upper - 1))"

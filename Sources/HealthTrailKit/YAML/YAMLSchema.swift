@@ -1,3 +1,5 @@
+import HealthTrailRun
+
 /// What a YAML value must look like: a tiny schema language, enough for pipeline and release
 /// files, that `YAMLSchemaWalker` checks a parsed file against.
 ///
@@ -59,9 +61,7 @@ indirect enum YAMLSchema: Sendable {
             }
         }
 
-        static func format(_ v: Double) -> String {
-            v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : String(v)
-        }
+        static func format(_ v: Double) -> String { RunOptionDeclaration.numberText(v) }
     }
 
     /// What a value of this schema is, in words: `a whole number 0…3600 seconds`, `one of day, workout`.

@@ -2,6 +2,7 @@ import Foundation
 import HealthTrailArchive
 import HealthTrailCommit
 import HealthTrailPrivacy
+import HealthTrailRun
 
 /// `healthtrail release`: bounds the contributions of a run's outputs (or takes the bounded
 /// totals of a cohort's merged partial aggregate), adds noise once and writes

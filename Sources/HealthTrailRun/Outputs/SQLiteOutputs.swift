@@ -88,7 +88,7 @@ enum SQLiteOutputs {
         for (csvPath, csv, schema, written) in tables {
             let writer = try SQLiteTableWriter(db, schema: schema, constraints: constraints(of: schema.name))
             let read = try CSVTableReader.copy(csvPath, named: csv, as: schema, into: writer)
-            guard read == written else { throw TableFormatStage.rowCountMismatch(csv, read, written) }
+            guard read == written else { throw TableFormats.rowCountMismatch(csv, read, written) }
             rows += read
         }
         let names = Set(tables.map(\.schema.name))

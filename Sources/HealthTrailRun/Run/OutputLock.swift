@@ -10,15 +10,15 @@ import Glibc
 /// An exclusive `flock` on `<out>/.healthtrail.lock`, held for the whole run. The kernel drops
 /// it when the process dies, however it dies, so a lock left by a killed run is never in the
 /// way: the file only records the pid of its last holder, for the message.
-final class OutputLock {
+package final class OutputLock {
     private let fd: Int32
     /// The pid of a run that died while holding the folder, when this run took its lock over.
-    let tookOverFrom: Int32?
+    package let tookOverFrom: Int32?
 
     /// The lock file's name inside the output folder.
     static let fileName = ".healthtrail.lock"
 
-    init(directory: String) throws {
+    package init(directory: String) throws {
         let path = directory + "/" + Self.fileName
         // Never through a link, and only a regular file of one's own: the file is truncated and
         // written, and a link planted there would have that done to its target.

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HealthTrailArchive
 import HealthTrailCommit
+import HealthTrailRun
 
 /// The noise-free bounded totals of one person (or, merged, of several) for every release of a
 /// spec: what a cohort adds up before noise is drawn once for all.

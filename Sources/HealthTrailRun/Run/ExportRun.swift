@@ -250,7 +250,7 @@ public enum ExportRun {
     }
 
     /// SHA-256 of the archive file (for a folder: of its export.xml).
-    static func sha256(of source: ExportSource, main: ArchiveEntry) throws -> (UInt64, String) {
+    package static func sha256(of source: ExportSource, main: ArchiveEntry) throws -> (UInt64, String) {
         let file = try source.checksummedFile(main: main)
         var hasher = SHA256()
         var chunk = [UInt8](repeating: 0, count: 1 << 20)

@@ -89,7 +89,7 @@ enum TableFormatStage {
                         path: staging.path(name), schema: table.schema, createdBy: "healthtrail version \(HealthTrailVersion.current)")
                     let rows = try CSVTableReader.copy(table.path, named: table.csv, as: table.schema, into: writer)
                     try writer.close()
-                    guard rows == table.rows else { throw rowCountMismatch(table.csv, rows, table.rows) }
+                    guard rows == table.rows else { throw TableFormats.rowCountMismatch(table.csv, rows, table.rows) }
                     files.append((name, rows))
                 }
             }
@@ -120,10 +120,5 @@ enum TableFormatStage {
         }
         result.written.sort { $0.name < $1.name }
         return result
-    }
-
-    /// A table whose rows read back differ from those written: a bug, reported by file.
-    static func rowCountMismatch(_ csv: String, _ read: Int, _ written: Int) -> InputError {
-        InputError(file: csv, "\(read) rows read back, \(written) written")
     }
 }

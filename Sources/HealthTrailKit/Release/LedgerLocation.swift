@@ -4,6 +4,7 @@ import HealthTrailPrivacy
 
 #if canImport(Glibc)
 import Glibc
+import HealthTrailRun
 #endif
 
 /// Where a data subject's budget ledger lives and the key it is bound to.
@@ -89,4 +90,9 @@ public struct LedgerLocation: Sendable, Equatable {
         let key = try key()
         return try BudgetLedger(path: ledgerPath(key: key), limit: limit, key: key, subject: subject)
     }
+}
+
+extension PseudonymKey {
+    /// The key as a budget ledger's key: one key file both names persons and signs the ledger.
+    var ledgerKey: LedgerKey { LedgerKey(material: material) }
 }

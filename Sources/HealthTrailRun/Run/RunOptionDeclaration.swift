@@ -80,8 +80,13 @@ public struct RunOptionDeclaration: Sendable, Equatable {
             if range.upperBound == Int.max { return "at least \(range.lowerBound)" + suffix }
             return "\(range.lowerBound)…\(range.upperBound)" + suffix
         case .numbers(let range, let unit):
-            let bounds = YAMLSchema.Bounds(lower: range.lowerBound, upper: range.upperBound, unit: unit)
-            return bounds.text
+            let suffix = unit.isEmpty ? "" : " " + unit
+            switch (range.lowerBound.isFinite, range.upperBound.isFinite) {
+            case (false, false): return "a finite number"
+            case (true, false): return "≥ " + Self.numberText(range.lowerBound) + suffix
+            case (false, true): return "≤ " + Self.numberText(range.upperBound) + suffix
+            case (true, true): return Self.numberText(range.lowerBound) + "…" + Self.numberText(range.upperBound) + suffix
+            }
         case .word(let words), .words(let words):
             return "values: " + words.joined(separator: ", ")
         }
@@ -126,22 +131,15 @@ public struct RunOptionDeclaration: Sendable, Equatable {
 
     /// The name of the option's own key in its pipeline mapping (`size` of `maps.size`); nil when
     /// a pipeline sets it by a word rather than by a key of its own.
-    var pipelineName: String? {
+    package var pipelineName: String? {
         if case .key(let path)? = pipeline { return path.last }
         return nil
     }
 
-    /// What a pipeline file's value of the option must look like, from what it accepts: nil when
-    /// that says too little (text lists, areas), for the schema to spell out.
-    var pipelineSchema: YAMLSchema? {
-        switch accepted {
-        case nil: return isFlag ? .bool : nil
-        case .integers(let range, let unit)?: return .integer(range, unit: unit)
-        case .numbers(let range, let unit)?:
-            return .number(YAMLSchema.Bounds(lower: range.lowerBound, upper: range.upperBound, unit: unit))
-        case .word(let words)?: return .word(words)
-        case .words(let words)?: return .list(of: .word(words), count: 1...Int.max)
-        }
+    /// A number as the help and the pipeline checks write it: `15` for a whole number, `0.5`
+    /// otherwise.
+    package static func numberText(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 }
 

@@ -26,7 +26,7 @@ enum ReleaseSpecReader {
         walker: inout YAMLSchemaWalker, today: Int64 = ReleaseDates.today()
     ) -> (items: [Item], budget: ReleaseSpec.Budget?, budgetNode: Node?)? {
         guard let root = walker.parse(text) else { return nil }
-        walker.check(root, PipelineSchema.releaseFile(unitRequired: defaultUnit == nil), path: "")
+        walker.check(root, ReleaseSchema.releaseFile(unitRequired: defaultUnit == nil), path: "")
         guard case .mapping = root else { return nil }
         let list = root["releases"]
         let items = list.map { self.items(of: $0, path: "releases", defaultUnit: defaultUnit, walker: &walker, today: today) } ?? []
@@ -34,14 +34,14 @@ enum ReleaseSpecReader {
         return (items, budget(root["budget"]), root["budget"])
     }
 
-    /// The releases of a list node the caller has already checked against `PipelineSchema`:
+    /// The releases of a list node the caller has already checked against `ReleaseSchema`:
     /// builds the well-formed ones and reports their check failures and repeated ids.
     static func items(
         of list: Node, path: String, defaultUnit: ReleaseSpec.PrivacyUnit?,
         walker: inout YAMLSchemaWalker, today: Int64 = ReleaseDates.today()
     ) -> [Item] {
         guard case .sequence(let sequence) = list else { return [] }
-        let schema = PipelineSchema.release(unitRequired: defaultUnit == nil)
+        let schema = ReleaseSchema.release(unitRequired: defaultUnit == nil)
         var items: [Item] = []
         var firstLine: [String: Int] = [:]
         for (i, node) in sequence.enumerated() {
@@ -120,7 +120,7 @@ enum ReleaseSpecReader {
 
     /// A release from any mapping: required keys that are missing or unreadable get stand-ins
     /// that pass their own checks, and are returned in `filled` (empty: the mapping conforms
-    /// to `PipelineSchema.release`, and the release is `release(_:defaultUnit:)`'s).
+    /// to `ReleaseSchema.release`, and the release is `release(_:defaultUnit:)`'s).
     static func lenientRelease(_ node: Node, defaultUnit: ReleaseSpec.PrivacyUnit?, placeholderID: String)
         -> (release: ReleaseSpec.Release, filled: Set<String>)
     {
@@ -160,7 +160,7 @@ enum ReleaseSpecReader {
         return (release, filled)
     }
 
-    /// A release from a mapping that conforms to `PipelineSchema.release`.
+    /// A release from a mapping that conforms to `ReleaseSchema.release`.
     static func release(_ node: Node, defaultUnit: ReleaseSpec.PrivacyUnit?) -> ReleaseSpec.Release? {
         // `key:` with no value counts as absent, as the schema walker has it.
         func value(_ key: String) -> Node? { node[key].flatMap { YAMLValue.isNull($0) ? nil : $0 } }
