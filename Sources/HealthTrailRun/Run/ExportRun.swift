@@ -94,7 +94,7 @@ public struct RunOptions: Sendable {
 ///
 /// Any error leaves the output folder as it was: outputs are staged and committed only at the
 /// end. The stages (`ExportXMLStage`, `RouteStage`, `AnalysisStage`, `ManifestStage`) share a
-/// `RunContext`.
+/// `RunContext` and hand each other their `Result`s.
 public enum ExportRun {
     public static func run(_ options: RunOptions) throws -> Manifest {
         let started = Date()
@@ -144,7 +144,7 @@ public enum ExportRun {
             // A stage that passed the staging budget stops the run at its end at the latest.
             let xml = try ExportXMLStage.run(run)
             try budget.check()
-            let routes = try RouteStage.run(run, decoder: xml.decoder, sink: xml.sink)
+            let routes = try RouteStage.run(run, xml: xml)
             try budget.check()
             let analysis = try AnalysisStage.run(run, decoder: xml.decoder, sink: xml.sink, routes: routes)
             try budget.check()
@@ -157,7 +157,7 @@ public enum ExportRun {
                 ? TableFormatStage.Result(written: csvFiles, database: nil)
                 : try run.timed("formats_s") { try TableFormatStage.run(run, written: csvFiles, zones: routes.zones) }
             let written = tables.written
-            let drawnOverview = try run.overview?.value()
+            let drawnOverview = try routes.overview?.value()
             if options.maps != nil { run.timings["svg_s"] = analysis.calendarSeconds + (drawnOverview?.seconds ?? 0) }
             let (archive, hashSeconds) = try hash.value()
             run.timings["sha256_s"] = hashSeconds

@@ -18,19 +18,26 @@ enum ExportXMLStage {
         let exportVersion: String?
         /// Copies of an earlier record, dropped, per record type identifier.
         let copiesByType: [String: Int]
+        /// The route files, decoding in the background: `RouteStage` links them to workouts.
+        let routeFiles: PredecodedRoutes
+        /// The heart rate of export.xml, spilled for `RouteStage`'s join.
+        let heartRateSpill: HeartRateSpill
     }
 
     static func run(_ run: RunContext) throws -> Result {
         let staging = run.staging
-        run.routeFiles = PredecodedRoutes(
+        let routeFiles = PredecodedRoutes(
             entries: run.layout.routeFiles, source: run.source,
             spillPaths: try (0..<3).map { try staging.path(".route-points-\($0).spill") },
             faults: run.faults, progress: run.progress)
+        run.removeAtEnd { routeFiles.remove() }
         return try run.timed("export_xml_s") {
             var first: Reading? = try read(run, dropping: nil, faults: run.faults)
             let copies = try first!.sink.copyFinder!.finish()
             if copies.isEmpty {
-                return Result(decoder: first!.decoder, sink: first!.sink, exportVersion: first!.exportVersion, copiesByType: [:])
+                return Result(
+                    decoder: first!.decoder, sink: first!.sink, exportVersion: first!.exportVersion, copiesByType: [:],
+                    routeFiles: routeFiles, heartRateSpill: first!.heartRateSpill)
             }
             let copiesByType = copies.countsByType
             // The first reading's spill files go before the second's are made under the same names.
@@ -39,7 +46,9 @@ enum ExportXMLStage {
             try run.outputs.restartExportXMLTables()
             // Its faults were counted by the first reading already.
             let second = try read(run, dropping: copies, faults: FaultLog(file: run.source.displayName, strict: run.options.strict))
-            return Result(decoder: second.decoder, sink: second.sink, exportVersion: second.exportVersion, copiesByType: copiesByType)
+            return Result(
+                decoder: second.decoder, sink: second.sink, exportVersion: second.exportVersion, copiesByType: copiesByType,
+                routeFiles: routeFiles, heartRateSpill: second.heartRateSpill)
         }
     }
 
@@ -58,7 +67,7 @@ enum ExportXMLStage {
         let sink = RunRecordSink(outputs: run.outputs, priority: options.sourcePriority)
         let decoder = ExportDecoder(sink: sink, faults: faults, fileName: run.source.displayName, entryName: run.layout.mainXML.path)
         let spill = try HeartRateSpill(path: staging.path(".heart-rate.spill"))
-        run.heartRateSpill = spill
+        run.removeAtEnd(file: spill.path)
         sink.heartRateSpill = spill
         sink.daily.spillDirectory = staging.stagingDirectory
         sink.daily.spillRunLength = options.spillRunLength

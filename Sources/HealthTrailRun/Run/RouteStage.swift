@@ -16,18 +16,21 @@ enum RouteStage {
         let joinSampleCount: Int
         /// Features of routes.geojson (0 without it).
         let geojsonFeatures: Int
+        /// The overview and density maps, drawing in the background: the seconds they took and
+        /// the routes left outside the overview's area; nil without maps.
+        let overview: BackgroundTask<(seconds: Double, outsideArea: Int?)>?
     }
 
-    static func run(_ run: RunContext, decoder: ExportDecoder, sink: RunRecordSink) throws -> Result {
+    static func run(_ run: RunContext, xml: ExportXMLStage.Result) throws -> Result {
         let (options, staging) = (run.options, run.staging)
-        let predecoded = run.routeFiles!
+        let (decoder, sink, predecoded) = (xml.decoder, xml.sink, xml.routeFiles)
         try run.timed("routes_wait_s") { try predecoded.wait() }
 
         let (plan, sourceRanking, join, zones) = try run.timed("join_s") {
             let plan = try RouteLinker.plan(
                 routeFiles: run.layout.routeFiles, mainXML: run.layout.mainXML, routes: predecoded, workouts: decoder.workouts)
             let sourceRanking = sink.daily.sourceRanking(decoder.sourceNames)
-            let spill = run.heartRateSpill!
+            let spill = xml.heartRateSpill
             let join = try HeartRateJoin(
                 spill: spill, windows: plan.windows, tolerance: options.joinTolerance,
                 sourceOrder: sourceRanking.order,
@@ -69,7 +72,7 @@ enum RouteStage {
         }
 
         // The overview and density maps need only the route tracks: drawn meanwhile.
-        run.overview = options.maps.map { maps in
+        let overview = options.maps.map { maps in
             BackgroundTask { () throws -> (seconds: Double, outsideArea: Int?) in
                 let clock = Date()
                 defer { routes.tracks.discard() }   // spill files must not be committed
@@ -79,8 +82,9 @@ enum RouteStage {
                 return (Date().timeIntervalSince(clock), outsideArea)
             }
         }
+        if let overview { run.waitBeforeDiscard { _ = try? overview.value() } }
         return Result(
             routes: routes, sourceRanking: sourceRanking, zones: zones, joinSampleCount: join.sampleCount,
-            geojsonFeatures: geojsonFeatures)
+            geojsonFeatures: geojsonFeatures, overview: overview)
     }
 }

@@ -6,7 +6,8 @@ import HealthTrailXML
 
 /// What the stages of one `ExportRun` share: its input, its staging folder and open outputs,
 /// its fault log, progress line and timings, and the work that must end (spill files,
-/// background threads) before the staging folder is committed or removed.
+/// background threads) before the staging folder is committed or removed. What one stage makes
+/// for the next goes in its `Result`, not here.
 final class RunContext {
     let options: RunOptions
     let source: ExportSource
@@ -19,12 +20,12 @@ final class RunContext {
     /// Seconds per stage, as the manifest's `timings` give them.
     var timings: [String: Double] = [:]
 
-    /// Route files being decoded in the background (`ExportXMLStage` starts them).
-    var routeFiles: PredecodedRoutes?
-    /// Heart rate spilled while export.xml is read, until the join has read it back.
-    var heartRateSpill: HeartRateSpill?
-    /// The overview and density maps, drawn in the background (`RouteStage` starts them).
-    var overview: BackgroundTask<(seconds: Double, outsideArea: Int?)>?
+    /// What ends each spill file and background decoding a stage started (`removeAtEnd(_:)`):
+    /// none may be committed or outlive the run.
+    private var scratch: [() -> Void] = []
+    /// What waits for each background task that writes into the staging folder
+    /// (`waitBeforeDiscard(_:)`), after a failure, before the folder is removed.
+    private var backgroundWriters: [() -> Void] = []
 
     init(options: RunOptions, source: ExportSource, layout: ExportLayout, staging: OutputStaging, started: Date) throws {
         self.options = options
@@ -47,18 +48,29 @@ final class RunContext {
         return try body()
     }
 
+    /// Has `removeScratch()` and `abandon()` call `remove`, which removes a spill file or stops
+    /// background decoding; calling it more than once does no harm.
+    func removeAtEnd(_ remove: @escaping () -> Void) { scratch.append(remove) }
+
+    /// Has `removeScratch()` and `abandon()` remove the spill file at `path`. Only its path is
+    /// kept, so the writer that filled it, and its buffer, go as soon as the stage lets go of it.
+    func removeAtEnd(file path: String) { scratch.append { unlink(path) } }
+
+    /// Has `abandon()` call `wait`, which waits for a background task that writes into the
+    /// staging folder.
+    func waitBeforeDiscard(_ wait: @escaping () -> Void) { backgroundWriters.append(wait) }
+
     /// Ends the progress line and removes the spill files, whatever ended the run: none may be
     /// committed.
     func removeScratch() {
-        heartRateSpill?.remove()
-        routeFiles?.remove()
+        for remove in scratch { remove() }
         progress.finish()
     }
 
     /// After a failure: stops every background thread that reads the source or writes into
     /// the staging folder, which is about to be removed.
     func abandon() {
-        routeFiles?.remove()
-        _ = try? overview?.value()
+        for remove in scratch { remove() }
+        for wait in backgroundWriters { wait() }
     }
 }
