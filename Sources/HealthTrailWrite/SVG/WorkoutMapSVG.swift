@@ -1,14 +1,12 @@
-import HealthTrailAnalysis
-import HealthTrailWrite
-
 /// `svg/workouts/<workout_id>.svg`: one workout's route on a plain background, coloured by
 /// heart-rate zone.
 ///
 /// Layout, top to bottom: a 48 px title band (activity, local date, distance in km with 2
 /// decimals, duration h:mm:ss, mean bpm); the map, `options.size` wide and 0.4–1.5 times as tall
 /// following the route's shape, in Web Mercator; a legend band listing every zone of `zones`
-/// with its colour and time in zone (m:ss), plus "no heart rate" when a segment has none, and
-/// the scale bar.
+/// with its colour and time in zone (m:ss), plus "no heart rate" in `noZoneColour` when a
+/// segment has none, and the scale bar. The zones are plain names and colours: which zones a run
+/// uses is the analysis' business, not the drawing's.
 ///
 /// The route is one `<path class="segment">` per `RouteSegment` (its `colour` as `stroke`, its
 /// `opacity` as `stroke-opacity`), 4 px wide with round caps and joins, then a start marker
@@ -17,10 +15,17 @@ import HealthTrailWrite
 /// Douglas–Peucker at `options.simplificationTolerance` px (its end points, shared with the
 /// neighbours, are always kept). A route with fewer than `options.minimumPoints` usable points
 /// gives the title, the legend and a "No route to draw" note.
-public enum WorkoutMapSVG {
+package enum WorkoutMapSVG {
     static let titleBand: Double = 48
 
-    public static func render(_ route: MapRoute, zones: HeartRateZones, options: SVGOptions = SVGOptions()) -> [UInt8] {
+    /// A heart-rate zone as the legend shows it: its name and `#rrggbb` colour, in the order of
+    /// the zone indices of `route.segments`.
+    package typealias Zone = (name: String, colour: String)
+
+    /// The map's SVG bytes.
+    package static func render(
+        _ route: MapRoute, zones: [Zone], noZoneColour: String, options: SVGOptions = SVGOptions()
+    ) -> [UInt8] {
         let width = options.mapWidth
         var box = WorldBox()
         var usable = 0, first = -1, last = -1
@@ -39,8 +44,8 @@ public enum WorkoutMapSVG {
         let frame = MapFrame(box: box, width: width, top: titleBand)
 
         // Legend rows: every zone, then "no heart rate" when some drawn segment lacks a zone.
-        let lacksZone = drawn && route.segments.contains { $0.zone == nil || $0.zone! >= zones.zones.count }
-        let rows = zones.zones.count + (lacksZone ? 1 : 0)
+        let lacksZone = drawn && route.segments.contains { $0.zone == nil || $0.zone! >= zones.count }
+        let rows = zones.count + (lacksZone ? 1 : 0)
         let legendTop = frame.top + frame.height
         let height = Int((legendTop + 30 + Double(max(rows, 1)) * SVGBytes.legendRowHeight + 12).rounded(.up))
 
@@ -87,7 +92,7 @@ public enum WorkoutMapSVG {
         // Legend: zones with their time.
         out.literal("<g class=\"legend\">\n")
         out.textElement("Heart-rate zones (time in zone)", x: 16, y: legendTop + 22, size: 13, weight: "bold")
-        for (i, zone) in zones.zones.enumerated() {
+        for (i, zone) in zones.enumerated() {
             let seconds = i < route.timeInZone.count ? route.timeInZone[i] : 0
             out.legendRow(
                 index: i, top: legendTop + 30, colour: zone.colour,
@@ -95,7 +100,7 @@ public enum WorkoutMapSVG {
         }
         if lacksZone {
             out.legendRow(
-                index: zones.zones.count, top: legendTop + 30, colour: RouteGeometry.noHeartRateColour,
+                index: zones.count, top: legendTop + 30, colour: noZoneColour,
                 label: "no heart rate")
         }
         out.literal("</g>\n")
