@@ -15,14 +15,14 @@ struct Contribution {
 /// Integers only, so totals of several people add up exactly, in any order. Partial aggregates
 /// leave zero entries out. A density release keeps its counts under the cell's row-major index
 /// (`"517"`).
-public struct BoundedTotals: Equatable, Sendable {
+package struct BoundedTotals: Equatable, Sendable {
     /// Contributions counted, per partition.
-    public var counts: [String: Int64]
+    package var counts: [String: Int64]
     /// Sum of clamped values in resolution units, per partition (`mean`: centred on the bounds'
     /// midpoint, so each contribution lies within ±half the range).
-    public var sums: [String: Int64]
+    package var sums: [String: Int64]
 
-    public init(counts: [String: Int64] = [:], sums: [String: Int64] = [:]) {
+    package init(counts: [String: Int64] = [:], sums: [String: Int64] = [:]) {
         self.counts = counts
         self.sums = sums
     }

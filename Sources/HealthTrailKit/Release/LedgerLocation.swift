@@ -22,20 +22,20 @@ import HealthTrailRun
 ///
 /// Losing the key loses the budget: a new key is a new subject. Keep the folder with your
 /// backups, and never copy it to anyone the releases are for.
-public struct LedgerLocation: Sendable, Equatable {
+package struct LedgerLocation: Sendable, Equatable {
     /// The budget folder.
-    public var budgetDirectory: String
+    package var budgetDirectory: String
     /// The data subject's name (only its keyed tag is written anywhere).
-    public var subject: String
+    package var subject: String
     /// A key file to bind the ledger to instead of the budget folder's own `ledger.key`.
-    public var keyFile: String?
+    package var keyFile: String?
     /// A ledger file to use instead of the subject's ledger in the budget folder.
-    public var ledgerFile: String?
+    package var ledgerFile: String?
 
     /// The subject a person's own releases are recorded for when none is named.
-    public static let defaultSubject = "self"
+    package static let defaultSubject = "self"
 
-    public init(budgetDirectory: String? = nil, subject: String? = nil, keyFile: String? = nil, ledgerFile: String? = nil) {
+    package init(budgetDirectory: String? = nil, subject: String? = nil, keyFile: String? = nil, ledgerFile: String? = nil) {
         self.budgetDirectory = budgetDirectory ?? Self.defaultBudgetDirectory()
         self.subject = subject ?? Self.defaultSubject
         self.keyFile = keyFile
@@ -43,7 +43,7 @@ public struct LedgerLocation: Sendable, Equatable {
     }
 
     /// `$XDG_STATE_HOME/healthtrail`, else `$HOME/.local/state/healthtrail`.
-    public static func defaultBudgetDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    package static func defaultBudgetDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/healthtrail" }
         let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
         return home + "/.local/state/healthtrail"
@@ -83,7 +83,7 @@ public struct LedgerLocation: Sendable, Equatable {
     }
 
     /// The ledger's path, the key read (or made) to name it.
-    public func resolvedLedgerPath() throws -> String { ledgerPath(key: try key()) }
+    package func resolvedLedgerPath() throws -> String { ledgerPath(key: try key()) }
 
     /// Opens the subject's ledger with `limit`.
     func open(limit: BudgetLimit) throws -> BudgetLedger {

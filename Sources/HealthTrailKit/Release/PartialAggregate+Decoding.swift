@@ -10,7 +10,7 @@ extension PartialAggregate {
     ///
     /// - Throws: `InputError` naming `file`: not a partial aggregate, another format version, or
     ///   corrupt. The message never holds a value from the file.
-    public init(bytes: [UInt8], file: String) throws {
+    package init(bytes: [UInt8], file: String) throws {
         func fail(_ message: String) -> InputError { InputError(file: file, message) }
         let data = Data(bytes)
         guard let header = try? JSONDecoder().decode(Header.self, from: data), header.format == Self.formatName else {

@@ -40,25 +40,25 @@ import HealthTrailRun
 /// In Python: `json.load(open(path, encoding="utf-8"))["persons"]` lists the people in a file.
 ///
 /// The totals are raw (noise-free) health data: files are written owner-only (0600).
-public struct PartialAggregate: Sendable {
+package struct PartialAggregate: Sendable {
     /// The value of `format`.
-    public static let formatName = "healthtrail-partial"
+    package static let formatName = "healthtrail-partial"
     /// The value of `version` this tool reads and writes.
-    public static let formatVersion: Int64 = 2
+    package static let formatVersion: Int64 = 2
 
     /// The healthtrail version that computed the totals.
-    public var toolVersion: String
+    package var toolVersion: String
     /// `specFingerprint(of:)` of the spec the totals were computed for.
-    public var specSHA256: String
+    package var specSHA256: String
     /// The pseudonyms of the people in these totals, sorted by UTF-8 bytes, each once.
-    public var persons: [String]
+    package var persons: [String]
     /// Bounded totals per release id.
-    public var releases: [String: BoundedTotals]
+    package var releases: [String: BoundedTotals]
     /// The file this partial was read from, for error messages; not part of its bytes.
-    public var file: String?
+    package var file: String?
 
     /// A partial from its parts (`build` and `merge` make them; tests make odd ones).
-    public init(
+    package init(
         toolVersion: String = HealthTrailVersion.current, specSHA256: String, persons: [String],
         releases: [String: BoundedTotals], file: String? = nil
     ) {
@@ -74,7 +74,7 @@ public struct PartialAggregate: Sendable {
 
     /// Hex SHA-256 of the spec's release definitions (deterministic JSON, keys sorted), leaving
     /// out the budget: partials stay valid when only the budget changes.
-    public static func specFingerprint(of spec: ReleaseSpec) throws -> String {
+    package static func specFingerprint(of spec: ReleaseSpec) throws -> String {
         // Terms only (`ReleaseSpec.Release.terms`): declaring `expected` changes no partial.
         hex(SHA256.hash(data: try JSONEncoder.sorted.encode(spec.releases.map(\.terms))))
     }
@@ -85,7 +85,7 @@ public struct PartialAggregate: Sendable {
     }
 
     /// The canonical bytes of the file (see the type's documentation).
-    public func encode() -> [UInt8] {
+    package func encode() -> [UInt8] {
         let document: [String: CanonicalJSON] = [
             "format": .string(Self.formatName),
             "version": .integer(Self.formatVersion),
@@ -98,7 +98,7 @@ public struct PartialAggregate: Sendable {
     }
 
     /// Reads a partial aggregate file; errors name it.
-    public static func read(path: String) throws -> PartialAggregate {
+    package static func read(path: String) throws -> PartialAggregate {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw InputError(file: path, "cannot read the partial aggregate")
         }
@@ -107,7 +107,7 @@ public struct PartialAggregate: Sendable {
 
     /// Writes the file whole or not at all (a temporary name in the same folder, then rename),
     /// owner-only: the totals are noise-free.
-    public func write(to path: String) throws {
+    package func write(to path: String) throws {
         let temporary = path + ".tmp-\(getpid())"
         do {
             try OutputFile.write(encode(), to: temporary)

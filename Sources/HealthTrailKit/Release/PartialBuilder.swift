@@ -12,7 +12,7 @@ extension PartialAggregate {
     /// - Parameter person: the person's pseudonym (`PseudonymKey.pseudonym(for:)`) or `self`:
     ///   letters, digits, `_`, `.`, `-`, at most 64 characters. It names the person's privacy
     ///   units and is recorded in `persons`.
-    public static func build(spec: ReleaseSpec, runDirectory: String, person: String) throws -> PartialAggregate {
+    package static func build(spec: ReleaseSpec, runDirectory: String, person: String) throws -> PartialAggregate {
         guard isValidPerson(person) else {
             throw InputError(file: runDirectory, "a person is named by a pseudonym: letters, digits, _ . - only, at most 64")
         }

@@ -14,7 +14,7 @@ extension PartialAggregate {
     ///   partials; one made by another healthtrail version or for other release definitions
     ///   than the first; a person in two different partials (the same person counted twice
     ///   would break the bound on what one person can change); totals that overflow.
-    public static func merge(_ parts: [PartialAggregate]) throws -> PartialAggregate {
+    package static func merge(_ parts: [PartialAggregate]) throws -> PartialAggregate {
         var seen = Set<SHA256Digest>()   // digests, not bytes: thousands of partials may be merged
         let unique = parts.filter { seen.insert(SHA256.hash(data: $0.encode())).inserted }
         guard let first = unique.first else { throw InputError(file: "merge", "no partial aggregates to merge") }

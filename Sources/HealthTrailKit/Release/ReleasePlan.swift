@@ -6,58 +6,58 @@ import HealthTrailPrivacy
 /// no noise drawn, nothing recorded (`healthtrail release --plan`). The errors are those every
 /// row of `dp/<release>.csv` will carry in `error95`, so a spec can be tuned before its budget is
 /// spent on releases nobody can use.
-public struct ReleasePlan: Sendable {
+package struct ReleasePlan: Sendable {
     /// One release.
-    public struct Release: Sendable {
-        public var id: String
-        public var aggregate: ReleaseSpec.Aggregate
+    package struct Release: Sendable {
+        package var id: String
+        package var aggregate: ReleaseSpec.Aggregate
         /// Noisy values published: public partitions, or the cells of a density grid.
-        public var partitions: Int
-        public var mechanism: String
+        package var partitions: Int
+        package var mechanism: String
         /// `ε = 0.5`, or `ρ = 0.125 zCDP, (ε, δ) = (2.42, 1e-06)`.
-        public var guarantee: String
+        package var guarantee: String
         /// Half-width of the 95 % error bar of each noisy count and sum (in the metric's unit;
         /// for a mean, the sum is centred on the bounds' midpoint), nil where not drawn.
-        public var countError95: Double?
-        public var sumError95: Double?
+        package var countError95: Double?
+        package var sumError95: Double?
         /// Its privacy unit, and how many periods it is published in (`cadence`).
-        public var unit: ReleaseSpec.PrivacyUnit
-        public var periods: Int
+        package var unit: ReleaseSpec.PrivacyUnit
+        package var periods: Int
         /// Why the noise swamps the release's declared `expected` value; nil when it does not,
         /// or when nothing is declared.
-        public var warning: String?
+        package var warning: String?
     }
 
     /// What the releases spend on one privacy unit once every period is published.
-    public struct UnitTotal: Sendable {
-        public var unit: ReleaseSpec.PrivacyUnit
+    package struct UnitTotal: Sendable {
+        package var unit: ReleaseSpec.PrivacyUnit
         /// In zCDP (a Laplace release counts ε²/2).
-        public var rho: Double
+        package var rho: Double
         /// In ε, when every release of the unit is pure ε; nil otherwise.
-        public var epsilon: Double?
+        package var epsilon: Double?
         /// The composed Rényi curve (`RenyiAccountant`), a Laplace release counted as randomized
         /// response with its ε.
-        public var rdp: RDPCurve
+        package var rdp: RDPCurve
         /// Whether a Laplace release is among them: then Rényi accounting can be tighter than
         /// converting ρ.
-        public var mixesLaplace: Bool
+        package var mixesLaplace: Bool
 
         /// The (ε, δ) the unit's spend implies by Rényi accounting (the smaller of the Rényi
         /// curve's and ρ's conversions).
-        public func renyiEpsilon(delta: Double) -> Double {
+        package func renyiEpsilon(delta: Double) -> Double {
             RenyiAccountant.epsilon(curve: rdp, rho: rho, delta: delta)
         }
     }
 
-    public var releases: [Release]
+    package var releases: [Release]
     /// Per privacy unit, in the order day, workout, person: units have budgets of their own.
-    public var totals: [UnitTotal]
-    public var budget: ReleaseSpec.Budget?
+    package var totals: [UnitTotal]
+    package var budget: ReleaseSpec.Budget?
     /// The δ Gaussian guarantees are stated at.
-    public var delta: Double
+    package var delta: Double
 
     /// Works out every release of `spec`; throws as a release would on parameters out of range.
-    public init(spec: ReleaseSpec) throws {
+    package init(spec: ReleaseSpec) throws {
         delta = spec.statedDelta
         budget = spec.budget
         releases = []
@@ -158,7 +158,7 @@ public struct ReleasePlan: Sendable {
     }
 
     /// The plan as `healthtrail release --plan` prints it: a line per release, then the total.
-    public var text: String {
+    package var text: String {
         var table = [["release", "partitions", "periods", "mechanism", "guarantee", "95 % error of each value"]]
         for r in releases {
             let error: String
@@ -184,7 +184,7 @@ public struct ReleasePlan: Sendable {
 
     /// What each privacy unit will have spent once every period is published, a line per unit,
     /// as `--plan` ends and `healthtrail release` closes: from the spec alone.
-    public var totalLines: [String] {
+    package var totalLines: [String] {
         var lines: [String] = []
         let renyiBudget = budget?.accountant == .renyi ? budget?.epsilon : nil
         for total in totals {

@@ -12,30 +12,30 @@ import HealthTrailRun
 /// magnitude, in resolution units). Discrete Laplace at scale Δ/ε for pure ε-DP; discrete
 /// Gaussian at σ² = Δ₂²/(2ρ) for ρ-zCDP, with Δ₂² = K·M²·B² (a unit's K partitions each change
 /// by at most M·B). A mean spends half its budget on the count and half on the centred sum.
-public enum ReleaseRunner {
-    public struct Outcome: Sendable {
-        public var id: String
+package enum ReleaseRunner {
+    package struct Outcome: Sendable {
+        package var id: String
         /// True when this run drew at least one new publication and spent budget on it; false
         /// when every publication was answered from the ledger (or none is due yet).
-        public var charged: Bool
+        package var charged: Bool
         /// Noisy values in the published file (partitions, or density cells).
-        public var partitions: Int
-        public var path: String
+        package var partitions: Int
+        package var path: String
         /// The release's guarantee in the standard form (`ε = 0.5`, or ρ with its (ε, δ)).
-        public var guarantee: String
+        package var guarantee: String
         /// Publications in the file, and how many of them this run drew.
-        public var published = 0
-        public var drawn = 0
+        package var published = 0
+        package var drawn = 0
         /// The date the next publication becomes due (`yyyy-MM-dd`), nil when none is left.
-        public var nextDue: String?
+        package var nextDue: String?
         /// The budget ledger the spend is recorded in.
-        public var ledgerPath = ""
+        package var ledgerPath = ""
     }
 
     /// The columns of `dp/<release>.csv`: those of the table as drawn and stored in the ledger
     /// (`drawnColumns`), then `drawn_value` and `post_processing` (see `PostProcessing`), then
     /// `ledger` and `ledger_seq` (`ledgerColumns`).
-    public static let columns = drawnColumns + ["drawn_value", "post_processing"] + ledgerColumns
+    package static let columns = drawnColumns + ["drawn_value", "post_processing"] + ledgerColumns
 
     /// The columns of a publication's table as drawn, the bytes the ledger stores: a replay
     /// publishes what was drawn, post-processed again. `persons` is the person mapping the draw
@@ -51,24 +51,24 @@ public enum ReleaseRunner {
     /// its draw (`BudgetLedger.identity`) and the line of that ledger recording it (its
     /// reservation's seq). Both are the same for every replay; a file from another ledger (a
     /// reset budget) shows another identity.
-    public static let ledgerColumns = ["ledger", "ledger_seq"]
+    package static let ledgerColumns = ["ledger", "ledger_seq"]
 
     /// The `persons` of a row stored before draws recorded their person mapping.
     static let personsNotRecorded = "not recorded"
 
     /// The `persons` of one person's own releases: the data is theirs alone.
-    public static let personsSelf = "self"
+    package static let personsSelf = "self"
 
     /// The `persons` of a merged partial released without its pipeline: nothing says how its
     /// archives were mapped to persons.
-    public static let personsNotStated = "not stated"
+    package static let personsNotStated = "not stated"
 
     /// Releases one person's run outputs (`daily.csv`, `workouts.csv`, `route_points.csv` in
     /// `dataDirectory`): their partial aggregate, as person `self`, released at once.
     ///
     /// - Parameter asOf: the date the run counts as today (`yyyy-MM-dd`, UTC); a publication is
     ///   due from the second day after its period (see `Publication`). Default: today.
-    public static func run(
+    package static func run(
         spec: ReleaseSpec, dataDirectory: String, outputDirectory: String,
         ledger: LedgerLocation, asOf: String? = nil
     ) throws -> [Outcome] {
@@ -99,7 +99,7 @@ public enum ReleaseRunner {
     ///   definitions than `spec`, lacks one of its releases, or holds a partition a release does
     ///   not declare or a total beyond `largestTotal`: all checked before anything is spent or
     ///   published. `LedgerError` (over budget, …).
-    public static func run(
+    package static func run(
         spec: ReleaseSpec, partial: PartialAggregate, outputDirectory: String,
         ledger: LedgerLocation, asOf: String? = nil, persons: String = personsNotStated
     ) throws -> [Outcome] {
@@ -111,7 +111,7 @@ public enum ReleaseRunner {
 
     /// One line on a release's outcome, for people: what is published, its guarantee, where,
     /// whether this run spent budget, and when the next period is due. Public facts only.
-    public static func summary(of o: Outcome) -> String {
+    package static func summary(of o: Outcome) -> String {
         let next = o.nextDue.map { "; next period due \($0)" } ?? ""
         guard o.published > 0 else {
             return "\(o.id): nothing due yet" + (o.nextDue.map { ": its first period can be published from \($0)" } ?? "")

@@ -9,24 +9,24 @@ import HealthTrailPrivacy
 /// unit, the bounds values are clamped to, how many partitions and contributions a unit may
 /// have, the public partitions (calendar weeks of a declared range, HealthKit's activity list),
 /// the mechanism and its ε or ρ.
-public struct ReleaseSpec: Codable, Sendable, Equatable {
-    public var releases: [Release]
+package struct ReleaseSpec: Codable, Sendable, Equatable {
+    package var releases: [Release]
     /// Total budget the ledger enforces across runs.
-    public var budget: Budget?
+    package var budget: Budget?
 
-    public struct Budget: Codable, Sendable, Equatable {
+    package struct Budget: Codable, Sendable, Equatable {
         /// A pure ε total (basic composition), or with `accountant: renyi` the ε of an (ε, δ)
         /// total.
-        public var epsilon: Double?
-        public var rho: Double?
+        package var epsilon: Double?
+        package var rho: Double?
         /// The δ at which a ρ-zCDP release states its (ε, δ) guarantee (`statedDelta`), and
         /// the δ of an (ε, δ) total.
-        public var delta: Double?
+        package var delta: Double?
         /// `renyi`: `epsilon` and `delta` are an (ε, δ)-DP total, held by Rényi accounting
         /// (`RenyiAccountant`) rather than by basic composition.
-        public var accountant: Accountant?
+        package var accountant: Accountant?
 
-        public init(epsilon: Double? = nil, rho: Double? = nil, delta: Double? = nil, accountant: Accountant? = nil) {
+        package init(epsilon: Double? = nil, rho: Double? = nil, delta: Double? = nil, accountant: Accountant? = nil) {
             self.epsilon = epsilon
             self.rho = rho
             self.delta = delta
@@ -35,67 +35,67 @@ public struct ReleaseSpec: Codable, Sendable, Equatable {
     }
 
     /// How an `epsilon` budget composes: `renyi` makes it the ε of an (ε, δ) total.
-    public enum Accountant: String, Codable, Sendable { case renyi }
+    package enum Accountant: String, Codable, Sendable { case renyi }
 
     /// The δ a Gaussian release's guarantee is stated at, in `dp/*.csv` and by `healthtrail
     /// release`, and the δ of an (ε, δ) budget: the spec's `budget.delta`, or 10⁻⁶.
-    public var statedDelta: Double { budget?.delta ?? 1e-6 }
+    package var statedDelta: Double { budget?.delta ?? 1e-6 }
 
     /// The limit the ledger enforces and records in its first line: ε, ρ, or with
     /// `accountant: renyi` the (ε, δ) of `epsilon` at `statedDelta` (exact fractions of the
     /// numbers as written).
-    public var ledgerLimit: BudgetLimit {
+    package var ledgerLimit: BudgetLimit {
         let epsilon = budget?.epsilon.flatMap { Rational(String($0)) }, rho = budget?.rho.flatMap { Rational(String($0)) }
         guard budget?.accountant == .renyi else { return BudgetLimit(epsilon: epsilon, rho: rho) }
         let renyi = epsilon.flatMap { e in Rational(String(statedDelta)).map { BudgetLimit.RenyiLimit(epsilon: e, delta: $0) } }
         return BudgetLimit(rho: rho, renyi: renyi)
     }
 
-    public struct Release: Codable, Sendable, Equatable {
+    package struct Release: Codable, Sendable, Equatable {
         /// Names the file `dp/<id>.csv` and the ledger entries.
-        public var id: String
+        package var id: String
         /// `daily.<column>` (a column of daily.csv) or `workouts.count` / `workouts.<column>`.
-        public var metric: String
+        package var metric: String
         /// `count`, `sum`, `mean`, or `density` (route cells of a fixed grid over `area`).
-        public var aggregate: Aggregate
+        package var aggregate: Aggregate
         /// `week` (ISO weeks of `from`…`to`), `month` (calendar months), `day`, `activity_week`
         /// and `activity_month` (activity × week or month).
-        public var partition: PartitionKind
+        package var partition: PartitionKind
         /// First and last local date of the public partitions, `yyyy-MM-dd` (a relative date of
         /// the spec is resolved when it is read: `ReleaseDates`).
-        public var from: String
-        public var to: String
+        package var from: String
+        package var to: String
         /// Activities for `activity_week` (default: running, walking, cycling, hiking, swimming).
-        public var activities: [String]?
+        package var activities: [String]?
         /// `day`, `workout` or `person`: what one contribution bound protects.
-        public var privacyUnit: PrivacyUnit
+        package var privacyUnit: PrivacyUnit
         /// Values are clamped to [lower, upper] (declared, never from the data).
-        public var lower: Double?
-        public var upper: Double?
+        package var lower: Double?
+        package var upper: Double?
         /// The fixed-point unit values are put on before noise (1 bpm, 1 m, 1 step).
-        public var resolution: Double?
+        package var resolution: Double?
         /// At most this many partitions per privacy unit (K) and contributions per partition (M).
-        public var maxPartitions: Int
-        public var maxContributions: Int
+        package var maxPartitions: Int
+        package var maxContributions: Int
         /// `laplace` (pure ε) or `gaussian` (ρ-zCDP).
-        public var mechanism: MechanismKind
-        public var epsilon: Double?
-        public var rho: Double?
+        package var mechanism: MechanismKind
+        package var epsilon: Double?
+        package var rho: Double?
         /// `density`: the fixed grid's area, `[minLat, minLon, maxLat, maxLon]` (declared, never
         /// from the data), and how many cells across.
-        public var area: [Double]?
-        public var cells: Int?
+        package var area: [Double]?
+        package var cells: Int?
         /// How the release repeats under cron: `once` (the default) publishes the whole
         /// `from`…`to` once it has closed; `week` each ISO week, `month` each calendar month,
         /// `year` each calendar year, once it has closed.
         /// Either way a period is drawn once and never again (see `Publication`).
-        public var cadence: Cadence?
+        package var cadence: Cadence?
         /// What a partition is expected to hold, declared from public knowledge (a study's
         /// design, population figures), never from the data: a count's or sum's typical value,
         /// a density cell's typical count, the typical number of values of a mean. Only
         /// `--plan` reads it, to warn when the noise swamps it (`ReleasePlan`); it is no term of
         /// the release and changes nothing drawn or spent.
-        public var expected: Double?
+        package var expected: Double?
 
         enum CodingKeys: String, CodingKey {
             case id, metric, aggregate, partition, from, to, activities, lower, upper, resolution, mechanism, epsilon, rho
@@ -104,21 +104,21 @@ public struct ReleaseSpec: Codable, Sendable, Equatable {
         }
     }
 
-    public enum Aggregate: String, Codable, Sendable { case count, sum, mean, density }
-    public enum PartitionKind: String, Codable, Sendable {
+    package enum Aggregate: String, Codable, Sendable { case count, sum, mean, density }
+    package enum PartitionKind: String, Codable, Sendable {
         case week, day, month, activityWeek = "activity_week", activityMonth = "activity_month"
 
         /// Whether the partitions are activity × period.
         var byActivity: Bool { self == .activityWeek || self == .activityMonth }
     }
-    public enum PrivacyUnit: String, Codable, Sendable { case day, workout, person }
-    public enum MechanismKind: String, Codable, Sendable { case laplace, gaussian }
-    public enum Cadence: String, Codable, Sendable { case once, week, month, year }
+    package enum PrivacyUnit: String, Codable, Sendable { case day, workout, person }
+    package enum MechanismKind: String, Codable, Sendable { case laplace, gaussian }
+    package enum Cadence: String, Codable, Sendable { case once, week, month, year }
 
     /// Reads and checks a spec, its relative dates read against `asOf` (`yyyy-MM-dd`, UTC;
     /// default today); the error names the file and the line of the first problem
     /// (`healthtrail validate` on a pipeline that names this file lists all of them).
-    public static func load(path: String, asOf: String? = nil) throws -> ReleaseSpec {
+    package static func load(path: String, asOf: String? = nil) throws -> ReleaseSpec {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw InputError(file: path, "cannot read the release spec")
         }

@@ -2,22 +2,22 @@
 ///
 /// Messages name keys and the settings' own values, never health data: a pipeline file holds
 /// only settings, so a problem is safe to print in cron mail and logs.
-public struct PipelineProblem: Sendable, Equatable, CustomStringConvertible {
+package struct PipelineProblem: Sendable, Equatable, CustomStringConvertible {
     /// 1-based line of the offending key or value (of the enclosing mapping for a missing key).
-    public var line: Int
+    package var line: Int
     /// 1-based column, counted in Unicode scalars as the YAML parser does.
-    public var column: Int
+    package var column: Int
     /// Where in the document: `join_tolerance_s`, `maps.size`, `privacy.releases[2].epsilon`;
     /// empty for the whole document (a syntax error).
-    public var keyPath: String
+    package var keyPath: String
     /// What is wrong and what is expected, without the file or position.
-    public var message: String
+    package var message: String
     /// The file the problem is in when it is not the pipeline file itself (the release file a
     /// pipeline names); nil for the file being loaded.
-    public var file: String?
+    package var file: String?
 
     /// A problem at `line`:`column` of the file being loaded (or of `file`).
-    public init(line: Int, column: Int, keyPath: String, message: String, file: String? = nil) {
+    package init(line: Int, column: Int, keyPath: String, message: String, file: String? = nil) {
         self.line = line
         self.column = column
         self.keyPath = keyPath
@@ -26,5 +26,5 @@ public struct PipelineProblem: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// `join_tolerance_s: must be 0…3600 seconds, got 5000`.
-    public var description: String { keyPath.isEmpty ? message : "\(keyPath): \(message)" }
+    package var description: String { keyPath.isEmpty ? message : "\(keyPath): \(message)" }
 }

@@ -6,15 +6,15 @@ import HealthTrailWrite
 /// The CSV files one run writes while export.xml and the route files stream through.
 ///
 /// Header rows come from `OutputSchema`, which the table of docs/outputs.md is generated from.
-public final class ExportOutputs {
+package final class ExportOutputs {
     let staging: OutputStaging
-    public private(set) var heartRate: CSVWriter
-    public let routePoints: CSVWriter
-    public private(set) var hrvBeats: CSVWriter
-    public private(set) var activitySummaries: CSVWriter
+    package private(set) var heartRate: CSVWriter
+    package let routePoints: CSVWriter
+    package private(set) var hrvBeats: CSVWriter
+    package private(set) var activitySummaries: CSVWriter
     private var writers: [(name: String, writer: CSVWriter)] = []
 
-    public init(staging: OutputStaging) throws {
+    package init(staging: OutputStaging) throws {
         self.staging = staging
         // Files written while export.xml is parsed hand their writes to another thread (write-behind).
         heartRate = try CSVWriter(
@@ -58,7 +58,7 @@ public final class ExportOutputs {
     /// and `Foo_Bar`, would otherwise share a file and overwrite each other).
     private var takenNames: Set<String> = []
     /// The `records/<name>.csv` files of quantity types (numbers), as opposed to categories (words).
-    public private(set) var quantityFiles: Set<String> = []
+    package private(set) var quantityFiles: Set<String> = []
     /// Each record type's writer (`RecordType`s live as long as their decoder, which outlives this).
     private var recordWriters: [ObjectIdentifier: CSVWriter] = [:]
 
@@ -78,7 +78,7 @@ public final class ExportOutputs {
     }
 
     /// A further CSV in the staging folder (e.g. `workouts.csv`), closed with the others.
-    public func addWriter(_ name: String, header: [String]) throws -> CSVWriter {
+    package func addWriter(_ name: String, header: [String]) throws -> CSVWriter {
         let w = try CSVWriter(path: staging.path(name), header: header)
         writers.append((name, w))
         return w
@@ -89,7 +89,7 @@ public final class ExportOutputs {
     /// Each file must be on disk before it is renamed into place. One fsync after another costs
     /// a journal commit each (≈3 ms on a VM disk, dozens of files); issued concurrently they
     /// share commits, so each file gets its own thread for the wait.
-    public func closeAll() throws -> [(name: String, rows: Int)] {
+    package func closeAll() throws -> [(name: String, rows: Int)] {
         let group = DispatchGroup()
         for (_, w) in writers {
             w.flush()

@@ -5,14 +5,14 @@ import HealthTrailWrite
 
 /// The SVG maps of a run: one per workout with a route, all routes together, the route density,
 /// and a calendar per daily metric, under `svg/`.
-public struct MapOutputs: Sendable {
+package struct MapOutputs: Sendable {
     /// Drawing options (size, colour scale, density area, minimum points).
-    public var options = SVGOptions()
+    package var options = SVGOptions()
     /// Which maps to draw.
-    public var kinds: Set<Kind> = Set(Kind.allCases)
+    package var kinds: Set<Kind> = Set(Kind.allCases)
 
     /// The kinds of map, as `--maps` names them.
-    public enum Kind: String, CaseIterable, Sendable {
+    package enum Kind: String, CaseIterable, Sendable {
         case workouts, routes, density, calendars
     }
     /// Daily metrics drawn as calendars: `daily.csv` column → (file name part, title, unit of
@@ -25,7 +25,7 @@ public struct MapOutputs: Sendable {
         ("workout_min", "workout-minutes", "Workout time per day (min)", "min"),
     ]
 
-    public init() {}
+    package init() {}
 
     /// Writes a workout's map: `svg/workouts/<id>.svg`.
     static func writeWorkout(_ route: MapRoute, zones: HeartRateZones, options: SVGOptions, staging: OutputStaging) throws {

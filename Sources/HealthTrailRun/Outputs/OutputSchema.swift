@@ -5,17 +5,17 @@ import HealthTrailWrite
 /// header rows from, the table of docs/outputs.md is generated from (`markdownTable`), and the
 /// output contract test checks column by column. A column added here and never filled, or
 /// filled and not documented, fails that test.
-public enum OutputSchema {
+package enum OutputSchema {
     /// One column of a CSV file.
-    public struct Column: Sendable, Equatable {
+    package struct Column: Sendable, Equatable {
         /// The name in the header row; for `perZone` columns, the pattern `zone_<zone>_s`.
-        public var name: String
+        package var name: String
         /// What its values are, which decides their type in SQLite and Parquet.
-        public var type: ColumnType
+        package var type: ColumnType
         /// What a user needs to read the value (units, convention); nil when the name says it.
-        public var note: String?
+        package var note: String?
         /// One column per heart-rate zone in use, named by `zoneColumn(_:)`.
-        public var perZone = false
+        package var perZone = false
 
         init(_ name: String, _ type: ColumnType, _ note: String? = nil, perZone: Bool = false) {
             self.name = name
@@ -26,21 +26,21 @@ public enum OutputSchema {
     }
 
     /// A CSV file: its name (or name pattern), what one row is, and its columns in order.
-    public struct CSVFile: Sendable {
-        public var name: String
-        public var rowIs: String
-        public var columns: [Column]
+    package struct CSVFile: Sendable {
+        package var name: String
+        package var rowIs: String
+        package var columns: [Column]
 
         /// The header row (per-zone columns left out: see `header(zones:)`).
-        public var names: [String] { columns.filter { !$0.perZone }.map(\.name) }
+        package var names: [String] { columns.filter { !$0.perZone }.map(\.name) }
 
         /// The header row of a run with these zones.
-        public func header(zones: HeartRateZones) -> [String] {
+        package func header(zones: HeartRateZones) -> [String] {
             columns.flatMap { $0.perZone ? zones.zones.map { OutputSchema.zoneColumn($0.name) } : [$0.name] }
         }
 
         /// The file's columns typed for SQLite and Parquet, per-zone columns expanded for `zones`.
-        public func table(named name: String, zones: HeartRateZones) -> TableSchema {
+        package func table(named name: String, zones: HeartRateZones) -> TableSchema {
             TableSchema(
                 name: name,
                 columns: columns.flatMap { c in
@@ -50,20 +50,20 @@ public enum OutputSchema {
     }
 
     /// A file that is not a CSV (maps, GeoJSON, the manifest), described in prose.
-    public struct OtherFile: Sendable {
-        public var name: String
-        public var rowIs: String
-        public var description: String
+    package struct OtherFile: Sendable {
+        package var name: String
+        package var rowIs: String
+        package var description: String
     }
 
     /// `resting` → `zone_resting_s`, `zone3` → `zone_3_s`: the column of seconds in a zone.
-    public static func zoneColumn(_ zoneName: String) -> String {
+    package static func zoneColumn(_ zoneName: String) -> String {
         let number = zoneName.hasPrefix("zone") ? zoneName.dropFirst(4) : ""
         let label = !number.isEmpty && number.allSatisfy(\.isNumber) ? String(number) : zoneName
         return "zone_\(label)_s"
     }
 
-    public static let daily = CSVFile(
+    package static let daily = CSVFile(
         name: "daily.csv", rowIs: "local date with any data, in the person's own time zone",
         columns: [
             Column("date", .date), Column("steps", .integer), Column("distance_m", .real, "walking + running"), Column("active_kcal", .real),
@@ -77,7 +77,7 @@ public enum OutputSchema {
             ),
         ])
 
-    public static let sleepNights = CSVFile(
+    package static let sleepNights = CSVFile(
         name: "sleep_nights.csv",
         rowIs: "night, dated by the local date of the morning it ends",
         columns: [
@@ -89,14 +89,14 @@ public enum OutputSchema {
             Column("sources", .text, "`;`-separated"),
         ])
 
-    public static let sleepSamples = CSVFile(
+    package static let sleepSamples = CSVFile(
         name: "sleep_samples.csv", rowIs: "sleep sample, every source",
         columns: [
             Column("start_utc", .timestamp), Column("end_utc", .timestamp), Column("utc_offset", .text),
             Column("stage", .text, "`in_bed`, `asleep`, `core`, `deep`, `rem`, `awake`"), Column("source", .text),
         ])
 
-    public static let heartRate = CSVFile(
+    package static let heartRate = CSVFile(
         name: "heart_rate.csv",
         rowIs: "heart-rate sample (`HKQuantityTypeIdentifierHeartRate`)",
         columns: [
@@ -104,7 +104,7 @@ public enum OutputSchema {
             Column("motion_context", .text, "`sedentary`, `active` or empty"),
         ])
 
-    public static let workouts = CSVFile(
+    package static let workouts = CSVFile(
         name: "workouts.csv", rowIs: "workout, sorted by start",
         columns: [
             Column("workout_id", .text), Column("activity", .text, "`running`, `traditional_strength_training`, …"), Column("start_utc", .timestamp),
@@ -132,7 +132,7 @@ public enum OutputSchema {
                     + "when no route point has a heart rate", perZone: true),
         ])
 
-    public static let routePoints = CSVFile(
+    package static let routePoints = CSVFile(
         name: "route_points.csv",
         rowIs: "GPS point of a route file (GPX) or of an old inline `WorkoutRoute/Location`",
         columns: [
@@ -147,7 +147,7 @@ public enum OutputSchema {
                     + "windows), `glitch`, `vehicle`; see \"Routes and heart rate\""),
         ])
 
-    public static let splits = CSVFile(
+    package static let splits = CSVFile(
         name: "splits.csv", rowIs: "kilometre (or mile, `--split-unit mi`) of a workout with a route",
         columns: [
             Column("workout_id", .text), Column("activity", .text), Column("unit", .text, "`km` or `mi`"),
@@ -161,7 +161,7 @@ public enum OutputSchema {
             Column("partial", .boolean, "`true` for a last split shorter than the unit"),
         ])
 
-    public static let bestEfforts = CSVFile(
+    package static let bestEfforts = CSVFile(
         name: "best_efforts.csv",
         rowIs: "fastest stretch of a running or cycling workout over a distance, of a year's workouts, and of all of them",
         columns: [
@@ -175,13 +175,13 @@ public enum OutputSchema {
             Column("start_utc", .timestamp, "to the second"), Column("end_utc", .timestamp),
         ])
 
-    public static let hrvBeats = CSVFile(
+    package static let hrvBeats = CSVFile(
         name: "hrv_beats.csv", rowIs: "instantaneous beat of an HRV record",
         columns: [
             Column("time_utc", .timestamp), Column("utc_offset", .text), Column("bpm", .real), Column("source", .text),
         ])
 
-    public static let activitySummaries = CSVFile(
+    package static let activitySummaries = CSVFile(
         name: "activity_summaries.csv", rowIs: "day of Activity rings, as exported",
         columns: [
             Column("date", .date, "local"), Column("active_energy", .real), Column("active_energy_goal", .real), Column("active_energy_unit", .text),
@@ -189,7 +189,7 @@ public enum OutputSchema {
             Column("stand_hours", .real), Column("stand_hours_goal", .real),
         ])
 
-    public static let records = CSVFile(
+    package static let records = CSVFile(
         name: "records/<type>.csv",
         rowIs: "record of every other type, every source (`step_count.csv`, "
             + "`sleep_analysis.csv`, `body_mass.csv`, …)",
@@ -203,7 +203,7 @@ public enum OutputSchema {
             Column("original_unit", .text, "the export's, where normalisation changed either"),
         ])
 
-    public static let ecg = CSVFile(
+    package static let ecg = CSVFile(
         name: "ecg.csv", rowIs: "Apple Watch ECG recording (`electrocardiograms/*.csv`), sorted by time",
         columns: [
             Column("recording_id", .text, "`20230305T015507Z`, the recorded instant; `-2` on a clash"),
@@ -216,7 +216,7 @@ public enum OutputSchema {
             Column("file", .text, "relative to the export folder"),
         ])
 
-    public static let ecgSamples = CSVFile(
+    package static let ecgSamples = CSVFile(
         name: "ecg_samples.csv", rowIs: "sample of an ECG recording (`--ecg-samples`)",
         columns: [
             Column("recording_id", .text, "of ecg.csv"), Column("sample_index", .integer, "from 0"),
@@ -225,13 +225,13 @@ public enum OutputSchema {
         ])
 
     /// Every CSV file, in the order docs/outputs.md lists them.
-    public static let csvFiles = [
+    package static let csvFiles = [
         daily, sleepNights, sleepSamples, heartRate, workouts, routePoints, splits, bestEfforts, hrvBeats,
         activitySummaries, ecg, ecgSamples, records,
     ]
 
     /// The other files, after the CSV files in the table of docs/outputs.md.
-    public static let otherFiles = [
+    package static let otherFiles = [
         OtherFile(
             name: "`svg/workouts/<workout_id>.svg`, `svg/routes.svg`, `svg/density.svg`, `svg/calendar-<metric>.svg`",
             rowIs: "map or calendar",
@@ -250,7 +250,7 @@ public enum OutputSchema {
     ]
 
     /// The table of docs/outputs.md, row for row (`make docs` writes it there).
-    public static var markdownTable: String {
+    package static var markdownTable: String {
         var lines = ["| file | one row per | columns |", "|---|---|---|"]
         for file in csvFiles {
             let columns = file.columns.map { c in "`\(c.name)` *\(c.type.rawValue)*" + (c.note.map { " (\($0))" } ?? "") }

@@ -1,24 +1,24 @@
 import HealthTrailArchive
 
 /// The formats a run writes its tables in, any combination of three.
-public struct TableFormats: OptionSet, Sendable, Hashable {
+package struct TableFormats: OptionSet, Sendable, Hashable {
     /// One bit per format.
-    public let rawValue: Int
+    package let rawValue: Int
     /// The formats whose bits `rawValue` sets.
-    public init(rawValue: Int) { self.rawValue = rawValue }
+    package init(rawValue: Int) { self.rawValue = rawValue }
 
     /// One CSV file per table (`daily.csv`, `records/step_count.csv`): the default.
-    public static let csv = TableFormats(rawValue: 1)
+    package static let csv = TableFormats(rawValue: 1)
     /// One SQLite database, `healthtrail.db`, a table per CSV file plus `meta` and views.
-    public static let sqlite = TableFormats(rawValue: 2)
+    package static let sqlite = TableFormats(rawValue: 2)
     /// One Parquet file per table under `parquet/` (`parquet/records/step_count.parquet`).
-    public static let parquet = TableFormats(rawValue: 4)
+    package static let parquet = TableFormats(rawValue: 4)
 
     /// The names the command line and pipeline files use, in this order.
-    public static let all: [(name: String, format: TableFormats)] = [("csv", .csv), ("sqlite", .sqlite), ("parquet", .parquet)]
+    package static let all: [(name: String, format: TableFormats)] = [("csv", .csv), ("sqlite", .sqlite), ("parquet", .parquet)]
 
     /// `csv,parquet` → `[.csv, .parquet]`; nil when a word is none of the names or none is given.
-    public init?(names: [String]) {
+    package init?(names: [String]) {
         var formats: TableFormats = []
         for name in names {
             guard let format = Self.all.first(where: { $0.name == name })?.format else { return nil }
@@ -29,7 +29,7 @@ public struct TableFormats: OptionSet, Sendable, Hashable {
     }
 
     /// The formats' names, in the order of `all`.
-    public var names: [String] { Self.all.filter { contains($0.format) }.map(\.name) }
+    package var names: [String] { Self.all.filter { contains($0.format) }.map(\.name) }
 
     /// A table whose rows read back differ from those written: a bug, reported by file.
     static func rowCountMismatch(_ csv: String, _ read: Int, _ written: Int) -> InputError {

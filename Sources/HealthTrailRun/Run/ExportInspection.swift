@@ -5,25 +5,25 @@ import HealthTrailDecode
 import HealthTrailXML
 
 /// `healthtrail inspect`: a summary of an export, read in one pass, nothing written.
-public struct ExportInspection {
-    public let source: String
-    public let entries: [ArchiveEntry]
-    public let layout: ExportLayout
+package struct ExportInspection {
+    package let source: String
+    package let entries: [ArchiveEntry]
+    package let layout: ExportLayout
     /// `zip`, `folder` or `xml`.
-    public let kind: String
-    public let exportVersion: String?
-    public let exportDate: Timestamp?
-    public let locale: String?
-    public let recordTypes: [(identifier: String, count: Int, first: Int64, last: Int64)]
-    public let sources: [(name: String, records: Int)]
-    public let workouts: Int
-    public let heartRate: Int
-    public let faults: Int
+    package let kind: String
+    package let exportVersion: String?
+    package let exportDate: Timestamp?
+    package let locale: String?
+    package let recordTypes: [(identifier: String, count: Int, first: Int64, last: Int64)]
+    package let sources: [(name: String, records: Int)]
+    package let workouts: Int
+    package let heartRate: Int
+    package let faults: Int
     /// Records that copy an earlier one (`RecordCopyFinder`), per record type identifier.
-    public let copiesByType: [String: Int]
+    package let copiesByType: [String: Int]
 
     /// Reads the export at `path`; `label` names a bare XML file's entry (see `openExportSource`).
-    public static func inspect(path: String, label: String? = nil, showProgress: Bool = false) throws -> ExportInspection {
+    package static func inspect(path: String, label: String? = nil, showProgress: Bool = false) throws -> ExportInspection {
         let source = try openExportSource(path: path, label: label)
         let layout = try ExportLayout(source: source)
         let faults = FaultLog(file: source.displayName, strict: false)
@@ -62,7 +62,7 @@ public struct ExportInspection {
     }
 
     /// Earliest and latest record start, when there are records.
-    public var dateRange: (Timestamp, Timestamp)? {
+    package var dateRange: (Timestamp, Timestamp)? {
         let withData = recordTypes.filter { $0.count > 0 }
         guard let first = withData.map(\.first).min(), let last = withData.map(\.last).max() else { return nil }
         return (Timestamp(utcSeconds: first), Timestamp(utcSeconds: last))

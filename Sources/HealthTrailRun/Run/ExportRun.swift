@@ -8,45 +8,45 @@ import HealthTrailXML
 import Logging
 
 /// What `healthtrail run` was asked to do.
-public struct RunOptions: Sendable {
-    public var inputPath: String
-    public var outputDirectory: String
+package struct RunOptions: Sendable {
+    package var inputPath: String
+    package var outputDirectory: String
     /// Make the first malformed record fatal instead of counting and skipping it.
-    public var strict = false
+    package var strict = false
     /// Draw a progress line (only on a terminal).
-    public var showProgress = false
+    package var showProgress = false
     /// Which source counts where several overlap (steps, energy, sleep).
-    public var sourcePriority = SourcePriority.default
+    package var sourcePriority = SourcePriority.default
     /// How far (seconds) a heart-rate sample may lie from a route point to give it a bpm.
-    public var joinTolerance: Int64 = RunOptions.defaultJoinTolerance
+    package var joinTolerance: Int64 = RunOptions.defaultJoinTolerance
     /// `joinTolerance` unless a run says otherwise.
-    public static let defaultJoinTolerance: Int64 = 15
+    package static let defaultJoinTolerance: Int64 = 15
     /// Heart-rate zones: the four default ones, five from a maximum, or from the date of birth.
-    public var zones = ZoneChoice.standard
+    package var zones = ZoneChoice.standard
     /// Add per-point timestamps to routes.geojson (kepler.gl's trip layer).
-    public var geojsonTimes = false
+    package var geojsonTimes = false
     /// The length of a split in splits.csv.
-    public var splitUnit = SplitUnit.km
+    package var splitUnit = SplitUnit.km
     /// SVG maps and calendars under `svg/`; nil for none.
-    public var maps: MapOutputs? = MapOutputs()
+    package var maps: MapOutputs? = MapOutputs()
     /// Process the archive even when the output folder already holds its outputs.
-    public var force = false
+    package var force = false
     /// Write routes.geojson.
-    public var geojson = true
+    package var geojson = true
     /// The formats every table is written in: CSV files, `healthtrail.db`, `parquet/`.
-    public var formats: TableFormats = [.csv]
+    package var formats: TableFormats = [.csv]
     /// Write every ECG recording's samples to `ecg_samples.csv` (`ecg.csv` is always written).
-    public var ecgSamples = false
+    package var ecgSamples = false
     /// The budget ledger this folder's releases are recorded in (a pipeline with `dp`), for the
     /// manifest: the ledger is the subject's, not the folder's, so the folder says where it is.
     /// Not part of `outputFingerprint`: it changes no output file.
-    public var budgetLedger: String?
+    package var budgetLedger: String?
     /// Zip-bomb limits: the largest expansion ratio per entry and total uncompressed size. They
     /// refuse inputs but never change outputs, so they are not part of `outputFingerprint`.
-    public var archiveLimits = ArchiveLimits.default
+    package var archiveLimits = ArchiveLimits.default
     /// What the manifest and the log call the input instead of its path: a cohort member's
     /// pseudonym, so that no output names the person.
-    public var inputLabel: String?
+    package var inputLabel: String?
     /// Samples sorted in memory at once before a sorted run goes to a spill file in the staging
     /// folder (cumulative series, sleep samples, the heart rate of workout windows). Memory, not
     /// outputs, depends on it; tests make it small to send every run through the disk.
@@ -57,12 +57,12 @@ public struct RunOptions: Sendable {
     var stagingAllowance = StagingBudget.defaultAllowance
     /// Write unknown units, unknown activity types and missing route files' paths into
     /// manifest.json as the export has them, instead of as keyed hashes (`ManifestNames`).
-    public var debugManifest = false
+    package var debugManifest = false
     /// Log the run's start, end and figures (records, workouts, points, files, seconds, faults).
     /// False for a run that publishes DP releases: read from the log or cron's mail, its
     /// figures would tell what the releases' noise hides, so only manifest.json keeps them.
     /// Not part of `outputFingerprint`: it changes no output file.
-    public var logsFigures = true
+    package var logsFigures = true
     /// Empty export.xml's `device` values before libxml2 reads them (`DeviceValueElision`).
     /// Outputs do not depend on it; tests turn it off to show that.
     var elideDeviceValues = true
@@ -83,7 +83,7 @@ public struct RunOptions: Sendable {
             + (ecgSamples ? " ecgSamples=true" : "")
     }
 
-    public init(inputPath: String, outputDirectory: String) {
+    package init(inputPath: String, outputDirectory: String) {
         self.inputPath = inputPath
         self.outputDirectory = outputDirectory
     }
@@ -95,8 +95,8 @@ public struct RunOptions: Sendable {
 /// Any error leaves the output folder as it was: outputs are staged and committed only at the
 /// end. The stages (`ExportXMLStage`, `RouteStage`, `AnalysisStage`, `ManifestStage`) share a
 /// `RunContext` and hand each other their `Result`s.
-public enum ExportRun {
-    public static func run(_ options: RunOptions) throws -> Manifest {
+package enum ExportRun {
+    package static func run(_ options: RunOptions) throws -> Manifest {
         let started = Date()
         let source = try openExportSource(path: options.inputPath, limits: options.archiveLimits, label: options.inputLabel)
         let layout = try ExportLayout(source: source)

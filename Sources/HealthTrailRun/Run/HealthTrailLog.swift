@@ -6,21 +6,21 @@ import Logging
 /// The command-line tool calls `bootstrap` once, from its options (`--log-format`,
 /// `--log-level`, `--quiet`); a program embedding HealthTrailKit may bootstrap swift-log with
 /// any backend it likes, and the library's events go there.
-public enum HealthTrailLog {
+package enum HealthTrailLog {
     private static let state = NSLock()
     nonisolated(unsafe) private static var chosenFormat: LogFormat?
 
     /// The library's logger (label `healthtrail`).
-    public static var logger: Logger { Logger(label: "healthtrail") }
+    package static var logger: Logger { Logger(label: "healthtrail") }
 
     /// The format chosen at bootstrap; nil when the tool did not bootstrap (a library user).
-    public static var format: LogFormat? {
+    package static var format: LogFormat? {
         state.lock(); defer { state.unlock() }
         return chosenFormat
     }
 
     /// Installs `LogLineHandler` as the swift-log backend. Later calls change nothing.
-    public static func bootstrap(format: LogFormat, level: Logger.Level) {
+    package static func bootstrap(format: LogFormat, level: Logger.Level) {
         state.lock(); defer { state.unlock() }
         guard chosenFormat == nil else { return }
         chosenFormat = format
@@ -29,7 +29,7 @@ public enum HealthTrailLog {
 
     /// The tool's last words before a non-zero exit: one `error` event in the chosen format
     /// (`healthtrail: error: …` as text, before any bootstrap too), with `metadata` beside the event.
-    public static func fatal(_ message: String, event: String, metadata: Logger.Metadata = [:]) {
+    package static func fatal(_ message: String, event: String, metadata: Logger.Metadata = [:]) {
         var all = metadata
         all["event"] = .string(event)
         LogLineHandler.writeLine(

@@ -9,49 +9,49 @@ import Foundation
 ///
 /// The keys are stable: `format_version` changes when one is renamed or removed (adding a key
 /// does not change it).
-public struct InspectionReport: Codable, Sendable, Equatable {
-    public struct Input: Codable, Sendable, Equatable {
+package struct InspectionReport: Codable, Sendable, Equatable {
+    package struct Input: Codable, Sendable, Equatable {
         /// The path as given on the command line (`-` for standard input).
-        public var path: String
+        package var path: String
         /// `zip`, `folder` or `xml`, as in the manifest.
-        public var kind: String
-        public var mainEntry: String
-        public var mainEntryBytes: UInt64
-        public var exportVersion: String?
-        public var exportDate: String?
-        public var locale: String?
+        package var kind: String
+        package var mainEntry: String
+        package var mainEntryBytes: UInt64
+        package var exportVersion: String?
+        package var exportDate: String?
+        package var locale: String?
     }
-    public struct Entries: Codable, Sendable, Equatable {
-        public var total: Int
-        public var routeFiles: Int
-        public var ecgFiles: Int
+    package struct Entries: Codable, Sendable, Equatable {
+        package var total: Int
+        package var routeFiles: Int
+        package var ecgFiles: Int
     }
-    public struct Counts: Codable, Sendable, Equatable {
-        public var recordsByType: [String: Int]
-        public var workouts: Int
-        public var heartRate: Int
+    package struct Counts: Codable, Sendable, Equatable {
+        package var recordsByType: [String: Int]
+        package var workouts: Int
+        package var heartRate: Int
         /// Records skipped as malformed (a bad date, a non-numeric value).
-        public var malformedRecords: Int
+        package var malformedRecords: Int
         /// Distinct sources (apps and devices) that wrote records.
-        public var sources: Int
+        package var sources: Int
         /// Records that copy an earlier record (same type, source, unit, start, end and value),
         /// per type: `run` counts each once.
-        public var copiesByType: [String: Int]
+        package var copiesByType: [String: Int]
     }
 
-    public static let currentFormatVersion = 1
+    package static let currentFormatVersion = 1
 
-    public var tool = "healthtrail"
-    public var toolVersion = HealthTrailVersion.current
-    public var formatVersion = InspectionReport.currentFormatVersion
-    public var input: Input
+    package var tool = "healthtrail"
+    package var toolVersion = HealthTrailVersion.current
+    package var formatVersion = InspectionReport.currentFormatVersion
+    package var input: Input
     /// Earliest and latest record start (UTC), absent when the export has no records.
-    public var dataFirstUTC: String?
-    public var dataLastUTC: String?
-    public var entries: Entries
-    public var counts: Counts
+    package var dataFirstUTC: String?
+    package var dataLastUTC: String?
+    package var entries: Entries
+    package var counts: Counts
 
-    public init(_ inspection: ExportInspection, path: String) {
+    package init(_ inspection: ExportInspection, path: String) {
         input = Input(
             path: path, kind: inspection.kind, mainEntry: inspection.layout.mainXML.path,
             mainEntryBytes: inspection.layout.mainXML.uncompressedSize, exportVersion: inspection.exportVersion,
@@ -69,7 +69,7 @@ public struct InspectionReport: Codable, Sendable, Equatable {
     }
 
     /// Pretty-printed JSON with snake_case keys in sorted order, and a final newline.
-    public func json() throws -> String {
+    package func json() throws -> String {
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

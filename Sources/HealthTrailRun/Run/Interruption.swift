@@ -14,14 +14,14 @@ import Glibc
 /// process killed by it. A signal that arrives while the outputs are being moved into place
 /// waits until they all are (moments), and says so: the folder is never left mixing two runs.
 /// (SIGKILL cannot be waited for: the next run finishes such a commit, `OutputCommit`.)
-public enum Interruption {
+package enum Interruption {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var staging: OutputStaging?
     nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
 
     /// Watches SIGTERM and SIGINT for the life of the process (idempotent). The command-line
     /// tool calls it; a program embedding the library keeps its own signal handling.
-    public static func install() {
+    package static func install() {
         lock.lock(); defer { lock.unlock() }
         guard sources.isEmpty else { return }
         // A parent may start this process with the signals blocked (a spawn from one of its
@@ -64,7 +64,7 @@ public enum Interruption {
     /// For a thread about to report an error and exit: when a signal is being handled, the error
     /// is most likely its consequence (the staging folder removed under the run), and the
     /// handler's line and exit code are the true ones, so this thread waits for that exit.
-    public static func yieldToSignalHandler() {
+    package static func yieldToSignalHandler() {
         while isStopping { sleep(60) }
     }
 

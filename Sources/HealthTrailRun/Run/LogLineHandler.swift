@@ -12,35 +12,35 @@ import Glibc
 /// Events carry an `event` metadata key (`run.finished`, `cohort.person_failed`, …) that log
 /// shippers can filter on. What goes into a line is chosen by the callers, and they log names,
 /// counts, durations and pseudonyms only: never a value from the health data.
-public struct LogLineHandler: LogHandler {
-    public var logLevel: Logger.Level
-    public var metadata: Logger.Metadata = [:]
-    public let label: String
-    public let format: LogFormat
+package struct LogLineHandler: LogHandler {
+    package var logLevel: Logger.Level
+    package var metadata: Logger.Metadata = [:]
+    package let label: String
+    package let format: LogFormat
 
     /// - Parameters:
     ///   - label: the logger's label (`healthtrail`).
     ///   - format: text or JSON lines.
     ///   - level: the least severe level written.
-    public init(label: String, format: LogFormat, level: Logger.Level = .info) {
+    package init(label: String, format: LogFormat, level: Logger.Level = .info) {
         self.label = label
         self.format = format
         self.logLevel = level
     }
 
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    public func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         var all = metadata
         if let explicit = event.metadata { all.merge(explicit) { $1 } }
         Self.writeLine(Self.line(time: Date(), level: event.level, message: event.message.description, metadata: all, format: format))
     }
 
     /// One formatted line (with its newline).
-    public static func line(
+    package static func line(
         time: Date, level: Logger.Level, message: String, metadata: Logger.Metadata,
         format: LogFormat
     ) -> String {

@@ -61,25 +61,25 @@ package final class OutputLock {
 }
 
 /// Another run holds the output folder (exit code 4).
-public struct OutputBusy: Error, CustomStringConvertible {
-    public var directory: String
-    public var pid: Int32?
-    public var description: String {
+package struct OutputBusy: Error, CustomStringConvertible {
+    package var directory: String
+    package var pid: Int32?
+    package var description: String {
         "\(directory): another healthtrail run\(pid.map { " (pid \($0))" } ?? "") is writing these outputs; try again when it ends"
     }
 }
 
 /// The archive was processed before with the same content, tool version and options (exit code 3).
-public struct NothingNew: Error, CustomStringConvertible {
-    public var input: String
-    public var directory: String
+package struct NothingNew: Error, CustomStringConvertible {
+    package var input: String
+    package var directory: String
 
-    public init(input: String, directory: String) {
+    package init(input: String, directory: String) {
         self.input = input
         self.directory = directory
     }
 
-    public var description: String {
+    package var description: String {
         "\(input): nothing new: already processed into \(directory) with the same content, tool version and options (--force redoes it)"
     }
 }

@@ -16,8 +16,8 @@ import Synchronization
 /// Silent when stderr is not a terminal (cron) or with `--quiet`. A log line written through
 /// `LogLineHandler` first erases a progress line still drawn (see `TerminalLine`), so it never
 /// lands on the end of one.
-public final class ProgressLine: BackgroundProgress {
-    public let enabled: Bool
+package final class ProgressLine: BackgroundProgress {
+    package let enabled: Bool
     /// Uncompressed bytes of what the drawing thread reads (export.xml).
     let total: UInt64
     /// Uncompressed bytes of what other threads read (route files).
@@ -41,7 +41,7 @@ public final class ProgressLine: BackgroundProgress {
     ///   - totalBytes: uncompressed size of what the drawing thread reads (export.xml).
     ///   - backgroundBytes: uncompressed size of what other threads read (the route files).
     ///   - enabled: draw at all (only on a terminal, never with `--quiet`).
-    public convenience init(totalBytes: UInt64, backgroundBytes: UInt64 = 0, enabled: Bool) {
+    package convenience init(totalBytes: UInt64, backgroundBytes: UInt64 = 0, enabled: Bool) {
         self.init(totalBytes: totalBytes, backgroundBytes: backgroundBytes, enabled: enabled, terminal: .stderr)
     }
 
@@ -54,14 +54,14 @@ public final class ProgressLine: BackgroundProgress {
     }
 
     /// True when stderr is a terminal.
-    public static var stderrIsTerminal: Bool { isatty(2) == 1 }
+    package static var stderrIsTerminal: Bool { isatty(2) == 1 }
 
     /// Names what the drawing thread reads; call from that thread.
-    public func begin(_ label: String) { self.label = label }
+    package func begin(_ label: String) { self.label = label }
 
     /// Counts bytes read by the drawing thread, and redraws at most four times a second.
     @inline(__always)
-    public func advance(_ bytes: Int) {
+    package func advance(_ bytes: Int) {
         done += UInt64(bytes)
         guard enabled else { return }
         let t = ProgressLine.now()
@@ -69,7 +69,7 @@ public final class ProgressLine: BackgroundProgress {
     }
 
     /// Counts bytes read by any other thread; the next `advance` shows them.
-    public func advanceInBackground(_ bytes: Int) {
+    package func advanceInBackground(_ bytes: Int) {
         #if os(Linux)
         _ = backgroundDone.wrappingAdd(UInt64(bytes), ordering: .relaxed)
         #else
@@ -112,12 +112,12 @@ public final class ProgressLine: BackgroundProgress {
 
     /// Draws a stage that counts no bytes (`healthtrail: healthtrail.db, parquet/  3 / 27 tables`),
     /// from the drawing thread.
-    public func status(_ text: String) {
+    package func status(_ text: String) {
         if enabled { terminal.drawProgress("healthtrail: " + text) }
     }
 
     /// Clears the line.
-    public func finish() {
+    package func finish() {
         if enabled { terminal.eraseProgress() }
     }
 
@@ -131,9 +131,9 @@ public final class ProgressLine: BackgroundProgress {
 /// The terminal line a progress line is drawn on, shared with the log: whatever writes a line
 /// there first erases the progress line, so a log line never starts at the end of one. The next
 /// progress update draws again below it.
-public final class TerminalLine: @unchecked Sendable {
+package final class TerminalLine: @unchecked Sendable {
     /// Standard error, where the progress line and `LogLineHandler`'s lines go.
-    public static let stderr = TerminalLine(fd: 2)
+    package static let stderr = TerminalLine(fd: 2)
 
     let fd: Int32
     private let lock = NSLock()
@@ -161,7 +161,7 @@ public final class TerminalLine: @unchecked Sendable {
     }
 
     /// Writes a whole line (ending in a newline) in one `write(2)`, erasing a progress line first.
-    public func writeLine(_ text: String) {
+    package func writeLine(_ text: String) {
         lock.withLock {
             Self.put(fd, progressShown ? Self.erase + text : text)
             progressShown = false

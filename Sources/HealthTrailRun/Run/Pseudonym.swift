@@ -21,9 +21,9 @@ import Glibc
 ///
 /// The key file is the 64 hex digits `healthtrail keygen` writes (or at least 32 raw bytes),
 /// readable by its owner only, as ssh demands of private keys.
-public struct PseudonymKey: Sendable {
+package struct PseudonymKey: Sendable {
     /// The least key material accepted: 256 bits, the size of HMAC-SHA256's output.
-    public static let minimumBytes = 32
+    package static let minimumBytes = 32
 
     private let key: SymmetricKey
     /// The key's bytes, which a budget ledger's key is made from (`LedgerLocation`).
@@ -36,7 +36,7 @@ public struct PseudonymKey: Sendable {
     ///
     /// - Parameter followingLinks: false refuses a symbolic link (an output folder's own key,
     ///   where a planted link would choose the key).
-    public init(path: String, followingLinks: Bool = true) throws {
+    package init(path: String, followingLinks: Bool = true) throws {
         let fd = open(path, O_RDONLY | O_CLOEXEC | (followingLinks ? 0 : O_NOFOLLOW))
         guard fd >= 0 else {
             if errno == ENOENT { throw InputError(file: path, "no such key file (make one with `healthtrail keygen FILE`)") }
@@ -72,10 +72,10 @@ public struct PseudonymKey: Sendable {
 
     /// `p_` + the first 16 hex digits of HMAC-SHA256(key, UTF-8 of `name`): the same name and
     /// key always give the same pseudonym.
-    public func pseudonym(for name: String) -> String { tag(for: name, prefix: "p_") }
+    package func pseudonym(for name: String) -> String { tag(for: name, prefix: "p_") }
 
     /// `prefix` + the first 16 hex digits of HMAC-SHA256(key, UTF-8 of `text`).
-    public func tag(for text: String, prefix: String) -> String {
+    package func tag(for text: String, prefix: String) -> String {
         let code = HMAC<SHA256>.authenticationCode(for: Array(text.utf8), using: key)
         return prefix + code.prefix(8).map { String(format: "%02x", $0) }.joined()
     }
@@ -85,7 +85,7 @@ public struct PseudonymKey: Sendable {
     ///
     /// - Throws: `InputError` naming the file when it already exists (a key is never replaced:
     ///   the pseudonyms made with it would stop matching) or cannot be written.
-    public static func generate(at path: String) throws {
+    package static func generate(at path: String) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             if errno == EEXIST { throw InputError(file: path, "already exists: refusing to overwrite a key") }

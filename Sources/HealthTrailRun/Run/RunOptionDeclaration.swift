@@ -6,9 +6,9 @@
 /// (`PipelineSchema`), the range checks of the command line, and the arguments a cohort passes
 /// on to each person's `partial` (`forwardedArguments(_:alsoWithValue:)`). The declarations are
 /// listed in `runSettings`.
-public struct RunOptionDeclaration: Sendable, Equatable {
+package struct RunOptionDeclaration: Sendable, Equatable {
     /// The values an option accepts, beyond its type.
-    public enum Accepted: Sendable, Equatable {
+    package enum Accepted: Sendable, Equatable {
         /// Whole numbers in the range, counted in `unit` (empty for a plain number).
         case integers(ClosedRange<Int>, unit: String)
         /// Numbers in the range, whole or not, in `unit`.
@@ -20,7 +20,7 @@ public struct RunOptionDeclaration: Sendable, Equatable {
     }
 
     /// Where a pipeline file sets an option.
-    public enum PipelineSetting: Sendable, Equatable {
+    package enum PipelineSetting: Sendable, Equatable {
         /// A key, after the keys of the mappings it is in: `["maps", "size"]` is `maps: {size: …}`.
         case key([String])
         /// A word given to a key: `--max-hr-from-birth-date` is `zones: from_birth_date`.
@@ -30,21 +30,21 @@ public struct RunOptionDeclaration: Sendable, Equatable {
     }
 
     /// The long name on the command line, without its dashes: `join-tolerance`.
-    public let name: String
+    package let name: String
     /// Where a pipeline file sets it; nil for an option of the command line only.
-    public let pipeline: PipelineSetting?
+    package let pipeline: PipelineSetting?
     /// What the option does, in a sentence or two: the start of its help.
-    public let abstract: String
+    package let abstract: String
     /// The name of its value in the help (`seconds`); nil for a flag, which takes no value.
-    public let valueName: String?
+    package let valueName: String?
     /// What applies when neither the command line nor the pipeline file sets it, in words (`15`,
     /// `64 GiB`); nil for a flag, which is off unless given.
-    public let defaultValue: String?
+    package let defaultValue: String?
     /// The values it accepts; nil when its type, or its abstract, says all there is.
-    public let accepted: Accepted?
+    package let accepted: Accepted?
 
     /// Declares a run setting, which `runSettings` must list.
-    public init(
+    package init(
         name: String, pipeline: PipelineSetting?, abstract: String, valueName: String? = nil,
         defaultValue: String? = nil, accepted: Accepted? = nil
     ) {
@@ -57,22 +57,22 @@ public struct RunOptionDeclaration: Sendable, Equatable {
     }
 
     /// `--join-tolerance`.
-    public var option: String { "--" + name }
+    package var option: String { "--" + name }
 
     /// Whether the option is a flag (`--strict`) rather than one that takes a value.
-    public var isFlag: Bool { valueName == nil }
+    package var isFlag: Bool { valueName == nil }
 
     /// The whole help of the option: the abstract, then what it accepts and its default in
     /// parentheses, as the argument parser shows the values and default of other options:
     /// `How far … a bpm. (0…3600 seconds; default: 15)`.
-    public var help: String {
+    package var help: String {
         let notes = [acceptedText, defaultValue.map { "default: " + $0 }].compactMap { $0 }
         return notes.isEmpty ? abstract : abstract + " (" + notes.joined(separator: "; ") + ")"
     }
 
     /// What the option accepts, as the help says it: `0…3600 seconds`, `at least 2 points`,
     /// `values: viridis, inferno`.
-    public var acceptedText: String? {
+    package var acceptedText: String? {
         switch accepted {
         case nil: return nil
         case .integers(let range, let unit):
@@ -93,19 +93,19 @@ public struct RunOptionDeclaration: Sendable, Equatable {
     }
 
     /// The whole numbers the option accepts; nil unless it takes them.
-    public var integers: ClosedRange<Int>? {
+    package var integers: ClosedRange<Int>? {
         if case .integers(let range, _)? = accepted { return range }
         return nil
     }
 
     /// The numbers the option accepts; nil unless it takes them.
-    public var numbers: ClosedRange<Double>? {
+    package var numbers: ClosedRange<Double>? {
         if case .numbers(let range, _)? = accepted { return range }
         return nil
     }
 
     /// The words the option accepts, one or several; nil unless it takes words.
-    public var words: [String]? {
+    package var words: [String]? {
         switch accepted {
         case .word(let words)?, .words(let words)?: return words
         default: return nil
@@ -113,7 +113,7 @@ public struct RunOptionDeclaration: Sendable, Equatable {
     }
 
     /// The unit of the option's numbers (`seconds`); empty when it has none.
-    public var unit: String {
+    package var unit: String {
         switch accepted {
         case .integers(_, let unit)?, .numbers(_, let unit)?: return unit
         default: return ""
@@ -122,7 +122,7 @@ public struct RunOptionDeclaration: Sendable, Equatable {
 
     /// The key that sets the option in a pipeline file, dotted (`maps.size`), or that takes its
     /// word (`zones`, `outputs`); nil for an option of the command line only.
-    public var pipelineKey: String? {
+    package var pipelineKey: String? {
         switch pipeline {
         case nil: return nil
         case .key(let path)?, .word(_, let path)?, .wordLeftOut(_, let path)?: return path.joined(separator: ".")
@@ -148,7 +148,7 @@ extension RunOptionDeclaration {
     /// value (`--svg-size 900` or `--svg-size=900`), in their order: what a cohort passes on to
     /// each person's `partial`. `valued` names options that are not run settings but are passed
     /// on too, with their value (`--log-level`). Nothing after `--` is an option.
-    public static func forwardedArguments(_ arguments: [String], alsoWithValue valued: [String] = []) -> [String] {
+    package static func forwardedArguments(_ arguments: [String], alsoWithValue valued: [String] = []) -> [String] {
         var takesValue: [String: Bool] = [:]
         for setting in runSettings { takesValue[setting.option] = !setting.isFlag }
         for option in valued { takesValue[option] = true }

@@ -7,7 +7,7 @@ import HealthTrailXML
 /// The sink of `healthtrail run`: each record's row goes to its CSV (`ExportOutputs`), its
 /// figures to `DailySummary`, heart rate also to the join's spill file, sleep samples to their
 /// collection for the night analysis.
-public final class RunRecordSink: ExportRecordSink {
+package final class RunRecordSink: ExportRecordSink {
     let outputs: ExportOutputs
     /// The daily figures, fed as records come.
     let daily: DailySummary
@@ -37,7 +37,7 @@ public final class RunRecordSink: ExportRecordSink {
     private var droppingRecord = false
 
     /// - Parameter priority: which source counts where several wrote the same figures.
-    public init(outputs: ExportOutputs, priority: SourcePriority) {
+    package init(outputs: ExportOutputs, priority: SourcePriority) {
         self.outputs = outputs
         daily = DailySummary(priority: priority)
         unretainedDaily = Unretained(daily)
@@ -57,12 +57,12 @@ public final class RunRecordSink: ExportRecordSink {
         return false
     }
 
-    public override func recordTimeZone(_ name: ByteSpan, start: Timestamp, end: Timestamp) {
+    package override func recordTimeZone(_ name: ByteSpan, start: Timestamp, end: Timestamp) {
         guard !droppingRecord else { return }
         zoneSightings.add(name, start: start.utcSeconds, end: end.utcSeconds)
     }
 
-    public override func record(_ record: DecodedRecord, of type: RecordType, decoder: ExportDecoder) throws {
+    package override func record(_ record: DecodedRecord, of type: RecordType, decoder: ExportDecoder) throws {
         if isDroppedCopy(record, of: type) { return }
         if case .sleep = type.role, record.end.utcSeconds - record.start.utcSeconds > SleepSession.maxSampleSeconds {
             // A broken app's sample spanning years: skipped, with its time zone (no evidence).
@@ -100,7 +100,7 @@ public final class RunRecordSink: ExportRecordSink {
         }
     }
 
-    public override func heartRate(_ record: DecodedRecord, of type: RecordType, decoder: ExportDecoder) {
+    package override func heartRate(_ record: DecodedRecord, of type: RecordType, decoder: ExportDecoder) {
         if isDroppedCopy(record, of: type) { return }
         observe(record, of: type, decoder: decoder)
         heartRateSpill?.add(
@@ -113,7 +113,7 @@ public final class RunRecordSink: ExportRecordSink {
         w.field(record.source); w.comma()
     }
 
-    public override func heartRateEnded(motionContext: UInt8) {
+    package override func heartRateEnded(motionContext: UInt8) {
         guard !droppingRecord else { return }
         let w = outputs.heartRate
         switch motionContext {
@@ -124,7 +124,7 @@ public final class RunRecordSink: ExportRecordSink {
         w.endRow()
     }
 
-    public override func hrvBeat(utcSeconds: Int64, offsetMinutes: Int32, bpm: ByteSpan, sourceIndex: Int, decoder: ExportDecoder) {
+    package override func hrvBeat(utcSeconds: Int64, offsetMinutes: Int32, bpm: ByteSpan, sourceIndex: Int, decoder: ExportDecoder) {
         guard !droppingRecord else { return }
         let w = outputs.hrvBeats
         w.utc(utcSeconds); w.comma()
@@ -134,7 +134,7 @@ public final class RunRecordSink: ExportRecordSink {
         w.endRow()
     }
 
-    public override func activitySummary(_ summary: DecodedActivitySummary, decoder: ExportDecoder) {
+    package override func activitySummary(_ summary: DecodedActivitySummary, decoder: ExportDecoder) {
         // A calendar date of the years the decoder reads (`2024-02-30` is none): the row's
         // `date` column is a date in every format.
         guard let date = summary.date, date.count == 10, date[4] == 0x2D, date[7] == 0x2D, let y = Timestamp.digits(date, 0, 4),

@@ -19,15 +19,15 @@ import Darwin
 /// (`< export.zip`) is read in place, without a copy.
 ///
 /// Messages and the manifest call the input `stdin` (`label`), never the spool's path.
-public final class StandardInputArchive {
+package final class StandardInputArchive {
     /// What the archive is called in messages, logs and the manifest.
-    public static let label = "stdin"
+    package static let label = "stdin"
 
     /// True for the archive argument that means standard input.
-    public static func isRequested(_ argument: String) -> Bool { argument == "-" }
+    package static func isRequested(_ argument: String) -> Bool { argument == "-" }
 
     /// The path the archive is opened by; valid while this object lives.
-    public let path: String
+    package let path: String
     private let descriptor: Int32?
 
     /// The path of the archive read from standard input, spooled into `folder` when it is not a
@@ -35,7 +35,7 @@ public final class StandardInputArchive {
     ///
     /// - Throws: `InputError` naming `stdin` when standard input is a terminal (nothing piped
     ///   in), is empty, or cannot be read; naming `folder` when the spool cannot be written.
-    public init(spoolingInto folder: String, prepare: () throws -> Void = {}) throws {
+    package init(spoolingInto folder: String, prepare: () throws -> Void = {}) throws {
         guard isatty(0) == 0 else {
             throw InputError(file: Self.label, "standard input is a terminal: pipe an export into it (cat export.zip | healthtrail … -)")
         }
@@ -69,7 +69,7 @@ public final class StandardInputArchive {
     /// For `run -`: spooled into the output folder (made owner-only first, after the same
     /// refusals as the run's: not `/`, not your home), so the copy stays on the disk the outputs
     /// go to and inside a folder HealthTrail owns.
-    public static func forRun(outputDirectory: String) throws -> StandardInputArchive {
+    package static func forRun(outputDirectory: String) throws -> StandardInputArchive {
         try StandardInputArchive(spoolingInto: outputDirectory) {
             try OutputFolder.refuseRoot(outputDirectory)
             try OutputStaging.makeDirectory(outputDirectory)
@@ -77,7 +77,7 @@ public final class StandardInputArchive {
     }
 
     /// For `inspect -`: spooled into the temporary folder ($TMPDIR, else /tmp).
-    public static func forInspection() throws -> StandardInputArchive {
+    package static func forInspection() throws -> StandardInputArchive {
         let environment = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 }
         return try StandardInputArchive(spoolingInto: environment ?? "/tmp")
     }
