@@ -169,7 +169,7 @@ test: format-check test-deps browser-deps
 		HEALTHTRAIL_MUTATIONS=$(MUTATIONS) $(SWIFT) test -c release --scratch-path $(TEST_SCRATCH)
 	rm -rf $(TEST_TMP)
 
-# docs/outputs.md's table of files and columns is generated from OutputSchema (Sources/HealthTrailKit/
+# docs/outputs.md's table of files and columns is generated from OutputSchema (Sources/HealthTrailRun/
 # Outputs/OutputSchema.swift); `make test` fails when they differ.
 docs:
 	HEALTHTRAIL_WRITE_DOCS=1 $(SWIFT) test -c release --scratch-path $(TEST_SCRATCH) --filter OutputSchemaReadmeTests
