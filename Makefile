@@ -190,7 +190,7 @@ test-agreement: test-deps
 	touch $(BIN) $(DEBUG_BIN)
 	$(call run-tests,--filter $(AGREEMENT))
 
-# docs/outputs.md's table of files and columns is generated from OutputSchema (Sources/HealthTrailKit/
+# docs/outputs.md's table of files and columns is generated from OutputSchema (Sources/HealthTrailRun/
 # Outputs/OutputSchema.swift); `make test` fails when they differ.
 docs:
 	HEALTHTRAIL_WRITE_DOCS=1 $(SWIFT) test -c release --scratch-path $(TEST_SCRATCH) --filter OutputSchemaReadmeTests

@@ -2,17 +2,21 @@
 import PackageDescription
 
 // HealthTrail: Apple Health export archives → CSV / GeoJSON / SVG / DP releases.
-// Each target is a layer of docs/ARCHITECTURE.md, and its dependencies are the only arrows the
-// compiler allows: HealthTrailBase (the vocabulary every layer speaks: byte views, timestamps,
-// numbers, route points, errors and faults) ← HealthTrailArchive (files, zip, inflate) ←
-// HealthTrailXML (libxml2 SAX) ← HealthTrailDecode (export.xml and GPX → typed records for a
-// sink; it writes nothing) ← HealthTrailAnalysis (normalise, join, analyse: records to figures)
-// ← HealthTrailKit (a run, its output files, pipelines, cohorts, DP releases). Both write
-// through HealthTrailWrite (CSV, GeoJSON and SVG from plain values: the formats, not the tables;
-// it sees no decoder); Kit also uses HealthTrailCommit (staging and the journalled commit, which
-// know files, not health data) and HealthTrailPrivacy (the DP samplers and budget ledger, blind
-// to exports); HealthTrailSynth, the generator the tests and benchmarks compare against, sees
-// only the archive writer.
+// Each target is a layer of docs/ARCHITECTURE.md, and its dependencies are the arrows between
+// layers: HealthTrailBase (the vocabulary every layer speaks: byte views, timestamps, numbers,
+// route points, errors and faults) ← HealthTrailArchive (files, zip, inflate) ← HealthTrailXML
+// (libxml2 SAX) ← HealthTrailDecode (export.xml and GPX → typed records for a sink; it writes
+// nothing) ← HealthTrailAnalysis (normalise, join, analyse: records to figures) ← HealthTrailRun
+// (one run of one export and its output files) ← HealthTrailKit (pipelines, cohorts, DP
+// releases). They write through HealthTrailWrite (CSV, GeoJSON and SVG from plain values: the
+// formats, not the tables; it sees no decoder); the run also uses HealthTrailCommit (staging and
+// the journalled commit, which know files, not health data), and Kit HealthTrailPrivacy (the DP
+// samplers and budget ledger, blind to exports); HealthTrailSynth, the generator the tests and
+// benchmarks compare against, sees only the archive writer.
+// SwiftPM lets a target import its dependencies' dependencies too, so the compiler alone allows
+// more than these arrows: the architecture test (ArchitectureGraphTests,
+// `noFileImportsAModuleItsTargetDoesNotDeclare`) refuses any import of a module the importing
+// file's target does not declare.
 // Only HealthTrailArchive and HealthTrailXML import zlib, libdeflate and libxml2: the decoders
 // receive libxml2's events through HealthTrailXML's SAXEventHandler.
 let package = Package(
@@ -23,7 +27,7 @@ let package = Package(
         .library(
             name: "HealthTrailKit",
             targets: [
-                "HealthTrailKit", "HealthTrailBase", "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode",
+                "HealthTrailKit", "HealthTrailBase", "HealthTrailRun", "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode",
                 "HealthTrailAnalysis", "HealthTrailWrite", "HealthTrailCommit", "HealthTrailPrivacy", "HealthTrailSynth",
             ]),
     ],
@@ -121,10 +125,23 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // One run of one export: its stages, options, manifest, lock and log, and the output files
+        // it writes (tables, maps, the SQLite and Parquet copies, their schema).
+        .target(
+            name: "HealthTrailRun",
+            dependencies: [
+                "HealthTrailBase", "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode", "HealthTrailAnalysis", "HealthTrailWrite",
+                "HealthTrailCommit",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Above a run: the YAML schema language, DP releases of a run's bounded totals (partial
+        // aggregates, the release runner and its ledger), pipeline files, and cohorts of persons.
         .target(
             name: "HealthTrailKit",
             dependencies: [
-                "HealthTrailBase", "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode", "HealthTrailAnalysis",
+                "HealthTrailBase", "HealthTrailRun", "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode", "HealthTrailAnalysis",
                 "HealthTrailWrite", "HealthTrailCommit", "HealthTrailPrivacy",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Yams", package: "Yams"),
@@ -134,7 +151,7 @@ let package = Package(
         .executableTarget(
             name: "healthtrail",
             dependencies: [
-                "HealthTrailKit", "HealthTrailBase", "HealthTrailArchive", "HealthTrailAnalysis", "HealthTrailWrite",
+                "HealthTrailKit", "HealthTrailBase", "HealthTrailRun", "HealthTrailArchive", "HealthTrailAnalysis", "HealthTrailWrite",
                 "HealthTrailPrivacy", "HealthTrailSynth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -206,14 +223,16 @@ let package = Package(
         .testTarget(
             name: "HealthTrailKitTests",
             dependencies: [
-                "HealthTrailKit", "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode", "HealthTrailAnalysis", "HealthTrailWrite",
+                "HealthTrailKit", "HealthTrailRun", "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode", "HealthTrailAnalysis",
+                "HealthTrailWrite",
                 "HealthTrailCommit", "HealthTrailSynth", "HealthTrailTestSupport", "HealthTrailBase",
             ]
         ),
         .testTarget(
             name: "HealthTrailEndToEndTests",
             dependencies: [
-                "HealthTrailKit", "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode", "HealthTrailAnalysis", "HealthTrailWrite",
+                "HealthTrailKit", "HealthTrailRun", "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode", "HealthTrailAnalysis",
+                "HealthTrailWrite",
                 "HealthTrailCommit", "HealthTrailPrivacy", "HealthTrailSynth", "HealthTrailTestSupport", "HealthTrailBase", "CZlib",
             ],
             // The readers of every table format and the allocation counter the tests run.

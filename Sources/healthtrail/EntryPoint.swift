@@ -6,6 +6,7 @@ import HealthTrailPrivacy
 
 #if canImport(Glibc)
 import Glibc
+import HealthTrailRun
 #endif
 
 /// Entry point: exit codes are part of the interface (README "Exit codes"), so usage errors

@@ -1,5 +1,6 @@
 import ArgumentParser
 import HealthTrailKit
+import HealthTrailRun
 
 /// `healthtrail inspect ARCHIVE`.
 struct InspectCommand: ParsableCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import HealthTrailKit
+import HealthTrailRun
 
 /// `healthtrail keygen FILE`.
 struct KeygenCommand: ParsableCommand {

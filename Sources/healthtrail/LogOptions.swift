@@ -1,5 +1,6 @@
 import ArgumentParser
 import HealthTrailKit
+import HealthTrailRun
 import Logging
 
 /// `--log-format` and `--log-level`, shared by the commands that run unattended.

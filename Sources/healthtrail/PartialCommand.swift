@@ -6,6 +6,7 @@ import HealthTrailKit
 
 #if canImport(Glibc)
 import Glibc
+import HealthTrailRun
 #endif
 
 /// `healthtrail partial ARCHIVE --pipeline FILE --out FILE`: one person's share of a cohort.

@@ -6,6 +6,7 @@ import HealthTrailKit
 
 #if canImport(Glibc)
 import Glibc
+import HealthTrailRun
 #endif
 
 /// `healthtrail run ARCHIVE --out DIR`, or `healthtrail run --pipeline FILE`.

@@ -2,6 +2,7 @@ import ArgumentParser
 import HealthTrailAnalysis
 import HealthTrailArchive
 import HealthTrailKit
+import HealthTrailRun
 import HealthTrailWrite
 
 /// The options that shape a run's outputs, shared by `run` and `partial`.

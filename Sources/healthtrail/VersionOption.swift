@@ -1,5 +1,6 @@
 import ArgumentParser
 import HealthTrailKit
+import HealthTrailRun
 
 /// `-V`/`--version`, taken by the root command and by every subcommand alike.
 ///

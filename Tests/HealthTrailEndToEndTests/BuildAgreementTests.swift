@@ -4,6 +4,7 @@ import Testing
 
 @testable import HealthTrailArchive
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 @testable import HealthTrailSynth
 
 /// The release binary (what users run) and the debug binary of the same sources write the same

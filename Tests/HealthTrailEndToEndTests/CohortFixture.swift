@@ -2,6 +2,7 @@ import Foundation
 import HealthTrailTestSupport
 
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 @testable import HealthTrailSynth
 
 /// Twenty people's run folders, each from the project's generator with its own seed and run by

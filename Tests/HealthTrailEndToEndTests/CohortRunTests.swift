@@ -5,6 +5,7 @@ import Testing
 @testable import HealthTrailArchive
 @testable import HealthTrailBase
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 @testable import HealthTrailSynth
 
 /// `healthtrail run --pipeline cohort.yaml`: many people's archives on one machine, each in its own

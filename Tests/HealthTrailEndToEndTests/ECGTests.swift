@@ -6,6 +6,7 @@ import Testing
 @testable import HealthTrailBase
 @testable import HealthTrailDecode
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 
 /// ECG recordings (`electrocardiograms/*.csv`) into `ecg.csv` and, with `--ecg-samples`,
 /// `ecg_samples.csv`: the real files' quirks, malformed files as faults, ids, and the header's

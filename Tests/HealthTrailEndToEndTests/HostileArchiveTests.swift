@@ -6,6 +6,7 @@ import Testing
 @testable import HealthTrailArchive
 @testable import HealthTrailBase
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 @testable import HealthTrailXML
 
 /// Hostile and broken zip archives: each is refused with one line naming the archive, the entry

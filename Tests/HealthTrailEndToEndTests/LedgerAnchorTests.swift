@@ -3,6 +3,7 @@ import HealthTrailTestSupport
 import Testing
 
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 @testable import HealthTrailSynth
 
 /// The budget belongs to the data subject, not to an output folder: `healthtrail release` with a

@@ -3,6 +3,7 @@ import HealthTrailTestSupport
 import Testing
 
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 @testable import HealthTrailSynth
 
 /// No value from the data reaches a log line: the logs of runs over a generated archive are

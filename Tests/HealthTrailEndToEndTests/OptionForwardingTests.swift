@@ -3,6 +3,7 @@ import HealthTrailTestSupport
 import Testing
 
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 
 /// Every run option given to a cohort run reaches each person's `partial` process: the options
 /// `partial` takes are read from the binary's own description of itself, so an option added to

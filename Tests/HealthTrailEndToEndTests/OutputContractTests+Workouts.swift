@@ -3,6 +3,7 @@ import Testing
 
 @testable import HealthTrailAnalysis
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 @testable import HealthTrailSynth
 
 extension OutputContractTests {

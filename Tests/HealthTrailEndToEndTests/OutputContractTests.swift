@@ -6,6 +6,7 @@ import Testing
 @testable import HealthTrailArchive
 @testable import HealthTrailBase
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 @testable import HealthTrailSynth
 
 /// The output contract: every column `OutputSchema` documents (and so the README's table) is

@@ -3,6 +3,7 @@ import HealthTrailTestSupport
 import Testing
 
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 
 /// The table of files and columns in docs/outputs.md is `OutputSchema.markdownTable`, character
 /// for character: the columns users read about are the columns the writers' header rows and the

@@ -6,6 +6,7 @@ import Testing
 @testable import HealthTrailBase
 @testable import HealthTrailKit
 @testable import HealthTrailPrivacy
+@testable import HealthTrailRun
 @testable import HealthTrailSynth
 
 /// Pipeline files: the schema check (every mistake at its line), the model a good file becomes,

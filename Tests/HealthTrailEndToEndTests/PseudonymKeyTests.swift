@@ -5,6 +5,7 @@ import Testing
 @testable import HealthTrailArchive
 @testable import HealthTrailBase
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 
 /// Pseudonym keys: what key files are accepted, and what `healthtrail keygen` writes.
 @Suite struct PseudonymKeyTests {

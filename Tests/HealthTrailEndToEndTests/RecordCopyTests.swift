@@ -4,6 +4,7 @@ import Testing
 
 @testable import HealthTrailAnalysis
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 
 /// Exact copies of a record are counted once: a run on an export equals, file by file, the run
 /// on the same export with its copies removed by `Tests/reference/drop_copies.py`, a script

@@ -5,6 +5,7 @@ import Testing
 @testable import HealthTrailArchive
 @testable import HealthTrailKit
 @testable import HealthTrailPrivacy
+@testable import HealthTrailRun
 @testable import HealthTrailSynth
 
 /// What every published DP row says about its draw: the person mapping it assumed (`persons`)

@@ -4,6 +4,7 @@ import Testing
 
 @testable import HealthTrailKit
 @testable import HealthTrailPrivacy
+@testable import HealthTrailRun
 @testable import HealthTrailSynth
 
 /// `healthtrail release` end to end on a synthesized person: run, release, replay, new data,

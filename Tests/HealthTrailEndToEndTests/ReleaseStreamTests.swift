@@ -4,6 +4,7 @@ import Testing
 
 @testable import HealthTrailKit
 @testable import HealthTrailPrivacy
+@testable import HealthTrailRun
 @testable import HealthTrailSynth
 
 /// Releases under nightly cron: what is drawn, answered from the ledger or not yet due, and what

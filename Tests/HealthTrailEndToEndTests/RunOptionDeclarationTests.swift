@@ -3,6 +3,7 @@ import HealthTrailTestSupport
 import Testing
 
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 
 /// Each run setting is declared once (`RunOptionDeclaration`), and the help of `run` and
 /// `partial` and the keys of pipeline files are the declaration's: what it accepts and its

@@ -3,6 +3,7 @@ import HealthTrailTestSupport
 import Testing
 
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 
 /// The command line and pipeline files accept the same numbers for each run setting: both
 /// edges of every range a `RunOptionDeclaration` gives pass both, and one step past an edge

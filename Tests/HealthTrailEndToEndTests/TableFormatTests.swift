@@ -5,6 +5,7 @@ import Testing
 @testable import HealthTrailAnalysis
 @testable import HealthTrailDecode
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 @testable import HealthTrailSynth
 @testable import HealthTrailWrite
 

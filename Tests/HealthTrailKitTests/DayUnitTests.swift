@@ -5,6 +5,7 @@ import Testing
 @testable import HealthTrailBase
 @testable import HealthTrailDecode
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 @testable import HealthTrailSynth
 
 /// The privacy unit `day`, as docs/privacy.md defines it: the records that a date's row of

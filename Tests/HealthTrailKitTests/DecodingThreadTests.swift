@@ -7,6 +7,7 @@ import Testing
 @testable import HealthTrailCommit
 @testable import HealthTrailDecode
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 @testable import HealthTrailXML
 
 /// `healthtrail run` parses export.xml on one thread and decodes on another

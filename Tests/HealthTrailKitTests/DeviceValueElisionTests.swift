@@ -4,6 +4,7 @@ import Testing
 
 @testable import HealthTrailArchive
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 @testable import HealthTrailSynth
 @testable import HealthTrailXML
 

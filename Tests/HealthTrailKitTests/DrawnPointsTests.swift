@@ -7,6 +7,7 @@ import Testing
 @testable import HealthTrailCommit
 @testable import HealthTrailDecode
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 @testable import HealthTrailWrite
 
 /// A route's drawn lines are bounded; its CSV rows and figures keep every point.

@@ -7,6 +7,7 @@ import Testing
 @testable import HealthTrailBase
 @testable import HealthTrailDecode
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 
 /// Splits, best efforts and split markers of runs whose distances are exact: straight lines north
 /// at 4:00 per kilometre (1000 / 240 m/s), a fix a second, the positions written with 9 decimals

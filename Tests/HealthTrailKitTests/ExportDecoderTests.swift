@@ -7,6 +7,7 @@ import Testing
 @testable import HealthTrailCommit
 @testable import HealthTrailDecode
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 @testable import HealthTrailXML
 
 /// Decoding hand-built exports whose every expected row is known.

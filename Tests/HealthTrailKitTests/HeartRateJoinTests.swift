@@ -6,6 +6,7 @@ import Testing
 @testable import HealthTrailBase
 @testable import HealthTrailDecode
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 
 /// Heart rate joined to GPS points, against a heart rate that is a known function of time.
 @Suite struct HeartRateJoinTests {

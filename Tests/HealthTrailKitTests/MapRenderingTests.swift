@@ -7,6 +7,7 @@ import Testing
 @testable import HealthTrailCommit
 @testable import HealthTrailDecode
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 @testable import HealthTrailWrite
 
 /// The SVG maps rendered by a real browser (Debian's Chromium, headless): what people see.

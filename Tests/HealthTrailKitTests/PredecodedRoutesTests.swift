@@ -7,6 +7,7 @@ import Testing
 @testable import HealthTrailBase
 @testable import HealthTrailDecode
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 @testable import HealthTrailSynth
 
 /// Route files are decoded while export.xml is parsed, into spill files, and replayed once the

@@ -3,6 +3,7 @@ import HealthTrailTestSupport
 import Testing
 
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 
 /// The progress line: numbers over the size of the same files, and never a log line on its end.
 @Suite struct ProgressLineTests {

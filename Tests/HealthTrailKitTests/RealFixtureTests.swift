@@ -7,6 +7,7 @@ import Testing
 @testable import HealthTrailBase
 @testable import HealthTrailDecode
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 
 /// Real exports from ../shared/fixtures/real (see its README). Expected counts were taken with
 /// grep/unzip, independently of HealthTrail.

@@ -3,6 +3,7 @@ import HealthTrailTestSupport
 import Testing
 
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 @testable import HealthTrailSynth
 
 /// A release counts exactly the data its `from` and `to` declare: weekly partitions are the ISO

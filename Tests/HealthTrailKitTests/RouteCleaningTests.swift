@@ -7,6 +7,7 @@ import Testing
 @testable import HealthTrailBase
 @testable import HealthTrailDecode
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 
 /// Route points told apart by their workout's windows and the glitch filter: each case is a
 /// workout built here, run through the binary's pipeline, and checked against a plain

@@ -7,6 +7,7 @@ import Testing
 @testable import HealthTrailBase
 @testable import HealthTrailDecode
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 
 /// Route files whose clock jumps: a fix stamped hours late or early, a track whose times run
 /// backwards, fixes that share one second. Each case is a run beside a good reference run, read

@@ -8,6 +8,7 @@ import Testing
 @testable import HealthTrailBase
 @testable import HealthTrailDecode
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 @testable import HealthTrailSynth
 
 /// Hand-built nights with answers worked out by hand: sessions, night vs nap, the source

@@ -5,6 +5,7 @@ import Testing
 @testable import HealthTrailArchive
 @testable import HealthTrailBase
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 
 /// A run writes at most a small multiple of the export's inflated size into its staging folder
 /// (`StagingBudget`): past it the run fails with one line and replaces nothing.

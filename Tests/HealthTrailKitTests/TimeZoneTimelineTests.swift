@@ -7,6 +7,7 @@ import Testing
 @testable import HealthTrailBase
 @testable import HealthTrailDecode
 @testable import HealthTrailKit
+@testable import HealthTrailRun
 @testable import HealthTrailWrite
 
 /// The person's time-zone timeline (`TimeZoneTimeline`) and the daily figures it dates, checked

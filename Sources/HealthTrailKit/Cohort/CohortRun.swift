@@ -3,6 +3,7 @@ import HealthTrailArchive
 import HealthTrailBase
 import HealthTrailCommit
 import HealthTrailDecode
+import HealthTrailRun
 import Logging
 
 /// A cohort on one machine: each person's archive (`privacy.persons`) is processed by `healthtrail partial` in a
@@ -19,15 +20,15 @@ import Logging
 /// - `cohort/merged.partial`: their exact merge
 /// - `dp/`: the releases (their budget ledger lives in the budget folder: `LedgerLocation`)
 /// - `cohort.json`: what became of each person (by pseudonym)
-public enum CohortRun {
+package enum CohortRun {
     /// The result of a cohort run: its report, and where each failed person's archive is.
-    public struct Result: Sendable {
-        public var report: CohortReport
+    package struct Result: Sendable {
+        package var report: CohortReport
         /// Pseudonym → archive path, for the failed persons (shown at the terminal only).
-        public var failedArchives: [String: String]
+        package var failedArchives: [String: String]
     }
 
-    public static func run(_ options: CohortOptions) throws -> Result {
+    package static func run(_ options: CohortOptions) throws -> Result {
         let started = Date()
         let log = HealthTrailLog.logger
         let out = options.outputDirectory

@@ -1,5 +1,6 @@
 import Foundation
 import HealthTrailArchive
+import HealthTrailRun
 import HealthTrailXML
 
 /// Byte-identical archives of a cohort: one export copied under two names is one person, not

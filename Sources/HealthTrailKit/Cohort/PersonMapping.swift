@@ -23,16 +23,16 @@ import HealthTrailBase
 /// on Spark (whose driver reads the same file) choose the same archive. Without the file
 /// (`persons: each archive`), each archive is a person of its own name. Either way,
 /// byte-identical archives are one person (`IdenticalArchives`).
-public struct PersonMapping: Sendable, Equatable {
+package struct PersonMapping: Sendable, Equatable {
     /// Archive file name → (person, line in the file).
     private var entries: [String: (person: String, line: Int)]
 
-    public static func == (a: PersonMapping, b: PersonMapping) -> Bool {
+    package static func == (a: PersonMapping, b: PersonMapping) -> Bool {
         a.entries.mapValues { "\($0.person)\n\($0.line)" } == b.entries.mapValues { "\($0.person)\n\($0.line)" }
     }
 
     /// Reads the file; the error names the file and the line of the first mistake.
-    public init(path: String) throws {
+    package init(path: String) throws {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw InputError(file: path, "cannot read the list of persons")
         }
@@ -62,19 +62,19 @@ public struct PersonMapping: Sendable, Equatable {
     }
 
     /// The file name an archive is listed under: the last component of its path.
-    public static func archiveName(of path: String) -> String {
+    package static func archiveName(of path: String) -> String {
         URL(fileURLWithPath: path).standardizedFileURL.lastPathComponent
     }
 
     /// The line the file lists an archive on, nil when it does not list it.
-    public func line(ofArchive path: String) -> Int? { entries[Self.archiveName(of: path)]?.line }
+    package func line(ofArchive path: String) -> Int? { entries[Self.archiveName(of: path)]?.line }
 
     /// The person an archive belongs to, nil when the file does not list it.
-    public func person(ofArchive path: String) -> String? { entries[Self.archiveName(of: path)]?.person }
+    package func person(ofArchive path: String) -> String? { entries[Self.archiveName(of: path)]?.person }
 
     /// The archives of a cohort sorted out: one per person (the one listed last), those another
     /// archive of the same person supersedes, and those the file does not list.
-    public func choose(_ archives: [String]) -> (chosen: [(archive: String, person: String)], superseded: [String], unlisted: [String]) {
+    package func choose(_ archives: [String]) -> (chosen: [(archive: String, person: String)], superseded: [String], unlisted: [String]) {
         var best: [String: (archive: String, line: Int)] = [:]
         var unlisted: [String] = []
         for archive in archives {

@@ -1,4 +1,5 @@
 import Foundation
+import HealthTrailRun
 import Logging
 
 /// One person of a cohort: `healthtrail partial` on their archive, in a child process.

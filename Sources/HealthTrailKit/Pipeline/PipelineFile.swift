@@ -9,7 +9,7 @@ import HealthTrailBase
 /// the releases against the pipeline. It reports every problem at once, each at its line.
 /// Whether the input has archives and the key file exists is the run's business: they may
 /// legitimately appear between validating a file and the cron run that uses it.
-public enum PipelineFile {
+package enum PipelineFile {
     /// Reads and checks the pipeline file at `path`.
     ///
     /// - Parameters:
@@ -18,7 +18,7 @@ public enum PipelineFile {
     ///   - home: what `~` in the file stands for (default: $HOME).
     /// - Throws: `PipelineInvalid` with every problem found; `InputError` when the file cannot
     ///   be read at all.
-    public static func load(
+    package static func load(
         path: String,
         home: String = ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()
     ) throws -> PipelineSpec {

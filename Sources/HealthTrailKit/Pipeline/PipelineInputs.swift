@@ -17,13 +17,13 @@ import Darwin
 /// downloads still in progress (`.part`, `.tmp`, `.crdownload`, `.download`) and the CDA
 /// companion `export_cda.xml` are never archives: the phone may still be writing the export
 /// when cron fires.
-public enum PipelineInputs {
+package enum PipelineInputs {
     /// Name endings of files still being written by a browser, AirDrop or a sync client.
     static let partialSuffixes = [".part", ".tmp", ".crdownload", ".download"]
 
     /// The archives `spec.inputPath` names, sorted by path; `pick == .newest` → the one with the newest
     /// modification time (ties: last by path). Throws InputError naming the path when nothing matches.
-    public static func archives(for spec: PipelineSpec) throws -> [String] {
+    package static func archives(for spec: PipelineSpec) throws -> [String] {
         let found = try candidates(spec.inputPath).sorted()
         guard !found.isEmpty else {
             throw InputError(file: spec.inputPath, "no export archive here (a .zip, a folder with export.xml, or an .xml file)")

@@ -1,11 +1,12 @@
 import HealthTrailAnalysis
+import HealthTrailRun
 import HealthTrailWrite
 
 /// From a pipeline file to the options of one export's run.
 extension PipelineSpec {
     /// The run options this pipeline declares for one archive; command-line options are applied
     /// over them by the caller.
-    public func runOptions(inputPath: String, outputDirectory: String) -> RunOptions {
+    package func runOptions(inputPath: String, outputDirectory: String) -> RunOptions {
         var options = RunOptions(inputPath: inputPath, outputDirectory: outputDirectory)
         options.strict = strict
         if let joinToleranceSeconds { options.joinTolerance = Int64(joinToleranceSeconds) }

@@ -1,4 +1,5 @@
 import HealthTrailAnalysis
+import HealthTrailRun
 
 /// One unattended run, as declared by a pipeline file (`pipelines/nightly.yaml`,
 /// `pipelines/cohort.yaml`) and checked by `PipelineFile.load`.
@@ -6,9 +7,9 @@ import HealthTrailAnalysis
 /// Paths are absolute and standardised (`~` expanded, relative paths resolved against the
 /// pipeline file's folder); optional settings the file leaves out are nil, so the run keeps its
 /// own defaults for them.
-public struct PipelineSpec: Sendable, Equatable {
+package struct PipelineSpec: Sendable, Equatable {
     /// One person's archive (`person`) or one archive per person of a study (`cohort`).
-    public enum Kind: String, Sendable {
+    package enum Kind: String, Sendable {
         /// The newest export of one person, typically every night.
         case person
         /// One archive per participant of a study, pseudonymised, released per person.
@@ -16,7 +17,7 @@ public struct PipelineSpec: Sendable, Equatable {
     }
 
     /// What a run writes. CSV is always written: every other output is made from it.
-    public enum Output: String, Sendable, CaseIterable {
+    package enum Output: String, Sendable, CaseIterable {
         /// The CSV tables (daily, workouts, routes, …) and manifest.json.
         case csv
         /// routes.geojson.
@@ -28,7 +29,7 @@ public struct PipelineSpec: Sendable, Equatable {
     }
 
     /// Which archives of `inputPath` a run reads: the newest one, or all of them.
-    public enum Pick: String, Sendable {
+    package enum Pick: String, Sendable {
         /// The archive with the newest modification time (ties: the last by path).
         case newest
         /// Every archive, sorted by path.
@@ -36,7 +37,7 @@ public struct PipelineSpec: Sendable, Equatable {
     }
 
     /// How heart-rate zones are chosen (the run's `--max-hr` and `--max-hr-from-birth-date`).
-    public enum Zones: Sendable, Equatable {
+    package enum Zones: Sendable, Equatable {
         /// resting < 100, moderate 100–139, vigorous 140–179, maximum ≥ 180 bpm.
         case standard
         /// From 220 − age, age from the export's date of birth.
@@ -47,20 +48,20 @@ public struct PipelineSpec: Sendable, Equatable {
 
     /// The SVG map settings (the run's `--maps`, `--svg-size`, `--colour-scale`, `--map-area`,
     /// `--map-min-points`); nil fields keep the run's defaults.
-    public struct Maps: Sendable, Equatable {
+    package struct Maps: Sendable, Equatable {
         /// Any of `workouts`, `routes`, `density`, `calendars`.
-        public var kinds: [String]?
+        package var kinds: [String]?
         /// Width in pixels, in the range of `RunOptionDeclaration.svgSize`.
-        public var size: Int?
+        package var size: Int?
         /// `viridis` or `inferno`.
-        public var colourScale: String?
+        package var colourScale: String?
         /// `[minLat, minLon, maxLat, maxLon]` of the overview and density maps.
-        public var area: [Double]?
+        package var area: [Double]?
         /// Routes with fewer points are not drawn; in the range of `RunOptionDeclaration.mapMinPoints`.
-        public var minPoints: Int?
+        package var minPoints: Int?
 
         /// Map settings; every one left nil keeps the run's default.
-        public init(
+        package init(
             kinds: [String]? = nil, size: Int? = nil, colourScale: String? = nil, area: [Double]? = nil,
             minPoints: Int? = nil
         ) {
@@ -73,63 +74,63 @@ public struct PipelineSpec: Sendable, Equatable {
     }
 
     /// Absolute path of the pipeline file.
-    public var file: String
+    package var file: String
     /// A person or a cohort pipeline.
-    public var kind: Kind
+    package var kind: Kind
     /// Absolute, `~` expanded; its last component may be a glob (`*`, `?`, `[…]`).
-    public var inputPath: String
+    package var inputPath: String
     /// Defaults to `newest` for a person, `all` for a cohort.
-    public var pick: Pick
+    package var pick: Pick
     /// Absolute output folder.
-    public var output: String
+    package var output: String
     /// Defaults to all four; always holds `csv`.
-    public var outputs: Set<Output>
+    package var outputs: Set<Output>
     /// Fail on the first malformed record instead of skipping it (default false).
-    public var strict: Bool
+    package var strict: Bool
     /// Seconds a heart-rate sample may be from a route point, in the range of
     /// `RunOptionDeclaration.joinTolerance`.
-    public var joinToleranceSeconds: Int?
+    package var joinToleranceSeconds: Int?
     /// How heart-rate zones are chosen.
-    public var zones: Zones?
+    package var zones: Zones?
     /// Parts of source names, best first (the run's `--source-priority`).
-    public var sourcePriority: [String]?
+    package var sourcePriority: [String]?
     /// The SVG map settings, when the file has a `maps` section.
-    public var maps: Maps?
+    package var maps: Maps?
     /// Add a timestamp to every position of routes.geojson.
-    public var geojsonTimes: Bool?
+    package var geojsonTimes: Bool?
     /// The length of a split in splits.csv (`split_unit`; nil: kilometres).
-    public var splitUnit: SplitUnit?
+    package var splitUnit: SplitUnit?
     /// Write `ecg_samples.csv` (`ecg_samples: true`).
-    public var ecgSamples: Bool?
+    package var ecgSamples: Bool?
     /// The formats the tables are written in (`formats:`; nil: CSV only).
-    public var formats: TableFormats?
+    package var formats: TableFormats?
     /// Archives processed at once in a cohort (1…256; nil: one per core). Always nil for a person.
-    public var jobs: Int?
+    package var jobs: Int?
     /// The pipeline's privacy unit when it states one; every release's own unit is in `releases`.
-    public var privacyUnit: ReleaseSpec.PrivacyUnit?
+    package var privacyUnit: ReleaseSpec.PrivacyUnit?
     /// Absolute path of the pseudonym key (cohorts only; its existence is checked by the run).
-    public var keyFile: String?
+    package var keyFile: String?
     /// `privacy.subject`: whose budget the releases spend (default: `self` for a person,
     /// `cohort` for a cohort; see `LedgerLocation`).
-    public var subject: String?
+    package var subject: String?
     /// `privacy.persons`: how a cohort's archives map to persons (nil: not stated, which a
     /// cohort that publishes `dp` refuses).
-    public var persons: PersonsSource?
+    package var persons: PersonsSource?
     /// The persons file of `privacy.persons: <CSV>` (`PersonMapping`), absolute; read by the
     /// run, which refuses a missing file. Nil for `each archive` or without `persons`.
-    public var personsFile: String? {
+    package var personsFile: String? {
         if case .file(let path) = persons { return path }
         return nil
     }
     /// What a cohort's releases say their draw assumed about persons (`PersonsSource.label`):
     /// `persons file`, `each archive`, or, when the pipeline states nothing, `each archive`
     /// too, the rule a cohort without `dp` follows.
-    public var personsAssumption: String { (persons ?? .eachArchive).label }
+    package var personsAssumption: String { (persons ?? .eachArchive).label }
     /// `privacy.budget_dir`: the budget folder, absolute (default: `LedgerLocation`'s).
-    public var budgetDirectory: String?
+    package var budgetDirectory: String?
 
     /// Where this pipeline's releases record their spend.
-    public var ledgerLocation: LedgerLocation {
+    package var ledgerLocation: LedgerLocation {
         // The budget folder's own key, never the cohort's pseudonym key: that one travels to
         // every machine that runs `partial` (Spark's executors), the ledger's must not.
         LedgerLocation(
@@ -137,11 +138,11 @@ public struct PipelineSpec: Sendable, Equatable {
     }
     /// The releases, resolved: read from the release file or inline, the pipeline's budget in
     /// place of the file's, and every release's privacy unit filled in.
-    public var releases: ReleaseSpec?
+    package var releases: ReleaseSpec?
 
     /// One line for people: `person pipeline: newest archive of /home/a/HealthExports →
     /// /home/a/health; outputs csv, geojson, svg, dp; 5 releases (rho budget 2)`.
-    public var summary: String {
+    package var summary: String {
         let what = pick == .newest ? "newest archive of" : "all archives of"
         var text =
             "\(kind.rawValue) pipeline: \(what) \(inputPath) → \(output); outputs "
@@ -168,7 +169,7 @@ public struct PipelineSpec: Sendable, Equatable {
 }
 
 /// `privacy.persons`: which archives of a cohort are one person.
-public enum PersonsSource: Sendable, Equatable {
+package enum PersonsSource: Sendable, Equatable {
     /// `persons: each archive`: every archive is a person of its own (byte-identical copies of
     /// one archive count once).
     case eachArchive
@@ -176,10 +177,10 @@ public enum PersonsSource: Sendable, Equatable {
     case file(String)
 
     /// The value of `privacy.persons` that says each archive is its own person.
-    public static let eachArchiveValue = "each archive"
+    package static let eachArchiveValue = "each archive"
 
     /// How a published DP row names the assumption its draw was made under (its `persons` column).
-    public var label: String {
+    package var label: String {
         switch self {
         case .eachArchive: return "each archive"
         case .file: return "persons file"

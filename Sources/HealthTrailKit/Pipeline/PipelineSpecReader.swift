@@ -1,5 +1,6 @@
 import Foundation
 import HealthTrailAnalysis
+import HealthTrailRun
 import Yams
 
 /// Builds a `PipelineSpec` from a pipeline document the schema walker has already checked, and

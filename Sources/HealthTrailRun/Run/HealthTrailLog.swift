@@ -1,0 +1,40 @@
+import Foundation
+import Logging
+
+/// The process's log: swift-log with HealthTrail's one-line backend.
+///
+/// The command-line tool calls `bootstrap` once, from its options (`--log-format`,
+/// `--log-level`, `--quiet`); a program embedding HealthTrailKit may bootstrap swift-log with
+/// any backend it likes, and the library's events go there.
+package enum HealthTrailLog {
+    private static let state = NSLock()
+    nonisolated(unsafe) private static var chosenFormat: LogFormat?
+
+    /// The library's logger (label `healthtrail`).
+    package static var logger: Logger { Logger(label: "healthtrail") }
+
+    /// The format chosen at bootstrap; nil when the tool did not bootstrap (a library user).
+    package static var format: LogFormat? {
+        state.lock(); defer { state.unlock() }
+        return chosenFormat
+    }
+
+    /// Installs `LogLineHandler` as the swift-log backend. Later calls change nothing.
+    package static func bootstrap(format: LogFormat, level: Logger.Level) {
+        state.lock(); defer { state.unlock() }
+        guard chosenFormat == nil else { return }
+        chosenFormat = format
+        LoggingSystem.bootstrap { LogLineHandler(label: $0, format: format, level: level) }
+    }
+
+    /// The tool's last words before a non-zero exit: one `error` event in the chosen format
+    /// (`healthtrail: error: …` as text, before any bootstrap too), with `metadata` beside the event.
+    package static func fatal(_ message: String, event: String, metadata: Logger.Metadata = [:]) {
+        var all = metadata
+        all["event"] = .string(event)
+        LogLineHandler.writeLine(
+            LogLineHandler.line(
+                time: Date(), level: .error, message: message,
+                metadata: all, format: format ?? .text))
+    }
+}
