@@ -221,11 +221,17 @@ let package = Package(
             dependencies: ["HealthTrailArchive", "HealthTrailDecode", "HealthTrailSynth", "HealthTrailTestSupport", "HealthTrailBase"]
         ),
         .testTarget(
+            name: "HealthTrailRunTests",
+            dependencies: [
+                "HealthTrailRun", "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode", "HealthTrailAnalysis", "HealthTrailWrite",
+                "HealthTrailCommit", "HealthTrailSynth", "HealthTrailTestSupport", "HealthTrailBase",
+            ]
+        ),
+        .testTarget(
             name: "HealthTrailKitTests",
             dependencies: [
-                "HealthTrailKit", "HealthTrailRun", "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode", "HealthTrailAnalysis",
-                "HealthTrailWrite",
-                "HealthTrailCommit", "HealthTrailSynth", "HealthTrailTestSupport", "HealthTrailBase",
+                "HealthTrailKit", "HealthTrailRun", "HealthTrailArchive", "HealthTrailDecode", "HealthTrailPrivacy", "HealthTrailSynth",
+                "HealthTrailTestSupport", "HealthTrailBase",
             ]
         ),
         .testTarget(

@@ -5,7 +5,6 @@ import Testing
 @testable import HealthTrailAnalysis
 @testable import HealthTrailBase
 @testable import HealthTrailDecode
-@testable import HealthTrailKit
 @testable import HealthTrailRun
 
 /// Heart rate joined to GPS points, against a heart rate that is a known function of time.

@@ -4,7 +4,6 @@ import Testing
 
 @testable import HealthTrailArchive
 @testable import HealthTrailBase
-@testable import HealthTrailKit
 @testable import HealthTrailRun
 
 /// A run writes at most a small multiple of the export's inflated size into its staging folder

@@ -2,7 +2,6 @@ import Foundation
 import HealthTrailTestSupport
 import Testing
 
-@testable import HealthTrailKit
 @testable import HealthTrailRun
 
 /// The progress line: numbers over the size of the same files, and never a log line on its end.

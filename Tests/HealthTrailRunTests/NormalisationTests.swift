@@ -3,7 +3,6 @@ import HealthTrailTestSupport
 import Testing
 
 @testable import HealthTrailAnalysis
-@testable import HealthTrailKit
 @testable import HealthTrailRun
 
 /// Hand-built exports with known answers for units, de-duplication, days, time zones and sleep.

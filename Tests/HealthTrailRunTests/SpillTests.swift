@@ -2,7 +2,6 @@ import Foundation
 import HealthTrailTestSupport
 import Testing
 
-@testable import HealthTrailKit
 @testable import HealthTrailRun
 @testable import HealthTrailSynth
 

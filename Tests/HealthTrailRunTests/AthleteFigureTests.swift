@@ -4,7 +4,6 @@ import Testing
 
 @testable import HealthTrailAnalysis
 @testable import HealthTrailDecode
-@testable import HealthTrailKit
 
 /// Workout figures as athletes count them, each case a known answer worked by hand: a straight
 /// line north at 4:00/km on the documented sphere (`RouteGeometry.earthRadius`), one fix a

@@ -6,7 +6,6 @@ import Testing
 @testable import HealthTrailBase
 @testable import HealthTrailCommit
 @testable import HealthTrailDecode
-@testable import HealthTrailKit
 @testable import HealthTrailRun
 @testable import HealthTrailWrite
 

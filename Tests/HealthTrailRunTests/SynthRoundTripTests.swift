@@ -4,7 +4,6 @@ import Testing
 @testable import HealthTrailArchive
 @testable import HealthTrailBase
 @testable import HealthTrailDecode
-@testable import HealthTrailKit
 @testable import HealthTrailRun
 @testable import HealthTrailSynth
 

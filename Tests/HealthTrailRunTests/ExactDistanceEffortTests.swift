@@ -6,7 +6,6 @@ import Testing
 @testable import HealthTrailAnalysis
 @testable import HealthTrailBase
 @testable import HealthTrailDecode
-@testable import HealthTrailKit
 @testable import HealthTrailRun
 
 /// Splits, best efforts and split markers of runs whose distances are exact: straight lines north

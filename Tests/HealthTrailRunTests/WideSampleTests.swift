@@ -5,7 +5,6 @@ import Testing
 @testable import HealthTrailAnalysis
 @testable import HealthTrailArchive
 @testable import HealthTrailDecode
-@testable import HealthTrailKit
 
 /// A cumulative sample costs the same however long it lasts: its whole quarter hours are one
 /// stored entry, handed out quarter hour by quarter hour when the days are dated. The daily

@@ -6,7 +6,6 @@ import Testing
 @testable import HealthTrailArchive
 @testable import HealthTrailBase
 @testable import HealthTrailDecode
-@testable import HealthTrailKit
 @testable import HealthTrailRun
 
 /// Route points told apart by their workout's windows and the glitch filter: each case is a

@@ -6,7 +6,6 @@ import Testing
 @testable import HealthTrailArchive
 @testable import HealthTrailBase
 @testable import HealthTrailDecode
-@testable import HealthTrailKit
 
 /// A sample's length is no evidence: one record from 2000 to 2099 neither re-dates a life nor
 /// makes a 99-year night. The expected dates and offsets are worked out by hand from the nights

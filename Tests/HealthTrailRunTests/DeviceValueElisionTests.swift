@@ -3,7 +3,6 @@ import HealthTrailTestSupport
 import Testing
 
 @testable import HealthTrailArchive
-@testable import HealthTrailKit
 @testable import HealthTrailRun
 @testable import HealthTrailSynth
 @testable import HealthTrailXML

@@ -4,7 +4,6 @@ import Testing
 @testable import HealthTrailAnalysis
 @testable import HealthTrailBase
 @testable import HealthTrailDecode
-@testable import HealthTrailKit
 @testable import HealthTrailRun
 @testable import HealthTrailSynth
 @testable import HealthTrailWrite

@@ -5,7 +5,6 @@ import Testing
 @testable import HealthTrailAnalysis
 @testable import HealthTrailBase
 @testable import HealthTrailDecode
-@testable import HealthTrailKit
 @testable import HealthTrailWrite
 
 @Suite struct RouteGeometryTests {
