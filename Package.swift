@@ -13,6 +13,9 @@ import PackageDescription
 // the generator the tests and benchmarks compare against, sees only the archive writer.
 // Only HealthTrailArchive and HealthTrailXML import zlib, libdeflate and libxml2: the decoders
 // receive libxml2's events through HealthTrailXML's SAXEventHandler.
+// Swift 6 language mode (complete data-race checking), target by target from the leaves.
+let swift6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
 let package = Package(
     name: "HealthTrail",
     platforms: [.macOS(.v13)],
@@ -62,13 +65,15 @@ let package = Package(
         // (besides HealthTrailWrite's SQLite folder, which holds libsqlite3's handles).
         .target(
             name: "HealthTrailArchive",
-            dependencies: ["CZlib", "CLibDeflate"]
+            dependencies: ["CZlib", "CLibDeflate"],
+            swiftSettings: swift6
         ),
         // libxml2's SAX parser behind one type, the events and byte spans its callbacks hand
         // over, the capture of events for a decoding thread, and the rewrite of device values.
         .target(
             name: "HealthTrailXML",
-            dependencies: ["HealthTrailArchive", "CLibXML2"]
+            dependencies: ["HealthTrailArchive", "CLibXML2"],
+            swiftSettings: swift6
         ),
         // export.xml and GPX decoded into typed records for a sink (`ExportRecordSink`), and the
         // vocabulary of an export: record types, units and their conversions, activities, dates.
@@ -78,31 +83,36 @@ let package = Package(
             dependencies: [
                 "HealthTrailArchive", "HealthTrailXML",
                 .product(name: "Crypto", package: "swift-crypto"),   // SHA-256 that shortens an overlong type's name
-            ]
+            ],
+            swiftSettings: swift6
         ),
         // The file formats HealthTrail writes, knowing no health type beyond a route point:
         // buffered CSV, typed tables in SQLite and Parquet, GeoJSON routes, and the SVG maps and
         // calendars drawn from plain values. Its SQLite folder holds the connection's pointers.
         .target(
             name: "HealthTrailWrite",
-            dependencies: ["HealthTrailArchive", "HealthTrailDecode", "CSQLite"]
+            dependencies: ["HealthTrailArchive", "HealthTrailDecode", "CSQLite"],
+            swiftSettings: swift6
         ),
         // From decoded records to figures: sources ranked and de-duplicated, cumulative series,
         // routes linked to workouts and joined to heart rate, zones, daily figures, sleep nights.
         .target(
             name: "HealthTrailAnalysis",
-            dependencies: ["HealthTrailArchive", "HealthTrailDecode", "HealthTrailWrite", "HealthTrailCommit"]
+            dependencies: ["HealthTrailArchive", "HealthTrailDecode", "HealthTrailWrite", "HealthTrailCommit"],
+            swiftSettings: swift6
         ),
         // The seeded export generator: the tests' and benchmarks' oracle, and `healthtrail synth`.
         .target(
             name: "HealthTrailSynth",
-            dependencies: ["HealthTrailArchive"]
+            dependencies: ["HealthTrailArchive"],
+            swiftSettings: swift6
         ),
         // Output that is all or nothing: owner-only files written in a staging folder, moved into
         // place by a journalled commit that a killed run's successor finishes.
         .target(
             name: "HealthTrailCommit",
-            dependencies: ["HealthTrailArchive"]
+            dependencies: ["HealthTrailArchive"],
+            swiftSettings: swift6
         ),
         // Differential privacy's arithmetic: exact discrete samplers and the budget ledger. It sees
         // bounded aggregates only, never an export or a decoder.
@@ -111,7 +121,8 @@ let package = Package(
             dependencies: [
                 "HealthTrailArchive",
                 .product(name: "Crypto", package: "swift-crypto"),
-            ]
+            ],
+            swiftSettings: swift6
         ),
         .target(
             name: "HealthTrailKit",
@@ -154,5 +165,7 @@ let package = Package(
             exclude: ["geojson_check.py", "table_check.py", "malloc_counter.c"]
         ),
     ],
+    // HealthTrailKit, the executables and the tests compile as Swift 5 until their sources are
+    // checked for data races too.
     swiftLanguageModes: [.v5]
 )

@@ -27,6 +27,11 @@ import Glibc
 /// A file that fails keeps its error, thrown when its turn comes (as if it were decoded then);
 /// files after the first failure are not decoded, since the run ends there anyway. Which error a
 /// run reports therefore does not depend on how the threads raced.
+///
+/// `@unchecked Sendable`: its variables are read and written with `lock` held, except a file's
+/// spill, which only the thread decoding that file writes, and the waiting thread reads after
+/// `finished` (or `backgroundTurnEnded`) has ordered the writes first. `progress` is a
+/// `BackgroundProgress`, made for calls from several threads.
 package final class PredecodedRoutes: @unchecked Sendable {
     /// One route file's outcome.
     package struct File {
