@@ -13,7 +13,7 @@ import PackageDescription
 // the generator the tests and benchmarks compare against, sees only the archive writer.
 // Only HealthTrailArchive and HealthTrailXML import zlib, libdeflate and libxml2: the decoders
 // receive libxml2's events through HealthTrailXML's SAXEventHandler.
-// Swift 6 language mode (complete data-race checking), target by target from the leaves.
+// Swift 6 language mode (complete data-race checking) for every target.
 let swift6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 
 let package = Package(
@@ -132,7 +132,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: swift6
         ),
         .executableTarget(
             name: "healthtrail",
@@ -141,19 +142,22 @@ let package = Package(
                 "HealthTrailSynth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: swift6
         ),
         // The bare floor the benchmark compares against: zlib inflate + libxml2 SAX, empty callbacks.
         .executableTarget(
             name: "healthtrail-floor",
             dependencies: ["HealthTrailArchive", "HealthTrailXML", "CLibXML2", "CZlib"],
-            path: "Benchmarks/Floor"
+            path: "Benchmarks/Floor",
+            swiftSettings: swift6
         ),
         // Drives `make bench`: medians of wall time and peak RSS, floor vs. healthtrail, same run.
         .executableTarget(
             name: "healthtrail-bench",
             dependencies: ["HealthTrailKit", "HealthTrailArchive", "HealthTrailDecode", "HealthTrailSynth"],
-            path: "Benchmarks/Bench"
+            path: "Benchmarks/Bench",
+            swiftSettings: swift6
         ),
         .testTarget(
             name: "HealthTrailKitTests",
@@ -162,10 +166,8 @@ let package = Package(
                 "HealthTrailCommit", "HealthTrailPrivacy", "HealthTrailSynth", "CLibXML2", "CZlib",
             ],
             // The GeoJSON validator, the readers of every table format and the allocation counter the tests run.
-            exclude: ["geojson_check.py", "table_check.py", "malloc_counter.c"]
+            exclude: ["geojson_check.py", "table_check.py", "malloc_counter.c"],
+            swiftSettings: swift6
         ),
     ],
-    // HealthTrailKit, the executables and the tests compile as Swift 5 until their sources are
-    // checked for data races too.
-    swiftLanguageModes: [.v5]
 )

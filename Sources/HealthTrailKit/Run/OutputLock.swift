@@ -10,7 +10,7 @@ import Glibc
 /// An exclusive `flock` on `<out>/.healthtrail.lock`, held for the whole run. The kernel drops
 /// it when the process dies, however it dies, so a lock left by a killed run is never in the
 /// way: the file only records the pid of its last holder, for the message.
-final class OutputLock {
+final class OutputLock: Sendable {
     private let fd: Int32
     /// The pid of a run that died while holding the folder, when this run took its lock over.
     let tookOverFrom: Int32?
