@@ -19,6 +19,9 @@ import PackageDescription
 // file's target does not declare.
 // Only HealthTrailArchive and HealthTrailXML import zlib, libdeflate and libxml2: the decoders
 // receive libxml2's events through HealthTrailXML's SAXEventHandler.
+// Swift 6 language mode (complete data-race checking) for every target.
+let swift6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
 let package = Package(
     name: "HealthTrail",
     platforms: [.macOS(.v13)],
@@ -66,7 +69,8 @@ let package = Package(
         // timestamps, numbers as exports write them, route points, and the errors and faults
         // input problems are reported with. It depends on nothing.
         .target(
-            name: "HealthTrailBase"
+            name: "HealthTrailBase",
+            swiftSettings: swift6
         ),
         // Bytes in and out: files and folders, zip (central directory, inflate, CRC), the archive
         // writer, the buffered output files and spill records. With HealthTrailBase and
@@ -74,13 +78,15 @@ let package = Package(
         // folder, which holds libsqlite3's handles).
         .target(
             name: "HealthTrailArchive",
-            dependencies: ["HealthTrailBase", "CZlib", "CLibDeflate"]
+            dependencies: ["HealthTrailBase", "CZlib", "CLibDeflate"],
+            swiftSettings: swift6
         ),
         // libxml2's SAX parser behind one type, the events and byte spans its callbacks hand
         // over, the capture of events for a decoding thread, and the rewrite of device values.
         .target(
             name: "HealthTrailXML",
-            dependencies: ["HealthTrailBase", "HealthTrailArchive", "CLibXML2"]
+            dependencies: ["HealthTrailBase", "HealthTrailArchive", "CLibXML2"],
+            swiftSettings: swift6
         ),
         // export.xml and GPX decoded into typed records for a sink (`ExportRecordSink`), and the
         // vocabulary of an export: record types, units and their conversions, activities.
@@ -90,31 +96,36 @@ let package = Package(
             dependencies: [
                 "HealthTrailBase", "HealthTrailArchive", "HealthTrailXML",
                 .product(name: "Crypto", package: "swift-crypto"),   // SHA-256 that shortens an overlong type's name
-            ]
+            ],
+            swiftSettings: swift6
         ),
         // The file formats HealthTrail writes, knowing no health type beyond a route point:
         // buffered CSV, typed tables in SQLite and Parquet, GeoJSON routes, and the SVG maps and
         // calendars drawn from plain values. Its SQLite folder holds the connection's pointers.
         .target(
             name: "HealthTrailWrite",
-            dependencies: ["HealthTrailBase", "HealthTrailArchive", "CSQLite"]
+            dependencies: ["HealthTrailBase", "HealthTrailArchive", "CSQLite"],
+            swiftSettings: swift6
         ),
         // From decoded records to figures: sources ranked and de-duplicated, cumulative series,
         // routes linked to workouts and joined to heart rate, zones, daily figures, sleep nights.
         .target(
             name: "HealthTrailAnalysis",
-            dependencies: ["HealthTrailBase", "HealthTrailArchive", "HealthTrailDecode", "HealthTrailWrite"]
+            dependencies: ["HealthTrailBase", "HealthTrailArchive", "HealthTrailDecode", "HealthTrailWrite"],
+            swiftSettings: swift6
         ),
         // The seeded export generator: the tests' and benchmarks' oracle, and `healthtrail synth`.
         .target(
             name: "HealthTrailSynth",
-            dependencies: ["HealthTrailBase", "HealthTrailArchive"]
+            dependencies: ["HealthTrailBase", "HealthTrailArchive"],
+            swiftSettings: swift6
         ),
         // Output that is all or nothing: owner-only files written in a staging folder, moved into
         // place by a journalled commit that a killed run's successor finishes.
         .target(
             name: "HealthTrailCommit",
-            dependencies: ["HealthTrailBase", "HealthTrailArchive"]
+            dependencies: ["HealthTrailBase", "HealthTrailArchive"],
+            swiftSettings: swift6
         ),
         // Differential privacy's arithmetic: exact discrete samplers and the budget ledger. It sees
         // bounded aggregates only, never an export or a decoder.
@@ -123,7 +134,8 @@ let package = Package(
             dependencies: [
                 "HealthTrailArchive",
                 .product(name: "Crypto", package: "swift-crypto"),
-            ]
+            ],
+            swiftSettings: swift6
         ),
         // One run of one export: its stages, options, manifest, lock and log, and the output files
         // it writes (tables, maps, the SQLite and Parquet copies, their schema).
@@ -134,7 +146,8 @@ let package = Package(
                 "HealthTrailCommit",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: swift6
         ),
         // Above a run: the YAML schema language, DP releases of a run's bounded totals (partial
         // aggregates, the release runner and its ledger), pipeline files, and cohorts of persons.
@@ -146,7 +159,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: swift6
         ),
         .executableTarget(
             name: "healthtrail",
@@ -155,19 +169,22 @@ let package = Package(
                 "HealthTrailPrivacy", "HealthTrailSynth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: swift6
         ),
         // The bare floor the benchmark compares against: zlib inflate + libxml2 SAX, empty callbacks.
         .executableTarget(
             name: "healthtrail-floor",
             dependencies: ["HealthTrailArchive", "HealthTrailXML", "CLibXML2", "CZlib"],
-            path: "Benchmarks/Floor"
+            path: "Benchmarks/Floor",
+            swiftSettings: swift6
         ),
         // Drives `make bench`: medians of wall time and peak RSS, floor vs. healthtrail, same run.
         .executableTarget(
             name: "healthtrail-bench",
             dependencies: ["HealthTrailKit", "HealthTrailBase", "HealthTrailArchive", "HealthTrailDecode", "HealthTrailSynth"],
-            path: "Benchmarks/Bench"
+            path: "Benchmarks/Bench",
+            swiftSettings: swift6
         ),
         // The tests, a target per layer, each importing its layer and the ones below (their
         // tests run in process, never the binary), and one end-to-end target that drives the
@@ -178,61 +195,71 @@ let package = Package(
             name: "HealthTrailTestSupport",
             dependencies: ["HealthTrailBase", "HealthTrailArchive", "CZlib"],
             path: "Tests/HealthTrailTestSupport",
-            exclude: ["geojson_check.py"]
+            exclude: ["geojson_check.py"],
+            swiftSettings: swift6
         ),
         .testTarget(
             name: "HealthTrailArchiveTests",
             dependencies: [
                 "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode", "HealthTrailWrite", "HealthTrailCommit", "HealthTrailSynth",
                 "HealthTrailTestSupport", "HealthTrailBase", "CZlib",
-            ]
+            ],
+            swiftSettings: swift6
         ),
         .testTarget(
             name: "HealthTrailXMLTests",
-            dependencies: ["HealthTrailArchive", "HealthTrailXML", "HealthTrailSynth", "HealthTrailTestSupport", "HealthTrailBase"]
+            dependencies: ["HealthTrailArchive", "HealthTrailXML", "HealthTrailSynth", "HealthTrailTestSupport", "HealthTrailBase"],
+            swiftSettings: swift6
         ),
         .testTarget(
             name: "HealthTrailDecodeTests",
             dependencies: [
                 "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode", "HealthTrailCommit", "HealthTrailSynth", "HealthTrailTestSupport",
                 "HealthTrailBase",
-            ]
+            ],
+            swiftSettings: swift6
         ),
         .testTarget(
             name: "HealthTrailAnalysisTests",
             dependencies: [
                 "HealthTrailArchive", "HealthTrailDecode", "HealthTrailAnalysis", "HealthTrailWrite", "HealthTrailCommit", "HealthTrailSynth",
                 "HealthTrailTestSupport", "HealthTrailBase",
-            ]
+            ],
+            swiftSettings: swift6
         ),
         .testTarget(
             name: "HealthTrailWriteTests",
             dependencies: [
                 "HealthTrailArchive", "HealthTrailDecode", "HealthTrailAnalysis", "HealthTrailWrite", "HealthTrailCommit", "HealthTrailSynth",
                 "HealthTrailTestSupport", "HealthTrailBase", "CZlib",
-            ]
+            ],
+            swiftSettings: swift6
         ),
         .testTarget(
             name: "HealthTrailPrivacyTests",
-            dependencies: ["HealthTrailPrivacy", "HealthTrailTestSupport", "HealthTrailBase"]
+            dependencies: ["HealthTrailPrivacy", "HealthTrailTestSupport", "HealthTrailBase"],
+            swiftSettings: swift6
         ),
         .testTarget(
             name: "HealthTrailSynthTests",
-            dependencies: ["HealthTrailArchive", "HealthTrailDecode", "HealthTrailSynth", "HealthTrailTestSupport", "HealthTrailBase"]
+            dependencies: ["HealthTrailArchive", "HealthTrailDecode", "HealthTrailSynth", "HealthTrailTestSupport", "HealthTrailBase"],
+            swiftSettings: swift6
         ),
         .testTarget(
             name: "HealthTrailRunTests",
             dependencies: [
                 "HealthTrailRun", "HealthTrailArchive", "HealthTrailXML", "HealthTrailDecode", "HealthTrailAnalysis", "HealthTrailWrite",
                 "HealthTrailCommit", "HealthTrailSynth", "HealthTrailTestSupport", "HealthTrailBase",
-            ]
+            ],
+            swiftSettings: swift6
         ),
         .testTarget(
             name: "HealthTrailKitTests",
             dependencies: [
                 "HealthTrailKit", "HealthTrailRun", "HealthTrailArchive", "HealthTrailDecode", "HealthTrailPrivacy", "HealthTrailSynth",
                 "HealthTrailTestSupport", "HealthTrailBase",
-            ]
+            ],
+            swiftSettings: swift6
         ),
         .testTarget(
             name: "HealthTrailEndToEndTests",
@@ -242,8 +269,8 @@ let package = Package(
                 "HealthTrailCommit", "HealthTrailPrivacy", "HealthTrailSynth", "HealthTrailTestSupport", "HealthTrailBase", "CZlib",
             ],
             // The readers of every table format and the allocation counter the tests run.
-            exclude: ["table_check.py", "malloc_counter.c"]
+            exclude: ["table_check.py", "malloc_counter.c"],
+            swiftSettings: swift6
         ),
-    ],
-    swiftLanguageModes: [.v5]
+    ]
 )

@@ -94,7 +94,7 @@ func busyHostBench(_ o: BusyHostBenchOptions) throws {
             print(
                 "\(round == 0 ? "warm-up" : "round \(round)/\(o.runs)"): \(beside ? "beside \(cores) hogs" : "quiet")"
                     + ": \(fixed(m.seconds, 2)) s (routes_wait_s \(fixed(wait, 2)))")
-            fflush(stdout)
+            fflush(nil)   // every output stream: standard output's progress lines
             guard round > 0 else { continue }
             if beside { busy.append(m.seconds); routesWait.append(wait) } else { quiet.append(m.seconds) }
         }

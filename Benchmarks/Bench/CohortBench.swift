@@ -81,7 +81,7 @@ func cohortBench(_ o: CohortBenchOptions) throws {
                 [o.healthtrail, "run", "--pipeline", pipeline, "--jobs", "\(jobs)", "--out", out, "--quiet"],
                 stdoutPath: o.outDir + "/cohort.stdout", stderrPath: o.outDir + "/cohort.stderr")
             print("\(round == 0 ? "warm-up" : "round \(round)/\(o.runs)"): --jobs \(jobs): \(fixed(m.seconds, 2)) s")
-            fflush(stdout)
+            fflush(nil)   // every output stream: standard output's progress lines
             if round > 0 { seconds[jobs, default: []].append(m.seconds) }
         }
     }

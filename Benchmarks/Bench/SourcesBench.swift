@@ -134,7 +134,7 @@ func sourcesBench(_ o: SourcesBenchOptions) throws {
                 print(
                     "\(round == 0 ? "warm-up" : "round \(round)/\(o.runs)"): \(benchCase.rawValue), "
                         + "\(distinct ? "distinct sources" : "one source"): \(fixed(m.seconds, 3)) s")
-                fflush(stdout)
+                fflush(nil)   // every output stream: standard output's progress lines
                 if round > 0 { wall[key, default: []].append(m.seconds); cpu[key, default: []].append(m.cpuSeconds) }
             }
         }

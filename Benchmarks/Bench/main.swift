@@ -64,7 +64,7 @@ func progress(_ round: Round, of total: Int) {
         "\(label): floor \(fixed(round.floor.seconds, 3)) s, elided floor \(fixed(round.elidedFloor?.seconds ?? 0, 3)) s, "
             + "healthtrail \(fixed(round.healthtrail.seconds, 3)) s"
             + (round.allFormats.map { ", every format \(fixed($0.seconds, 3)) s" } ?? ""))
-    fflush(stdout)
+    fflush(nil)   // every output stream: standard output's progress lines
 }
 
 /// `uname` in one line plus the core count: enough to tell two machines' reports apart.
@@ -120,7 +120,7 @@ do {
         try main(Options.parse(arguments))
     }
 } catch let error as UsageError {
-    if let message = error.message { fputs("healthtrail-bench: \(message)\n", stderr) }
+    if let message = error.message { writeToStandardError("healthtrail-bench: \(message)\n") }
     let usage =
         switch arguments.first {
         case "cohort": CohortBenchOptions.usage
@@ -128,9 +128,14 @@ do {
         case "sources": SourcesBenchOptions.usage
         default: Options.usage
         }
-    fputs(usage + "\n", stderr)
+    writeToStandardError(usage + "\n")
     exit(error.message == nil ? 0 : 2)
 } catch {
-    fputs("healthtrail-bench: \(error)\n", stderr)
+    writeToStandardError("healthtrail-bench: \(error)\n")
     exit(1)
+}
+
+/// Writes `text` on standard error, unbuffered as `stderr` is.
+func writeToStandardError(_ text: String) {
+    FileHandle.standardError.write(Data(text.utf8))
 }

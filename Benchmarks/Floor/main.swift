@@ -222,19 +222,24 @@ extension String {
     }
 }
 
+/// Writes `text` on standard error, unbuffered as `stderr` is.
+func writeToStandardError(_ text: String) {
+    _ = writeFully(STDERR_FILENO, Array(text.utf8))
+}
+
 var arguments = Array(CommandLine.arguments.dropFirst())
 let elide = arguments.first == "--elide-device-values"
 if elide { arguments.removeFirst() }
 guard arguments.count == 1, !arguments[0].hasPrefix("-") else {
-    fputs("usage: healthtrail-floor [--elide-device-values] ARCHIVE.zip\n", stderr)
+    writeToStandardError("usage: healthtrail-floor [--elide-device-values] ARCHIVE.zip\n")
     exit(2)
 }
 do {
     try run(archivePath: arguments[0], elidingDeviceValues: elide)
 } catch let error as FloorError {
-    fputs("healthtrail-floor: \(error.message)\n", stderr)
+    writeToStandardError("healthtrail-floor: \(error.message)\n")
     exit(error.status)
 } catch {
-    fputs("healthtrail-floor: \(error)\n", stderr)
+    writeToStandardError("healthtrail-floor: \(error)\n")
     exit(2)
 }

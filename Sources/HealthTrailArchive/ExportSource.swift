@@ -4,7 +4,11 @@ import HealthTrailBase
 ///
 /// Every source streams an entry as a sequence of byte chunks; none holds a whole entry in memory
 /// and none writes anything to disk.
-package protocol ExportSource: AnyObject {
+///
+/// `Sendable`: a source holds only what it listed when it was opened, and reads with positioned
+/// reads (`pread`), so several threads may read entries at once (the route pre-decoder does
+/// while the main thread parses export.xml).
+package protocol ExportSource: AnyObject, Sendable {
     /// The path the user gave, used in messages.
     var displayName: String { get }
     /// The files the source holds, platform junk (`__MACOSX/`, `.DS_Store`) already removed.

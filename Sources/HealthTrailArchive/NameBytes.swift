@@ -17,8 +17,10 @@ import Darwin
 /// `ends.last ?? 0` are initialised; `ends` ascends, and name `i` is the bytes from
 /// `ends[i - 1]` (0 for the first) to `ends[i]`. Names are never changed or removed; `base` may
 /// move when a name is added, so no pointer into the buffer outlives the call that made it.
+///
+/// `@unchecked Sendable`: added to by one thread (the decoder's) and read by others only once
+/// it is done, after the hand-over that ends the decoding orders its writes before their reads.
 package final class NameBytes: @unchecked Sendable {
-    // @unchecked Sendable: added to by one thread (the decoder's) and read only once it is done.
     private var base: UnsafeMutablePointer<UInt8>
     private var capacity: Int
     /// Where each name ends in the buffer, by number.

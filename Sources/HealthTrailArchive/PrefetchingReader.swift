@@ -1,5 +1,6 @@
 import Foundation
 import HealthTrailBase
+import Synchronization
 
 /// Reads an entry on a second thread while the caller parses, through a bounded queue.
 ///
@@ -16,12 +17,16 @@ package enum PrefetchingReader {
     ///     bytes it stands for (more than its count when the elision shortened it).
     package static func read(
         _ entry: ArchiveEntry, of source: ExportSource, bufferCount: Int = 4,
-        elision: ChunkRewriter? = nil,
+        elision: sending ChunkRewriter? = nil,
         _ body: (ByteSpan, _ entryBytes: Int) throws -> Void
     ) throws {
         let capacity = elision?.rewrittenCapacity(forInput: ZipArchive.chunkSize) ?? ZipArchive.chunkSize
         let queue = ChunkQueue(bufferCount: bufferCount, bufferSize: capacity)
+        // The rewriter goes to the reader thread, the only one that uses it from here on: the
+        // mutex hands it over, and the thread takes it out once.
+        let handOver = Mutex(elision)
         let reader = Thread {
+            let elision = handOver.withLock { $0.take() }
             do {
                 try source.read(entry) { chunk in
                     guard let buffer = queue.takeFree() else { throw StopReading() }   // the parser gave up
@@ -133,7 +138,10 @@ package final class ChunkBuffer {
 }
 
 /// Free and full buffers between the reader thread and the parser, guarded by one condition.
-package final class ChunkQueue {
+///
+/// `@unchecked Sendable`: every stored property is read and written with `condition` locked,
+/// and a buffer is used by one thread at a time (the one that took it from a list).
+package final class ChunkQueue: @unchecked Sendable {
     private let condition = NSCondition()
     private var free: [ChunkBuffer]
     private var full: [ChunkBuffer] = []

@@ -7,7 +7,9 @@ import Darwin
 #endif
 
 /// A file opened for positioned reads (`pread`), closed when released.
-public final class ReadOnlyFile {
+///
+/// `Sendable`: its properties are constants and positioned reads share no file offset.
+public final class ReadOnlyFile: Sendable {
     public let path: String
     public let size: UInt64
     package let fd: Int32

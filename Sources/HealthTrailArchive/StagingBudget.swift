@@ -1,5 +1,6 @@
 import Foundation
 import HealthTrailBase
+import Synchronization
 
 /// How many bytes a run may write into its staging folder: `factor` times the export's inflated
 /// size (every entry's uncompressed size) plus a fixed `allowance` for the outputs whose size
@@ -12,7 +13,7 @@ import HealthTrailBase
 /// pass the limit is not made, and the run fails with `failure`: one line naming the input,
 /// the limit and the file, and nothing replaced. Counting costs a lock per buffer written out,
 /// not per value.
-public final class StagingBudget: @unchecked Sendable {
+public final class StagingBudget: Sendable {
     /// The default multiple of the export's inflated size.
     public static let defaultFactor: UInt64 = 4
     /// The default fixed allowance: 32 MiB.
@@ -26,13 +27,17 @@ public final class StagingBudget: @unchecked Sendable {
     private let allowance: UInt64
     /// The input's name, for the message.
     private let input: String
-    private let lock = NSLock()
-    /// Bytes counted so far, less those given back (guarded by `lock`).
-    private var counted: UInt64 = 0
-    /// The most `counted` reached (guarded by `lock`).
-    private var peak: UInt64 = 0
-    /// The first refused write (guarded by `lock`).
-    private var refusal: InputError?
+    private let state = Mutex(Counts())
+
+    /// What the budget has counted, changed under `state`'s lock.
+    private struct Counts {
+        /// Bytes counted so far, less those given back.
+        var counted: UInt64 = 0
+        /// The most `counted` reached.
+        var peak: UInt64 = 0
+        /// The first refused write.
+        var refusal: InputError?
+    }
 
     /// - Parameters:
     ///   - folder: the staging folder (files under it count).
@@ -52,16 +57,12 @@ public final class StagingBudget: @unchecked Sendable {
 
     /// The first write refused, if any: what the run fails with.
     public var failure: InputError? {
-        lock.lock()
-        defer { lock.unlock() }
-        return refusal
+        state.withLock { $0.refusal }
     }
 
     /// The most bytes the folder held at once, as counted.
     public var peakBytes: UInt64 {
-        lock.lock()
-        defer { lock.unlock() }
-        return peak
+        state.withLock { $0.peak }
     }
 
     /// Throws the first refused write, if any.
@@ -72,55 +73,49 @@ public final class StagingBudget: @unchecked Sendable {
     /// Counts `bytes` about to be written to `path`. Returns the refusal (and writes nothing
     /// more, ever: every later call refuses too) when they would pass the limit.
     public func charge(_ bytes: Int, path: String) -> InputError? {
-        lock.lock()
-        defer { lock.unlock() }
-        if let refusal { return refusal }
-        let (sum, overflow) = counted.addingReportingOverflow(UInt64(max(0, bytes)))
-        guard !overflow, sum <= limit else {
-            let name = path.hasPrefix(folder + "/") ? String(path.dropFirst(folder.count + 1)) : path
-            refusal = InputError(
-                file: input,
-                "the run would write more than \(ArchiveLimits.text(bytes: limit)) to its staging folder (\(factor) × the "
-                    + "export's inflated size + \(ArchiveLimits.text(bytes: allowance))), at \(name): stopped, nothing was replaced")
-            return refusal
+        state.withLock { counts in
+            if let refusal = counts.refusal { return refusal }
+            let (sum, overflow) = counts.counted.addingReportingOverflow(UInt64(max(0, bytes)))
+            guard !overflow, sum <= limit else {
+                let name = path.hasPrefix(folder + "/") ? String(path.dropFirst(folder.count + 1)) : path
+                let refusal = InputError(
+                    file: input,
+                    "the run would write more than \(ArchiveLimits.text(bytes: limit)) to its staging folder (\(factor) × the "
+                        + "export's inflated size + \(ArchiveLimits.text(bytes: allowance))), at \(name): stopped, nothing was replaced")
+                counts.refusal = refusal
+                return refusal
+            }
+            counts.counted = sum
+            counts.peak = max(counts.peak, sum)
+            return nil
         }
-        counted = sum
-        peak = max(peak, sum)
-        return nil
     }
 
     /// Gives back `bytes` counted for a file that was removed.
     public func release(_ bytes: Int) {
-        lock.lock()
-        defer { lock.unlock() }
-        counted -= min(counted, UInt64(max(0, bytes)))
+        state.withLock { counts in
+            counts.counted -= min(counts.counted, UInt64(max(0, bytes)))
+        }
     }
 
     // MARK: The budgets of the runs under way
 
-    /// Budgets of the runs under way (a cohort runs several at once), guarded by `registryLock`.
-    nonisolated(unsafe) private static var active: [StagingBudget] = []
-    private static let registryLock = NSLock()
+    /// Budgets of the runs under way (a cohort runs several at once).
+    private static let active = Mutex<[StagingBudget]>([])
 
     /// Makes files created under `folder` from now on count against this budget.
     public func activate() {
-        Self.registryLock.lock()
-        Self.active.append(self)
-        Self.registryLock.unlock()
+        Self.active.withLock { $0.append(self) }
     }
 
     /// Ends `activate`: files created afterwards no longer count.
     public func deactivate() {
-        Self.registryLock.lock()
-        Self.active.removeAll { $0 === self }
-        Self.registryLock.unlock()
+        Self.active.withLock { $0.removeAll { $0 === self } }
     }
 
     /// The budget of the staging folder `path` lies in, if a run under way has one. Asked once
     /// per file created.
     public static func covering(_ path: String) -> StagingBudget? {
-        registryLock.lock()
-        defer { registryLock.unlock() }
-        return active.first { path.hasPrefix($0.folder + "/") }
+        active.withLock { $0.first { path.hasPrefix($0.folder + "/") } }
     }
 }

@@ -7,6 +7,10 @@ import Foundation
 /// spare: a `CSVWriter` with write-behind hands a full buffer here and fills its second one
 /// meanwhile. Each writer has at most one buffer in flight, so the queue never holds more jobs
 /// than there are writers.
+///
+/// `@unchecked Sendable`: `jobs` is read and written with `condition` locked. The jobs are not
+/// `Sendable` closures: each submitter hands over what its job uses (a full buffer, a file
+/// descriptor) and waits for the job's signal before touching it again.
 package final class WriteBehindQueue: @unchecked Sendable {
     /// The process's queue for `write`s, started on first use and never stopped (its thread
     /// sleeps when idle).

@@ -8,7 +8,7 @@
 /// byte or comparison, and a call across the module boundary for each would cost more than the
 /// comparison.
 ///
-/// Invariant: `start` is never null (an empty span points at `emptyBytes`), `count` ≥ 0, and the
+/// Invariant: `start` is never null (an empty span points at an empty literal), `count` ≥ 0, and the
 /// `count` bytes from `start` are initialised and stay readable for as long as the span is used;
 /// the span does not keep them alive: whoever makes one keeps their owner alive meanwhile.
 public struct ByteSpan {
@@ -60,7 +60,9 @@ public struct ByteSpan {
     }
 
     /// No bytes.
-    @inlinable package static var empty: ByteSpan { ByteSpan(start: emptyBytes, count: 0) }
+    /// SAFETY: the empty literal's address, in the program's read-only data for its whole run:
+    /// never null, so a C call on it (`memcmp` of 0 bytes) gets a valid address; no span reads it.
+    @inlinable package static var empty: ByteSpan { ByteSpan(start: ("" as StaticString).utf8Start, count: 0) }
 
     /// A span over a NUL-terminated C string.
     @inlinable @inline(__always) package init(cString: UnsafePointer<UInt8>) {
@@ -124,15 +126,6 @@ public struct ByteSpan {
     @inlinable public func append(to array: inout [UInt8]) { array.append(contentsOf: buffer) }
     @inlinable public var bytes: [UInt8] { Array(buffer) }
 }
-
-/// What `ByteSpan.empty` points at: a byte no span reads.
-/// SAFETY: allocated and initialised once and never freed, so valid for the whole program; an
-/// empty span reads none of it, but a C call on it (`memcmp` of 0 bytes) gets a non-null address.
-@usableFromInline let emptyBytes: UnsafePointer<UInt8> = {
-    let byte = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
-    byte.initialize(to: 0)
-    return UnsafePointer(byte)
-}()
 
 #if canImport(Glibc)
 import Glibc

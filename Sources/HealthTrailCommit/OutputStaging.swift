@@ -1,6 +1,7 @@
 import Foundation
 import HealthTrailArchive
 import HealthTrailBase
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -15,18 +16,24 @@ import Glibc
 ///
 /// Create it while holding the folder's `OutputLock`: it first finishes or removes what stopped
 /// runs left (`OutputCommit.rollForward`).
-public final class OutputStaging {
+public final class OutputStaging: Sendable {
     public let outputDirectory: String
     public let stagingDirectory: String
-    private let state = NSLock()
-    /// Where the run stands, for a signal's handler thread (guarded by `state`).
-    private var phase = Phase.writing
+    private let state = Mutex(State())
     /// Entered while `commit` moves files; a signal's handler waits on it.
     private let commitEnded = DispatchGroup()
     /// Held while the staging folder is removed: a signal's handler (`stop`) and the failing run
     /// (`discard`) may both remove it at once, and two removals of one tree each give up at the
     /// first entry the other took, leaving the rest.
-    private let removal = NSLock()
+    private let removal = Mutex(())
+
+    /// What the run's threads and a signal's handler thread share, changed under `state`'s lock.
+    private struct State {
+        /// Where the run stands.
+        var phase = Phase.writing
+        /// The first fsync that failed.
+        var syncFailure: InputError?
+    }
 
     private enum Phase {
         /// Outputs are being written into the staging folder.
@@ -63,10 +70,10 @@ public final class OutputStaging {
         if let slash = relative.lastIndex(of: "/") {
             // Under the lock, and never once the run is abandoned: a signal's handler removing
             // the staging folder must not see it made again by a thread still writing.
-            state.lock()
-            defer { state.unlock() }
-            guard phase != .abandoned else { throw CancellationError() }
-            try OutputStaging.makeDirectory(stagingDirectory + "/" + relative[..<slash])
+            try state.withLock { state in
+                guard state.phase != .abandoned else { throw CancellationError() }
+                try OutputStaging.makeDirectory(stagingDirectory + "/" + relative[..<slash])
+            }
         }
         return full
     }
@@ -77,8 +84,6 @@ public final class OutputStaging {
     private let pendingSyncs = DispatchGroup()
     /// At most this many files wait for their fsync with their descriptor open.
     private let syncSlots = DispatchSemaphore(value: 64)
-    /// The first fsync that failed (guarded by `state`).
-    private var syncFailure: InputError?
 
     /// Writes a whole output (an SVG map) owner-only, leaving its fsync to the thread of
     /// `WriteBehindQueue.fileSyncs`: the threads drawing hundreds of workout maps do not wait
@@ -93,7 +98,7 @@ public final class OutputStaging {
         WriteBehindQueue.fileSyncs.submit { [self] in
             if fsync(fd) != 0 && errno != EINVAL {
                 let failure = InputError(file: path, "cannot write: \(String(cString: strerror(errno)))")
-                state.lock(); if syncFailure == nil { syncFailure = failure }; state.unlock()
+                state.withLock { state in if state.syncFailure == nil { state.syncFailure = failure } }
             }
             Glibc.close(fd)
             syncSlots.signal()
@@ -104,8 +109,7 @@ public final class OutputStaging {
     /// Waits for the fsyncs `writeFile` handed over; throws the first that failed.
     package func waitForFileSyncs() throws {
         pendingSyncs.wait()
-        state.lock(); let failure = syncFailure; state.unlock()
-        if let failure { throw failure }
+        if let failure = state.withLock({ $0.syncFailure }) { throw failure }
     }
 
     /// Moves every staged output into the output folder (`OutputCommit`): afterwards the folder
@@ -116,14 +120,14 @@ public final class OutputStaging {
     /// Throws `CancellationError` without moving anything when a signal came first.
     public func commit(replacing listed: Set<String>) throws {
         try waitForFileSyncs()
-        state.lock()
-        guard phase == .writing else { state.unlock(); throw CancellationError() }
-        phase = .committing
-        commitEnded.enter()
-        state.unlock()
+        try state.withLock { state in
+            guard state.phase == .writing else { throw CancellationError() }
+            state.phase = .committing
+            commitEnded.enter()
+        }
         var succeeded = false
         defer {
-            state.lock(); phase = succeeded ? .committed : .abandoned; state.unlock()
+            state.withLock { $0.phase = succeeded ? .committed : .abandoned }
             commitEnded.leave()
         }
         try OutputCommit(outputDirectory: outputDirectory, stagingDirectory: stagingDirectory)
@@ -133,10 +137,11 @@ public final class OutputStaging {
 
     /// Removes the staging folder, leaving the previous outputs as they were.
     public func discard() {
-        state.lock()
-        let removable = phase == .writing || phase == .abandoned
-        if phase == .writing { phase = .abandoned }
-        state.unlock()
+        let removable = state.withLock { state in
+            let removable = state.phase == .writing || state.phase == .abandoned
+            if state.phase == .writing { state.phase = .abandoned }
+            return removable
+        }
         if removable { removeStagingFolder() }
     }
 
@@ -145,14 +150,14 @@ public final class OutputStaging {
     /// after which a file opened by its staging path fails instead of being created, and `path`
     /// makes no subfolder once the run is abandoned. Then the renamed folder is removed.
     private func removeStagingFolder() {
-        removal.lock()
-        defer { removal.unlock() }
-        let removed = stagingDirectory + ".removed"
-        Self.removeTree(removed)
-        if rename(stagingDirectory, removed) == 0 {
+        removal.withLock { _ in
+            let removed = stagingDirectory + ".removed"
             Self.removeTree(removed)
-        } else {
-            Self.removeTree(stagingDirectory)
+            if rename(stagingDirectory, removed) == 0 {
+                Self.removeTree(removed)
+            } else {
+                Self.removeTree(stagingDirectory)
+            }
         }
     }
 
@@ -171,18 +176,18 @@ public final class OutputStaging {
     /// ended (renames take moments, and a commit stopped halfway would leave the folder mixed
     /// until the next run). Returns whether this run's outputs are the ones in place.
     package func stop() -> Bool {
-        state.lock()
-        let current = phase
-        if current == .writing { phase = .abandoned }
-        state.unlock()
+        let current = state.withLock { state in
+            let current = state.phase
+            if current == .writing { state.phase = .abandoned }
+            return current
+        }
         switch current {
         case .writing:
             removeStagingFolder()
             return false
         case .committing:
             commitEnded.wait()
-            state.lock(); defer { state.unlock() }
-            return phase == .committed
+            return state.withLock { $0.phase == .committed }
         case .committed: return true
         case .abandoned: return false
         }

@@ -44,7 +44,7 @@ public final class ECGDecoder {
     private var samples = 0
 
     /// The header keys whose text is kept as written, and where; the first line of a key wins.
-    private static let textFields: [(key: StaticString, field: WritableKeyPath<HeaderFields, String?>)] = [
+    private static let textFields: [(key: StaticString, field: WritableKeyPath<HeaderFields, String?> & Sendable)] = [
         ("Classification", \.classification), ("Symptoms", \.symptoms), ("Software Version", \.softwareVersion),
         ("Device", \.device), ("Lead", \.lead), ("Unit", \.unit),
     ]

@@ -20,9 +20,11 @@ extension ExportDecoder {
         parser.captureEvents(into: capture)
         let done = DispatchSemaphore(value: 0)
         decodingDone = done
-        let thread = Thread { [self] in
+        let handOff = DecodingThreadHandOff(decoder: self)
+        let thread = Thread {
+            let decoder = handOff.decoder
             capture.forEachBlock { block in
-                if fatal == nil { replay(block) }
+                if decoder.fatal == nil { decoder.replay(block) }
             }
             done.signal()
         }
@@ -82,4 +84,14 @@ extension ExportDecoder {
                 return fatal == nil
             })
     }
+}
+
+/// The decoder as its decoding thread receives it.
+///
+/// `@unchecked Sendable`: from `decodeOnOwnThread` until `waitForDecoding` has waited for the
+/// thread, the decoding thread alone runs the decoder's handlers and changes its state; the
+/// caller's thread uses only `parser` and `capture` (whose queue is locked) meanwhile, and reads
+/// `fatal` after `done` is signalled, which orders the thread's writes before the read.
+private struct DecodingThreadHandOff: @unchecked Sendable {
+    let decoder: ExportDecoder
 }

@@ -13,19 +13,23 @@ import HealthTrailBase
 ///
 /// Layout of a start event: tag 1, element code, line (UInt32), attribute count (UInt8), then
 /// per attribute its code, the value's length (UInt32) and its bytes. An end event: tag 2.
-package final class SAXEventCapture {
+///
+/// `@unchecked Sendable`: its two sides share only `queue`, whose state is guarded by its
+/// condition. The parsing thread alone uses `block` and `cursor` (`start`, `end`, `finish`);
+/// the decoding thread takes full blocks from the queue and gives them back.
+package final class SAXEventCapture: @unchecked Sendable {
     /// The names a decoder reads, as small codes.
-    package struct Vocabulary {
+    package struct Vocabulary: Sendable {
         /// The code of an element name.
-        package var element: (SAXName) -> UInt8
+        package var element: @Sendable (SAXName) -> UInt8
         /// The code of an attribute name; nil for one the decoder never reads.
-        package var attribute: (SAXName) -> UInt8?
+        package var attribute: @Sendable (SAXName) -> UInt8?
         /// Whether the decoder reads the attributes of an element (by its code).
-        package var readsAttributes: (UInt8) -> Bool
+        package var readsAttributes: @Sendable (UInt8) -> Bool
 
         package init(
-            element: @escaping (SAXName) -> UInt8, attribute: @escaping (SAXName) -> UInt8?,
-            readsAttributes: @escaping (UInt8) -> Bool
+            element: @escaping @Sendable (SAXName) -> UInt8, attribute: @escaping @Sendable (SAXName) -> UInt8?,
+            readsAttributes: @escaping @Sendable (UInt8) -> Bool
         ) {
             self.element = element
             self.attribute = attribute

@@ -3,6 +3,7 @@ import HealthTrailArchive
 import HealthTrailBase
 import HealthTrailKit
 import HealthTrailPrivacy
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -70,7 +71,7 @@ struct Main {
             // Help and version requests print and exit 0; everything else is a usage error.
             let message = HealthTrailCommand.fullMessage(for: error)
             if code == .validationFailure || code.rawValue == 64 {
-                fputs(message + "\n", stderr)
+                writeToStandardError(message + "\n")
                 exit(ExitStatus.usage)
             }
             HealthTrailCommand.exit(withError: error)
@@ -81,7 +82,19 @@ struct Main {
 /// The path the archive read from standard input was opened by (`/proc/self/fd/N`), so that
 /// messages name it `stdin`.
 enum StandardInputAlias {
-    nonisolated(unsafe) static var path: String?
+    private static let opened = Mutex<String?>(nil)
+
+    /// Set once the archive is spooled; read when an error is reported.
+    static var path: String? {
+        get { opened.withLock { $0 } }
+        set { opened.withLock { $0 = newValue } }
+    }
+}
+
+/// Writes `text` on standard error in full, unbuffered as `stderr` is (a write error is ignored,
+/// as `fputs`' would be: there is nowhere left to report it).
+func writeToStandardError(_ text: String) {
+    _ = writeFully(STDERR_FILENO, Array(text.utf8))
 }
 
 /// `-` given where a stream cannot stand in for a file: a usage error, said in one line.

@@ -49,10 +49,10 @@ struct ValidateCommand: ParsableCommand {
                 let spec = try PipelineFile.load(path: file)
                 print("\(file): ok — \(spec.summary)")
             } catch let invalid as PipelineInvalid {
-                for line in invalid.lines { fputs(line + "\n", stderr) }
+                for line in invalid.lines { writeToStandardError(line + "\n") }
                 status = max(status, ExitStatus.usage)
             } catch {
-                fputs("\(error)\n", stderr)
+                writeToStandardError("\(error)\n")
                 status = max(status, ExitStatus.failed)
             }
         }

@@ -11,7 +11,7 @@ extension OutputContractTests {
         /// written rounding; `otherDays` says what the other rows hold (nil: not checked).
         static func perDay(
             _ column: String, within tolerance: Double, otherDays: String? = nil,
-            _ truth: @escaping (SynthSummary) -> [String: Double]
+            _ truth: @escaping @Sendable (SynthSummary) -> [String: Double]
         ) -> Check {
             { f, t in
                 let expected = truth(f.summary)
@@ -107,7 +107,7 @@ extension OutputContractTests {
             return merged
         }
 
-        static func perNight(_ column: String, within tolerance: Double, _ truth: @escaping (SynthSummary) -> [String: Double]) -> Check {
+        static func perNight(_ column: String, within tolerance: Double, _ truth: @escaping @Sendable (SynthSummary) -> [String: Double]) -> Check {
             { f, t in
                 let expected = truth(f.summary)
                 let rows = t.rows(by: "date")
@@ -116,7 +116,7 @@ extension OutputContractTests {
         }
 
         /// A stage's minutes: the generator's on staged nights, empty on legacy nights.
-        static func stage(_ column: String, _ truth: @escaping (SynthSummary) -> [String: Int]) -> Check {
+        static func stage(_ column: String, _ truth: @escaping @Sendable (SynthSummary) -> [String: Int]) -> Check {
             { f, t in
                 let expected = truth(f.summary)
                 #expect(!expected.isEmpty && expected.count < f.summary.asleepMinutesByNight.count, "staged and legacy nights")

@@ -25,7 +25,7 @@ extension OutputContractTests {
     }
 
     /// A column of ecg.csv equal, row by row, to the generator's text for it.
-    static func ecgText(_ column: String, _ value: @escaping (ECGTruth) -> String) -> Check {
+    static func ecgText(_ column: String, _ value: @escaping @Sendable (ECGTruth) -> String) -> Check {
         { f, t in
             for (row, truth) in ecgRows(f, t) { #expect(row[column] == value(truth), "ecg.csv \(truth.file): \(column)") }
         }

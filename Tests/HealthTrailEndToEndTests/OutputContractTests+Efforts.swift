@@ -107,7 +107,7 @@ extension OutputContractTests {
         }
 
         /// A column against the reference split's figure.
-        static func figure(_ column: String, _ pick: @escaping (ReferenceSplit) -> Double?) -> Check {
+        static func figure(_ column: String, _ pick: @escaping @Sendable (ReferenceSplit) -> Double?) -> Check {
             { f, t in
                 let references = referenceRoutes(f)
                 var compared = 0

@@ -25,9 +25,9 @@ extension OutputContractTests {
     }
 
     // Checks shared by files with the same kind of column.
-    static let timeCheck: (String) -> Check = { column in { _, t in expectEvery(t, column, "UTC instants of the archive", inArchive) } }
+    static let timeCheck: @Sendable (String) -> Check = { column in { _, t in expectEvery(t, column, "UTC instants of the archive", inArchive) } }
     static let offsetCheck: Check = { _, t in expectEvery(t, "utc_offset", "the export offset \(exportOffset)") { $0 == exportOffset } }
-    static let sourceCheck: (String) -> Check = { column in
+    static let sourceCheck: @Sendable (String) -> Check = { column in
         { _, t in expectEvery(t, column, "the generator's sources") { synthSources.contains($0) } }
     }
     static let bpmCheck: Check = { _, t in expectEvery(t, "bpm", "heart rates (30–230)") { Double($0).map { (30...230).contains($0) } ?? false } }
@@ -35,7 +35,7 @@ extension OutputContractTests {
     /// The columns heart_rate.csv and hrv_beats.csv share: one row per sample the generator
     /// counted in `count`, each at an instant of the archive, at the export offset, a plausible
     /// heart rate, from one of its sources.
-    static func beatColumns(count: KeyPath<SynthSummary, Int>) -> [String: Check] {
+    static func beatColumns(count: KeyPath<SynthSummary, Int> & Sendable) -> [String: Check] {
         [
             "time_utc": { f, t in
                 #expect(t.rows.count == f.summary[keyPath: count])

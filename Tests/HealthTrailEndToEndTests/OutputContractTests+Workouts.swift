@@ -21,7 +21,7 @@ extension OutputContractTests {
         }
 
         /// A column equal to the truth's figure within the written rounding (one decimal).
-        static func figure(_ column: String, _ value: @escaping (WorkoutTruth) -> Double?) -> Check {
+        static func figure(_ column: String, _ value: @escaping @Sendable (WorkoutTruth) -> Double?) -> Check {
             { f, t in
                 for (row, truth) in pairs(f, t) {
                     expectClose(row[column], value(truth), within: 0.051, "\(row["workout_id"]!) \(column)")
@@ -30,7 +30,7 @@ extension OutputContractTests {
         }
 
         /// A column equal to the truth's text.
-        static func text(_ column: String, _ value: @escaping (WorkoutTruth) -> String) -> Check {
+        static func text(_ column: String, _ value: @escaping @Sendable (WorkoutTruth) -> String) -> Check {
             { f, t in
                 for (row, truth) in pairs(f, t) { #expect(row[column] == value(truth), "\(row["workout_id"]!) \(column)") }
             }
@@ -38,8 +38,8 @@ extension OutputContractTests {
 
         /// A route column equal to the reference figure, empty for workouts without a route.
         static func route(
-            _ column: String, slack: @escaping (ReferenceRoute) -> Double = { _ in 0 },
-            _ value: @escaping (ReferenceRoute) -> Double?
+            _ column: String, slack: @escaping @Sendable (ReferenceRoute) -> Double = { _ in 0 },
+            _ value: @escaping @Sendable (ReferenceRoute) -> Double?
         ) -> Check {
             { f, t in
                 let references = referenceRoutes(f)
@@ -81,7 +81,7 @@ extension OutputContractTests {
             return (bpms.reduce(0, +) / Double(bpms.count), bpms.max(), bpms.min(), "route", 0.101)
         }
 
-        static func heartRateCheck(_ column: String, _ pick: @escaping ((Double?, Double?, Double?, String, Double)) -> Double?) -> Check {
+        static func heartRateCheck(_ column: String, _ pick: @escaping @Sendable ((Double?, Double?, Double?, String, Double)) -> Double?) -> Check {
             { f, t in
                 for (row, truth) in pairs(f, t) {
                     let expected = heartRate(f, row, truth)

@@ -123,7 +123,7 @@ import Testing
     static let fixture: Result<Fixture, Error> = Result { try Fixture() }
 
     /// A column's check: records a test issue for every value that is not what it should be.
-    typealias Check = (Fixture, Table) throws -> Void
+    typealias Check = @Sendable (Fixture, Table) throws -> Void
 
     /// Checks per file name (as `OutputSchema` names it) and column. Per-zone columns are
     /// listed under the names the default zones give them.

@@ -190,9 +190,11 @@ public enum RouteLinker {
         let group = DispatchGroup()
         for k in 0..<2 where !halves[k].isEmpty {
             group.enter()
-            let (half, processor, outcome) = (halves[k], processors[k], outcomes[k])
+            let half = halves[k]
+            let handOff = WorkerHandOff(processor: processors[k], outcome: outcomes[k])
             let worker = Thread {
                 defer { group.leave() }
+                let (processor, outcome) = (handOff.processor, handOff.outcome)
                 do {
                     for file in half {
                         outcome.points.append(try replay(file, from: routes, into: processor))
@@ -249,6 +251,15 @@ public enum RouteLinker {
     package final class WorkerResult {
         var points: [Int] = []
         var error: Error?
+    }
+
+    /// A worker thread's processor and result.
+    ///
+    /// `@unchecked Sendable`: each worker has a processor and a result of its own, which no other
+    /// thread touches until `group.wait()` has seen the worker leave, ordering its writes first.
+    private struct WorkerHandOff: @unchecked Sendable {
+        let processor: RouteProcessor
+        let outcome: WorkerResult
     }
 
     /// Sends one route file's points through the processor; returns its point count.

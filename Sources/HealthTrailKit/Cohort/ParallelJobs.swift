@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Runs `count` independent jobs on up to `jobs` threads; each thread takes the next job when it
 /// finishes one, so a slow archive never holds up the others. Results come back in job order.
@@ -19,7 +20,10 @@ enum ParallelJobs {
 }
 
 /// The jobs not yet taken and the results so far.
-private final class JobSlots<T>: @unchecked Sendable {   // guarded by `lock`
+///
+/// `@unchecked Sendable`: `next` and `results` are read and written with `lock` held, and
+/// `results` is read whole only after `group.wait()` has seen every thread leave.
+private final class JobSlots<T>: @unchecked Sendable {
     let lock = NSLock()
     var next = 0
     var results: [T?]
@@ -34,14 +38,15 @@ private final class JobSlots<T>: @unchecked Sendable {   // guarded by `lock`
 }
 
 /// `3/20`: how many of a cohort's persons are done, for the log.
-final class ProgressCounter: @unchecked Sendable {   // guarded by `lock`
-    private let lock = NSLock()
-    private var done = 0
+final class ProgressCounter: Sendable {
+    private let done = Mutex(0)
     let total: Int
     init(total: Int) { self.total = total }
     func next() -> String {
-        lock.lock(); defer { lock.unlock() }
-        done += 1
-        return "\(done)/\(total)"
+        let count = done.withLock { done in
+            done += 1
+            return done
+        }
+        return "\(count)/\(total)"
     }
 }

@@ -68,6 +68,9 @@ import Glibc
 /// object then refuses everything; another subject's ledger, another key, or another limit is
 /// a `LedgerError(.mismatch)`. (Whoever holds the key can still write anything: the key is
 /// what the owner keeps.) A ledger is a few lines per release, so re-reading it costs nothing.
+///
+/// `@unchecked Sendable`: `state` and `failure`, its only variables, and `fileLock` are used
+/// with `mutex` held; the other properties are constants.
 public final class BudgetLedger: @unchecked Sendable {
     /// The ledger file.
     public let path: String

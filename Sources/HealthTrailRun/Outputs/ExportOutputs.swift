@@ -94,12 +94,21 @@ package final class ExportOutputs {
         for (_, w) in writers {
             w.flush()
             group.enter()
+            let handOff = SyncHandOff(writer: w)
             Thread {
-                w.sync(); group.leave()
+                handOff.writer.sync(); group.leave()
             }.start()
         }
         group.wait()
         for (_, w) in writers { try w.close() }
         return writers.map { ($0.name, $0.writer.rows) }.sorted { $0.name < $1.name }
     }
+}
+
+/// A writer handed to the thread that syncs it.
+///
+/// `@unchecked Sendable`: `closeAll` gives each writer's thread that writer alone and touches
+/// none of them until `group.wait()` has seen every thread leave, ordering their writes first.
+private struct SyncHandOff: @unchecked Sendable {
+    let writer: CSVWriter
 }

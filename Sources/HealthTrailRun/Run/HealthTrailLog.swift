@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// The process's log: swift-log with HealthTrail's one-line backend.
 ///
@@ -7,24 +8,24 @@ import Logging
 /// `--log-level`, `--quiet`); a program embedding HealthTrailKit may bootstrap swift-log with
 /// any backend it likes, and the library's events go there.
 package enum HealthTrailLog {
-    private static let state = NSLock()
-    nonisolated(unsafe) private static var chosenFormat: LogFormat?
+    /// The format chosen at bootstrap.
+    private static let chosenFormat = Mutex<LogFormat?>(nil)
 
     /// The library's logger (label `healthtrail`).
     package static var logger: Logger { Logger(label: "healthtrail") }
 
     /// The format chosen at bootstrap; nil when the tool did not bootstrap (a library user).
     package static var format: LogFormat? {
-        state.lock(); defer { state.unlock() }
-        return chosenFormat
+        chosenFormat.withLock { $0 }
     }
 
     /// Installs `LogLineHandler` as the swift-log backend. Later calls change nothing.
     package static func bootstrap(format: LogFormat, level: Logger.Level) {
-        state.lock(); defer { state.unlock() }
-        guard chosenFormat == nil else { return }
-        chosenFormat = format
-        LoggingSystem.bootstrap { LogLineHandler(label: $0, format: format, level: level) }
+        chosenFormat.withLock { chosen in
+            guard chosen == nil else { return }
+            chosen = format
+            LoggingSystem.bootstrap { LogLineHandler(label: $0, format: format, level: level) }
+        }
     }
 
     /// The tool's last words before a non-zero exit: one `error` event in the chosen format

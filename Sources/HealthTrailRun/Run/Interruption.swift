@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import HealthTrailCommit
 import Logging
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -15,15 +16,31 @@ import Glibc
 /// waits until they all are (moments), and says so: the folder is never left mixing two runs.
 /// (SIGKILL cannot be waited for: the next run finishes such a commit, `OutputCommit`.)
 package enum Interruption {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var staging: OutputStaging?
-    nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
+    private static let state = Mutex(State())
+
+    /// What the run's threads and the signal's handler share, changed under `state`'s lock.
+    private struct State {
+        /// The staging folder a signal should remove (nil once the run is over).
+        var staging: OutputStaging?
+        /// The dispatch sources that handle SIGTERM and SIGINT, kept for the life of the process.
+        var sources: [DispatchSourceSignal] = []
+        /// The lock of the folder the run holds; weak, so that it is released when the run ends.
+        weak var lockHeld: OutputLock?
+        /// True once a signal is being handled.
+        var stopping = false
+    }
 
     /// Watches SIGTERM and SIGINT for the life of the process (idempotent). The command-line
     /// tool calls it; a program embedding the library keeps its own signal handling.
     package static func install() {
-        lock.lock(); defer { lock.unlock() }
-        guard sources.isEmpty else { return }
+        state.withLock { state in
+            guard state.sources.isEmpty else { return }
+            state.sources = watchSignals()
+        }
+    }
+
+    /// Starts handling SIGTERM and SIGINT; returns the dispatch sources that do.
+    private static func watchSignals() -> [DispatchSourceSignal] {
         // A parent may start this process with the signals blocked (a spawn from one of its
         // worker threads passes their mask on): unblocked here, on the main thread, so that a
         // signal aimed at this thread, or at the threads it starts, is handled too.
@@ -31,35 +48,30 @@ package enum Interruption {
         sigemptyset(&watched)
         for signalNumber in [SIGTERM, SIGINT] { sigaddset(&watched, signalNumber) }
         pthread_sigmask(SIG_UNBLOCK, &watched, nil)
-        for signalNumber in [SIGTERM, SIGINT] {
+        return [SIGTERM, SIGINT].map { signalNumber in
             signal(signalNumber, SIG_IGN)   // the dispatch source, not the default action, handles it
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
             source.setEventHandler { interrupted(by: signalNumber) }
             source.resume()
-            sources.append(source)
+            return source
         }
     }
 
     /// The staging folder a signal should remove (nil once the run is over).
     static func guarding(_ folder: OutputStaging?) {
-        lock.lock(); staging = folder; lock.unlock()
+        state.withLock { $0.staging = folder }
     }
-
-    /// The lock of the folder the run holds; weak, so that it is released when the run ends.
-    nonisolated(unsafe) private static weak var lockHeld: OutputLock?
 
     /// The output folder's lock, whose recorded pid a signal clears before the process exits:
     /// a run stopped this way ended cleanly, and the next one must not warn that it did not.
     static func holding(_ lock: OutputLock) {
-        self.lock.lock(); lockHeld = lock; self.lock.unlock()
+        state.withLock { $0.lockHeld = lock }
     }
 
     /// True once a signal is being handled: the process is about to exit with its code.
     static var isStopping: Bool {
-        lock.lock(); defer { lock.unlock() }
-        return stopping
+        state.withLock { $0.stopping }
     }
-    nonisolated(unsafe) private static var stopping = false
 
     /// For a thread about to report an error and exit: when a signal is being handled, the error
     /// is most likely its consequence (the staging folder removed under the run), and the
@@ -69,11 +81,10 @@ package enum Interruption {
     }
 
     static func interrupted(by signalNumber: Int32) {
-        lock.lock()
-        let folder = staging
-        let held = lockHeld
-        stopping = true
-        lock.unlock()
+        let (folder, held) = state.withLock { state in
+            state.stopping = true
+            return (state.staging, state.lockHeld)
+        }
         let name = signalNumber == SIGTERM ? "SIGTERM" : "SIGINT"
         var message = "interrupted by \(name)"
         if let folder {

@@ -11,7 +11,7 @@ import Glibc
 /// An exclusive `flock` on `<out>/.healthtrail.lock`, held for the whole run. The kernel drops
 /// it when the process dies, however it dies, so a lock left by a killed run is never in the
 /// way: the file only records the pid of its last holder, for the message.
-package final class OutputLock {
+package final class OutputLock: Sendable {
     private let fd: Int32
     /// The pid of a run that died while holding the folder, when this run took its lock over.
     package let tookOverFrom: Int32?

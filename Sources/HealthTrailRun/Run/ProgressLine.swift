@@ -131,14 +131,13 @@ package final class ProgressLine: BackgroundProgress {
 /// The terminal line a progress line is drawn on, shared with the log: whatever writes a line
 /// there first erases the progress line, so a log line never starts at the end of one. The next
 /// progress update draws again below it.
-package final class TerminalLine: @unchecked Sendable {
+package final class TerminalLine: Sendable {
     /// Standard error, where the progress line and `LogLineHandler`'s lines go.
     package static let stderr = TerminalLine(fd: 2)
 
     let fd: Int32
-    private let lock = NSLock()
-    /// A progress line is drawn and not yet erased (guarded by `lock`).
-    private var progressShown = false
+    /// A progress line is drawn and not yet erased.
+    private let progressShown = Mutex(false)
 
     init(fd: Int32) { self.fd = fd }
 
@@ -146,25 +145,25 @@ package final class TerminalLine: @unchecked Sendable {
 
     /// Draws `text` as the progress line, over the previous one.
     func drawProgress(_ text: String) {
-        lock.withLock {
+        progressShown.withLock { shown in
             Self.put(fd, Self.erase + text)
-            progressShown = true
+            shown = true
         }
     }
 
     /// Erases the progress line, if one is drawn.
     func eraseProgress() {
-        lock.withLock {
-            if progressShown { Self.put(fd, Self.erase) }
-            progressShown = false
+        progressShown.withLock { shown in
+            if shown { Self.put(fd, Self.erase) }
+            shown = false
         }
     }
 
     /// Writes a whole line (ending in a newline) in one `write(2)`, erasing a progress line first.
     package func writeLine(_ text: String) {
-        lock.withLock {
-            Self.put(fd, progressShown ? Self.erase + text : text)
-            progressShown = false
+        progressShown.withLock { shown in
+            Self.put(fd, shown ? Self.erase + text : text)
+            shown = false
         }
     }
 

@@ -14,7 +14,7 @@
 /// and picking one would let the order of the input decide (a 149 bpm ride dipping to 76 for a
 /// second). The mean is bounded by the readings and independent of their order: samples are
 /// sorted by time, rank and bpm, so the same set of samples always sums in the same order.
-public final class HeartRateJoin: @unchecked Sendable {
+public final class HeartRateJoin: Sendable {
     public let tolerance: Int64
     /// Sample times, UTC seconds (32 bits: 1970…2106, like the spill) and their bpm: 8 bytes a
     /// sample inside the windows.

@@ -28,6 +28,11 @@ import Glibc
 /// A file that fails keeps its error, thrown when its turn comes (as if it were decoded then);
 /// files after the first failure are not decoded, since the run ends there anyway. Which error a
 /// run reports therefore does not depend on how the threads raced.
+///
+/// `@unchecked Sendable`: its variables are read and written with `lock` held, except what is
+/// read once `wait()` has seen every decoding thread leave `finished`, which orders their writes
+/// first. `progress` is called from the decoding threads: a `BackgroundProgress` takes calls
+/// from any thread (the progress line counts them atomically).
 package final class PredecodedRoutes: @unchecked Sendable {
     /// One route file's outcome.
     package struct File {
