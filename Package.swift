@@ -24,7 +24,8 @@ let swift6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 
 let package = Package(
     name: "HealthTrail",
-    platforms: [.macOS(.v13)],
+    // macOS 15: the Synchronization module's `Mutex` (the locks of the run's shared state) starts there.
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "healthtrail", targets: ["healthtrail"]),
         .library(

@@ -11,7 +11,7 @@ import PackageDescription
 // target is linked as is. Its sources are named main.swift, as 5.4 executables must be.
 let package = Package(
     name: "HealthTrailFuzz",
-    platforms: [.macOS("13.0")],
+    platforms: [.macOS("15.0")],
     dependencies: [
         .package(name: "HealthTrail", path: "..")
     ],
