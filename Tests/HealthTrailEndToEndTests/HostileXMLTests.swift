@@ -1,4 +1,3 @@
-import CZlib
 import Foundation
 import Testing
 
@@ -208,46 +207,6 @@ import HealthTrailTestSupport
 
     // MARK: One huge element, streamed
 
-    /// Writes a deflated zip entry of `head`, then `block` `copies` times, then `tail`, without
-    /// ever holding more than one block: each part is deflated once after a full flush (which
-    /// keeps it from referring back), and its compressed bytes are repeated.
-    static func addRepeatedEntry(_ zip: ZipWriter, _ name: String, head: [UInt8], block: [UInt8], copies: Int, tail: [UInt8]) throws {
-        var stream = z_stream()
-        precondition(healthtrail_deflateInit2(&stream, 6, -MAX_WBITS) == Z_OK)
-        defer { deflateEnd(&stream) }
-        func deflated(_ bytes: [UInt8], _ flush: Int32) -> [UInt8] {
-            var input = bytes, produced: [UInt8] = []
-            var out = [UInt8](repeating: 0, count: 1 << 16)
-            input.withUnsafeMutableBufferPointer { inp in
-                stream.next_in = inp.baseAddress
-                stream.avail_in = uInt(inp.count)
-                repeat {
-                    out.withUnsafeMutableBufferPointer { o in
-                        stream.next_out = o.baseAddress
-                        stream.avail_out = uInt(o.count)
-                        _ = deflate(&stream, flush)
-                        produced += o[0..<(o.count - Int(stream.avail_out))]
-                    }
-                } while stream.avail_out == 0
-            }
-            return produced
-        }
-        func crc(_ bytes: [UInt8]) -> uLong { bytes.withUnsafeBufferPointer { crc32(0, $0.baseAddress, uInt($0.count)) } }
-        let (h, b, t) = (deflated(head, Z_FULL_FLUSH), deflated(block, Z_FULL_FLUSH), deflated(tail, Z_FINISH))
-        var total = crc(head)
-        for _ in 0..<copies { total = crc32_combine(total, crc(block), off_t(block.count)) }
-        total = crc32_combine(total, crc(tail), off_t(tail.count))
-        let size = UInt64(head.count + block.count * copies + tail.count)
-        try zip.addRawEntry(
-            name, method: 8, crc: UInt32(total), uncompressedSize: size,
-            compressedSize: UInt64(h.count + b.count * copies + t.count)
-        ) { emit in
-            try h.withUnsafeBytes { try emit($0) }
-            for _ in 0..<copies { try b.withUnsafeBytes { try emit($0) } }
-            try t.withUnsafeBytes { try emit($0) }
-        }
-    }
-
     /// 1 MiB of digits repeating every 4 KiB: it deflates about 90:1, under the archive limits.
     static let digitBlock: [UInt8] = (0..<(1 << 20)).map { UInt8(ascii: "0") + UInt8(((($0 % 4096) &* 2_654_435_761) >> 13) % 10) }
 
@@ -260,7 +219,7 @@ import HealthTrailTestSupport
         try zip.addEntry(Self.xmlName, bytes: Array(Support.exportXML(Self.workoutWithRoute).utf8))
         let head = Array(Self.gpx(points: #"<trkpt lon="11.5" lat="48.1"><ele>"#).split(separator: "\n</trkseg>")[0].utf8)
         let tail = Array("</ele><time>2024-01-02T06:00:01Z</time></trkpt>\n\(Self.trkpt)\n</trkseg></trk></gpx>\n".utf8)
-        try Self.addRepeatedEntry(zip, Self.routeName, head: head, block: Self.digitBlock, copies: 200, tail: tail)
+        try Support.addRepeatedEntry(zip, Self.routeName, head: head, block: Self.digitBlock, copies: 200, tail: tail)
         try zip.finish()
 
         let run = try Self.MeasuredRun(["run", dir + "/huge-text.zip", "--out", dir + "/out", "--quiet"])
@@ -282,7 +241,7 @@ import HealthTrailTestSupport
         try zip.addEntry(Self.xmlName, bytes: Array(Support.exportXML(Self.workoutWithRoute).utf8))
         let head = Array(Self.gpx(points: #"<trkpt lon="11.5" lat="48."#).split(separator: "\n</trkseg>")[0].utf8)
         let tail = Array("\"><time>2024-01-02T06:00:01Z</time></trkpt>\n</trkseg></trk></gpx>\n".utf8)
-        try Self.addRepeatedEntry(zip, Self.routeName, head: head, block: Self.digitBlock, copies: 200, tail: tail)
+        try Support.addRepeatedEntry(zip, Self.routeName, head: head, block: Self.digitBlock, copies: 200, tail: tail)
         try zip.finish()
         try Self.expectRefused(dir + "/huge-attribute.zip", in: dir, before: before, containing: Self.routeName + ": line 3: malformed XML")
     }

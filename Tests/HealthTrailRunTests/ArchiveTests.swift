@@ -1,4 +1,3 @@
-import CZlib
 import Foundation
 import HealthTrailTestSupport
 import Testing
@@ -66,11 +65,9 @@ import Testing
         let dir = Support.temporaryDirectory()
         let path = dir + "/lying-size.zip"
         let content = Array(String(repeating: "x", count: 5000).utf8)
-        var crc: uLong = 0
-        content.withUnsafeBufferPointer { crc = crc32(0, $0.baseAddress, uInt($0.count)) }
         let zip = try ZipWriter(path: path)
         try zip.addRawEntry(
-            "export.xml", method: 0, crc: UInt32(crc), uncompressedSize: 10,
+            "export.xml", method: 0, crc: Support.crc32(content), uncompressedSize: 10,
             compressedSize: 10
         ) { emit in try content.withUnsafeBytes { try emit(UnsafeRawBufferPointer(rebasing: $0[0..<10])) } }
         try zip.finish()
@@ -156,44 +153,13 @@ import Testing
         let path = dir + "/zip64.zip"
         let mib = 1 << 20
         let copies = 4200   // 4200 MiB > 4 GiB
-        var stream = z_stream()
-        #expect(healthtrail_deflateInit2(&stream, 1, -MAX_WBITS) == Z_OK)
-        var block = (0..<mib).map { UInt8(truncatingIfNeeded: (($0 % 1024) &* 2_654_435_761) >> 13) }
-        var out = [UInt8](repeating: 0, count: 64 * 1024)
-        func deflateAll(_ flush: Int32, input: inout [UInt8], count: Int) -> [UInt8] {
-            var produced: [UInt8] = []
-            input.withUnsafeMutableBufferPointer { inp in
-                stream.next_in = inp.baseAddress
-                stream.avail_in = uInt(count)
-                repeat {
-                    out.withUnsafeMutableBufferPointer { o in
-                        stream.next_out = o.baseAddress
-                        stream.avail_out = uInt(o.count)
-                        _ = deflate(&stream, flush)
-                        produced += o[0..<(o.count - Int(stream.avail_out))]
-                    }
-                } while stream.avail_out == 0
-            }
-            return produced
-        }
-        let segment = deflateAll(Z_FULL_FLUSH, input: &block, count: mib)
-        let tail = deflateAll(Z_FINISH, input: &block, count: 0)
-        deflateEnd(&stream)
-        let crcMiB = block.withUnsafeBufferPointer { crc32(0, $0.baseAddress, uInt(mib)) }
-        var crc = crcMiB
-        for _ in 1..<copies { crc = crc32_combine(crc, crcMiB, off_t(mib)) }
+        let block = (0..<mib).map { UInt8(truncatingIfNeeded: (($0 % 1024) &* 2_654_435_761) >> 13) }
         let total = UInt64(copies) * UInt64(mib)
-        let compressed = UInt64(segment.count * copies + tail.count)
 
         let zip = try ZipWriter(path: path)
         zip.forceZip64 = true
-        try zip.addRawEntry(
-            "apple_health_export/electrocardiograms/huge.bin", method: 8, crc: UInt32(crc),
-            uncompressedSize: total, compressedSize: compressed
-        ) { emit in
-            for _ in 0..<copies { try segment.withUnsafeBytes { try emit($0) } }
-            try tail.withUnsafeBytes { try emit($0) }
-        }
+        try Support.addRepeatedEntry(
+            zip, "apple_health_export/electrocardiograms/huge.bin", head: [], block: block, copies: copies, tail: [], level: 1)
         try zip.addEntry(
             "apple_health_export/export.xml",
             bytes: Array(
