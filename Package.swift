@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 import PackageDescription
 
 // HealthTrail: Apple Health export archives → CSV / GeoJSON / SVG / DP releases.
@@ -21,6 +21,14 @@ import PackageDescription
 // receive libxml2's events through HealthTrailXML's SAXEventHandler.
 // Swift 6 language mode (complete data-race checking) for every target.
 let swift6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+// Strict memory safety for the targets that hold pointers (HealthTrailArchive, HealthTrailXML,
+// HealthTrailWrite): the compiler reports every use of an unsafe construct (a raw pointer,
+// `Unmanaged`, a C function that takes one, a type or function declared `@unsafe`) that is not
+// marked `unsafe`, and the warning is an error, so each use is marked where its `SAFETY:` note
+// says why it is valid and an unmarked one fails the build. ArchitectureGraphTests checks that
+// every target with pointer code has both settings (HealthTrailBase, the one without them yet, is
+// listed there as such).
+let strictMemorySafety: [SwiftSetting] = [.strictMemorySafety(), .treatWarning("StrictMemorySafety", as: .error)]
 
 let package = Package(
     name: "HealthTrail",
@@ -80,14 +88,14 @@ let package = Package(
         .target(
             name: "HealthTrailArchive",
             dependencies: ["HealthTrailBase", "CZlib", "CLibDeflate"],
-            swiftSettings: swift6
+            swiftSettings: swift6 + strictMemorySafety
         ),
         // libxml2's SAX parser behind one type, the events and byte spans its callbacks hand
         // over, the capture of events for a decoding thread, and the rewrite of device values.
         .target(
             name: "HealthTrailXML",
             dependencies: ["HealthTrailBase", "HealthTrailArchive", "CLibXML2"],
-            swiftSettings: swift6
+            swiftSettings: swift6 + strictMemorySafety
         ),
         // export.xml and GPX decoded into typed records for a sink (`ExportRecordSink`), and the
         // vocabulary of an export: record types, units and their conversions, activities.
@@ -106,7 +114,7 @@ let package = Package(
         .target(
             name: "HealthTrailWrite",
             dependencies: ["HealthTrailBase", "HealthTrailArchive", "CSQLite"],
-            swiftSettings: swift6
+            swiftSettings: swift6 + strictMemorySafety
         ),
         // From decoded records to figures: sources ranked and de-duplicated, cumulative series,
         // routes linked to workouts and joined to heart rate, zones, daily figures, sleep nights.

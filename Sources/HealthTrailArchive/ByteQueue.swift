@@ -6,6 +6,7 @@ import HealthTrailBase
 /// Every append gets a position that only grows; `span(at:count:)` reads it back until
 /// `release(upTo:)` passes it. Released bytes at the front are reclaimed by moving the live
 /// ones down, so memory stays about twice the bytes held at once.
+@safe
 package final class ByteQueue {
     /// The storage; bytes `live` ..< `end` (storage offsets) are held.
     private var storage: UnsafeMutablePointer<UInt8>
@@ -19,12 +20,12 @@ package final class ByteQueue {
     package init(capacity: Int = 1 << 14) {
         self.capacity = Swift.max(64, capacity)
         // SAFETY: owned by this object, freed once in deinit.
-        storage = UnsafeMutablePointer<UInt8>.allocate(capacity: self.capacity)
+        unsafe storage = UnsafeMutablePointer<UInt8>.allocate(capacity: self.capacity)
     }
 
     deinit {
         // SAFETY: the allocation of init or of the last `grow`; bytes are plain `UInt8`s.
-        storage.deallocate()
+        unsafe storage.deallocate()
     }
 
     /// Copies `bytes` in; returns their position.
@@ -34,7 +35,7 @@ package final class ByteQueue {
         let position = base + end
         // SAFETY: `makeRoom` left at least `bytes.count` bytes free from `end`; the source is a
         // caller's live span, which cannot overlap this private storage.
-        (storage + end).update(from: bytes.baseAddress, count: bytes.count)
+        unsafe (storage + end).update(from: bytes.baseAddress, count: bytes.count)
         end += bytes.count
         return position
     }
@@ -45,7 +46,7 @@ package final class ByteQueue {
         let offset = position - base
         precondition(offset >= live && offset + count <= end, "ByteQueue: bytes already released")
         // SAFETY: checked just above: the bytes lie inside the held region, initialised by `append`.
-        return ByteSpan(start: storage + offset, count: count)
+        return unsafe ByteSpan(start: storage + offset, count: count)
     }
 
     /// Lets go of every byte before `position`.
@@ -68,14 +69,14 @@ package final class ByteQueue {
             // SAFETY: a fresh allocation of `newCapacity` ≥ `held` bytes; the held bytes are
             // copied from the old storage, which is freed once, here.
             let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-            grown.update(from: storage + live, count: held)
-            storage.deallocate()
-            storage = grown
+            unsafe grown.update(from: storage + live, count: held)
+            unsafe storage.deallocate()
+            unsafe storage = grown
             capacity = newCapacity
         } else if live > 0 {
             // SAFETY: both ranges lie inside the storage and may overlap, which raw
             // `copyMemory` (a memmove) allows; the bytes are plain `UInt8`s.
-            UnsafeMutableRawPointer(storage).copyMemory(from: storage + live, byteCount: held)
+            unsafe UnsafeMutableRawPointer(storage).copyMemory(from: storage + live, byteCount: held)
         }
         base += live
         live = 0

@@ -20,6 +20,7 @@ public enum CSVRecordReader {
     /// Invariant: `base` points into the reader's buffer, which is neither freed, moved nor
     /// written while the record is used; `bounds` holds `count` (start, length) pairs, each
     /// inside the record's initialised bytes.
+    @unsafe
     public struct Record {
         private let base: UnsafeRawPointer
         private let bounds: UnsafeBufferPointer<Int>
@@ -29,19 +30,19 @@ public enum CSVRecordReader {
         public let count: Int
 
         fileprivate init(base: UnsafeRawPointer, bounds: UnsafeBufferPointer<Int>, number: Int) {
-            self.base = base
-            self.bounds = bounds
-            self.number = number
-            count = bounds.count / 2
+            unsafe self.base = base
+            unsafe self.bounds = bounds
+            unsafe self.number = number
+            unsafe count = bounds.count / 2
         }
 
         /// Field `i` (0-based), unquoted.
         @inline(__always)
         public func field(_ i: Int) -> ByteSpan {
-            precondition(i >= 0 && i < count, "field index out of range")
+            unsafe precondition(i >= 0 && i < count, "field index out of range")
             // SAFETY: `bounds` lies inside the record's initialised bytes (the type's invariant),
             // and the span is used only while the record is.
-            return ByteSpan(start: (base + bounds[2 * i]).assumingMemoryBound(to: UInt8.self), count: bounds[2 * i + 1])
+            return unsafe ByteSpan(start: (base + bounds[2 * i]).assumingMemoryBound(to: UInt8.self), count: bounds[2 * i + 1])
         }
     }
 
@@ -51,9 +52,9 @@ public enum CSVRecordReader {
         let file = try ReadOnlyFile(path: path)
         // Invariant: `buffer[position..<filled]` are the file's unread bytes, initialised.
         var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bufferSize, 64), alignment: 8)
-        defer { buffer.deallocate() }
+        defer { unsafe buffer.deallocate() }
         var fieldBounds = UnsafeMutableBufferPointer<Int>.allocate(capacity: 64)
-        defer { fieldBounds.deallocate() }
+        defer { unsafe fieldBounds.deallocate() }
         var position = 0, filled = 0, number = 0
         var offset: UInt64 = 0
 
@@ -61,31 +62,32 @@ public enum CSVRecordReader {
             // SAFETY: every access below stays inside `buffer[position..<filled]`, initialised.
             let base = buffer.baseAddress!
             var end: Int?
-            if position < filled, let lf = memchr(base + position, 0x0A, filled - position) {
-                let candidate = base.distance(to: lf)
+            if position < filled, let lf = unsafe memchr(base + position, 0x0A, filled - position) {
+                let candidate = unsafe base.distance(to: lf)
                 // A quote before the line feed may put it inside a field: scan the quotes.
-                if memchr(base + position, 0x22, candidate - position) == nil {
+                if unsafe memchr(base + position, 0x22, candidate - position) == nil {
                     end = candidate
                 } else {
-                    end = quotedRecordEnd(buffer, from: position, to: filled)
+                    end = unsafe quotedRecordEnd(buffer, from: position, to: filled)
                 }
             }
             if end == nil && offset >= file.size {
                 guard position < filled else { return }
-                guard quotedRecordEnd(buffer, from: position, to: filled) == nil, !endsInsideQuotes(buffer, position, filled) else {
+                guard unsafe quotedRecordEnd(buffer, from: position, to: filled) == nil, unsafe !endsInsideQuotes(buffer, position, filled) else {
                     throw InputError(file: path, line: number + 1, "quoted field never closed")
                 }
                 end = filled
             }
             guard let end else {
-                try refill(&buffer, file: file, offset: &offset, position: &position, filled: &filled, path: path)
+                try unsafe refill(&buffer, file: file, offset: &offset, position: &position, filled: &filled, path: path)
                 continue
             }
-            let pairs = split(buffer, from: position, to: end, into: &fieldBounds)
+            let pairs = unsafe split(buffer, from: position, to: end, into: &fieldBounds)
             number += 1
             // SAFETY: the record's bytes `position..<end` and its `pairs` bounds stay as they are
             // until `body` returns: nothing refills, grows or splits meanwhile.
-            try body(Record(base: UnsafeRawPointer(base + position), bounds: UnsafeBufferPointer(rebasing: fieldBounds[0..<pairs]), number: number))
+            try unsafe body(
+                Record(base: UnsafeRawPointer(base + position), bounds: UnsafeBufferPointer(rebasing: fieldBounds[0..<pairs]), number: number))
             position = min(end + 1, filled)
         }
     }
@@ -95,7 +97,7 @@ public enum CSVRecordReader {
         var quoted = false
         var i = from
         while i < to {
-            let c = buffer[i]
+            let c = unsafe buffer[i]
             if c == 0x22 { quoted.toggle() } else if c == 0x0A && !quoted { return i }
             i += 1
         }
@@ -104,7 +106,7 @@ public enum CSVRecordReader {
 
     private static func endsInsideQuotes(_ buffer: UnsafeMutableRawBufferPointer, _ from: Int, _ to: Int) -> Bool {
         var quoted = false
-        for i in from..<to where buffer[i] == 0x22 { quoted.toggle() }
+        for i in from..<to where unsafe buffer[i] == 0x22 { quoted.toggle() }
         return quoted
     }
 
@@ -116,44 +118,44 @@ public enum CSVRecordReader {
     ) -> Int {
         // SAFETY: `from..<to` lies inside the buffer's initialised bytes; in-place writes go to
         // indices at or below the one just read, inside the same record.
-        let bytes = UnsafeMutableRawBufferPointer(rebasing: buffer[from..<to])
+        let bytes = unsafe UnsafeMutableRawBufferPointer(rebasing: buffer[from..<to])
         var end = bytes.count
-        if end > 0 && bytes[end - 1] == 0x0D { end -= 1 }
+        if unsafe end > 0 && bytes[end - 1] == 0x0D { end -= 1 }
         var n = 0
         func add(_ start: Int, _ count: Int) {
             if n + 2 > bounds.count {
                 let larger = UnsafeMutableBufferPointer<Int>.allocate(capacity: bounds.count * 2 + 2)
                 // SAFETY: copies the `n` initialised entries into the new, larger buffer.
-                _ = larger.initialize(from: bounds[0..<n])
-                bounds.deallocate()
-                bounds = larger
+                _ = unsafe larger.initialize(from: bounds[0..<n])
+                unsafe bounds.deallocate()
+                unsafe bounds = larger
             }
-            bounds[n] = start
-            bounds[n + 1] = count
+            unsafe bounds[n] = start
+            unsafe bounds[n + 1] = count
             n += 2
         }
         var i = 0
         while true {
-            if i < end && bytes[i] == 0x22 {
+            if unsafe i < end && bytes[i] == 0x22 {
                 // Quoted: the content moves down over the opening quote, `""` becoming `"`.
                 var read = i + 1, write = i
                 while read < end {
-                    let c = bytes[read]
+                    let c = unsafe bytes[read]
                     if c == 0x22 {
-                        if read + 1 < end && bytes[read + 1] == 0x22 { bytes[write] = 0x22; write += 1; read += 2; continue }
+                        if unsafe read + 1 < end && bytes[read + 1] == 0x22 { unsafe bytes[write] = 0x22; write += 1; read += 2; continue }
                         read += 1
                         break
                     }
-                    bytes[write] = c; write += 1; read += 1
+                    unsafe bytes[write] = c; write += 1; read += 1
                 }
                 add(i, write - i)
                 // Anything between the closing quote and the comma is not RFC 4180; it is skipped.
-                while read < end && bytes[read] != 0x2C { read += 1 }
+                while unsafe read < end && bytes[read] != 0x2C { read += 1 }
                 if read >= end { return n }
                 i = read + 1
             } else {
                 var j = i
-                while j < end && bytes[j] != 0x2C { j += 1 }
+                while unsafe j < end && bytes[j] != 0x2C { j += 1 }
                 add(i, j - i)
                 if j >= end { return n }
                 i = j + 1
@@ -172,15 +174,15 @@ public enum CSVRecordReader {
             let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: buffer.count * 2, alignment: 8)
             // SAFETY: copies the `kept` initialised bytes into the new, larger buffer; no record
             // of the old buffer is in use (records live during `body` only).
-            larger.copyMemory(from: UnsafeRawBufferPointer(buffer))
-            buffer.deallocate()
-            buffer = larger
+            unsafe larger.copyMemory(from: UnsafeRawBufferPointer(buffer))
+            unsafe buffer.deallocate()
+            unsafe buffer = larger
         } else if kept > 0 {
             // SAFETY: both ranges lie inside `buffer`; `memmove` allows them to overlap.
-            memmove(buffer.baseAddress!, buffer.baseAddress! + position, kept)
+            unsafe memmove(buffer.baseAddress!, buffer.baseAddress! + position, kept)
         }
         // SAFETY: the range lies inside `buffer`, owned by this reader.
-        let got = try file.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[kept..<buffer.count]), at: offset)
+        let got = try unsafe file.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[kept..<buffer.count]), at: offset)
         offset += UInt64(got)
         position = 0
         filled = kept + got

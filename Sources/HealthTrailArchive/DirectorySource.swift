@@ -27,7 +27,7 @@ public final class DirectorySource: ExportSource {
                 errorHandler: { url, _ in
                     let full = url.standardizedFileURL.path
                     let relative = full.hasPrefix(prefix) ? String(full.dropFirst(prefix.count)) : url.lastPathComponent
-                    let reason = access(full, R_OK | X_OK) == 0 ? "unreadable" : String(cString: strerror(errno))
+                    let reason = unsafe access(full, R_OK | X_OK) == 0 ? "unreadable" : String(cString: strerror(errno))
                     if unlisted == nil { unlisted = InputError(file: path, entry: relative, "cannot list the folder: \(reason)") }
                     return false
                 })
@@ -50,7 +50,7 @@ public final class DirectorySource: ExportSource {
     }
 
     package func read(_ entry: ArchiveEntry, _ body: (ByteSpan) throws -> Void) throws {
-        try streamWholeFile(open(entry), entryName: entry.path) { try body(ByteSpan($0)) }
+        try unsafe streamWholeFile(open(entry), entryName: entry.path) { try unsafe body(ByteSpan($0)) }
     }
 
     /// The file of `entry`, which must be one this folder listed (a symlink is not followed).
@@ -77,7 +77,7 @@ public final class SingleFileSource: ExportSource {
     }
 
     package func read(_ entry: ArchiveEntry, _ body: (ByteSpan) throws -> Void) throws {
-        try streamWholeFile(file, entryName: nil) { try body(ByteSpan($0)) }
+        try unsafe streamWholeFile(file, entryName: nil) { try unsafe body(ByteSpan($0)) }
     }
 }
 
@@ -86,12 +86,12 @@ public final class SingleFileSource: ExportSource {
     // SAFETY: this function owns `buffer`, freed when it returns; `body` gets only the `n` bytes
     // the read just filled (n ≤ buffer.count, and n > 0), valid until it returns.
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ZipArchive.chunkSize, alignment: 16)
-    defer { buffer.deallocate() }
+    defer { unsafe buffer.deallocate() }
     var offset: UInt64 = 0
     while true {
-        let n = try file.read(into: buffer, at: offset)
+        let n = try unsafe file.read(into: buffer, at: offset)
         if n == 0 { break }
         offset += UInt64(n)
-        try body(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+        try unsafe body(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
     }
 }

@@ -67,8 +67,8 @@ package struct StopReading: Error {}
 /// input is standard input, or must not be named by its path).
 package func openExportSource(path: String, limits: ArchiveLimits = .default, label: String? = nil) throws -> ExportSource {
     var st = stat()
-    guard stat(path, &st) == 0 else {
-        throw InputError(file: path, "cannot open: \(String(cString: strerror(errno)))")
+    guard unsafe stat(path, &st) == 0 else {
+        throw InputError(file: path, unsafe "cannot open: \(String(cString: strerror(errno)))")
     }
     if (st.st_mode & S_IFMT) == S_IFDIR {
         return try DirectorySource(path: path)

@@ -13,7 +13,7 @@ package func writeFully(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) ->
     while done < count {
         // SAFETY: the caller passes `count` readable bytes at `bytes`; 0 ≤ done < count, so the
         // range written is inside them.
-        let n = write(fd, bytes + done, count - done)
+        let n = unsafe write(fd, bytes + done, count - done)
         if n < 0 {
             if errno == EINTR { continue }
             return errno
@@ -27,7 +27,7 @@ package func writeFully(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) ->
 @discardableResult
 package func writeFully(_ fd: Int32, _ bytes: [UInt8]) -> Int32 {
     // SAFETY: the array's own bytes, lent for the call; a non-empty array has a base address.
-    bytes.withUnsafeBytes { $0.isEmpty ? 0 : writeFully(fd, $0.baseAddress!, $0.count) }
+    unsafe bytes.withUnsafeBytes { unsafe $0.isEmpty ? 0 : writeFully(fd, $0.baseAddress!, $0.count) }
 }
 
 /// `writeFully` for the first `count` bytes of `bytes`.
@@ -35,7 +35,7 @@ package func writeFully(_ fd: Int32, _ bytes: [UInt8]) -> Int32 {
 package func writeFully(_ fd: Int32, _ bytes: [UInt8], count: Int) -> Int32 {
     precondition(count <= bytes.count, "writeFully: count past the end of the array")
     // SAFETY: the buffer is the array's own, `count` is within it (checked above).
-    return bytes.withUnsafeBytes { count == 0 ? 0 : writeFully(fd, $0.baseAddress!, count) }
+    return unsafe bytes.withUnsafeBytes { unsafe count == 0 ? 0 : writeFully(fd, $0.baseAddress!, count) }
 }
 
 /// Writes all of `bytes` at `offset` (`pwrite`), retrying short writes and EINTR. Returns 0, or
@@ -45,7 +45,7 @@ package func writeFully(_ fd: Int32, _ bytes: [UInt8], at offset: Int64) -> Int3
     var done = 0
     while done < bytes.count {
         // SAFETY: `done` < `bytes.count`, so the pointer and length stay inside the array.
-        let n = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress! + done, $0.count - done, off_t(offset) + off_t(done)) }
+        let n = unsafe bytes.withUnsafeBytes { unsafe pwrite(fd, $0.baseAddress! + done, $0.count - done, off_t(offset) + off_t(done)) }
         if n < 0 {
             if errno == EINTR { continue }
             return errno
@@ -60,7 +60,7 @@ package func writeFully(_ fd: Int32, _ bytes: [UInt8], at offset: Int64) -> Int3
 package func readSome(_ fd: Int32, into buffer: inout [UInt8]) -> Int {
     while true {
         // SAFETY: `read` writes at most `buffer.count` bytes, all inside the array.
-        let n = buffer.withUnsafeMutableBytes { $0.isEmpty ? 0 : read(fd, $0.baseAddress!, $0.count) }
+        let n = unsafe buffer.withUnsafeMutableBytes { unsafe $0.isEmpty ? 0 : read(fd, $0.baseAddress!, $0.count) }
         if n < 0 && errno == EINTR { continue }
         return n
     }
@@ -71,7 +71,7 @@ package func readSome(_ fd: Int32, into buffer: inout [UInt8]) -> Int {
 package func makeTemporaryFile(template: String) -> (fd: Int32, path: String)? {
     var name = Array(template.utf8CString)
     // SAFETY: `mkstemp` rewrites the six X's in place inside the NUL-terminated array.
-    let fd = name.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+    let fd = unsafe name.withUnsafeMutableBufferPointer { unsafe mkstemp($0.baseAddress!) }
     guard fd >= 0 else { return nil }
     return (fd, String(cString: name))
 }

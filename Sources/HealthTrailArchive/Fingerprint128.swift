@@ -36,7 +36,7 @@ public struct Fingerprint128: Equatable {
         // SAFETY: every load reads 8 bytes at `start + i` with `i + 8 <= count`, inside the
         // span's bytes (the type's invariant keeps them readable while the span is used).
         while i + 8 <= bytes.count {
-            add(UnsafeRawPointer(bytes.start + i).loadUnaligned(as: UInt64.self))
+            unsafe add(UnsafeRawPointer(bytes.start + i).loadUnaligned(as: UInt64.self))
             i += 8
         }
         if i < bytes.count {

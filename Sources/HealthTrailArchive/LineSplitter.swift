@@ -70,7 +70,7 @@ package struct LineSplitter {
         tail.append(to: &pending)
         // SAFETY: `pending` is not changed while `body` reads its bytes: the span lives only
         // during the call, and `complete` is the only writer, after it returns.
-        try pending.withUnsafeBytes { try body(.line(Self.droppingCR(ByteSpan($0))), number) }
+        try unsafe pending.withUnsafeBytes { try unsafe body(.line(Self.droppingCR(ByteSpan($0))), number) }
     }
 
     /// `line` without a carriage return at its end (a file written with CRLF line breaks).

@@ -20,6 +20,7 @@ import Darwin
 ///
 /// `@unchecked Sendable`: added to by one thread (the decoder's) and read by others only once
 /// it is done, after the hand-over that ends the decoding orders its writes before their reads.
+@safe
 package final class NameBytes: @unchecked Sendable {
     private var base: UnsafeMutablePointer<UInt8>
     private var capacity: Int
@@ -33,8 +34,8 @@ package final class NameBytes: @unchecked Sendable {
         capacity = 64
         // SAFETY: a fresh malloc'd buffer of `capacity` bytes (malloc, so that `realloc` may grow
         // it), owned by this object and freed in deinit; bytes need no initialising to be stored.
-        guard let buffer = malloc(capacity) else { fatalError("out of memory for source names") }
-        base = buffer.assumingMemoryBound(to: UInt8.self)
+        guard let buffer = unsafe malloc(capacity) else { fatalError("out of memory for source names") }
+        unsafe base = buffer.assumingMemoryBound(to: UInt8.self)
     }
 
     /// Names with each of `names`' UTF-8 bytes, numbered in order.
@@ -45,7 +46,7 @@ package final class NameBytes: @unchecked Sendable {
 
     deinit {
         // SAFETY: `base` is this object's allocation (malloc'd, possibly realloc'd), freed once here.
-        free(base)
+        unsafe free(base)
     }
 
     /// Names stored.
@@ -65,13 +66,13 @@ package final class NameBytes: @unchecked Sendable {
             while grown < used + span.count { grown *= 2 }
             // SAFETY: `base` came from `malloc` or `realloc`; realloc keeps the first
             // `used` initialised bytes. On failure the program stops, as any allocation's would.
-            guard let moved = realloc(base, grown) else { fatalError("out of memory for source names") }
-            base = moved.assumingMemoryBound(to: UInt8.self)
+            guard let moved = unsafe realloc(base, grown) else { fatalError("out of memory for source names") }
+            unsafe base = moved.assumingMemoryBound(to: UInt8.self)
             capacity = grown
         }
         // SAFETY: `used + span.count <= capacity` (grown above); the span's bytes are readable by
         // its own invariant and cannot overlap this object's buffer, which no span outlives.
-        if span.count > 0 { memcpy(base + used, span.baseAddress, span.count) }
+        if span.count > 0 { unsafe memcpy(base + used, span.baseAddress, span.count) }
         ends.append(UInt32(used + span.count))
         return ends.count - 1
     }
@@ -84,7 +85,7 @@ package final class NameBytes: @unchecked Sendable {
         let from = start(i)
         // SAFETY: name `i` is the initialised bytes from..<ends[i] of the buffer (the invariant);
         // `memcmp` runs only when both sides hold `span.count` bytes.
-        return Int(ends[i]) - from == span.count && memcmp(base + from, span.baseAddress, span.count) == 0
+        return unsafe Int(ends[i]) - from == span.count && memcmp(base + from, span.baseAddress, span.count) == 0
     }
 
     /// Calls `body` with a view of name `i`'s bytes, valid inside `body` only (adding a name
@@ -93,7 +94,7 @@ package final class NameBytes: @unchecked Sendable {
         let from = start(i)
         // SAFETY: the name's initialised bytes (the invariant); nothing is added during `body`
         // in this single-writer type unless `body` adds, which the contract rules out.
-        return try body(ByteSpan(start: base + from, count: Int(ends[i]) - from))
+        return try unsafe body(ByteSpan(start: base + from, count: Int(ends[i]) - from))
     }
 
     /// Name `i` as a `String` (invalid UTF-8 repaired, as `ByteSpan.string` does).
@@ -105,17 +106,17 @@ package final class NameBytes: @unchecked Sendable {
         let (fromA, fromB) = (start(a), start(b))
         let (countA, countB) = (Int(ends[a]) - fromA, Int(ends[b]) - fromB)
         // SAFETY: both names' initialised bytes (the invariant), read during this call only.
-        let (bytesA, bytesB) = (
+        let (bytesA, bytesB) = unsafe (
             UnsafeBufferPointer(start: base + fromA, count: countA), UnsafeBufferPointer(start: base + fromB, count: countB)
         )
         // ASCII is already in normal form and compares as Swift compares its scalars, byte by
         // byte, a prefix first: no `String` is needed, as it is in a sort of every source.
-        if bytesA.allSatisfy({ $0 < 0x80 }) && bytesB.allSatisfy({ $0 < 0x80 }) {
-            let common = memcmp(base + fromA, base + fromB, Swift.min(countA, countB))
+        if unsafe bytesA.allSatisfy({ $0 < 0x80 }) && bytesB.allSatisfy({ $0 < 0x80 }) {
+            let common = unsafe memcmp(base + fromA, base + fromB, Swift.min(countA, countB))
             if common != 0 { return common < 0 ? -1 : 1 }
             return countA == countB ? 0 : (countA < countB ? -1 : 1)
         }
-        let (stringA, stringB) = (String(decoding: bytesA, as: UTF8.self), String(decoding: bytesB, as: UTF8.self))
+        let (stringA, stringB) = unsafe (String(decoding: bytesA, as: UTF8.self), String(decoding: bytesB, as: UTF8.self))
         return stringA < stringB ? -1 : (stringB < stringA ? 1 : 0)
     }
 }

@@ -17,16 +17,17 @@ import Darwin
 /// properties, which a call from another module would check for exclusive access on every use.
 /// SAFETY: one thread appends at a time (the owner's), and `cursor.used ≤ capacity` holds
 /// between calls: every append either fits or drains the buffer first.
+@safe
 public final class OutputBuffer {
-    @usableFromInline struct Cursor {
+    @usableFromInline @unsafe struct Cursor {
         /// The buffer being filled.
         @usableFromInline var bytes: UnsafeMutablePointer<UInt8>
         /// How many of its bytes are filled.
         @usableFromInline var used: Int
 
         @usableFromInline init(bytes: UnsafeMutablePointer<UInt8>, used: Int) {
-            self.bytes = bytes
-            self.used = used
+            unsafe self.bytes = bytes
+            unsafe self.used = used
         }
     }
 
@@ -56,24 +57,24 @@ public final class OutputBuffer {
     public init(path: String, bufferSize: Int = 256 * 1024, writeBehind: Bool = false) throws {
         precondition(bufferSize >= 64, "OutputBuffer: a buffer shorter than the longest formatted value")
         self.path = path
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw InputError(file: path, "cannot create output file: \(String(cString: strerror(errno)))") }
+        fd = unsafe open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw InputError(file: path, unsafe "cannot create output file: \(String(cString: strerror(errno)))") }
         capacity = bufferSize
         budget = StagingBudget.covering(path)
         // SAFETY: this object owns `cursor`, its buffer of `capacity` bytes and, with write-behind,
         // `spare` (as large), and frees them in deinit, once no write is in flight; nothing throws after.
-        cursor = .allocate(capacity: 1)
-        cursor.initialize(to: Cursor(bytes: .allocate(capacity: bufferSize), used: 0))
-        spare = writeBehind ? .allocate(capacity: bufferSize) : nil
+        unsafe cursor = .allocate(capacity: 1)
+        unsafe cursor.initialize(to: Cursor(bytes: .allocate(capacity: bufferSize), used: 0))
+        unsafe spare = writeBehind ? .allocate(capacity: bufferSize) : nil
     }
 
     deinit {
         // SAFETY: the write in flight (the only other user of a buffer) is waited for first;
         // `Cursor` holds plain values, so freeing needs no deinitialisation.
         waitForWriteBehind()
-        cursor.pointee.bytes.deallocate()
-        cursor.deallocate()
-        spare?.deallocate()
+        unsafe cursor.pointee.bytes.deallocate()
+        unsafe cursor.deallocate()
+        unsafe spare?.deallocate()
         if !closed { Glibc.close(fd) }
     }
 
@@ -82,20 +83,20 @@ public final class OutputBuffer {
     /// Appends one byte.
     @inlinable @inline(__always)
     public func append(_ byte: UInt8) {
-        if cursor.pointee.used == capacity { drain() }
+        if unsafe cursor.pointee.used == capacity { drain() }
         // SAFETY: used < capacity after the drain.
-        cursor.pointee.bytes[cursor.pointee.used] = byte
-        cursor.pointee.used &+= 1
+        unsafe cursor.pointee.bytes[cursor.pointee.used] = byte
+        unsafe cursor.pointee.used &+= 1
     }
 
     /// Appends the bytes of `span` (written straight to the file when larger than the buffer).
     @inlinable @inline(__always)
     public func append(_ span: ByteSpan) {
-        if cursor.pointee.used + span.count > capacity { drain() }
+        if unsafe cursor.pointee.used + span.count > capacity { drain() }
         if span.count > capacity { return appendPastTheBuffer(span) }
         // SAFETY: used + count ≤ capacity after the drain; `span` is valid during the call.
-        (cursor.pointee.bytes + cursor.pointee.used).update(from: span.start, count: span.count)
-        cursor.pointee.used &+= span.count
+        unsafe (cursor.pointee.bytes + cursor.pointee.used).update(from: span.start, count: span.count)
+        unsafe cursor.pointee.used &+= span.count
     }
 
     /// Takes the next `count` bytes of the buffer for a value formatted in place (a date, a
@@ -103,13 +104,13 @@ public final class OutputBuffer {
     @inlinable @inline(__always)
     public func reserve(_ count: Int) -> OutputSlot {
         precondition(count >= 0 && count <= 64, "OutputBuffer.reserve: a slot is for one formatted value")
-        if cursor.pointee.used + count > capacity { drain() }
+        if unsafe cursor.pointee.used + count > capacity { drain() }
         // SAFETY: used + count ≤ capacity after the drain (capacity ≥ 64), so the slot lies
         // inside the buffer; it stays valid until the next append, which the caller does not
         // make before filling it.
-        let slot = OutputSlot(start: cursor.pointee.bytes + cursor.pointee.used, count: count)
-        cursor.pointee.used &+= count
-        return slot
+        let slot = unsafe OutputSlot(start: cursor.pointee.bytes + cursor.pointee.used, count: count)
+        unsafe cursor.pointee.used &+= count
+        return unsafe slot
     }
 
     /// Appends `value` in decimal, with a `-` when negative.
@@ -119,11 +120,11 @@ public final class OutputBuffer {
         var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0)
         // SAFETY: the scratch's 24 bytes, lent for the closure; `append` copies the digits out
         // before it returns, so no pointer into the scratch outlives it.
-        withUnsafeMutableBytes(of: &scratch) { t in
+        unsafe withUnsafeMutableBytes(of: &scratch) { t in
             // SAFETY: at most 20 digits are written right to left from 24, inside the scratch.
             var i = 24
-            repeat { i -= 1; t[i] = UInt8(0x30 + magnitude % 10); magnitude /= 10 } while magnitude > 0
-            append(ByteSpan(start: t.baseAddress!.assumingMemoryBound(to: UInt8.self) + i, count: 24 - i))
+            repeat { i -= 1; unsafe t[i] = UInt8(0x30 + magnitude % 10); magnitude /= 10 } while magnitude > 0
+            unsafe append(ByteSpan(start: t.baseAddress!.assumingMemoryBound(to: UInt8.self) + i, count: 24 - i))
         }
     }
 
@@ -138,28 +139,28 @@ public final class OutputBuffer {
         var scratch: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
         // SAFETY: the scratch's 32 bytes, lent for the closure; `append` copies the digits out
         // before it returns, so no pointer into the scratch outlives it.
-        withUnsafeMutableBytes(of: &scratch) { t in
+        unsafe withUnsafeMutableBytes(of: &scratch) { t in
             // SAFETY (and why unchecked): at most 21 bytes are written right to left from 32 (19
             // digits, as units < 9.2e18 and fractionDigits ≤ 18, a point and a sign): i stays in
             // 11..<32, so `&-` cannot wrap and every store is inside the scratch buffer.
-            let out = t.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            let out = unsafe t.baseAddress!.assumingMemoryBound(to: UInt8.self)
             var i = 32
             if fractionDigits > 0 {
-                for _ in 0..<fractionDigits { i &-= 1; out[i] = UInt8(truncatingIfNeeded: 0x30 &+ units % 10); units /= 10 }
-                i &-= 1; out[i] = 0x2E
+                for _ in 0..<fractionDigits { i &-= 1; unsafe out[i] = UInt8(truncatingIfNeeded: 0x30 &+ units % 10); units /= 10 }
+                i &-= 1; unsafe out[i] = 0x2E
             }
-            repeat { i &-= 1; out[i] = UInt8(truncatingIfNeeded: 0x30 &+ units % 10); units /= 10 } while units > 0
-            if negative { i &-= 1; out[i] = 0x2D }
-            append(ByteSpan(start: out + i, count: 32 &- i))
+            repeat { i &-= 1; unsafe out[i] = UInt8(truncatingIfNeeded: 0x30 &+ units % 10); units /= 10 } while units > 0
+            if negative { i &-= 1; unsafe out[i] = 0x2D }
+            unsafe append(ByteSpan(start: out + i, count: 32 &- i))
         }
     }
 
     /// Appends the whole of `file` (a part written by another thread) in file order.
     public func append(contentsOf file: ReadOnlyFile) throws {
-        try streamWholeFile(file, entryName: nil) { chunk in
+        try unsafe streamWholeFile(file, entryName: nil) { chunk in
             // SAFETY: `streamWholeFile` hands over only non-empty chunks (so a base address),
             // valid during the closure, and `append` copies or writes them before returning.
-            append(ByteSpan(start: chunk.baseAddress!.assumingMemoryBound(to: UInt8.self), count: chunk.count))
+            unsafe append(ByteSpan(start: chunk.baseAddress!.assumingMemoryBound(to: UInt8.self), count: chunk.count))
         }
     }
 
@@ -171,21 +172,21 @@ public final class OutputBuffer {
         // SAFETY: `cursor.bytes[0..<used]` is the filled part (used ≤ capacity). With write-behind
         // the full buffer goes to the queue and is not touched here until `waitForWriteBehind`;
         // the queue's closure keeps `self`, and so both buffers, alive until its write is done.
-        let used = cursor.pointee.used
+        let used = unsafe cursor.pointee.used
         guard used > 0 else { return }
-        guard let free = spare else {
-            writeAll(UnsafeRawPointer(cursor.pointee.bytes), used)
-            cursor.pointee.used = 0
+        guard let free = unsafe spare else {
+            unsafe writeAll(UnsafeRawPointer(cursor.pointee.bytes), used)
+            unsafe cursor.pointee.used = 0
             return
         }
         waitForWriteBehind()   // the spare's last write is done: it can be filled again
-        let full = UnsafeRawPointer(cursor.pointee.bytes)
-        spare = cursor.pointee.bytes
-        cursor.pointee = Cursor(bytes: free, used: 0)
+        let full = unsafe UnsafeRawPointer(cursor.pointee.bytes)
+        unsafe spare = cursor.pointee.bytes
+        unsafe cursor.pointee = Cursor(bytes: free, used: 0)
         inFlight = true
         buffersHandedOver += 1
         WriteBehindQueue.shared.submit { [self] in
-            writeAll(full, used)
+            unsafe writeAll(full, used)
             written.signal()
         }
     }
@@ -195,7 +196,7 @@ public final class OutputBuffer {
         // SAFETY: the caller's span, valid during the call; the buffered bytes before it were
         // drained first (the span did not fit), so the file gets them in order.
         waitForWriteBehind()
-        writeAll(UnsafeRawPointer(span.start), span.count)
+        unsafe writeAll(UnsafeRawPointer(span.start), span.count)
     }
 
     /// Waits for the buffer in flight (if any) to be written. After this, `failure` may be read.
@@ -215,8 +216,8 @@ public final class OutputBuffer {
             }
             counted += n
         }
-        let failed = writeFully(fd, p, n)
-        if failed != 0 { failure = InputError(file: path, "cannot write: \(String(cString: strerror(failed)))") }
+        let failed = unsafe writeFully(fd, p, n)
+        if failed != 0 { failure = InputError(file: path, unsafe "cannot write: \(String(cString: strerror(failed)))") }
     }
 
     /// Writes out the buffer; errors surface in `close()`.
@@ -228,7 +229,7 @@ public final class OutputBuffer {
         drain()
         waitForWriteBehind()
         if fsync(fd) != 0 && errno != EINVAL && failure == nil {
-            failure = InputError(file: path, "cannot write: \(String(cString: strerror(errno)))")
+            failure = InputError(file: path, unsafe "cannot write: \(String(cString: strerror(errno)))")
         }
     }
 
@@ -237,12 +238,12 @@ public final class OutputBuffer {
     public func discard() {
         // The bytes still in the buffer are dropped, not written: the file goes.
         waitForWriteBehind()
-        cursor.pointee.used = 0
+        unsafe cursor.pointee.used = 0
         if !closed {
             closed = true
             Glibc.close(fd)
         }
-        unlink(path)
+        unsafe unlink(path)
         budget?.release(counted)
         counted = 0
     }
@@ -261,6 +262,7 @@ public final class OutputBuffer {
 
 /// A few bytes of an `OutputBuffer` reserved for one value formatted in place. Indices are
 /// checked against the slot; inlined with a constant size, the checks fold away.
+@unsafe
 public struct OutputSlot {
     // SAFETY: `count` bytes of an `OutputBuffer`'s buffer (or of the array `bytes(count:)`
     // fills), valid until that buffer's next append, by which time the slot has been filled.
@@ -269,59 +271,59 @@ public struct OutputSlot {
     public let count: Int
 
     @inlinable init(start: UnsafeMutablePointer<UInt8>, count: Int) {
-        self.start = start
-        self.count = count
+        unsafe self.start = start
+        unsafe self.count = count
     }
 
     /// The byte at `index`.
     @inlinable public subscript(index: Int) -> UInt8 {
         get {
-            precondition(index >= 0 && index < count, "OutputSlot index out of range")
-            return start[index]
+            unsafe precondition(index >= 0 && index < count, "OutputSlot index out of range")
+            return unsafe start[index]
         }
         nonmutating set {
-            precondition(index >= 0 && index < count, "OutputSlot index out of range")
-            start[index] = newValue
+            unsafe precondition(index >= 0 && index < count, "OutputSlot index out of range")
+            unsafe start[index] = newValue
         }
     }
 
     /// Writes the two low decimal digits of `value` (≥ 0) at `index`.
     @inlinable @inline(__always)
     public func putTwoDigits(_ value: Int, at index: Int) {
-        self[index] = UInt8(truncatingIfNeeded: 0x30 + value / 10 % 10)
-        self[index + 1] = UInt8(truncatingIfNeeded: 0x30 + value % 10)
+        unsafe self[index] = UInt8(truncatingIfNeeded: 0x30 + value / 10 % 10)
+        unsafe self[index + 1] = UInt8(truncatingIfNeeded: 0x30 + value % 10)
     }
 
     /// Writes the four low decimal digits of `value` (≥ 0) at `index`.
     @inlinable @inline(__always)
     public func putFourDigits(_ value: Int, at index: Int) {
-        putTwoDigits(value / 100, at: index)
-        putTwoDigits(value % 100, at: index + 2)
+        unsafe putTwoDigits(value / 100, at: index)
+        unsafe putTwoDigits(value % 100, at: index + 2)
     }
 
     /// The `Value` whose bytes start at `offset` (any alignment).
     @inlinable public func load<Value: BitwiseCopyable>(fromByteOffset offset: Int, as type: Value.Type) -> Value {
-        precondition(offset >= 0 && offset + MemoryLayout<Value>.size <= count, "OutputSlot load out of range")
+        unsafe precondition(offset >= 0 && offset + MemoryLayout<Value>.size <= count, "OutputSlot load out of range")
         // SAFETY: inside the slot (checked above); `loadUnaligned` has no alignment requirement.
-        return UnsafeRawPointer(start).loadUnaligned(fromByteOffset: offset, as: Value.self)
+        return unsafe UnsafeRawPointer(start).loadUnaligned(fromByteOffset: offset, as: Value.self)
     }
 
     /// Writes the bytes of `value` at `offset` (any alignment).
     @inlinable public func store<Value: BitwiseCopyable>(_ value: Value, toByteOffset offset: Int) {
-        precondition(offset >= 0 && offset + MemoryLayout<Value>.size <= count, "OutputSlot store out of range")
+        unsafe precondition(offset >= 0 && offset + MemoryLayout<Value>.size <= count, "OutputSlot store out of range")
         // SAFETY: inside the slot (checked above); `storeBytes` needs no alignment for a
         // `BitwiseCopyable` value.
-        UnsafeMutableRawPointer(start).storeBytes(of: value, toByteOffset: offset, as: Value.self)
+        unsafe UnsafeMutableRawPointer(start).storeBytes(of: value, toByteOffset: offset, as: Value.self)
     }
 
     /// The `count` bytes a `fill` formats, as an array (for a value wanted as a `String`).
     public static func bytes(count: Int, _ fill: (OutputSlot) -> Void) -> [UInt8] {
         guard count > 0 else { return [] }   // empty storage may have no address to point a slot at
-        return [UInt8](unsafeUninitializedCapacity: count) { storage, initialised in
+        return unsafe [UInt8](unsafeUninitializedCapacity: count) { storage, initialised in
             // SAFETY: the slot covers exactly the new storage, zeroed first so that every byte is
             // initialised whatever `fill` writes.
-            storage.initialize(repeating: 0)
-            fill(OutputSlot(start: storage.baseAddress!, count: count))
+            unsafe storage.initialize(repeating: 0)
+            unsafe fill(OutputSlot(start: storage.baseAddress!, count: count))
             initialised = count
         }
     }

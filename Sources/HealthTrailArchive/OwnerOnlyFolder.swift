@@ -12,7 +12,7 @@ package enum OwnerOnlyFolderFailure: Error, Equatable {
 /// Callers turn a failure into their own error (an output folder's, the budget ledger's).
 package func makeOwnerOnlyFolder(_ path: String) throws(OwnerOnlyFolderFailure) {
     var st = stat()
-    if stat(path, &st) == 0 {
+    if unsafe stat(path, &st) == 0 {
         guard (st.st_mode & S_IFMT) == S_IFDIR else { throw .notAFolder }
         return
     }

@@ -32,11 +32,11 @@ package enum PrefetchingReader {
                     guard let buffer = queue.takeFree() else { throw StopReading() }   // the parser gave up
                     // SAFETY: the source's chunk is valid during this closure and is copied out
                     // before it returns; `buffer`, taken from the free list, is this thread's alone.
-                    chunk.withUnsafeBytes { chunk in
+                    unsafe chunk.withUnsafeBytes { chunk in
                         if let elision {
-                            buffer.fill(from: chunk, rewrittenBy: elision)
+                            unsafe buffer.fill(from: chunk, rewrittenBy: elision)
                         } else {
-                            buffer.fill(from: chunk)
+                            unsafe buffer.fill(from: chunk)
                         }
                     }
                     queue.pushFull(buffer)
@@ -60,7 +60,7 @@ package enum PrefetchingReader {
             // SAFETY: a full buffer is the parser's alone until given back, after `body` returns
             // (the queue's lock orders the reader's writes before this); its first `count` bytes
             // are filled. `body` must not keep the span.
-            try body(ByteSpan(UnsafeRawBufferPointer(start: buffer.bytes, count: buffer.count)), buffer.entryBytes)
+            try unsafe body(ByteSpan(UnsafeRawBufferPointer(start: buffer.bytes, count: buffer.count)), buffer.entryBytes)
         }
     }
 }
@@ -87,6 +87,7 @@ package protocol ChunkRewriter: AnyObject {
 /// `reserve` when it grows, and in deinit), and `count` ≤ `capacity` (a `ChunkRewriter` writes
 /// no more than it declares). One thread uses it at a time: the reader while it holds it from
 /// the free list, the parser from the full one.
+@safe
 package final class ChunkBuffer {
     package private(set) var bytes: UnsafeMutableRawPointer
     package private(set) var capacity: Int
@@ -94,10 +95,10 @@ package final class ChunkBuffer {
 
     package init(capacity: Int) {
         self.capacity = capacity
-        bytes = .allocate(byteCount: capacity, alignment: 16)
+        unsafe bytes = .allocate(byteCount: capacity, alignment: 16)
     }
 
-    deinit { bytes.deallocate() }
+    deinit { unsafe bytes.deallocate() }
 
     /// The entry's bytes this chunk stands for (its count, unless it was rewritten).
     package private(set) var entryBytes = 0
@@ -106,7 +107,7 @@ package final class ChunkBuffer {
         // SAFETY: `reserve` makes room for all of `chunk`, which is valid during the call; an
         // empty chunk may have no base address and copies nothing.
         reserve(chunk.count)
-        if let base = chunk.baseAddress { bytes.copyMemory(from: base, byteCount: chunk.count) }
+        if let base = chunk.baseAddress { unsafe bytes.copyMemory(from: base, byteCount: chunk.count) }
         count = chunk.count
         entryBytes = chunk.count
     }
@@ -115,7 +116,7 @@ package final class ChunkBuffer {
     package func fill(from chunk: UnsafeRawBufferPointer, rewrittenBy elision: ChunkRewriter) {
         // SAFETY: `rewrite` writes at most `rewrittenCapacity(forInput:)` bytes, the room reserved.
         reserve(elision.rewrittenCapacity(forInput: chunk.count))
-        count = elision.rewrite(chunk, into: bytes)
+        count = unsafe elision.rewrite(chunk, into: bytes)
         entryBytes = chunk.count
     }
 
@@ -123,7 +124,7 @@ package final class ChunkBuffer {
     package func fillWithHeldBytes(of elision: ChunkRewriter) {
         // SAFETY: `finish` writes at most `heldCapacity` bytes, the room reserved.
         reserve(elision.heldCapacity)
-        count = elision.finish(into: bytes)
+        count = unsafe elision.finish(into: bytes)
         entryBytes = 0
     }
 
@@ -131,9 +132,9 @@ package final class ChunkBuffer {
         // SAFETY: only the holder of the buffer calls this, and no span over the old bytes is in
         // use then (the parser gave the buffer back); the contents need not survive.
         guard size > capacity else { return }
-        bytes.deallocate()
+        unsafe bytes.deallocate()
         capacity = size
-        bytes = .allocate(byteCount: capacity, alignment: 16)
+        unsafe bytes = .allocate(byteCount: capacity, alignment: 16)
     }
 }
 

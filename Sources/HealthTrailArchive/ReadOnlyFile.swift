@@ -19,13 +19,13 @@ public final class ReadOnlyFile: Sendable {
         self.path = path
         // O_NONBLOCK: opening a FIFO would otherwise wait for a writer, for ever in a cron job.
         // It changes nothing for the regular files this reads.
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followingSymlinks ? 0 : O_NOFOLLOW))
+        let fd = unsafe open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followingSymlinks ? 0 : O_NOFOLLOW))
         guard fd >= 0 else {
-            throw InputError(file: path, "cannot open: \(String(cString: strerror(errno)))")
+            throw InputError(file: path, unsafe "cannot open: \(String(cString: strerror(errno)))")
         }
         var st = stat()
-        guard fstat(fd, &st) == 0 else {
-            let message = String(cString: strerror(errno))
+        guard unsafe fstat(fd, &st) == 0 else {
+            let message = unsafe String(cString: strerror(errno))
             close(fd)
             throw InputError(file: path, "cannot stat: \(message)")
         }
@@ -56,10 +56,10 @@ public final class ReadOnlyFile: Sendable {
         while done < buffer.count {
             // SAFETY: the caller keeps `buffer` valid for the call; done < buffer.count, so it has
             // a base address and `pread` writes at most the `buffer.count - done` bytes left in it.
-            let n = pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+            let n = unsafe pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
             if n < 0 {
                 if errno == EINTR { continue }
-                throw InputError(file: path, "read error at byte \(offset): \(String(cString: strerror(errno)))")
+                throw InputError(file: path, unsafe "read error at byte \(offset): \(String(cString: strerror(errno)))")
             }
             if n == 0 { break }
             done += n
@@ -69,11 +69,11 @@ public final class ReadOnlyFile: Sendable {
 
     /// Streams the whole file to `body` in chunks, each valid during its call only.
     public func forEachChunk(_ body: (ByteSpan) throws -> Void) throws {
-        try streamWholeFile(self, entryName: nil) { try body(ByteSpan($0)) }
+        try unsafe streamWholeFile(self, entryName: nil) { try unsafe body(ByteSpan($0)) }
     }
 
     public func read(into bytes: inout [UInt8], at offset: UInt64) throws -> Int {
         // SAFETY: the array's own storage, lent exclusively for the call; the read stays inside it.
-        try bytes.withUnsafeMutableBytes { try read(into: $0, at: offset) }
+        try unsafe bytes.withUnsafeMutableBytes { try unsafe read(into: $0, at: offset) }
     }
 }

@@ -21,8 +21,8 @@ extension ByteSpan {
     public static func withBytes<Record: BitwiseCopyable, Result>(of record: Record, _ body: (ByteSpan) throws -> Result) rethrows -> Result {
         // SAFETY: `withUnsafeBytes(of:)` gives the value's own bytes for the duration of the
         // closure; the span does not escape `body`.
-        try Swift.withUnsafeBytes(of: record) { raw in
-            try body(ByteSpan(start: raw.baseAddress!.assumingMemoryBound(to: UInt8.self), count: raw.count))
+        try unsafe Swift.withUnsafeBytes(of: record) { raw in
+            try unsafe body(ByteSpan(start: raw.baseAddress!.assumingMemoryBound(to: UInt8.self), count: raw.count))
         }
     }
 
@@ -32,9 +32,9 @@ extension ByteSpan {
     public static func withBytes<Record: BitwiseCopyable, Result>(ofEach records: [Record], _ body: (ByteSpan) throws -> Result) rethrows -> Result {
         // SAFETY: the array's storage, for the duration of the closure; an empty array has no
         // base address and gets the empty span.
-        try records.withUnsafeBytes { raw in
+        try unsafe records.withUnsafeBytes { raw in
             guard let base = raw.baseAddress, raw.count > 0 else { return try body(.empty) }
-            return try body(ByteSpan(start: base.assumingMemoryBound(to: UInt8.self), count: raw.count))
+            return try unsafe body(ByteSpan(start: base.assumingMemoryBound(to: UInt8.self), count: raw.count))
         }
     }
 }
@@ -82,12 +82,12 @@ extension ReadOnlyFile {
     /// first at byte `offset`. A file too short for them throws: a spill file is never cut.
     @inlinable
     public func readRecords<Record: BitwiseCopyable>(_ type: Record.Type, count: Int, atByte offset: UInt64) throws -> [Record] {
-        try [Record](unsafeUninitializedCapacity: count) { storage, initialised in
+        try unsafe [Record](unsafeUninitializedCapacity: count) { storage, initialised in
             // SAFETY: the read fills at most the `count` × stride bytes of the new storage, and
             // the elements count as initialised only once all of them were read; any bit
             // pattern is a valid `Record` (BitwiseCopyable, and it was written from one).
             let raw = UnsafeMutableRawBufferPointer(storage)
-            guard try read(into: raw, at: offset) == raw.count else {
+            guard try unsafe read(into: raw, at: offset) == raw.count else {
                 throw InputError(file: path, "cannot read spill file back: file is short")
             }
             initialised = count
@@ -100,26 +100,26 @@ extension ReadOnlyFile {
     public func forEachRecord<Record: BitwiseCopyable>(_ type: Record.Type, _ body: (Record) throws -> Void) throws {
         let size = MemoryLayout<Record>.size
         var carry: [UInt8] = []
-        try streamWholeFile(self, entryName: nil) { chunk in
+        try unsafe streamWholeFile(self, entryName: nil) { chunk in
             // SAFETY: every load reads `size` bytes that lie inside `chunk` (or `carry`, which
             // holds exactly `size`); `loadUnaligned` has no alignment requirement.
-            var bytes = chunk
+            var bytes = unsafe chunk
             if !carry.isEmpty {
                 let need = size - carry.count
-                carry += bytes.prefix(need)
-                bytes = UnsafeRawBufferPointer(rebasing: bytes.dropFirst(need))
+                unsafe carry += bytes.prefix(need)
+                unsafe bytes = UnsafeRawBufferPointer(rebasing: bytes.dropFirst(need))
                 if carry.count == size {
-                    try carry.withUnsafeBytes { try body($0.loadUnaligned(as: Record.self)) }
+                    try unsafe carry.withUnsafeBytes { try unsafe body($0.loadUnaligned(as: Record.self)) }
                     carry.removeAll()
                 }
             }
             var offset = 0
             // SAFETY: as above: each load's `size` bytes end inside `bytes` (the loop's condition).
             while offset + size <= bytes.count {
-                try body(bytes.loadUnaligned(fromByteOffset: offset, as: Record.self))
+                try unsafe body(bytes.loadUnaligned(fromByteOffset: offset, as: Record.self))
                 offset += size
             }
-            carry += bytes[offset...]
+            unsafe carry += bytes[offset...]
         }
     }
 }
@@ -131,7 +131,7 @@ extension ByteSpan {
         precondition(offset >= 0 && offset + MemoryLayout<Value>.size <= count, "ByteSpan load out of range")
         // SAFETY: the bytes lie inside the span (checked above); `loadUnaligned` has no alignment
         // requirement, and any bit pattern is a valid `Value` (BitwiseCopyable).
-        return UnsafeRawPointer(start).loadUnaligned(fromByteOffset: offset, as: Value.self)
+        return unsafe UnsafeRawPointer(start).loadUnaligned(fromByteOffset: offset, as: Value.self)
     }
 }
 
@@ -139,6 +139,7 @@ extension ByteSpan {
 /// whole: a record that straddles two blocks is moved to the front before the next read.
 ///
 /// A record starts with a fixed-size header that says how long the whole record is.
+@safe
 public final class SpillRecordReader {
     /// The spill file.
     public let file: ReadOnlyFile
@@ -160,10 +161,10 @@ public final class SpillRecordReader {
         end = offset + bytes
         self.headerLength = headerLength
         self.maxRecordLength = maxRecordLength
-        buffer = .allocate(byteCount: Int(min(bytes, 1 << 20)) + maxRecordLength, alignment: 8)
+        unsafe buffer = .allocate(byteCount: Int(min(bytes, 1 << 20)) + maxRecordLength, alignment: 8)
     }
 
-    deinit { buffer.deallocate() }
+    deinit { unsafe buffer.deallocate() }
 
     /// The next whole record (valid until the next call), nil after the last. `length` reads a
     /// record's total length from its header (the span holds `headerLength` bytes).
@@ -175,20 +176,20 @@ public final class SpillRecordReader {
         }
         // SAFETY: `position + headerLength ≤ filled` (checked above), and the record's bytes
         // are checked against `filled` before the span over them is made.
-        let start = (buffer.baseAddress! + position).assumingMemoryBound(to: UInt8.self)
-        let count = length(ByteSpan(start: start, count: headerLength))
+        let start = unsafe (buffer.baseAddress! + position).assumingMemoryBound(to: UInt8.self)
+        let count = unsafe length(ByteSpan(start: start, count: headerLength))
         guard count >= headerLength, count <= maxRecordLength, filled - position >= count else { throw truncated() }
         position += count
-        return ByteSpan(start: start, count: count)
+        return unsafe ByteSpan(start: start, count: count)
     }
 
     /// Moves the unread bytes to the front and reads as many more as fit.
     private func refill() throws {
         let kept = filled - position
-        let want = Int(min(UInt64(buffer.count - kept), end - offset))
+        let want = unsafe Int(min(UInt64(buffer.count - kept), end - offset))
         // SAFETY: both ranges lie inside `buffer`; `memmove` allows them to overlap.
-        if kept > 0 { memmove(buffer.baseAddress!, buffer.baseAddress! + position, kept) }
-        let got = try file.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[kept..<kept + want]), at: offset)
+        if kept > 0 { unsafe memmove(buffer.baseAddress!, buffer.baseAddress! + position, kept) }
+        let got = try unsafe file.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[kept..<kept + want]), at: offset)
         guard got == want else { throw truncated() }
         offset += UInt64(got)
         position = 0

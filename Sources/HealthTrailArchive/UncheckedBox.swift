@@ -10,22 +10,23 @@
 ///
 /// Inlinable, so that its users in other targets get it specialised for their `Value` (a generic
 /// class used across a module boundary is otherwise reached through unspecialised witnesses).
+@unsafe
 public final class UncheckedBox<Value> {
     @usableFromInline let pointer: UnsafeMutablePointer<Value>
 
     @inlinable public init(_ value: Value) {
-        pointer = .allocate(capacity: 1)
-        pointer.initialize(to: value)
+        unsafe pointer = .allocate(capacity: 1)
+        unsafe pointer.initialize(to: value)
     }
 
     deinit {
-        pointer.deinitialize(count: 1)
-        pointer.deallocate()
+        unsafe pointer.deinitialize(count: 1)
+        unsafe pointer.deallocate()
     }
 
     @inlinable public var value: Value {
         // SAFETY: `pointer` is initialised from init to deinit; exclusivity as stated above.
-        @inline(__always) unsafeAddress { UnsafePointer(pointer) }
-        @inline(__always) unsafeMutableAddress { pointer }
+        @inline(__always) unsafeAddress { unsafe UnsafePointer(pointer) }
+        @inline(__always) unsafeMutableAddress { unsafe pointer }
     }
 }

@@ -15,7 +15,7 @@ extension ZipArchive {
         _ body: (ByteSpan) throws -> Void
     ) throws -> Bool {
         guard entry.method == 8, entry.flags & 1 == 0 else { return false }
-        return try inflateWhole(entry, at: dataOffset(of: entry), scratch: scratch) { try body(ByteSpan($0)) }
+        return try unsafe inflateWhole(entry, at: dataOffset(of: entry), scratch: scratch) { try unsafe body(ByteSpan($0)) }
     }
 
     /// Hands `whole` to `body` in `chunkSize` pieces, as the streaming path would.
@@ -25,7 +25,7 @@ extension ZipArchive {
             let end = min(start + chunkSize, whole.count)
             // SAFETY: start < end ≤ whole.count, so each piece lies inside `whole`, which the
             // caller keeps valid for the call.
-            try body(UnsafeRawBufferPointer(rebasing: whole[start..<end]))
+            try unsafe body(UnsafeRawBufferPointer(rebasing: whole[start..<end]))
             start = end
         }
     }
@@ -59,27 +59,27 @@ extension ZipArchive {
         // SAFETY: `buffer` holds at least both sizes (each ≤ wholeEntryLimit, so no overflow):
         // `input` and `output` are disjoint ranges inside it, valid until the scratch's next use,
         // after this call. libdeflate writes at most `output.count` bytes and reads `input` only.
-        let buffer = scratch.bytes(atLeast: Int(entry.compressedSize + entry.uncompressedSize))
-        let input = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<Int(entry.compressedSize)])
-        let output = UnsafeMutableRawBufferPointer(rebasing: buffer[input.count..<(input.count + Int(entry.uncompressedSize))])
-        guard (try? file.read(into: input, at: offset)) == input.count,
-            let decompressor = libdeflate_alloc_decompressor()
+        let buffer = unsafe scratch.bytes(atLeast: Int(entry.compressedSize + entry.uncompressedSize))
+        let input = unsafe UnsafeMutableRawBufferPointer(rebasing: buffer[0..<Int(entry.compressedSize)])
+        let output = unsafe UnsafeMutableRawBufferPointer(rebasing: buffer[input.count..<(input.count + Int(entry.uncompressedSize))])
+        guard unsafe (try? file.read(into: input, at: offset)) == input.count,
+            let decompressor = unsafe libdeflate_alloc_decompressor()
         else { return false }
-        defer { libdeflate_free_decompressor(decompressor) }
+        defer { unsafe libdeflate_free_decompressor(decompressor) }
         var consumed = 0
         var produced = 0
         // SAFETY: see above: libdeflate reads `input` whole, writes at most `output.count` bytes,
         // and the CRC reads the `produced` ≤ output.count bytes it wrote.
-        let status = libdeflate_deflate_decompress_ex(
+        let status = unsafe libdeflate_deflate_decompress_ex(
             decompressor, input.baseAddress, input.count,
             output.baseAddress, output.count, &consumed, &produced)
         guard status == LIBDEFLATE_SUCCESS, produced == output.count,
             limits.allowsExpansion(UInt64(produced), from: UInt64(consumed)),
-            libdeflate_crc32(0, output.baseAddress, produced) == expectedCRC
+            unsafe libdeflate_crc32(0, output.baseAddress, produced) == expectedCRC
         else { return false }
         // SAFETY: all of `output` was written (produced == output.count); valid during `body`,
         // which must not use the same scratch.
-        try body(UnsafeRawBufferPointer(output))
+        try unsafe body(UnsafeRawBufferPointer(output))
         return true
     }
 }
@@ -96,6 +96,7 @@ extension ZipArchive {
 /// Invariant: `base` is nil, or a block of `abs(count)` bytes this object owns: mapped when
 /// `count` > 0, allocated when `count` < 0, released by `unmap` (on growth and in deinit) the
 /// same way. Used by one thread at a time, which holds no buffer from it across a `bytes` call.
+@safe
 public final class WholeEntryScratch {
     private var base: UnsafeMutableRawPointer?
     private var count = 0
@@ -106,26 +107,26 @@ public final class WholeEntryScratch {
 
     /// At least `size` bytes, valid until the next call.
     package func bytes(atLeast size: Int) -> UnsafeMutableRawBufferPointer {
-        if abs(count) < size || base == nil {
+        if unsafe abs(count) < size || base == nil {
             unmap()
-            let mapped = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-            if let mapped, mapped != MAP_FAILED {
-                base = mapped
+            let mapped = unsafe mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+            if let mapped = unsafe mapped, unsafe mapped != MAP_FAILED {
+                unsafe base = mapped
                 count = size
             } else {
                 // No address space left: malloc's failure is as fatal as everywhere else.
-                base = .allocate(byteCount: size, alignment: 16)
+                unsafe base = .allocate(byteCount: size, alignment: 16)
                 count = -size
             }
         }
         // SAFETY: `base` holds `abs(count)` ≥ size bytes (see the invariant) until the next call.
-        return UnsafeMutableRawBufferPointer(start: base, count: abs(count))
+        return unsafe UnsafeMutableRawBufferPointer(start: base, count: abs(count))
     }
 
     private func unmap() {
-        guard let base else { return }
-        if count > 0 { munmap(base, count) } else { base.deallocate() }
-        self.base = nil
+        guard let base = unsafe base else { return }
+        if count > 0 { unsafe munmap(base, count) } else { unsafe base.deallocate() }
+        unsafe self.base = nil
         count = 0
     }
 }

@@ -135,7 +135,9 @@ public final class ZipArchive: ExportSource {
             throw fail("compression method \(entry.method) is not supported (only stored and deflated)")
         }
         var offset = try dataOffset(of: entry)
-        if entry.method == 8, try inflateWhole(entry, at: offset, scratch: WholeEntryScratch(), { try Self.inChunks($0) { try body(ByteSpan($0)) } })
+        if entry.method == 8,
+            try unsafe inflateWhole(
+                entry, at: offset, scratch: WholeEntryScratch(), { try unsafe Self.inChunks($0) { try unsafe body(ByteSpan($0)) } })
         {
             return
         }
@@ -145,13 +147,13 @@ public final class ZipArchive: ExportSource {
         // SAFETY: `input` (and `output` below) belong to this call and are freed when it returns,
         // after `inflateEnd`; chunks made from them reach `body` only during the call.
         let input = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 16)
-        defer { input.deallocate() }
+        defer { unsafe input.deallocate() }
 
         /// Reads the next compressed chunk; returns its length.
         func refill() throws -> Int {
             let want = Int(min(UInt64(Self.chunkSize), remaining))
             // SAFETY: want ≤ chunkSize, so `input[0..<want]` lies inside `input`.
-            let n = try file.read(into: UnsafeMutableRawBufferPointer(rebasing: input[0..<want]), at: offset)
+            let n = try unsafe file.read(into: UnsafeMutableRawBufferPointer(rebasing: input[0..<want]), at: offset)
             guard n == want else { throw fail("archive ends inside the entry (truncated)") }
             offset += UInt64(n)
             remaining -= UInt64(n)
@@ -171,8 +173,8 @@ public final class ZipArchive: ExportSource {
             }
             // SAFETY: every chunk delivered is non-empty (so it has a base address) and valid
             // during the call; `libdeflate_crc32` reads its `count` bytes only.
-            crc = libdeflate_crc32(crc, chunk.baseAddress!, chunk.count)
-            try body(ByteSpan(chunk))
+            crc = unsafe libdeflate_crc32(crc, chunk.baseAddress!, chunk.count)
+            try unsafe body(ByteSpan(chunk))
         }
 
         if entry.method == 0 {
@@ -180,49 +182,49 @@ public final class ZipArchive: ExportSource {
             while remaining > 0 {
                 let n = try refill()
                 // SAFETY: `refill` filled `input[0..<n]` with n > 0 (remaining > 0).
-                try deliver(UnsafeRawBufferPointer(rebasing: input[0..<n]), consumed: produced + UInt64(n))
+                try unsafe deliver(UnsafeRawBufferPointer(rebasing: input[0..<n]), consumed: produced + UInt64(n))
             }
         } else {
             let output = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 16)
-            defer { output.deallocate() }
+            defer { unsafe output.deallocate() }
             // SAFETY: zlib keeps the stream's address between calls and checks it, so the stream
             // lives in memory of its own (a Swift local's address is not promised to stay put);
             // `inflateEnd` runs before the stream and the buffers are freed.
             let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
-            stream.initialize(to: z_stream())
-            defer { stream.deallocate() }
-            guard healthtrail_inflateInit2(stream, -MAX_WBITS) == Z_OK else { throw fail("zlib could not start") }
-            defer { inflateEnd(stream) }
+            unsafe stream.initialize(to: z_stream())
+            defer { unsafe stream.deallocate() }
+            guard unsafe healthtrail_inflateInit2(stream, -MAX_WBITS) == Z_OK else { throw fail("zlib could not start") }
+            defer { unsafe inflateEnd(stream) }
             var finished = false
             while !finished {
                 // SAFETY: `input` is refilled only once zlib has consumed all of it (avail_in == 0),
                 // so no unread byte is overwritten; `output` is handed back to zlib whole only
                 // after the previous chunk of it was delivered, and `body` keeps no span of it.
-                if stream.pointee.avail_in == 0 && remaining > 0 {
+                if unsafe stream.pointee.avail_in == 0 && remaining > 0 {
                     let n = try refill()
-                    stream.pointee.next_in = input.baseAddress!.assumingMemoryBound(to: Bytef.self)
-                    stream.pointee.avail_in = uInt(n)
+                    unsafe stream.pointee.next_in = input.baseAddress!.assumingMemoryBound(to: Bytef.self)
+                    unsafe stream.pointee.avail_in = uInt(n)
                 }
-                stream.pointee.next_out = output.baseAddress!.assumingMemoryBound(to: Bytef.self)
-                stream.pointee.avail_out = uInt(Self.chunkSize)
-                let status = inflate(stream, Z_NO_FLUSH)
-                let count = Self.chunkSize - Int(stream.pointee.avail_out)
+                unsafe stream.pointee.next_out = output.baseAddress!.assumingMemoryBound(to: Bytef.self)
+                unsafe stream.pointee.avail_out = uInt(Self.chunkSize)
+                let status = unsafe inflate(stream, Z_NO_FLUSH)
+                let count = unsafe Self.chunkSize - Int(stream.pointee.avail_out)
                 if count > 0 {
                     // SAFETY: zlib wrote `output[0..<count]` (count ≤ chunkSize, from avail_out).
-                    try deliver(UnsafeRawBufferPointer(rebasing: output[0..<count]), consumed: UInt64(stream.pointee.total_in))
+                    try unsafe deliver(UnsafeRawBufferPointer(rebasing: output[0..<count]), consumed: UInt64(stream.pointee.total_in))
                 }
                 switch status {
                 case Z_STREAM_END:
                     finished = true
                 case Z_OK:
                     continue
-                case Z_BUF_ERROR where stream.pointee.avail_in == 0 && remaining > 0:
+                case Z_BUF_ERROR where unsafe stream.pointee.avail_in == 0 && remaining > 0:
                     continue
                 case Z_BUF_ERROR:
                     throw fail("compressed data ends early (truncated or corrupt entry)")
                 default:
                     // SAFETY: `msg` is nil or a static string zlib keeps until `inflateEnd`.
-                    let detail = stream.pointee.msg.map { String(cString: $0) } ?? "code \(status)"
+                    let detail = unsafe stream.pointee.msg.map { unsafe String(cString: $0) } ?? "code \(status)"
                     throw fail("corrupt compressed data (zlib: \(detail))")
                 }
             }

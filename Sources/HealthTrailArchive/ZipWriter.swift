@@ -35,8 +35,8 @@ public final class ZipWriter {
 
     public init(path: String) throws {
         self.path = path
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw InputError(file: path, "cannot create: \(String(cString: strerror(errno)))") }
+        fd = unsafe open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw InputError(file: path, unsafe "cannot create: \(String(cString: strerror(errno)))") }
     }
 
     deinit { close(fd) }
@@ -58,10 +58,10 @@ public final class ZipWriter {
             try produce { span in
                 // SAFETY: the span's bytes, valid during this closure and read only inside it; a
                 // span always has a base address, so `crc32` never gets NULL (which would reset it).
-                try span.withUnsafeBytes { chunk in
-                    crc = crc32(crc, chunk.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt(chunk.count))
+                try unsafe span.withUnsafeBytes { chunk in
+                    crc = unsafe crc32(crc, chunk.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt(chunk.count))
                     total += UInt64(chunk.count)
-                    try self.write(chunk)
+                    try unsafe self.write(chunk)
                 }
             }
         } else {
@@ -70,37 +70,37 @@ public final class ZipWriter {
             // `deflateEnd` frees only zlib's own state, so it may run after `out` is freed (the
             // defers run in that order), and before the stream itself is.
             let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
-            stream.initialize(to: z_stream())
-            defer { stream.deallocate() }
-            guard healthtrail_deflateInit2(stream, level, -MAX_WBITS) == Z_OK else {
+            unsafe stream.initialize(to: z_stream())
+            defer { unsafe stream.deallocate() }
+            guard unsafe healthtrail_deflateInit2(stream, level, -MAX_WBITS) == Z_OK else {
                 throw InputError(file: path, entry: name, "zlib deflate could not start")
             }
-            defer { deflateEnd(stream) }
+            defer { unsafe deflateEnd(stream) }
             let outSize = 256 * 1024
             let out = UnsafeMutablePointer<Bytef>.allocate(capacity: outSize)
-            defer { out.deallocate() }
+            defer { unsafe out.deallocate() }
             func pump(_ flush: Int32) throws {
                 // SAFETY: `out` (owned by this call) is given to zlib whole on each pass, and its
                 // first n = outSize - avail_out bytes, which zlib wrote, are written out at once.
                 repeat {
-                    stream.pointee.next_out = out
-                    stream.pointee.avail_out = uInt(outSize)
-                    let status = deflate(stream, flush)
+                    unsafe stream.pointee.next_out = out
+                    unsafe stream.pointee.avail_out = uInt(outSize)
+                    let status = unsafe deflate(stream, flush)
                     guard status != Z_STREAM_ERROR else { throw InputError(file: path, entry: name, "deflate failed") }
-                    let n = outSize - Int(stream.pointee.avail_out)
-                    if n > 0 { try write(UnsafeRawBufferPointer(start: out, count: n)) }
-                } while stream.pointee.avail_out == 0
+                    let n = unsafe outSize - Int(stream.pointee.avail_out)
+                    if n > 0 { try unsafe write(UnsafeRawBufferPointer(start: out, count: n)) }
+                } while unsafe stream.pointee.avail_out == 0
             }
             try produce { span in
                 guard span.count > 0 else { return }
                 // SAFETY: zlib reads the chunk during `pump` only, inside this call: `pump` returns
                 // once deflate leaves output room, which it does only with all input consumed
                 // (avail_in == 0), so `next_in` is never read after. zlib does not write through it.
-                try span.withUnsafeBytes { chunk in
-                    crc = crc32(crc, chunk.baseAddress!.assumingMemoryBound(to: Bytef.self), uInt(chunk.count))
+                try unsafe span.withUnsafeBytes { chunk in
+                    crc = unsafe crc32(crc, chunk.baseAddress!.assumingMemoryBound(to: Bytef.self), uInt(chunk.count))
                     total += UInt64(chunk.count)
-                    stream.pointee.next_in = UnsafeMutablePointer(mutating: chunk.baseAddress!.assumingMemoryBound(to: Bytef.self))
-                    stream.pointee.avail_in = uInt(chunk.count)
+                    unsafe stream.pointee.next_in = UnsafeMutablePointer(mutating: chunk.baseAddress!.assumingMemoryBound(to: Bytef.self))
+                    unsafe stream.pointee.avail_in = uInt(chunk.count)
                     try pump(Z_NO_FLUSH)
                 }
             }
@@ -130,7 +130,7 @@ public final class ZipWriter {
         let nameBytes = Array(name.utf8)
         let headerOffset = position
         try writeLocalHeader(name: nameBytes, method: method, crc: crc, compressed: compressedSize, uncompressed: uncompressedSize)
-        try produce { try self.write($0) }
+        try unsafe produce { try unsafe self.write($0) }
         written.append(
             Written(
                 name: nameBytes, method: method, crc: crc, compressed: compressedSize,
@@ -185,7 +185,7 @@ public final class ZipWriter {
         e.u32(zip64 ? 0xFFFF_FFFF : UInt32(cdSize)); e.u32(zip64 ? 0xFFFF_FFFF : UInt32(cdStart)); e.u16(0)
         try write(e.bytes)
         guard fsync(fd) == 0 || errno == EINVAL else {
-            throw InputError(file: path, "cannot sync: \(String(cString: strerror(errno)))")
+            throw InputError(file: path, unsafe "cannot sync: \(String(cString: strerror(errno)))")
         }
     }
 
@@ -215,21 +215,21 @@ public final class ZipWriter {
     // MARK: - I/O
 
     // SAFETY: the array's own bytes, lent for the call; `write(_:)` uses them before returning.
-    package func write(_ bytes: [UInt8]) throws { try bytes.withUnsafeBytes { try write($0) } }
+    package func write(_ bytes: [UInt8]) throws { try unsafe bytes.withUnsafeBytes { try unsafe write($0) } }
 
     package func write(_ chunk: UnsafeRawBufferPointer) throws {
         // SAFETY: the caller's `chunk.count` bytes, valid for the call; no base address, no bytes.
         if let base = chunk.baseAddress {
-            let failed = writeFully(fd, base, chunk.count)
-            guard failed == 0 else { throw InputError(file: path, "write failed: \(String(cString: strerror(failed)))") }
+            let failed = unsafe writeFully(fd, base, chunk.count)
+            guard failed == 0 else { throw InputError(file: path, unsafe "write failed: \(String(cString: strerror(failed)))") }
         }
         position += UInt64(chunk.count)
     }
 
     package func pwriteAll(_ bytes: [UInt8], at offset: UInt64) throws {
         // SAFETY: `pwrite` reads the array's `count` bytes, lent for the call only.
-        let n = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(offset)) }
-        guard n == bytes.count else { throw InputError(file: path, "write failed: \(String(cString: strerror(errno)))") }
+        let n = unsafe bytes.withUnsafeBytes { unsafe pwrite(fd, $0.baseAddress, $0.count, off_t(offset)) }
+        guard n == bytes.count else { throw InputError(file: path, unsafe "write failed: \(String(cString: strerror(errno)))") }
     }
 }
 

@@ -89,36 +89,39 @@ public final class CSVWriter {
     /// `2024-01-02T15:31:22Z`.
     @inline(__always)
     public func utc(_ seconds: Int64) {
-        let slot = out.reserve(20)
+        // SAFETY: the slot is filled here, before the next append to `out`, which owns its bytes.
+        let slot = unsafe out.reserve(20)
         let day = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         if day != cachedDay {
-            Timestamp.writeUTC(seconds, to: slot)
+            unsafe Timestamp.writeUTC(seconds, to: slot)
             cachedDay = day
-            cachedDayText = (
+            cachedDayText = unsafe (
                 slot.load(fromByteOffset: 0, as: UInt64.self), slot.load(fromByteOffset: 8, as: UInt16.self),
                 slot.load(fromByteOffset: 10, as: UInt8.self)
             )
         } else {
-            slot.store(cachedDayText.0, toByteOffset: 0)
-            slot.store(cachedDayText.1, toByteOffset: 8)
-            slot.store(cachedDayText.2, toByteOffset: 10)
+            unsafe slot.store(cachedDayText.0, toByteOffset: 0)
+            unsafe slot.store(cachedDayText.1, toByteOffset: 8)
+            unsafe slot.store(cachedDayText.2, toByteOffset: 10)
             let rest = Int(seconds - day * 86_400)
-            slot.putTwoDigits(rest / 3600, at: 11); slot[13] = 0x3A
-            slot.putTwoDigits(rest / 60 % 60, at: 14); slot[16] = 0x3A
-            slot.putTwoDigits(rest % 60, at: 17); slot[19] = 0x5A
+            unsafe slot.putTwoDigits(rest / 3600, at: 11); unsafe slot[13] = 0x3A
+            unsafe slot.putTwoDigits(rest / 60 % 60, at: 14); unsafe slot[16] = 0x3A
+            unsafe slot.putTwoDigits(rest % 60, at: 17); unsafe slot[19] = 0x5A
         }
     }
 
     /// `+01:00`.
     @inline(__always)
     public func offset(_ minutes: Int32) {
-        Timestamp.writeOffset(minutes, to: out.reserve(6))
+        // SAFETY: the slot is filled before the next append to `out`.
+        unsafe Timestamp.writeOffset(minutes, to: out.reserve(6))
     }
 
     /// A local calendar date, `2024-01-02`.
     @inline(__always)
     public func date(localSeconds: Int64) {
-        Timestamp.writeDate(localSeconds: localSeconds, to: out.reserve(10))
+        // SAFETY: the slot is filled before the next append to `out`.
+        unsafe Timestamp.writeDate(localSeconds: localSeconds, to: out.reserve(10))
     }
 
     public func int(_ v: Int64) { out.appendInteger(v) }
@@ -154,7 +157,7 @@ public final class CSVWriter {
         try out.append(contentsOf: ReadOnlyFile(path: part.path))
         let appended = part.rows   // read before the update: no access nested in it
         rowCount += appended
-        unlink(part.path)
+        unsafe unlink(part.path)
     }
 
     /// Writes out the buffer; errors surface in `close()`.

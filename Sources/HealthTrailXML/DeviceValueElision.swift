@@ -41,6 +41,7 @@ import Darwin
 /// Invariant: `held` and `tail` are owned by the filter (`longestValue` and `tailLength` bytes,
 /// freed in deinit), `heldCount` ≤ `longestValue` and `tailCount` ≤ `tailLength` are how many of
 /// their first bytes are set, and one thread (the reader's) uses the filter at a time.
+@safe
 public final class DeviceValueElision: ChunkRewriter {
     /// The longest value emptied; longer ones pass through (real ones are about 150 bytes).
     public static let longestValue = 4096
@@ -84,8 +85,8 @@ public final class DeviceValueElision: ChunkRewriter {
     public init() {}
 
     deinit {
-        held.deallocate()
-        tail.deallocate()
+        unsafe held.deallocate()
+        unsafe tail.deallocate()
     }
 
     package func rewrittenCapacity(forInput count: Int) -> Int { Self.outputCapacity(forInput: count) }
@@ -102,15 +103,15 @@ public final class DeviceValueElision: ChunkRewriter {
         // copies each input byte at most once plus the held bytes at most once (≤ longestValue),
         // so it stays inside `output`. Both are read and written as bytes only.
         guard let raw = input.baseAddress, input.count > 0 else { return 0 }
-        var writer = ChunkWriter(input: raw.assumingMemoryBound(to: UInt8.self), output: output.assumingMemoryBound(to: UInt8.self))
+        var writer = unsafe ChunkWriter(input: raw.assumingMemoryBound(to: UInt8.self), output: output.assumingMemoryBound(to: UInt8.self))
         let end = input.count
         var i = 0
         // Where the current `device` value starts in this chunk (0 when it began in an earlier one).
         var valueStart = 0
-        let p = writer.input
+        let p = unsafe writer.input
         if mode == .prolog && head.count < Self.headLength {
             // SAFETY: 0 < min(end, headLength - head.count) ≤ end bytes of the input.
-            head.append(contentsOf: UnsafeBufferPointer(start: p, count: min(end, Self.headLength - head.count)))
+            unsafe head.append(contentsOf: UnsafeBufferPointer(start: p, count: min(end, Self.headLength - head.count)))
         }
         defer { if mode == .prolog { offset += end } }
         while i < end {
@@ -121,12 +122,12 @@ public final class DeviceValueElision: ChunkRewriter {
             case .prolog:
                 // The first `<HealthData` followed by a name end, where PrologFilter finds the root.
                 if matched == 0 {
-                    guard let at = Self.find(UInt8(ascii: "<"), in: p, from: i, to: end) else { i = end; break }
+                    guard let at = unsafe Self.find(UInt8(ascii: "<"), in: p, from: i, to: end) else { i = end; break }
                     i = at + 1
                     matched = 1
                     continue
                 }
-                let c = p[i]
+                let c = unsafe p[i]
                 if matched == Self.root.utf8CodeUnitCount {
                     // Either way c is read again: as the tag's delimiter, or as a possible `<`.
                     if Self.isSpace(c) || c == UInt8(ascii: ">") || c == UInt8(ascii: "/") {
@@ -138,7 +139,7 @@ public final class DeviceValueElision: ChunkRewriter {
                     matched = 0
                     continue
                 }
-                if c == Self.root.utf8Start[matched] {
+                if unsafe c == Self.root.utf8Start[matched] {
                     matched += 1
                     i += 1
                 } else {
@@ -146,12 +147,12 @@ public final class DeviceValueElision: ChunkRewriter {
                 }
 
             case .content:
-                guard let at = Self.find(UInt8(ascii: "<"), in: p, from: i, to: end) else { i = end; break }
+                guard let at = unsafe Self.find(UInt8(ascii: "<"), in: p, from: i, to: end) else { i = end; break }
                 i = at + 1
                 mode = .afterLessThan
 
             case .afterLessThan:
-                let c = p[i]
+                let c = unsafe p[i]
                 i += 1
                 switch c {
                 case UInt8(ascii: "/"): mode = .endTag
@@ -161,7 +162,7 @@ public final class DeviceValueElision: ChunkRewriter {
                 }
 
             case .afterBang:
-                let c = p[i]
+                let c = unsafe p[i]
                 i += 1
                 switch c {
                 case UInt8(ascii: "-"): mode = .afterBangDash
@@ -170,34 +171,34 @@ public final class DeviceValueElision: ChunkRewriter {
                 }
 
             case .afterBangDash:
-                mode = p[i] == UInt8(ascii: "-") ? .comment : .passthrough
+                mode = unsafe p[i] == UInt8(ascii: "-") ? .comment : .passthrough
                 matched = 0
                 i += 1
 
             case .comment:
-                let c = p[i]
+                let c = unsafe p[i]
                 i += 1
                 if endsSection(at: c, repeating: UInt8(ascii: "-")) { mode = .content }
 
             case .cdataOpening:
-                if p[i] != Self.cdataOpening.utf8Start[matched] { mode = .passthrough; break }
+                if unsafe p[i] != Self.cdataOpening.utf8Start[matched] { mode = .passthrough; break }
                 i += 1
                 matched += 1
                 if matched == Self.cdataOpening.utf8CodeUnitCount { mode = .cdata; matched = 0 }
 
             case .cdata:
-                let c = p[i]
+                let c = unsafe p[i]
                 i += 1
                 if endsSection(at: c, repeating: UInt8(ascii: "]")) { mode = .content }
 
             case .processingInstruction:
-                let c = p[i]
+                let c = unsafe p[i]
                 i += 1
                 if c == UInt8(ascii: ">") && matched == 1 { mode = .content }
                 matched = c == UInt8(ascii: "?") ? 1 : 0
 
             case .endTag:
-                guard let at = Self.find(UInt8(ascii: ">"), in: p, from: i, to: end) else { i = end; break }
+                guard let at = unsafe Self.find(UInt8(ascii: ">"), in: p, from: i, to: end) else { i = end; break }
                 i = at + 1
                 mode = .content
 
@@ -207,21 +208,21 @@ public final class DeviceValueElision: ChunkRewriter {
                 // values of other attributes are skipped right here, as `.value` would, rather
                 // than through the switch once for each value and once after it.
                 while true {
-                    guard let at = Self.findQuoteOrTagEnd(in: p, from: i, to: end) else { i = end; break }
-                    let c = p[at]
+                    guard let at = unsafe Self.findQuoteOrTagEnd(in: p, from: i, to: end) else { i = end; break }
+                    let c = unsafe p[at]
                     i = at + 1
                     if c == UInt8(ascii: ">") {
                         mode = .content
                         break
                     }
                     quote = c
-                    if isDeviceAttribute(quoteAt: at, in: p) {
+                    if unsafe isDeviceAttribute(quoteAt: at, in: p) {
                         mode = .deviceValue
                         valueStart = i
                         heldCount = 0
                         break
                     }
-                    guard let close = Self.find(c, in: p, from: i, to: end) else {
+                    guard let close = unsafe Self.find(c, in: p, from: i, to: end) else {
                         mode = .value   // the value goes on in the next chunk
                         i = end
                         break
@@ -230,24 +231,24 @@ public final class DeviceValueElision: ChunkRewriter {
                 }
 
             case .value:
-                guard let at = Self.find(quote, in: p, from: i, to: end) else { i = end; break }
+                guard let at = unsafe Self.find(quote, in: p, from: i, to: end) else { i = end; break }
                 i = at + 1
                 mode = .inTag
 
             case .deviceValue:
-                guard let at = Self.find(quote, in: p, from: i, to: end) else {
+                guard let at = unsafe Self.find(quote, in: p, from: i, to: end) else {
                     // The value goes on in the next chunk: hold its bytes back, if they fit.
                     let part = end - valueStart
                     if heldCount + part <= Self.longestValue {
                         // SAFETY: the `part` bytes from valueStart end at `end`, and fit in `held`
                         // (checked just above).
-                        writer.copy(upTo: valueStart)
-                        (held + heldCount).update(from: p + valueStart, count: part)
+                        unsafe writer.copy(upTo: valueStart)
+                        unsafe (held + heldCount).update(from: p + valueStart, count: part)
                         heldCount += part
-                        writer.skip(to: end)
+                        unsafe writer.skip(to: end)
                         valueStart = 0
                     } else {
-                        writer.write(held, heldCount)
+                        unsafe writer.write(held, heldCount)
                         heldCount = 0
                         mode = .value
                     }
@@ -257,21 +258,21 @@ public final class DeviceValueElision: ChunkRewriter {
                 let part = at - valueStart
                 var plain: Bool
                 if heldCount == 0 {
-                    plain = part <= Self.longestValue && Self.isPlainValue(p + valueStart, part)
+                    plain = unsafe part <= Self.longestValue && Self.isPlainValue(p + valueStart, part)
                 } else if heldCount + part <= Self.longestValue {
                     // SAFETY: the value's `part` bytes end at the quote (< end) and fit in `held`.
-                    (held + heldCount).update(from: p + valueStart, count: part)
-                    plain = Self.isPlainValue(held, heldCount + part)
+                    unsafe (held + heldCount).update(from: p + valueStart, count: part)
+                    plain = unsafe Self.isPlainValue(held, heldCount + part)
                 } else {
                     plain = false
                 }
                 if plain {
-                    writer.copy(upTo: valueStart)
-                    writer.skip(to: at)
+                    unsafe writer.copy(upTo: valueStart)
+                    unsafe writer.skip(to: at)
                     elidedValues += 1
                 } else if heldCount > 0 {
                     // Nothing of this chunk is written yet: the held bytes go first.
-                    writer.write(held, heldCount)
+                    unsafe writer.write(held, heldCount)
                 }
                 heldCount = 0
                 valueStart = 0
@@ -279,9 +280,9 @@ public final class DeviceValueElision: ChunkRewriter {
                 mode = .inTag
             }
         }
-        writer.copy(upTo: end)
-        keepTail(p, end)
-        return writer.written
+        unsafe writer.copy(upTo: end)
+        unsafe keepTail(p, end)
+        return unsafe writer.written
     }
 
     /// True at the `>` of `-->` or `]]>` (`repeated` being `-` or `]`): `matched` counts the
@@ -302,8 +303,8 @@ public final class DeviceValueElision: ChunkRewriter {
         // SAFETY: kept + fresh ≤ tailLength, so both copies stay inside `tail`; the first moves
         // its last `kept` set bytes to the front (`update(from:count:)` allows the overlap), the
         // second reads the last `fresh` ≤ count bytes of the input.
-        if kept > 0 { tail.update(from: tail + (tailCount - kept), count: kept) }
-        (tail + kept).update(from: bytes + (count - fresh), count: fresh)
+        if kept > 0 { unsafe tail.update(from: tail + (tailCount - kept), count: kept) }
+        unsafe (tail + kept).update(from: bytes + (count - fresh), count: fresh)
         tailCount = kept + fresh
     }
 
@@ -312,7 +313,7 @@ public final class DeviceValueElision: ChunkRewriter {
     package func finish(into output: UnsafeMutableRawPointer) -> Int {
         let count = heldCount
         // SAFETY: the caller gives `heldCapacity` = longestValue ≥ heldCount bytes at `output`.
-        output.copyMemory(from: held, byteCount: count)
+        unsafe output.copyMemory(from: held, byteCount: count)
         heldCount = 0
         return count
     }
@@ -374,13 +375,13 @@ public final class DeviceValueElision: ChunkRewriter {
         var i = 0
         while i < count {
             // Eight bytes at a time while none is special (a device value has a few `&`s only).
-            if count - i >= 8 && !mayNeedCheck(word(bytes + i)) {
+            if unsafe count - i >= 8 && !mayNeedCheck(word(bytes + i)) {
                 i += 8
                 continue
             }
-            let c = bytes[i]
+            let c = unsafe bytes[i]
             if c == UInt8(ascii: "&") {
-                let length = predefinedEntityLength(bytes + i, count - i)
+                let length = unsafe predefinedEntityLength(bytes + i, count - i)
                 if length == 0 { return false }
                 i += length
                 continue
@@ -415,7 +416,7 @@ public final class DeviceValueElision: ChunkRewriter {
         // Most values are of other attributes, written `name="`: `ce=` rejects nearly all at once.
         // (Only without a space before `=`: `device ="` must reach the full look-back, or where
         // chunks end would decide.)
-        if quote >= 3 && bytes[quote - 1] == UInt8(ascii: "=") && !Self.isSpace(bytes[quote - 2])
+        if unsafe quote >= 3 && bytes[quote - 1] == UInt8(ascii: "=") && !Self.isSpace(bytes[quote - 2])
             && (bytes[quote - 2] != UInt8(ascii: "e") || bytes[quote - 3] != UInt8(ascii: "c"))
         {
             return false
@@ -423,20 +424,20 @@ public final class DeviceValueElision: ChunkRewriter {
         if limit >= 0 {
             // The common case: everything the look-back may read is in this chunk.
             var j = quote - 1
-            while j >= limit && Self.isSpace(bytes[j]) { j -= 1 }
-            guard j >= limit, bytes[j] == UInt8(ascii: "=") else { return false }
+            while unsafe j >= limit && Self.isSpace(bytes[j]) { j -= 1 }
+            guard j >= limit, unsafe bytes[j] == UInt8(ascii: "=") else { return false }
             j -= 1
-            while j >= limit && Self.isSpace(bytes[j]) { j -= 1 }
+            while unsafe j >= limit && Self.isSpace(bytes[j]) { j -= 1 }
             guard j - 6 >= limit else { return false }
-            return bytes[j] == UInt8(ascii: "e") && bytes[j - 1] == UInt8(ascii: "c") && bytes[j - 2] == UInt8(ascii: "i")
+            return unsafe bytes[j] == UInt8(ascii: "e") && bytes[j - 1] == UInt8(ascii: "c") && bytes[j - 2] == UInt8(ascii: "i")
                 && bytes[j - 3] == UInt8(ascii: "v") && bytes[j - 4] == UInt8(ascii: "e")
                 && bytes[j - 5] == UInt8(ascii: "d") && Self.isSpace(bytes[j - 6])
         }
         // Near the chunk's start: the same look-back, partly through the tail.
         func byte(_ j: Int) -> UInt8? {
             if j < limit { return nil }
-            if j >= 0 { return bytes[j] }
-            return tailCount + j >= 0 ? tail[tailCount + j] : nil
+            if j >= 0 { return unsafe bytes[j] }
+            return unsafe tailCount + j >= 0 ? tail[tailCount + j] : nil
         }
         var j = quote - 1
         while let c = byte(j), Self.isSpace(c) { j -= 1 }
@@ -453,15 +454,15 @@ public final class DeviceValueElision: ChunkRewriter {
 
     /// The length of the predefined entity reference at `bytes` (`&lt;` … `&apos;`), or 0.
     private static func predefinedEntityLength(_ bytes: UnsafePointer<UInt8>, _ available: Int) -> Int {
-        if available >= 4, bytes[3] == UInt8(ascii: ";"), bytes[2] == UInt8(ascii: "t"),
-            bytes[1] == UInt8(ascii: "l") || bytes[1] == UInt8(ascii: "g")
+        if available >= 4, unsafe bytes[3] == UInt8(ascii: ";"), unsafe bytes[2] == UInt8(ascii: "t"),
+            unsafe bytes[1] == UInt8(ascii: "l") || bytes[1] == UInt8(ascii: "g")
         {
             return 4
         }
         // SAFETY: each comparison reads only as many bytes as are `available`; a string literal
         // passed to C is NUL-terminated and lives for the call, longer than what is compared.
-        if available >= 5, memcmp(bytes, "&amp;", 5) == 0 { return 5 }
-        if available >= 6, memcmp(bytes, "&quot;", 6) == 0 || memcmp(bytes, "&apos;", 6) == 0 { return 6 }
+        if available >= 5, unsafe memcmp(bytes, "&amp;", 5) == 0 { return 5 }
+        if available >= 6, unsafe memcmp(bytes, "&quot;", 6) == 0 || memcmp(bytes, "&apos;", 6) == 0 { return 6 }
         return 0
     }
 
@@ -482,12 +483,12 @@ public final class DeviceValueElision: ChunkRewriter {
         var i = from
         let pattern = ones &* UInt64(byte)
         while i + 8 <= end {
-            let flags = zeroBytes(word(base + i) ^ pattern)
+            let flags = unsafe zeroBytes(word(base + i) ^ pattern)
             if flags != 0 { return i + flags.trailingZeroBitCount >> 3 }
             i += 8
         }
         while i < end {
-            if base[i] == byte { return i }
+            if unsafe base[i] == byte { return i }
             i += 1
         }
         return nil
@@ -497,13 +498,13 @@ public final class DeviceValueElision: ChunkRewriter {
     @inline(__always) private static func findQuoteOrTagEnd(in base: UnsafePointer<UInt8>, from: Int, to end: Int) -> Int? {
         var i = from
         while i + 8 <= end {
-            let w = word(base + i)
+            let w = unsafe word(base + i)
             let flags = zeroBytes(w ^ (ones &* 0x22)) | zeroBytes(w ^ (ones &* 0x27)) | zeroBytes(w ^ (ones &* 0x3E))
             if flags != 0 { return i + flags.trailingZeroBitCount >> 3 }
             i += 8
         }
         while i < end {
-            let c = base[i]
+            let c = unsafe base[i]
             if c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") || c == UInt8(ascii: ">") { return i }
             i += 1
         }
@@ -517,7 +518,7 @@ public final class DeviceValueElision: ChunkRewriter {
     @inline(__always) private static func word(_ p: UnsafePointer<UInt8>) -> UInt64 {
         // SAFETY: every caller checks that 8 bytes from `p` lie inside its buffer;
         // `loadUnaligned` has no alignment requirement.
-        UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self))
+        unsafe UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self))
     }
 
     /// The high bit of each lane of `w` that is zero, and maybe of lanes above one: the lowest
@@ -531,6 +532,7 @@ public final class DeviceValueElision: ChunkRewriter {
 ///
 /// Invariant: `input` holds the chunk and `output` the room `rewrite` was given, disjoint;
 /// `consumed` only grows up to the chunk's count, so `written` never passes that room.
+@unsafe
 private struct ChunkWriter {
     package let input: UnsafePointer<UInt8>
     package let output: UnsafeMutablePointer<UInt8>
@@ -539,27 +541,27 @@ private struct ChunkWriter {
     package private(set) var written = 0
 
     package init(input: UnsafePointer<UInt8>, output: UnsafeMutablePointer<UInt8>) {
-        self.input = input
-        self.output = output
+        unsafe self.input = input
+        unsafe self.output = output
     }
 
     /// Writes the input from `consumed` up to `index`.
     package mutating func copy(upTo index: Int) {
-        guard index > consumed else { return }
+        guard unsafe index > consumed else { return }
         // SAFETY: see the invariant: consumed < index ≤ the chunk's count.
-        (output + written).update(from: input + consumed, count: index - consumed)
-        written += index - consumed
-        consumed = index
+        unsafe (output + written).update(from: input + consumed, count: index - consumed)
+        unsafe written += index - consumed
+        unsafe consumed = index
     }
 
     /// Leaves out the input from `consumed` up to `index`.
-    package mutating func skip(to index: Int) { consumed = index }
+    package mutating func skip(to index: Int) { unsafe consumed = index }
 
     /// Writes other bytes (held back from an earlier chunk) at the current position.
     package mutating func write(_ bytes: UnsafePointer<UInt8>, _ count: Int) {
         // SAFETY: only the held bytes (count ≤ longestValue), at most once per chunk: the room
         // `rewrite` was given has `longestValue` bytes beyond the chunk's count for them.
-        (output + written).update(from: bytes, count: count)
-        written += count
+        unsafe (output + written).update(from: bytes, count: count)
+        unsafe written += count
     }
 }

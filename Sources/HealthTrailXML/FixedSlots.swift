@@ -8,6 +8,7 @@ import HealthTrailBase
 /// check and a uniqueness check per write, this costs a bounds check and a store.
 ///
 /// Inlinable, so that the decoders get it specialised for their `Element`.
+@safe
 public final class FixedSlots<Element> {
     // SAFETY: holds `count` initialised values from init to deinit; every access below checks
     // its index against `count`. Used by one thread at a time, like the decoder that holds it.
@@ -19,30 +20,30 @@ public final class FixedSlots<Element> {
     @inlinable public init(repeating value: Element, count: Int) {
         precondition(count > 0)
         self.count = count
-        pointer = .allocate(capacity: count)
-        pointer.initialize(repeating: value, count: count)
+        unsafe pointer = .allocate(capacity: count)
+        unsafe pointer.initialize(repeating: value, count: count)
     }
 
     deinit {
-        pointer.deinitialize(count: count)
-        pointer.deallocate()
+        unsafe pointer.deinitialize(count: count)
+        unsafe pointer.deallocate()
     }
 
     @inlinable public subscript(i: Int) -> Element {
         @inline(__always) get {
             precondition(UInt(bitPattern: i) < UInt(bitPattern: count), "slot out of range")
-            return pointer[i]
+            return unsafe pointer[i]
         }
         @inline(__always) set {
             precondition(UInt(bitPattern: i) < UInt(bitPattern: count), "slot out of range")
-            pointer[i] = newValue
+            unsafe pointer[i] = newValue
         }
     }
 
     /// Sets the first `n` slots to `value`.
     @inlinable public func fill(_ value: Element, first n: Int) {
         precondition(n >= 0 && n <= count, "slot out of range")
-        pointer.update(repeating: value, count: n)
+        unsafe pointer.update(repeating: value, count: n)
     }
 }
 
@@ -52,14 +53,14 @@ extension FixedSlots where Element == UInt8 {
         precondition(offset >= 0 && bytes.count >= 0 && offset <= count - bytes.count, "slot out of range")
         // SAFETY: the range lies inside the slots (checked above); `update(from:count:)` allows
         // `bytes` to overlap them (a span from `span(from:count:)`).
-        (pointer + offset).update(from: bytes.baseAddress, count: bytes.count)
+        unsafe (pointer + offset).update(from: bytes.baseAddress, count: bytes.count)
     }
 
     /// A span over `length` bytes from `offset`: valid while the slots live and until they are
     /// written again.
     @inlinable @inline(__always) public func span(from offset: Int, count length: Int) -> ByteSpan {
         precondition(offset >= 0 && length >= 0 && offset <= count - length, "slot out of range")
-        return ByteSpan(start: pointer + offset, count: length)
+        return unsafe ByteSpan(start: pointer + offset, count: length)
     }
 }
 
@@ -68,18 +69,19 @@ extension FixedSlots where Element == UInt8 {
 ///
 /// SAFETY: whoever makes one keeps the object alive as long as the `Unretained` is used, and
 /// says where it does so.
+@unsafe
 public struct Unretained<Object: AnyObject> {
     @usableFromInline let reference: Unmanaged<Object>
 
-    @inlinable @inline(__always) public init(_ object: Object) { reference = .passUnretained(object) }
+    @inlinable @inline(__always) public init(_ object: Object) { unsafe reference = unsafe .passUnretained(object) }
 
     /// Calls `body` with the object.
     @inlinable @inline(__always) public func with<Result>(_ body: (Object) throws -> Result) rethrows -> Result {
-        try reference._withUnsafeGuaranteedRef(body)
+        try unsafe reference._withUnsafeGuaranteedRef(body)
     }
 
     /// True when this refers to `object`.
     @inlinable @inline(__always) public func refers(to object: Object) -> Bool {
-        reference.toOpaque() == Unmanaged.passUnretained(object).toOpaque()
+        unsafe reference.toOpaque() == Unmanaged.passUnretained(object).toOpaque()
     }
 }

@@ -7,6 +7,7 @@
 /// larger than `capacity` still works: its extra names are classified by text each time.
 ///
 /// Inlinable, so that the decoders get `lookup` specialised for their `Value`.
+@safe
 public final class InternedNames<Value> {
     /// Names kept at most; the table has twice as many slots, so an empty one always ends a probe.
     @usableFromInline let capacity = 64
@@ -21,16 +22,16 @@ public final class InternedNames<Value> {
 
     /// - Parameter classify: the value of a name seen for the first time.
     @inlinable public init(_ classify: @escaping (SAXName) -> Value) {
-        self.classify = classify
-        names = .allocate(capacity: Self.slotCount)
-        names.initialize(repeating: nil, count: Self.slotCount)
-        values = .allocate(capacity: Self.slotCount)
+        unsafe self.classify = classify
+        unsafe names = .allocate(capacity: Self.slotCount)
+        unsafe names.initialize(repeating: nil, count: Self.slotCount)
+        unsafe values = .allocate(capacity: Self.slotCount)
     }
 
     deinit {
-        for i in 0..<Self.slotCount where names[i] != nil { (values + i).deinitialize(count: 1) }
-        values.deallocate()
-        names.deallocate()
+        for i in 0..<Self.slotCount where unsafe names[i] != nil { unsafe (values + i).deinitialize(count: 1) }
+        unsafe values.deallocate()
+        unsafe names.deallocate()
     }
 
     /// The first slot to probe for an address: its top 7 bits times 2^64 / φ (Fibonacci hashing
@@ -43,18 +44,18 @@ public final class InternedNames<Value> {
     /// The value of `name`.
     @inlinable @inline(__always)
     public func lookup(_ name: SAXName) -> Value {
-        let address = name.address
+        let address = unsafe name.address
         var i = Self.home(address)
         // SAFETY: i stays in 0..<slotCount (masked), and at most `capacity`, half the slots, are
         // ever filled, so the probe meets an empty slot and ends.
-        while let known = names[i] {
-            if known == address { return values[i] }
+        while let known = unsafe names[i] {
+            if known == address { return unsafe values[i] }
             i = (i &+ 1) & (Self.slotCount &- 1)
         }
-        let value = classify(name)
+        let value = unsafe classify(name)
         if count < capacity {
-            names[i] = address
-            (values + i).initialize(to: value)
+            unsafe names[i] = address
+            unsafe (values + i).initialize(to: value)
             count += 1
         }
         return value

@@ -17,8 +17,10 @@ import HealthTrailBase
 /// `@unchecked Sendable`: its two sides share only `queue`, whose state is guarded by its
 /// condition. The parsing thread alone uses `block` and `cursor` (`start`, `end`, `finish`);
 /// the decoding thread takes full blocks from the queue and gives them back.
+@safe
 package final class SAXEventCapture: @unchecked Sendable {
     /// The names a decoder reads, as small codes.
+    @safe
     package struct Vocabulary: Sendable {
         /// The code of an element name.
         package var element: @Sendable (SAXName) -> UInt8
@@ -31,8 +33,8 @@ package final class SAXEventCapture: @unchecked Sendable {
             element: @escaping @Sendable (SAXName) -> UInt8, attribute: @escaping @Sendable (SAXName) -> UInt8?,
             readsAttributes: @escaping @Sendable (UInt8) -> Bool
         ) {
-            self.element = element
-            self.attribute = attribute
+            unsafe self.element = element
+            unsafe self.attribute = attribute
             self.readsAttributes = readsAttributes
         }
     }
@@ -48,7 +50,7 @@ package final class SAXEventCapture: @unchecked Sendable {
     // `room` hands out a range only after checking it fits. The per-event path touches these
     // only, no object: retaining and releasing the block cost about as much as copying the event.
     private var cursor: UnsafeMutableRawPointer?
-    private var blockEnd = UnsafeMutableRawPointer(bitPattern: 1)!
+    private var blockEnd = unsafe UnsafeMutableRawPointer(bitPattern: 1)!
     /// Names are recognised on this side with tables of their own (the decoder's belong to the
     /// other thread).
     private let elements: InternedNames<UInt8>
@@ -63,8 +65,8 @@ package final class SAXEventCapture: @unchecked Sendable {
     ///   and shrinks back after); `blockCount` blocks at most exist at once.
     package init(vocabulary: Vocabulary, blockSize: Int = 256 * 1024, blockCount: Int = 4) {
         queue = Queue(blocks: (0..<max(2, blockCount)).map { _ in Block(capacity: blockSize) })
-        elements = InternedNames(vocabulary.element)
-        attributeNames = InternedNames(vocabulary.attribute)
+        elements = unsafe InternedNames(vocabulary.element)
+        attributeNames = unsafe InternedNames(vocabulary.attribute)
         for code in 0..<256 { readsAttributes[code] = vocabulary.readsAttributes(UInt8(code)) }
     }
 
@@ -72,39 +74,39 @@ package final class SAXEventCapture: @unchecked Sendable {
 
     /// Captures a start tag; false when the decoder has asked the parse to stop.
     package func start(_ name: SAXName, _ attributes: SAXAttributes, line: Int) -> Bool {
-        let element = elements.lookup(name)
+        let element = unsafe elements.lookup(name)
         var kept = 0, size = Self.startHeader
         if readsAttributes[Int(element)] {
-            attributes.forEach { name, value in
-                guard let key = attributeNames.lookup(name), kept < Self.maxAttributes else { return }
+            unsafe attributes.forEach { name, value in
+                guard let key = unsafe attributeNames.lookup(name), kept < Self.maxAttributes else { return }
                 keys[kept] = key
                 values[kept] = value
                 size += Self.attributeHeader + value.count
                 kept += 1
             }
         }
-        guard let out = room(for: size) else { return false }
+        guard let out = unsafe room(for: size) else { return false }
         // SAFETY: `room` gave `size` bytes at `out`: the header and each kept attribute.
-        out.storeBytes(of: Self.startTag, as: UInt8.self)
-        out.storeBytes(of: element, toByteOffset: 1, as: UInt8.self)
-        out.storeBytes(of: UInt32(clamping: line), toByteOffset: 2, as: UInt32.self)
-        out.storeBytes(of: UInt8(kept), toByteOffset: 6, as: UInt8.self)
-        var p = out + Self.startHeader
+        unsafe out.storeBytes(of: Self.startTag, as: UInt8.self)
+        unsafe out.storeBytes(of: element, toByteOffset: 1, as: UInt8.self)
+        unsafe out.storeBytes(of: UInt32(clamping: line), toByteOffset: 2, as: UInt32.self)
+        unsafe out.storeBytes(of: UInt8(kept), toByteOffset: 6, as: UInt8.self)
+        var p = unsafe out + Self.startHeader
         for k in 0..<kept {
             let value = values[k]
-            p.storeBytes(of: keys[k], as: UInt8.self)
-            p.storeBytes(of: UInt32(value.count), toByteOffset: 1, as: UInt32.self)
-            (p + Self.attributeHeader).copyMemory(from: value.baseAddress, byteCount: value.count)
-            p += Self.attributeHeader + value.count
+            unsafe p.storeBytes(of: keys[k], as: UInt8.self)
+            unsafe p.storeBytes(of: UInt32(value.count), toByteOffset: 1, as: UInt32.self)
+            unsafe (p + Self.attributeHeader).copyMemory(from: value.baseAddress, byteCount: value.count)
+            unsafe p += Self.attributeHeader + value.count
         }
         return true
     }
 
     /// Captures an end tag; false when the decoder has asked the parse to stop.
     package func end() -> Bool {
-        guard let out = room(for: 1) else { return false }
+        guard let out = unsafe room(for: 1) else { return false }
         // SAFETY: `room` gave one byte at `out`.
-        out.storeBytes(of: Self.endTag, as: UInt8.self)
+        unsafe out.storeBytes(of: Self.endTag, as: UInt8.self)
         return true
     }
 
@@ -112,39 +114,39 @@ package final class SAXEventCapture: @unchecked Sendable {
     /// decoder has asked to stop.
     @inline(__always)
     private func room(for size: Int) -> UnsafeMutableRawPointer? {
-        if let at = cursor, size <= blockEnd - at {
-            cursor = at + size
-            return at
+        if let at = unsafe cursor, unsafe size <= blockEnd - at {
+            unsafe cursor = at + size
+            return unsafe at
         }
-        return roomInNextBlock(for: size)
+        return unsafe roomInNextBlock(for: size)
     }
 
     /// Hands over the current block and starts the next, which has room for `size` bytes.
     private func roomInNextBlock(for size: Int) -> UnsafeMutableRawPointer? {
-        if let full = block, let cursor {
-            full.count = cursor - full.bytes
+        if let full = block, let cursor = unsafe cursor {
+            full.count = unsafe cursor - full.bytes
             queue.push(full)
         }
         guard let next = queue.takeFree() else {
             block = nil
-            cursor = nil
+            unsafe cursor = nil
             return nil
         }
         next.prepare(for: size)
         block = next
-        cursor = next.bytes + size
-        blockEnd = next.bytes + next.capacity
-        return next.bytes
+        unsafe cursor = next.bytes + size
+        unsafe blockEnd = next.bytes + next.capacity
+        return unsafe next.bytes
     }
 
     /// Hands over the last block and tells the decoder nothing more comes.
     package func finish() {
-        if let block, let cursor, cursor > block.bytes {
-            block.count = cursor - block.bytes
+        if let block, let cursor = unsafe cursor, unsafe cursor > block.bytes {
+            block.count = unsafe cursor - block.bytes
             queue.push(block)
         }
         block = nil
-        cursor = nil
+        unsafe cursor = nil
         queue.finish()
     }
 
@@ -173,39 +175,40 @@ package final class SAXEventCapture: @unchecked Sendable {
     ) {
         // SAFETY: the block's first `count` bytes are whole events as `start` and `end` above
         // wrote them, so every load below stays inside them.
-        var p = UnsafeRawPointer(block.bytes)
-        let stop = p + block.count
-        while p < stop {
-            if p.load(as: UInt8.self) == endTag {
-                p += 1
+        var p = unsafe UnsafeRawPointer(block.bytes)
+        let stop = unsafe p + block.count
+        while unsafe p < stop {
+            if unsafe p.load(as: UInt8.self) == endTag {
+                unsafe p += 1
                 if !end() { return }
                 continue
             }
-            let element = p.load(fromByteOffset: 1, as: UInt8.self)
-            let line = Int(p.loadUnaligned(fromByteOffset: 2, as: UInt32.self))
-            let count = Int(p.load(fromByteOffset: 6, as: UInt8.self))
-            let attributes = CapturedAttributes(first: p + startHeader, count: count)
-            p = attributes.end
-            if !start(element, line, attributes) { return }
+            let element = unsafe p.load(fromByteOffset: 1, as: UInt8.self)
+            let line = unsafe Int(p.loadUnaligned(fromByteOffset: 2, as: UInt32.self))
+            let count = unsafe Int(p.load(fromByteOffset: 6, as: UInt8.self))
+            let attributes = unsafe CapturedAttributes(first: p + startHeader, count: count)
+            unsafe p = attributes.end
+            if unsafe !start(element, line, attributes) { return }
         }
     }
 
     /// The kept attributes of one replayed start tag.
+    @unsafe
     package struct CapturedAttributes {
         // SAFETY: `count` attributes as `start` wrote them, from `first` on, inside a block.
         @usableFromInline let first: UnsafeRawPointer
         @usableFromInline let count: Int
 
         @inlinable @inline(__always) init(first: UnsafeRawPointer, count: Int) {
-            self.first = first
-            self.count = count
+            unsafe self.first = first
+            unsafe self.count = count
         }
 
         /// Past the last attribute: where the next event starts.
         @inlinable var end: UnsafeRawPointer {
-            var p = first
-            for _ in 0..<count { p += SAXEventCapture.attributeHeader + Int(p.loadUnaligned(fromByteOffset: 1, as: UInt32.self)) }
-            return p
+            var p = unsafe first
+            for _ in unsafe 0..<count { unsafe p += SAXEventCapture.attributeHeader + Int(p.loadUnaligned(fromByteOffset: 1, as: UInt32.self)) }
+            return unsafe p
         }
 
         /// Calls `body` with each attribute's code and value.
@@ -213,12 +216,12 @@ package final class SAXEventCapture: @unchecked Sendable {
         package func forEach(_ body: (UInt8, ByteSpan) -> Void) {
             // SAFETY: see `first`: each header and value read lies inside the block's events;
             // a value's span is valid while the block is, during the replay.
-            var p = first
-            for _ in 0..<count {
-                let length = Int(p.loadUnaligned(fromByteOffset: 1, as: UInt32.self))
-                body(
+            var p = unsafe first
+            for _ in unsafe 0..<count {
+                let length = unsafe Int(p.loadUnaligned(fromByteOffset: 1, as: UInt32.self))
+                unsafe body(
                     p.load(as: UInt8.self), ByteSpan(start: (p + SAXEventCapture.attributeHeader).assumingMemoryBound(to: UInt8.self), count: length))
-                p += SAXEventCapture.attributeHeader + length
+                unsafe p += SAXEventCapture.attributeHeader + length
             }
         }
     }
@@ -229,6 +232,7 @@ package final class SAXEventCapture: @unchecked Sendable {
     /// `prepare`, freed in deinit), and its first `count` bytes are whole events. The parsing
     /// thread writes it between `takeFree` and `push`, the decoder reads it between `popFull`
     /// and `giveBack`; the queue's lock hands it over, so never both at once.
+    @safe
     package final class Block {
         @usableFromInline private(set) var bytes: UnsafeMutableRawPointer
         private(set) var capacity: Int
@@ -239,10 +243,10 @@ package final class SAXEventCapture: @unchecked Sendable {
         init(capacity: Int) {
             self.capacity = capacity
             standardCapacity = capacity
-            bytes = .allocate(byteCount: capacity, alignment: 16)
+            unsafe bytes = .allocate(byteCount: capacity, alignment: 16)
         }
 
-        deinit { bytes.deallocate() }
+        deinit { unsafe bytes.deallocate() }
 
         /// Empties the block, growing it for an event larger than a block (a megabyte attribute),
         /// and shrinking it back once an ordinary event comes: a few huge elements must not keep
@@ -251,9 +255,9 @@ package final class SAXEventCapture: @unchecked Sendable {
             count = 0
             let wanted = max(size, standardCapacity)
             guard wanted > capacity || (wanted < capacity && size <= standardCapacity) else { return }
-            bytes.deallocate()
+            unsafe bytes.deallocate()
             capacity = wanted
-            bytes = .allocate(byteCount: wanted, alignment: 16)
+            unsafe bytes = .allocate(byteCount: wanted, alignment: 16)
         }
     }
 

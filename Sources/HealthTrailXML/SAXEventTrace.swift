@@ -29,51 +29,53 @@ package final class SAXEventTrace {
     /// Parses `chunks` in order; attributes named `masked` show as `name=…` whatever their value.
     package init<Chunks: Sequence>(chunks: Chunks, masking masked: String = "device") where Chunks.Element == [UInt8] {
         maskedAttribute = Array(masked.utf8)
-        var handler = xmlSAXHandler()
-        handler.startElementNs = { ctx, name, prefix, _, _, _, count, _, attributes in
-            guard let ctx, let name else { return }
-            let trace = Unmanaged<SAXEventTrace>.fromOpaque(ctx).takeUnretainedValue()
+        var handler = unsafe xmlSAXHandler()
+        unsafe handler.startElementNs = { ctx, name, prefix, _, _, _, count, _, attributes in
+            guard let ctx = unsafe ctx, let name = unsafe name else { return }
+            let trace = unsafe Unmanaged<SAXEventTrace>.fromOpaque(ctx).takeUnretainedValue()
             trace.flushText()
             var line =
-                "<" + (prefix.map { String(cString: $0) + ":" } ?? "") + String(cString: name)
+                unsafe "<" + (prefix.map { unsafe String(cString: $0) + ":" } ?? "") + String(cString: name)
                 + " @\(trace.parser?.line ?? 0)"
             for i in 0..<Int(count) {
                 // SAFETY: libxml2's `count` attributes of five pointers each: a NUL-terminated
                 // local name, and the value's bytes from base[3] up to base[4].
-                guard let base = attributes.map({ $0 + i * 5 }), let key = base[0], let start = base[3], let end = base[4] else { continue }
-                let keyBytes = Array(UnsafeBufferPointer(start: key, count: strlen(key)))
+                guard let base = unsafe attributes.map({ unsafe $0 + i * 5 }), let key = unsafe base[0], let start = unsafe base[3],
+                    let end = unsafe base[4]
+                else { continue }
+                let keyBytes = unsafe Array(UnsafeBufferPointer(start: key, count: strlen(key)))
                 line += " " + String(decoding: keyBytes, as: UTF8.self) + "="
-                line +=
+                unsafe line +=
                     keyBytes == trace.maskedAttribute ? "…" : String(decoding: UnsafeBufferPointer(start: start, count: end - start), as: UTF8.self)
             }
             trace.lines.append(line)
         }
-        handler.endElementNs = { ctx, name, _, _ in
-            guard let ctx, let name else { return }
-            let trace = Unmanaged<SAXEventTrace>.fromOpaque(ctx).takeUnretainedValue()
+        unsafe handler.endElementNs = { ctx, name, _, _ in
+            guard let ctx = unsafe ctx, let name = unsafe name else { return }
+            let trace = unsafe Unmanaged<SAXEventTrace>.fromOpaque(ctx).takeUnretainedValue()
             trace.flushText()
-            trace.lines.append("</" + String(cString: name))
+            unsafe trace.lines.append("</" + String(cString: name))
         }
-        handler.comment = { ctx, value in
-            guard let ctx else { return }
-            let trace = Unmanaged<SAXEventTrace>.fromOpaque(ctx).takeUnretainedValue()
+        unsafe handler.comment = { ctx, value in
+            guard let ctx = unsafe ctx else { return }
+            let trace = unsafe Unmanaged<SAXEventTrace>.fromOpaque(ctx).takeUnretainedValue()
             trace.flushText()
-            trace.lines.append("<!--" + (value.map { String(cString: $0) } ?? "") + " @\(trace.parser?.line ?? 0)")
+            unsafe trace.lines.append("<!--" + (value.map { unsafe String(cString: $0) } ?? "") + " @\(trace.parser?.line ?? 0)")
         }
-        handler.processingInstruction = { ctx, target, data in
-            guard let ctx else { return }
-            let trace = Unmanaged<SAXEventTrace>.fromOpaque(ctx).takeUnretainedValue()
+        unsafe handler.processingInstruction = { ctx, target, data in
+            guard let ctx = unsafe ctx else { return }
+            let trace = unsafe Unmanaged<SAXEventTrace>.fromOpaque(ctx).takeUnretainedValue()
             trace.flushText()
             trace.lines.append(
-                "<?" + (target.map { String(cString: $0) } ?? "") + " " + (data.map { String(cString: $0) } ?? "")
+                unsafe "<?" + (target.map { unsafe String(cString: $0) } ?? "") + " " + (data.map { unsafe String(cString: $0) } ?? "")
                     + " @\(trace.parser?.line ?? 0)")
         }
-        handler.characters = { ctx, bytes, count in
-            guard let ctx, let bytes else { return }
+        unsafe handler.characters = { ctx, bytes, count in
+            guard let ctx = unsafe ctx, let bytes = unsafe bytes else { return }
             // SAFETY: libxml2 hands `count` bytes at `bytes`, copied into `text` here.
-            Unmanaged<SAXEventTrace>.fromOpaque(ctx).takeUnretainedValue().text += UnsafeBufferPointer(start: bytes, count: Int(count))
+            unsafe Unmanaged<SAXEventTrace>.fromOpaque(ctx).takeUnretainedValue().text += UnsafeBufferPointer(start: bytes, count: Int(count))
         }
-        let parser = SAXPushParser(
+        let parser = unsafe SAXPushParser(
             handler: handler, userData: Unmanaged.passUnretained(self).toOpaque(),
             fileName: "trace.xml", entryName: nil)
         self.parser = parser

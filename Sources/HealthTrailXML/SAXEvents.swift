@@ -13,33 +13,36 @@ import Darwin
 ///
 /// libxml2 interns names, so within one parser a name always arrives at the same address: after
 /// the first sighting, `InternedNames` recognises it by that address instead of by its text.
+@unsafe
 public struct SAXName {
     // SAFETY: points into the dictionary of the parser that reported it; the name is read only
     // while that parser lives (inside its callbacks, or as a key of its decoder's tables).
     @usableFromInline package let cString: UnsafePointer<UInt8>
 
-    @inlinable @inline(__always) package init(cString: UnsafePointer<UInt8>) { self.cString = cString }
+    @inlinable @inline(__always) package init(cString: UnsafePointer<UInt8>) { unsafe self.cString = unsafe cString }
 
     /// The name as text (an allocation: for recognising a name the first time it is seen).
-    public var string: String { String(cString: cString) }
+    public var string: String { unsafe String(cString: cString) }
 
     /// The same interned name: within one parser, the same name.
-    @inlinable @inline(__always) public func isSameInterned(as other: SAXName) -> Bool { cString == other.cString }
+    @inlinable @inline(__always) public func isSameInterned(as other: SAXName) -> Bool { unsafe cString == other.cString }
 
     /// True when the name is `literal` (ASCII).
     @inlinable @inline(__always) public func equals(_ literal: StaticString) -> Bool {
         // SAFETY: both are NUL-terminated (the name by libxml2, a string literal by the compiler)
         // and alive during the call; `UInt8` and `CChar` memory may be read as each other.
-        strcmp(UnsafeRawPointer(cString).assumingMemoryBound(to: CChar.self), UnsafeRawPointer(literal.utf8Start).assumingMemoryBound(to: CChar.self))
+        unsafe strcmp(
+            UnsafeRawPointer(cString).assumingMemoryBound(to: CChar.self), UnsafeRawPointer(literal.utf8Start).assumingMemoryBound(to: CChar.self))
             == 0
     }
 
     /// The address, for hashing an interned name.
-    @inlinable @inline(__always) package var address: UInt { UInt(bitPattern: cString) }
+    @inlinable @inline(__always) package var address: UInt { unsafe UInt(bitPattern: cString) }
 }
 
 /// The attributes of one start tag, as libxml2's SAX2 callback hands them over. Valid only
 /// during that callback.
+@unsafe
 public struct SAXAttributes {
     // SAFETY: libxml2's array of `count` attributes of five pointers each (local name, prefix,
     // namespace URI, value start, value end), the value's bytes between its start and end; it
@@ -49,18 +52,18 @@ public struct SAXAttributes {
     public let count: Int
 
     @inlinable @inline(__always) init(base: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, count: Int) {
-        self.base = base
-        self.count = count
+        unsafe self.base = base
+        unsafe self.count = count
     }
 
     /// Calls `body` with each attribute's name and value, in the tag's order.
     @inlinable @inline(__always)
     public func forEach(_ body: (SAXName, ByteSpan) throws -> Void) rethrows {
-        guard let base else { return }
-        for i in 0..<count {
-            let attribute = base + i * 5
-            guard let name = attribute[0], let start = attribute[3], let end = attribute[4] else { continue }
-            try body(SAXName(cString: name), ByteSpan(start: start, count: end - start))
+        guard let base = unsafe base else { return }
+        for i in unsafe 0..<count {
+            let attribute = unsafe base + i * 5
+            guard let name = unsafe attribute[0], let start = unsafe attribute[3], let end = unsafe attribute[4] else { continue }
+            try unsafe body(SAXName(cString: name), ByteSpan(start: start, count: end - start))
         }
     }
 }
@@ -87,7 +90,7 @@ extension SAXEventHandler {
 /// place that turns a C callback into a call on the handler. The callbacks reach the handler
 /// through this class's overridden methods, which know its type (`HandlerContext`): holding the
 /// handler as `any SAXEventHandler` instead would retain and release it on every event.
-@usableFromInline class SAXEventContext {
+@usableFromInline @unsafe class SAXEventContext {
     /// Set by `SAXPushParser.captureEvents(into:)`: the tags go to the capture instead of the
     /// handler, with no call between libxml2 and the copy (the parsing thread's critical path).
     var capture: Unretained<SAXEventCapture>?
@@ -101,60 +104,63 @@ extension SAXEventHandler {
 
     /// The SAX2 callbacks, each forwarding to the context it is given.
     @usableFromInline static func callbacks(reportsText: Bool) -> xmlSAXHandler {
-        var sax = xmlSAXHandler()
-        sax.startElementNs = { ctx, name, _, _, _, _, count, _, attributes in
-            guard let ctx, let name else { return }
+        var sax = unsafe xmlSAXHandler()
+        unsafe sax.startElementNs = { ctx, name, _, _, _, _, count, _, attributes in
+            guard let ctx = unsafe ctx, let name = unsafe name else { return }
             // SAFETY: `ctx` is the context `SAXPushParser(events:…)` passed, which the parser keeps.
-            Unmanaged<SAXEventContext>.fromOpaque(ctx)._withUnsafeGuaranteedRef { context in
-                let name = SAXName(cString: name), attributes = SAXAttributes(base: attributes, count: Int(count))
-                guard let capture = context.capture, let parser = context.parser else {
-                    return context.startElement(name, attributes: attributes)
+            unsafe Unmanaged<SAXEventContext>.fromOpaque(ctx)._withUnsafeGuaranteedRef { context in
+                let name = unsafe SAXName(cString: name), attributes = unsafe SAXAttributes(base: attributes, count: Int(count))
+                guard let capture = unsafe context.capture, let parser = unsafe context.parser else {
+                    return unsafe context.startElement(name, attributes: attributes)
                 }
-                parser.with { parser in
-                    if !capture.with({ $0.start(name, attributes, line: parser.line) }) { parser.stop() }
+                unsafe parser.with { parser in
+                    if unsafe !capture.with({ unsafe $0.start(name, attributes, line: parser.line) }) { parser.stop() }
                 }
             }
         }
-        sax.endElementNs = { ctx, name, _, _ in
-            guard let ctx, let name else { return }
+        unsafe sax.endElementNs = { ctx, name, _, _ in
+            guard let ctx = unsafe ctx, let name = unsafe name else { return }
             // SAFETY: as above.
-            Unmanaged<SAXEventContext>.fromOpaque(ctx)._withUnsafeGuaranteedRef { context in
-                guard let capture = context.capture, let parser = context.parser else {
-                    return context.endElement(SAXName(cString: name))
+            unsafe Unmanaged<SAXEventContext>.fromOpaque(ctx)._withUnsafeGuaranteedRef { context in
+                guard let capture = unsafe context.capture, let parser = unsafe context.parser else {
+                    return unsafe context.endElement(SAXName(cString: name))
                 }
-                if !capture.with({ $0.end() }) { parser.with { $0.stop() } }
+                if unsafe !capture.with({ $0.end() }) { unsafe parser.with { $0.stop() } }
             }
         }
         if reportsText {
-            sax.characters = { ctx, text, length in
-                guard let ctx, let text else { return }
+            unsafe sax.characters = { ctx, text, length in
+                guard let ctx = unsafe ctx, let text = unsafe text else { return }
                 // SAFETY: as above; libxml2 hands `length` bytes at `text`.
-                Unmanaged<SAXEventContext>.fromOpaque(ctx)._withUnsafeGuaranteedRef {
-                    $0.characters(ByteSpan(start: text, count: Int(length)))
+                unsafe Unmanaged<SAXEventContext>.fromOpaque(ctx)._withUnsafeGuaranteedRef {
+                    unsafe $0.characters(ByteSpan(start: text, count: Int(length)))
                 }
             }
         }
-        return sax
+        return unsafe sax
     }
 }
 
 /// The context of one handler type. Inlinable, so that the decoders get it specialised: an
 /// unspecialised generic call per event would cost more than the event.
-@usableFromInline final class HandlerContext<Handler: SAXEventHandler>: SAXEventContext {
+@usableFromInline @unsafe final class HandlerContext<Handler: SAXEventHandler>: SAXEventContext {
     // SAFETY: the handler owns the parser, which owns this context, so the handler outlives
     // every callback; unretained, so that the two form no cycle and an event costs no
     // reference counting.
     @usableFromInline let handler: Unretained<Handler>
 
-    @inlinable init(handler: Handler) { self.handler = Unretained(handler) }
-
-    @inlinable override func startElement(_ name: SAXName, attributes: SAXAttributes) {
-        handler.with { $0.startElement(name, attributes: attributes) }
+    @inlinable init(handler: Handler) {
+        unsafe self.handler = Unretained(handler)
+        unsafe super.init()
     }
 
-    @inlinable override func endElement(_ name: SAXName) { handler.with { $0.endElement(name) } }
+    @inlinable override func startElement(_ name: SAXName, attributes: SAXAttributes) {
+        unsafe handler.with { unsafe $0.startElement(name, attributes: attributes) }
+    }
 
-    @inlinable override func characters(_ text: ByteSpan) { handler.with { $0.characters(text) } }
+    @inlinable override func endElement(_ name: SAXName) { unsafe handler.with { unsafe $0.endElement(name) } }
+
+    @inlinable override func characters(_ text: ByteSpan) { unsafe handler.with { $0.characters(text) } }
 }
 
 extension SAXPushParser {
@@ -166,22 +172,22 @@ extension SAXPushParser {
     ///   - fileName, entryName: named in errors.
     @inlinable
     public convenience init<Handler: SAXEventHandler>(events handler: Handler, reportsText: Bool, fileName: String, entryName: String?) {
-        let context = HandlerContext(handler: handler)
+        let context = unsafe HandlerContext(handler: handler)
         // SAFETY: `ctx` is `context`, unretained: `eventContext` keeps it for the parser's whole
         // life, and no callback runs before the first `feed`, after this init has returned.
-        self.init(
+        unsafe self.init(
             handler: SAXEventContext.callbacks(reportsText: reportsText), userData: Unmanaged.passUnretained(context).toOpaque(),
             fileName: fileName, entryName: entryName)
-        context.parser = Unretained(self)
-        eventContext = context
+        unsafe context.parser = Unretained(self)
+        unsafe eventContext = context
     }
 
     /// From now on, copies each start and end tag into `capture` (for a decoder on another
     /// thread to replay) instead of reporting it to the handler. For a parser made with
     /// `init(events:…)`, before its first `feed`.
     package func captureEvents(into capture: SAXEventCapture) {
-        precondition(eventContext != nil, "captureEvents(into:) needs a parser made with init(events:)")
+        unsafe precondition(eventContext != nil, "captureEvents(into:) needs a parser made with init(events:)")
         capturing = capture
-        eventContext?.capture = Unretained(capture)
+        unsafe eventContext?.capture = Unretained(capture)
     }
 }

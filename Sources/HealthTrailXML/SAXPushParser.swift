@@ -20,6 +20,7 @@ import HealthTrailBase
 /// or by `parseWhole` when it replaces it) and uses from one thread; its `_private` is this
 /// object, unretained, so it never outlives it. Whoever makes the parser keeps `userData` (the
 /// callbacks' `ctx`) alive for as long as it feeds the parser.
+@safe
 public final class SAXPushParser {
     public let fileName: String
     public let entryName: String?
@@ -44,30 +45,30 @@ public final class SAXPushParser {
     @usableFromInline package init(handler: xmlSAXHandler, userData: UnsafeMutableRawPointer, fileName: String, entryName: String?) {
         self.fileName = fileName
         self.entryName = entryName
-        var sax = handler
-        sax.initialized = UInt32(XML_SAX2_MAGIC)
-        sax.serror = { userData, error in
-            guard let error else { return }
+        var sax = unsafe handler
+        unsafe sax.initialized = UInt32(XML_SAX2_MAGIC)
+        unsafe sax.serror = { userData, error in
+            guard let error = unsafe error else { return }
             // SAFETY: `error` is valid during the call, and its `ctxt` is nil or the context this
             // handler was installed in, whose `_private` is nil until set to the SAXPushParser
             // that owns it and keeps it alive (see the invariant). `userData` is not used: libxml2
             // passes the context's `userData` (the callbacks' `ctx`) there, or a validation one's.
-            _ = userData
-            let ctxt = error.pointee.ctxt?.assumingMemoryBound(to: xmlParserCtxt.self)
-            guard let owner = ctxt?.pointee._private else { return }
-            let parser = Unmanaged<SAXPushParser>.fromOpaque(owner).takeUnretainedValue()
-            if parser.firstError == nil, error.pointee.level.rawValue >= XML_ERR_ERROR.rawValue {
-                parser.firstError = (Int(error.pointee.line), SAXPushParser.phrase(for: error.pointee))
+            _ = unsafe userData
+            let ctxt = unsafe error.pointee.ctxt?.assumingMemoryBound(to: xmlParserCtxt.self)
+            guard let owner = unsafe ctxt?.pointee._private else { return }
+            let parser = unsafe Unmanaged<SAXPushParser>.fromOpaque(owner).takeUnretainedValue()
+            if parser.firstError == nil, unsafe error.pointee.level.rawValue >= XML_ERR_ERROR.rawValue {
+                parser.firstError = unsafe (Int(error.pointee.line), SAXPushParser.phrase(for: error.pointee))
             }
         }
-        self.handler = sax
-        self.userData = userData
+        unsafe self.handler = sax
+        unsafe self.userData = userData
         SAXPushParser.refuseExternalEntities
-        context = xmlCreatePushParserCtxt(&sax, userData, nil, 0, fileName)
-        if let context {
+        unsafe context = xmlCreatePushParserCtxt(&sax, userData, nil, 0, fileName)
+        if let context = unsafe context {
             // SAFETY: unretained: this object owns the context and frees it in deinit.
-            context.pointee._private = Unmanaged.passUnretained(self).toOpaque()
-            xmlCtxtUseOptions(context, Self.options)
+            unsafe context.pointee._private = Unmanaged.passUnretained(self).toOpaque()
+            unsafe xmlCtxtUseOptions(context, Self.options)
         }
     }
 
@@ -77,41 +78,43 @@ public final class SAXPushParser {
     /// instead of reading the file.
     package static let refuseExternalEntities: Void = {
         xmlInitParser()
-        xmlSetExternalEntityLoader { _, _, _ in nil }
+        unsafe xmlSetExternalEntityLoader { _, _, _ in nil }
     }()
 
     deinit {
         // SAFETY: the context is this object's alone; freed once, here, with any document in it.
-        if let context {
-            if let doc = context.pointee.myDoc { xmlFreeDoc(doc) }
-            xmlFreeParserCtxt(context)
+        if let context = unsafe context {
+            if let doc = unsafe context.pointee.myDoc { unsafe xmlFreeDoc(doc) }
+            unsafe xmlFreeParserCtxt(context)
         }
     }
 
     /// The line libxml2 is at (1-based), for messages about the element being decoded.
     @inline(__always) public var line: Int {
         // SAFETY: the context lives as long as this object; `input` is nil or its current input.
-        guard let context, let input = context.pointee.input else { return 0 }
-        return Int(input.pointee.line)
+        guard let context = unsafe context, let input = unsafe context.pointee.input else { return 0 }
+        return unsafe Int(input.pointee.line)
     }
 
     /// Parses one chunk; throws the first XML error with its line.
     package func feed(_ chunk: ByteSpan) throws {
-        guard let context, !parsedWhole else { throw InputError(file: fileName, entry: entryName, "libxml2 could not start a parser") }
+        guard let context = unsafe context, !parsedWhole else {
+            throw InputError(file: fileName, entry: entryName, "libxml2 could not start a parser")
+        }
         guard chunk.count > 0 else { return }
         // SAFETY: libxml2 reads the chunk's bytes during the call only (it copies what it keeps).
-        let status = xmlParseChunk(context, UnsafeRawPointer(chunk.baseAddress).assumingMemoryBound(to: CChar.self), Int32(chunk.count), 0)
+        let status = unsafe xmlParseChunk(context, UnsafeRawPointer(chunk.baseAddress).assumingMemoryBound(to: CChar.self), Int32(chunk.count), 0)
         if status != 0 || firstError != nil { throw error(status) }
     }
 
     public func feed(_ bytes: [UInt8]) throws {
-        try bytes.withUnsafeBytes { try feed(ByteSpan($0)) }
+        try unsafe bytes.withUnsafeBytes { try unsafe feed(ByteSpan($0)) }
     }
 
     /// Tells libxml2 the document is complete; throws if it is not (e.g. truncated).
     public func finish() throws {
-        guard let context, !parsedWhole else { return }
-        let status = xmlParseChunk(context, nil, 0, 1)
+        guard let context = unsafe context, !parsedWhole else { return }
+        let status = unsafe xmlParseChunk(context, nil, 0, 1)
         if status != 0 || firstError != nil { throw error(status) }
     }
 
@@ -131,30 +134,30 @@ public final class SAXPushParser {
         // context keeps its address: libxml2 reads through it only inside `xmlParseDocument`
         // (feed and finish refuse after this; freeing the context calls no read or close).
         let unread = UnsafeMutablePointer<UnsafeRawBufferPointer>.allocate(capacity: 1)
-        document.withUnsafeBytes { unread.initialize(to: $0) }
-        defer { unread.deallocate() }
-        var sax = handler
-        let pull = xmlCreateIOParserCtxt(
+        unsafe document.withUnsafeBytes { unsafe unread.initialize(to: $0) }
+        defer { unsafe unread.deallocate() }
+        var sax = unsafe handler
+        let pull = unsafe xmlCreateIOParserCtxt(
             &sax, userData,
             { source, buffer, length in
-                guard let source, let buffer, length > 0 else { return 0 }
+                guard let source = unsafe source, let buffer = unsafe buffer, length > 0 else { return 0 }
                 // SAFETY: `source` is `unread`, alive during the parse; libxml2 gives room for
                 // `length` bytes at `buffer`, and count ≤ both that and the bytes not read yet.
-                let unread = source.assumingMemoryBound(to: UnsafeRawBufferPointer.self)
-                let count = min(Int(length), unread.pointee.count)
+                let unread = unsafe source.assumingMemoryBound(to: UnsafeRawBufferPointer.self)
+                let count = unsafe min(Int(length), unread.pointee.count)
                 if count > 0 {
-                    UnsafeMutableRawPointer(buffer).copyMemory(from: unread.pointee.baseAddress!, byteCount: count)
-                    unread.pointee = UnsafeRawBufferPointer(rebasing: unread.pointee[count...])
+                    unsafe UnsafeMutableRawPointer(buffer).copyMemory(from: unread.pointee.baseAddress!, byteCount: count)
+                    unsafe unread.pointee = UnsafeRawBufferPointer(rebasing: unread.pointee[count...])
                 }
                 return Int32(count)
-            }, nil, unread, XML_CHAR_ENCODING_NONE)
-        guard let pull else { throw InputError(file: fileName, entry: entryName, "libxml2 could not start a parser") }
-        if let context { xmlFreeParserCtxt(context) }
-        context = pull
+            }, nil, unsafe unread, XML_CHAR_ENCODING_NONE)
+        guard let pull = unsafe pull else { throw InputError(file: fileName, entry: entryName, "libxml2 could not start a parser") }
+        if let context = unsafe context { unsafe xmlFreeParserCtxt(context) }
+        unsafe context = pull
         parsedWhole = true
-        pull.pointee._private = Unmanaged.passUnretained(self).toOpaque()
-        xmlCtxtUseOptions(pull, Self.options)
-        let status = xmlParseDocument(pull)
+        unsafe pull.pointee._private = Unmanaged.passUnretained(self).toOpaque()
+        unsafe xmlCtxtUseOptions(pull, Self.options)
+        let status = unsafe xmlParseDocument(pull)
         // Pull mode takes a NUL byte for the end of the input (found by fuzz-gpx): inside the
         // root element it reports "Premature end of data", after it nothing at all, where push
         // mode refuses the byte. Both are reported as push mode does, from what libxml2 left
@@ -163,20 +166,21 @@ public final class SAXPushParser {
         // SAFETY: `cur..<end` lies in the buffer of the context's input, alive until the context
         // is freed (not before this returns); `rest` is read only here.
         let rest: UnsafeBufferPointer<xmlChar> = {
-            guard let input = pull.pointee.input, let cur = input.pointee.cur, let end = input.pointee.end, cur < end else {
-                return UnsafeBufferPointer(start: nil, count: 0)
+            guard let input = unsafe pull.pointee.input, let cur = unsafe input.pointee.cur, let end = unsafe input.pointee.end, unsafe cur < end
+            else {
+                return unsafe UnsafeBufferPointer(start: nil, count: 0)
             }
-            return UnsafeBufferPointer(start: cur, count: end - cur)
+            return unsafe UnsafeBufferPointer(start: cur, count: end - cur)
         }()
-        let atNUL = rest.first == 0
-        if status != 0 || firstError != nil || pull.pointee.wellFormed == 0 {
+        let atNUL = unsafe rest.first == 0
+        if unsafe status != 0 || firstError != nil || pull.pointee.wellFormed == 0 {
             if atNUL, let first = firstError, first.message.hasPrefix(Self.prematureEnd) {
                 firstError = (line, Self.disallowedCharacter)
             }
             throw error(status)
         }
         // SAFETY: `unread` is freed only when this returns.
-        if !rest.isEmpty || unread.pointee.count > 0 {
+        if unsafe !rest.isEmpty || unread.pointee.count > 0 {
             throw InputError(file: fileName, entry: entryName, line: line, "malformed XML: \(Self.extraContent)")
         }
     }
@@ -194,7 +198,7 @@ public final class SAXPushParser {
 
     /// Stops the parser from inside a callback (e.g. a fatal fault under `--strict`).
     public func stop() {
-        if let context { xmlStopParser(context) }
+        if let context = unsafe context { unsafe xmlStopParser(context) }
     }
 
     // Phrases that push and pull mode must word alike (`parseWhole` makes some of its own).
@@ -207,10 +211,10 @@ public final class SAXPushParser {
     /// 0xE9 …`), which are health data and must not reach a log. Numbers libxml2 gives apart
     /// (the line an unclosed element opened on) are kept; they are places, not data.
     package static func phrase(for error: xmlError) -> String {
-        let openedOn = error.int1 > 0 ? " (element opened on line \(error.int1))" : ""
-        if error.domain == Int32(XML_FROM_NAMESPACE.rawValue) { return "namespace error" }
-        if error.domain == Int32(XML_FROM_IO.rawValue) { return "input error" }
-        switch xmlParserErrors(rawValue: UInt32(bitPattern: error.code)) {
+        let openedOn = unsafe error.int1 > 0 ? unsafe " (element opened on line \(error.int1))" : ""
+        if unsafe error.domain == Int32(XML_FROM_NAMESPACE.rawValue) { return "namespace error" }
+        if unsafe error.domain == Int32(XML_FROM_IO.rawValue) { return "input error" }
+        switch unsafe xmlParserErrors(rawValue: UInt32(bitPattern: error.code)) {
         case XML_ERR_UNDECLARED_ENTITY, XML_WAR_UNDECLARED_ENTITY: return "undefined entity"
         case XML_ERR_ENTITY_LOOP: return "entity reference loop"
         case XML_ERR_ENTITYREF_NO_NAME, XML_ERR_ENTITYREF_SEMICOL_MISSING, XML_ERR_ENTITYREF_AT_EOF,
@@ -230,14 +234,14 @@ public final class SAXPushParser {
         case XML_ERR_DOCUMENT_EMPTY, XML_ERR_DOCUMENT_START: return "no document"
         case XML_ERR_INVALID_CHAR:
             // One code for both: bytes that are not UTF-8, and a character XML forbids.
-            let message = error.message.map { String(cString: $0) } ?? ""
+            let message = unsafe error.message.map { unsafe String(cString: $0) } ?? ""
             return message.hasPrefix("Input is not proper UTF-8") ? "invalid UTF-8" : disallowedCharacter
         case XML_ERR_INVALID_ENCODING: return "invalid UTF-8"
         case XML_ERR_UNKNOWN_ENCODING, XML_ERR_UNSUPPORTED_ENCODING, XML_ERR_ENCODING_NAME: return "unsupported encoding"
         case XML_ERR_ATTRIBUTE_REDEFINED: return "attribute given twice"
         case XML_ERR_LT_IN_ATTRIBUTE, XML_ERR_ATTRIBUTE_NOT_STARTED, XML_ERR_ATTRIBUTE_NOT_FINISHED,
             XML_ERR_ATTRIBUTE_WITHOUT_VALUE:
-            return limitPhrase(error.message.map { String(cString: $0) } ?? "") ?? "malformed attribute"
+            return unsafe limitPhrase(error.message.map { unsafe String(cString: $0) } ?? "") ?? "malformed attribute"
         case XML_ERR_NAME_TOO_LONG: return "name too long"
         case XML_ERR_NAME_REQUIRED, XML_ERR_GT_REQUIRED, XML_ERR_LTSLASH_REQUIRED, XML_ERR_EQUAL_REQUIRED,
             XML_ERR_SPACE_REQUIRED, XML_ERR_LT_REQUIRED:
@@ -251,8 +255,8 @@ public final class SAXPushParser {
         case XML_ERR_DOCTYPE_NOT_FINISHED, XML_ERR_EXT_SUBSET_NOT_FINISHED: return "malformed DOCTYPE"
         case XML_ERR_NO_MEMORY: return "out of memory"
         default:
-            let message = error.message.map { String(cString: $0) } ?? ""
-            return limitPhrase(message) ?? "libxml2 error \(error.code)"
+            let message = unsafe error.message.map { unsafe String(cString: $0) } ?? ""
+            return unsafe limitPhrase(message) ?? "libxml2 error \(error.code)"
         }
     }
 

@@ -16,6 +16,9 @@ import Testing
         var kind: String
         var folder: String
         var dependencies: Set<String>
+        /// Its Swift settings as `dump-package` spells them, one per setting: the kind, then its
+        /// arguments (`strictMemorySafety`, `treatWarning StrictMemorySafety error`).
+        var swiftSettings: Set<String> = []
         /// A test target, or a target under Tests/ that only test targets use (the shared helpers).
         var isTestSide: Bool { kind == "test" || folder.hasPrefix("Tests/") }
     }
@@ -40,7 +43,15 @@ import Testing
             let folder = target["path"] as? String ?? (kind == "test" ? "Tests/\(name)" : "Sources/\(name)")
             // Each dependency is {"byName"|"target"|"product": [name, …]}: its first element names the module.
             let dependencies = (target["dependencies"] as! [[String: Any]]).compactMap { ($0.values.first as? [Any])?.first as? String }
-            return Target(name: name, kind: kind, folder: folder, dependencies: Set(dependencies))
+            // Each setting is {"tool": "swift", "kind": {name: {"_0": argument, …}}}.
+            let settings = (target["settings"] as? [[String: Any]] ?? []).filter { $0["tool"] as? String == "swift" }
+            let swiftSettings = settings.compactMap { $0["kind"] as? [String: Any] }.flatMap { kind in
+                kind.map { name, value in
+                    let arguments = (value as? [String: Any] ?? [:]).sorted { $0.key < $1.key }.map { "\($0.value)" }
+                    return ([name] + arguments).joined(separator: " ")
+                }
+            }
+            return Target(name: name, kind: kind, folder: folder, dependencies: Set(dependencies), swiftSettings: Set(swiftSettings))
         }
     }
 
@@ -168,6 +179,32 @@ import Testing
 
     /// The folders under Sources/ that may hold pointer code.
     static let pointerFolders = ["HealthTrailBase/", "HealthTrailArchive/", "HealthTrailXML/", "HealthTrailWrite/SQLite/"]
+
+    /// The Swift settings of strict memory safety, as `dump-package` spells them: each unsafe use
+    /// must be marked `unsafe`, and an unmarked one fails the build.
+    static let strictMemorySafetySettings: Set<String> = ["strictMemorySafety", "treatWarning StrictMemorySafety error"]
+
+    /// Targets with pointer code that do not have strict memory safety yet; each must still lack
+    /// it, so that its name leaves this list once it has it.
+    static let pointerTargetsAwaitingStrictMemorySafety: Set<String> = ["HealthTrailBase"]
+
+    /// Every target holding pointer code (a folder of `pointerFolders`) compiles with strict
+    /// memory safety, so that each unsafe use in it is marked where its `SAFETY:` note stands and
+    /// a new pointer target cannot leave the setting out.
+    @Test func everyPointerTargetHasStrictMemorySafety() throws {
+        let declared = try Self.targets()
+        let pointerTargets = Set(Self.pointerFolders.map { String($0.prefix { $0 != "/" }) })
+        #expect(pointerTargets.count == 4)
+        for name in pointerTargets.sorted() {
+            let target = try #require(declared.first { $0.name == name }, "Package.swift has no target \(name)")
+            let missing = Self.strictMemorySafetySettings.subtracting(target.swiftSettings)
+            if Self.pointerTargetsAwaitingStrictMemorySafety.contains(name) {
+                #expect(!missing.isEmpty, "\(name) has strict memory safety: remove it from pointerTargetsAwaitingStrictMemorySafety")
+            } else {
+                #expect(missing.isEmpty, "\(name) holds pointer code but Package.swift does not give it \(missing.sorted())")
+            }
+        }
+    }
 
     /// Every pointer access in the pointer folders says why it is valid (bounds,
     /// lifetime, initialisation, alignment, exclusivity) in a comment near it.

@@ -12,6 +12,9 @@ import HealthTrailBase
 ///
 /// For each row, call one `append…` (or `appendNull`) per column, in any order, then `endRow()`.
 /// Appending a value of the wrong kind for a column is a programming error and traps.
+/// SAFETY (`chunkBox`, an `UncheckedBox`): the writer is used by one thread at a time, and no
+/// access to the box's value starts while another is in progress (each is one call on one chunk).
+@safe
 public final class ParquetWriter {
     /// The footer's `created_by`.
     private let createdBy: String
@@ -61,7 +64,7 @@ public final class ParquetWriter {
         self.columns = columns
         self.rowGroupBytes = Swift.max(1, rowGroupBytes)
         types = columns.map(\.type)
-        chunkBox = UncheckedBox(columns.map(ParquetColumnChunk.init))
+        unsafe chunkBox = UncheckedBox(columns.map(ParquetColumnChunk.init))
         compressor = try GzipCompressor(level: compressionLevel)
         out = try OutputBuffer(path: path)
         write(ParquetFormat.magic)
@@ -71,39 +74,39 @@ public final class ParquetWriter {
 
     /// Appends a null to `column` in the current row.
     public func appendNull(_ column: Int) {
-        chunkBox.value[column].appendNull()
+        unsafe chunkBox.value[column].appendNull()
     }
 
     /// Appends an `.int64` value, or a `.timestampMicrosUTC` one (microseconds since
     /// 1970-01-01T00:00:00Z), to `column` in the current row.
     public func append(_ column: Int, int64 value: Int64) {
         precondition(types[column] == .int64 || types[column] == .timestampMicrosUTC, "ParquetWriter: not an int64 column")
-        chunkBox.value[column].append(int64: value)
+        unsafe chunkBox.value[column].append(int64: value)
     }
 
     /// Appends a `.date` value (days since 1970-01-01) to `column` in the current row.
     public func append(_ column: Int, date days: Int32) {
         precondition(types[column] == .date, "ParquetWriter: not a date column")
-        chunkBox.value[column].append(int32: days)
+        unsafe chunkBox.value[column].append(int32: days)
     }
 
     /// Appends a `.double` value to `column` in the current row.
     public func append(_ column: Int, double value: Double) {
         precondition(types[column] == .double, "ParquetWriter: not a double column")
-        chunkBox.value[column].append(double: value)
+        unsafe chunkBox.value[column].append(double: value)
     }
 
     /// Appends a `.boolean` value to `column` in the current row.
     public func append(_ column: Int, bool value: Bool) {
         precondition(types[column] == .boolean, "ParquetWriter: not a boolean column")
-        chunkBox.value[column].append(bool: value)
+        unsafe chunkBox.value[column].append(bool: value)
     }
 
     /// Appends a `.string` value (UTF-8 bytes, copied before this returns) to `column` in the
     /// current row.
     public func append(_ column: Int, string value: ByteSpan) {
         precondition(types[column] == .string, "ParquetWriter: not a string column")
-        chunkBox.value[column].append(string: value)
+        unsafe chunkBox.value[column].append(string: value)
     }
 
     /// Ends the row: every column must have had exactly one append since the last `endRow`,
@@ -114,14 +117,14 @@ public final class ParquetWriter {
         let expected = rowsInGroup + 1
         var buffered = 0
         for index in columns.indices {
-            let count = chunkBox.value[index].rowCount
+            let count = unsafe chunkBox.value[index].rowCount
             if count != expected {
                 let error = InputError(
                     file: path, "Parquet row \(rowCount + 1): column \(columns[index].name) got \(count - rowsInGroup) values, not 1")
                 failure = error
                 throw error
             }
-            buffered += chunkBox.value[index].bufferedBytes
+            unsafe buffered += chunkBox.value[index].bufferedBytes
         }
         rowsInGroup = expected
         rowCount += 1
@@ -155,8 +158,8 @@ public final class ParquetWriter {
         var metadata: [ParquetColumnChunkMetadata] = []
         metadata.reserveCapacity(columns.count)
         for index in columns.indices {
-            metadata.append(try writeColumnChunk(chunkBox.value[index]))
-            chunkBox.value[index].removeAll()
+            unsafe metadata.append(try writeColumnChunk(chunkBox.value[index]))
+            unsafe chunkBox.value[index].removeAll()
         }
         rowGroups.append(ParquetRowGroupMetadata(columns: metadata, rowCount: Int64(rowsInGroup)))
         rowsInGroup = 0

@@ -18,6 +18,7 @@ import Darwin
 ///
 /// Invariant: `handle` is an open connection from `sqlite3_open_v2` until `close()` sets it to
 /// nil; every statement prepared on it is finalised before it closes.
+@safe
 public final class SQLiteConnection {
     /// The database file.
     public let path: String
@@ -29,16 +30,16 @@ public final class SQLiteConnection {
     /// - Parameter pageSize: SQLite's page size in bytes, a power of two from 512 to 65536.
     public init(creating path: String, pageSize: Int = 4096) throws {
         self.path = path
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw InputError(file: path, "cannot create the database: \(String(cString: strerror(errno)))") }
+        let fd = unsafe open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw InputError(file: path, unsafe "cannot create the database: \(String(cString: strerror(errno)))") }
         closeDescriptor(fd)
         var db: OpaquePointer?
-        let status = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil)
-        handle = db
+        let status = unsafe sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil)
+        unsafe handle = db
         guard status == SQLITE_OK else {
-            let message = Self.message(db, status)
-            sqlite3_close(db)
-            handle = nil
+            let message = unsafe Self.message(db, status)
+            unsafe sqlite3_close(db)
+            unsafe handle = nil
             throw InputError(file: path, "SQLite cannot open the database: \(message)")
         }
         // No journal and no syncs while the file is built. Temporary files beside the database, not in /var/tmp: no health
@@ -55,7 +56,7 @@ public final class SQLiteConnection {
     deinit {
         for statement in statements { statement.finalize() }
         // SAFETY: `handle` is open (the type's invariant) and its statements are finalised.
-        if let handle { sqlite3_close_v2(handle) }
+        if let handle = unsafe handle { unsafe sqlite3_close_v2(handle) }
     }
 
     /// Runs one or more SQL statements that return no rows.
@@ -63,10 +64,10 @@ public final class SQLiteConnection {
         var error: UnsafeMutablePointer<CChar>?
         // SAFETY: `handle` is open (the type's invariant); SQLite allocates `error` with
         // sqlite3_malloc, copied to a String and freed here.
-        let status = sqlite3_exec(try openHandle(), sql, nil, nil, &error)
+        let status = unsafe sqlite3_exec(try openHandle(), sql, nil, nil, &error)
         guard status == SQLITE_OK else {
-            let message = error.map { String(cString: $0) } ?? Self.message(handle, status)
-            sqlite3_free(error)
+            let message = unsafe error.map { unsafe String(cString: $0) } ?? Self.message(handle, status)
+            unsafe sqlite3_free(error)
             throw InputError(file: path, "SQLite: \(message)")
         }
     }
@@ -74,9 +75,11 @@ public final class SQLiteConnection {
     /// Prepares a statement that stays valid until `close()`.
     public func prepare(_ sql: String) throws -> SQLiteStatement {
         var statement: OpaquePointer?
-        let status = sqlite3_prepare_v3(try openHandle(), sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
-        guard status == SQLITE_OK, let statement else { throw InputError(file: path, "SQLite: \(Self.message(handle, status))") }
-        let prepared = SQLiteStatement(statement, connection: self)
+        let status = unsafe sqlite3_prepare_v3(try openHandle(), sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard status == SQLITE_OK, let statement = unsafe statement else {
+            throw InputError(file: path, unsafe "SQLite: \(Self.message(handle, status))")
+        }
+        let prepared = unsafe SQLiteStatement(statement, connection: self)
         statements.append(prepared)
         return prepared
     }
@@ -85,29 +88,29 @@ public final class SQLiteConnection {
 
     /// Finalises every statement, closes the connection and syncs the file to disk.
     public func close() throws {
-        guard let handle else { return }
+        guard let handle = unsafe handle else { return }
         for statement in statements { statement.finalize() }
         statements = []
-        let status = sqlite3_close(handle)
-        self.handle = nil
-        guard status == SQLITE_OK else { throw InputError(file: path, "SQLite cannot close the database: \(Self.message(handle, status))") }
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let status = unsafe sqlite3_close(handle)
+        unsafe self.handle = nil
+        guard status == SQLITE_OK else { throw InputError(file: path, unsafe "SQLite cannot close the database: \(Self.message(handle, status))") }
+        let fd = unsafe open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0, fsync(fd) == 0 else {
             if fd >= 0 { closeDescriptor(fd) }
-            throw InputError(file: path, "cannot sync the database: \(String(cString: strerror(errno)))")
+            throw InputError(file: path, unsafe "cannot sync the database: \(String(cString: strerror(errno)))")
         }
         closeDescriptor(fd)
     }
 
     func openHandle() throws -> OpaquePointer {
-        guard let handle else { throw InputError(file: path, "SQLite database already closed") }
-        return handle
+        guard let handle = unsafe handle else { throw InputError(file: path, "SQLite database already closed") }
+        return unsafe handle
     }
 
     /// SQLite's message for `status` on `db` (its extended message when `db` has one).
     static func message(_ db: OpaquePointer?, _ status: Int32) -> String {
-        if let db, let text = sqlite3_errmsg(db) { return String(cString: text) }
-        return String(cString: sqlite3_errstr(status))
+        if let db = unsafe db, let text = unsafe sqlite3_errmsg(db) { return unsafe String(cString: text) }
+        return unsafe String(cString: sqlite3_errstr(status))
     }
 }
 

@@ -9,12 +9,13 @@ import HealthTrailBase
 /// `SQLITE_STATIC` (a nil destructor: SQLite does not copy it), so a text's bytes must stay
 /// valid until `step()` has run; `TableRowSink`'s rows bind every column and step before the
 /// spans they were given are reused.
+@safe
 public final class SQLiteStatement {
     private var handle: OpaquePointer?
     private unowned let connection: SQLiteConnection
 
     init(_ handle: OpaquePointer, connection: SQLiteConnection) {
-        self.handle = handle
+        unsafe self.handle = handle
         self.connection = connection
     }
 
@@ -35,28 +36,29 @@ public final class SQLiteStatement {
     /// Binds NULL to parameter `index` (1-based, as SQLite counts).
     @inline(__always) public func bindNull(_ index: Int32) {
         // SAFETY: `handle` is a live statement (the type's invariant); so for every bind below.
-        check(sqlite3_bind_null(handle, index))
+        unsafe check(sqlite3_bind_null(handle, index))
     }
 
     /// Binds a whole number.
-    @inline(__always) public func bind(_ index: Int32, _ value: Int64) { check(sqlite3_bind_int64(handle, index, value)) }
+    @inline(__always) public func bind(_ index: Int32, _ value: Int64) { unsafe check(sqlite3_bind_int64(handle, index, value)) }
 
     /// Binds a real number.
-    @inline(__always) public func bind(_ index: Int32, _ value: Double) { check(sqlite3_bind_double(handle, index, value)) }
+    @inline(__always) public func bind(_ index: Int32, _ value: Double) { unsafe check(sqlite3_bind_double(handle, index, value)) }
 
     /// Binds UTF-8 text without copying it; the bytes must stay valid until `step()`.
-    @inline(__always) public func bind(_ index: Int32, text: ByteSpan) {
+    /// `@unsafe`: SQLite keeps the address, so the caller keeps the bytes alive.
+    @unsafe @inline(__always) public func bind(_ index: Int32, text: ByteSpan) {
         // SAFETY: the span's `count` bytes are valid until the row is stepped (the type's
         // invariant); a nil destructor is SQLITE_STATIC, so SQLite reads them in `step()` only.
-        check(
+        unsafe check(
             text.withUnsafeBytes { bytes in
-                sqlite3_bind_text(handle, index, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count), nil)
+                unsafe sqlite3_bind_text(handle, index, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count), nil)
             })
     }
 
     /// Binds text that SQLite copies (a `String`'s bytes do not outlive the call).
     public func bind(_ index: Int32, copying text: String) {
-        check(healthtrail_sqlite3_bind_text_copy(handle, index, text, -1))
+        unsafe check(healthtrail_sqlite3_bind_text_copy(handle, index, text, -1))
     }
 
     /// Runs the statement (an insert: no rows come back) and resets it for the next.
@@ -64,19 +66,19 @@ public final class SQLiteStatement {
         if bindFailure != SQLITE_OK {
             let status = bindFailure
             bindFailure = SQLITE_OK
-            sqlite3_reset(handle)
-            throw InputError(file: connection.path, "SQLite cannot bind a value: \(SQLiteConnection.message(nil, status))")
+            unsafe sqlite3_reset(handle)
+            throw InputError(file: connection.path, unsafe "SQLite cannot bind a value: \(SQLiteConnection.message(nil, status))")
         }
         // SAFETY: every parameter was bound for this row, text to bytes still valid (the type's invariant).
-        let status = sqlite3_step(handle)
-        sqlite3_reset(handle)
+        let status = unsafe sqlite3_step(handle)
+        unsafe sqlite3_reset(handle)
         guard status == SQLITE_DONE else {
-            throw InputError(file: connection.path, "SQLite: \(SQLiteConnection.message(try? connection.openHandle(), status))")
+            throw InputError(file: connection.path, unsafe "SQLite: \(SQLiteConnection.message(try? connection.openHandle(), status))")
         }
     }
 
     func finalize() {
-        sqlite3_finalize(handle)
-        handle = nil
+        unsafe sqlite3_finalize(handle)
+        unsafe handle = nil
     }
 }

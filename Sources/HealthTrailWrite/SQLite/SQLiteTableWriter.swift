@@ -54,7 +54,9 @@ public final class SQLiteTableWriter: TableRowSink {
     }
 
     /// TEXT, bound without a copy until the row is stepped.
-    public func text(_ column: Int, _ value: ByteSpan) { insert.bind(parameter[column], text: value) }
+    // SAFETY (the three text binds): `TableRowSink` text stays valid until the row's `endRow()`,
+    // which steps the statement, so SQLite reads it while it is valid.
+    public func text(_ column: Int, _ value: ByteSpan) { unsafe insert.bind(parameter[column], text: value) }
 
     /// INTEGER.
     public func integer(_ column: Int, _ value: Int64) { insert.bind(parameter[column], value) }
@@ -66,11 +68,11 @@ public final class SQLiteTableWriter: TableRowSink {
     public func boolean(_ column: Int, _ value: Bool) { insert.bind(parameter[column], value ? 1 as Int64 : 0) }
 
     /// The date's text, as in the CSV.
-    public func date(_ column: Int, days: Int32, text: ByteSpan) { insert.bind(parameter[column], text: text) }
+    public func date(_ column: Int, days: Int32, text: ByteSpan) { unsafe insert.bind(parameter[column], text: text) }
 
     /// The instant's text, and its Unix seconds in the column after it.
     public func timestamp(_ column: Int, seconds: Int64, text: ByteSpan) {
-        insert.bind(parameter[column], text: text)
+        unsafe insert.bind(parameter[column], text: text)
         insert.bind(parameter[column] + 1, seconds)
     }
 

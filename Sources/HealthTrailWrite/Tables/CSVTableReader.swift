@@ -19,19 +19,21 @@ public enum CSVTableReader {
         let shown = name ?? path
         let types = schema.columns.map(\.type)
         var rows = 0, header = false
-        try CSVRecordReader.forEachRecord(path: path) { record in
-            if record.number == 1 {
+        // SAFETY: `record` and its fields are used only inside the closure that received it, and
+        // the sink keeps no field past the row's `endRow()`, called in that closure too.
+        try unsafe CSVRecordReader.forEachRecord(path: path) { record in
+            if unsafe record.number == 1 {
                 header = true
-                guard (0..<record.count).map({ record.field($0).string }) == schema.columns.map(\.name) else {
+                guard unsafe (0..<record.count).map({ unsafe record.field($0).string }) == schema.columns.map(\.name) else {
                     throw InputError(file: shown, line: 1, "header does not match the table \(schema.name)'s columns")
                 }
                 return
             }
-            guard record.count == types.count else {
-                throw InputError(file: shown, line: record.number, "\(record.count) fields, \(types.count) columns")
+            guard unsafe record.count == types.count else {
+                throw unsafe InputError(file: shown, line: record.number, "\(record.count) fields, \(types.count) columns")
             }
             for column in 0..<types.count {
-                let field = record.field(column)
+                let field = unsafe record.field(column)
                 guard field.count > 0 else {
                     sink.null(column)
                     continue
@@ -40,10 +42,10 @@ public enum CSVTableReader {
                 case .text:
                     sink.text(column, field)
                 case .integer:
-                    guard let value = TypedField.integer(field) else { throw mistyped(shown, record, schema, column) }
+                    guard let value = TypedField.integer(field) else { throw unsafe mistyped(shown, record, schema, column) }
                     sink.integer(column, value)
                 case .real:
-                    guard let value = TypedField.real(field) else { throw mistyped(shown, record, schema, column) }
+                    guard let value = TypedField.real(field) else { throw unsafe mistyped(shown, record, schema, column) }
                     sink.real(column, value)
                 case .boolean:
                     if field.equals("true") {
@@ -51,13 +53,13 @@ public enum CSVTableReader {
                     } else if field.equals("false") {
                         sink.boolean(column, false)
                     } else {
-                        throw mistyped(shown, record, schema, column)
+                        throw unsafe mistyped(shown, record, schema, column)
                     }
                 case .date:
-                    guard let days = TypedField.days(field) else { throw mistyped(shown, record, schema, column) }
+                    guard let days = TypedField.days(field) else { throw unsafe mistyped(shown, record, schema, column) }
                     sink.date(column, days: days, text: field)
                 case .timestamp:
-                    guard let seconds = TypedField.utcSeconds(field) else { throw mistyped(shown, record, schema, column) }
+                    guard let seconds = TypedField.utcSeconds(field) else { throw unsafe mistyped(shown, record, schema, column) }
                     sink.timestamp(column, seconds: seconds, text: field)
                 }
             }
@@ -73,15 +75,16 @@ public enum CSVTableReader {
     public static func numericColumns(_ path: String, among columns: [String]) throws -> Set<String> {
         var indices: [Int] = []
         var numeric: [Bool] = []
-        try CSVRecordReader.forEachRecord(path: path) { record in
-            if record.number == 1 {
-                let header = (0..<record.count).map { record.field($0).string }
+        // SAFETY: `record` and its fields are used only inside the closure that received it.
+        try unsafe CSVRecordReader.forEachRecord(path: path) { record in
+            if unsafe record.number == 1 {
+                let header = unsafe (0..<record.count).map { unsafe record.field($0).string }
                 indices = columns.map { header.firstIndex(of: $0) ?? -1 }
                 numeric = indices.map { $0 >= 0 }
                 return
             }
-            for (k, i) in indices.enumerated() where numeric[k] && i < record.count {
-                let field = record.field(i)
+            for (k, i) in indices.enumerated() where unsafe numeric[k] && i < record.count {
+                let field = unsafe record.field(i)
                 guard field.count > 0 else { continue }
                 if TypedField.real(field) == nil { numeric[k] = false }
             }
@@ -92,7 +95,8 @@ public enum CSVTableReader {
     private static func mistyped(_ path: String, _ record: CSVRecordReader.Record, _ schema: TableSchema, _ column: Int) -> InputError {
         let c = schema.columns[column]
         let article = c.type == .integer ? "an" : "a"
-        return InputError(
+        // SAFETY: called inside the record's closure; the error keeps only the record's number.
+        return unsafe InputError(
             file: path, line: record.number,
             "column \(c.name) does not hold \(article) \(c.type.rawValue) value (a bug: please report it)")
     }

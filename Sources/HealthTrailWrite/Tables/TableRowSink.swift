@@ -8,7 +8,8 @@ import HealthTrailBase
 public protocol TableRowSink: AnyObject {
     /// An empty field.
     func null(_ column: Int)
-    /// A text value, valid during the call only.
+    /// A text value, valid until the row's `endRow()` returns (the SQLite writer binds it
+    /// without a copy and reads it when the row is stepped).
     func text(_ column: Int, _ value: ByteSpan)
     /// A whole number.
     func integer(_ column: Int, _ value: Int64)
