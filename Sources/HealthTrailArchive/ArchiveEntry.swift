@@ -1,21 +1,21 @@
 /// One file inside an export: a zip entry, or a file of an unzipped folder.
-public struct ArchiveEntry: Sendable, Hashable {
+package struct ArchiveEntry: Sendable, Hashable {
     /// The path inside the archive, with `/` separators (e.g. `apple_health_export/export.xml`).
-    public let path: String
+    package let path: String
     /// Size of the entry's content once inflated.
-    public let uncompressedSize: UInt64
+    package let uncompressedSize: UInt64
     /// Size of the stored bytes (equal to `uncompressedSize` for folders and stored entries).
-    public let compressedSize: UInt64
+    package let compressedSize: UInt64
     /// CRC-32 the archive declares for the content; nil where there is none (folders).
-    public let crc32: UInt32?
+    package let crc32: UInt32?
     /// Zip compression method: 0 stored, 8 deflated.
-    public let method: UInt16
+    package let method: UInt16
     /// Zip general-purpose flags (bit 0: encrypted).
-    public let flags: UInt16
+    package let flags: UInt16
     /// Offset of the zip local header, or 0 outside zips.
-    public let localHeaderOffset: UInt64
+    package let localHeaderOffset: UInt64
 
-    public init(
+    package init(
         path: String, uncompressedSize: UInt64, compressedSize: UInt64, crc32: UInt32?,
         method: UInt16 = 0, flags: UInt16 = 0, localHeaderOffset: UInt64 = 0
     ) {
@@ -29,12 +29,12 @@ public struct ArchiveEntry: Sendable, Hashable {
     }
 
     /// The last path component.
-    public var fileName: Substring {
+    package var fileName: Substring {
         path.split(separator: "/", omittingEmptySubsequences: true).last ?? Substring(path)
     }
 
     /// Entries macOS and Finder add that are never part of an export.
-    public var isPlatformJunk: Bool {
+    package var isPlatformJunk: Bool {
         path.hasPrefix("__MACOSX/") || path.contains("/__MACOSX/") || fileName == ".DS_Store"
             || fileName.hasPrefix("._") || path.hasSuffix("/")
     }

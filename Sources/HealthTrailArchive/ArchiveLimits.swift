@@ -13,24 +13,24 @@ import Foundation
 /// deflates about 290:1. So 200:1 is four times what any real entry reaches and still stops both
 /// kinds of bomb within their first mebibyte. 64 GiB of uncompressed content is several times
 /// the largest exports reported (an export.xml of a few GiB after a decade of Apple Watch data).
-public struct ArchiveLimits: Sendable, Equatable {
+package struct ArchiveLimits: Sendable, Equatable {
     /// Largest uncompressed/compressed ratio allowed for one entry (200 means 200:1).
     /// Applies only once an entry has produced `expansionRatioGraceBytes`: tiny entries of
     /// repeated bytes legitimately reach high ratios and cost nothing.
-    public var maxExpansionRatio: UInt64
+    package var maxExpansionRatio: UInt64
     /// Largest total of the entries' uncompressed sizes, in bytes.
-    public var maxUncompressedBytes: UInt64
+    package var maxUncompressedBytes: UInt64
 
     /// The defaults: 200:1 and 64 GiB.
-    public static let `default` = ArchiveLimits()
+    package static let `default` = ArchiveLimits()
 
     /// Output an entry may produce before its expansion ratio is checked: 1 MiB.
-    public static let expansionRatioGraceBytes: UInt64 = 1 << 20
+    package static let expansionRatioGraceBytes: UInt64 = 1 << 20
 
     /// - Parameters:
     ///   - maxExpansionRatio: per-entry uncompressed/compressed ratio (at least 1).
     ///   - maxUncompressedBytes: total uncompressed bytes of all entries.
-    public init(maxExpansionRatio: UInt64 = 200, maxUncompressedBytes: UInt64 = 64 << 30) {
+    package init(maxExpansionRatio: UInt64 = 200, maxUncompressedBytes: UInt64 = 64 << 30) {
         self.maxExpansionRatio = max(1, maxExpansionRatio)
         self.maxUncompressedBytes = maxUncompressedBytes
     }
@@ -62,7 +62,7 @@ public struct ArchiveLimits: Sendable, Equatable {
     // MARK: Sizes as text
 
     /// `123 bytes`, `1.5 MiB`, `64 GiB`: for messages.
-    public static func text(bytes: UInt64) -> String {
+    package static func text(bytes: UInt64) -> String {
         let units = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
         guard bytes >= 1024 else { return "\(bytes) bytes" }
         var value = Double(bytes) / 1024
@@ -76,7 +76,7 @@ public struct ArchiveLimits: Sendable, Equatable {
     /// Parses a size as a user writes it for `--max-uncompressed`: `1000000`, `500M`, `64G`,
     /// `64GiB`, `2T` (K, M, G, T are powers of 1024; a trailing `B` or `iB` is optional).
     /// Returns nil for anything else, or a value that does not fit 64 bits.
-    public static func bytes(parsing text: String) -> UInt64? {
+    package static func bytes(parsing text: String) -> UInt64? {
         var s = Substring(text.trimmingCharacters(in: .whitespaces))
         if s.hasSuffix("iB") { s = s.dropLast(2) } else if s.hasSuffix("B") || s.hasSuffix("b") { s = s.dropLast() }
         var shift: UInt64 = 0

@@ -14,20 +14,20 @@ import Darwin
 /// them. The buffer grows to hold the longest record; nothing else is kept. The reading state
 /// lives in one function's locals: a class's stored properties would cost an exclusivity check
 /// per field.
-public enum CSVRecordReader {
+package enum CSVRecordReader {
     /// One record: its fields, valid during the call that received it only.
     ///
     /// Invariant: `base` points into the reader's buffer, which is neither freed, moved nor
     /// written while the record is used; `bounds` holds `count` (start, length) pairs, each
     /// inside the record's initialised bytes.
     @unsafe
-    public struct Record {
+    package struct Record {
         private let base: UnsafeRawPointer
         private let bounds: UnsafeBufferPointer<Int>
         /// The record's number in the file, the header being record 1.
-        public let number: Int
+        package let number: Int
         /// The number of fields.
-        public let count: Int
+        package let count: Int
 
         fileprivate init(base: UnsafeRawPointer, bounds: UnsafeBufferPointer<Int>, number: Int) {
             unsafe self.base = base
@@ -38,7 +38,7 @@ public enum CSVRecordReader {
 
         /// Field `i` (0-based), unquoted.
         @inline(__always)
-        public func field(_ i: Int) -> ByteSpan {
+        package func field(_ i: Int) -> ByteSpan {
             unsafe precondition(i >= 0 && i < count, "field index out of range")
             // SAFETY: `bounds` lies inside the record's initialised bytes (the type's invariant),
             // and the span is used only while the record is.
@@ -48,7 +48,7 @@ public enum CSVRecordReader {
 
     /// Calls `body` with each record of the file at `path`, in order. A file that ends inside
     /// quotes throws; the last record may lack its line feed.
-    public static func forEachRecord(path: String, bufferSize: Int = 1 << 20, _ body: (Record) throws -> Void) throws {
+    package static func forEachRecord(path: String, bufferSize: Int = 1 << 20, _ body: (Record) throws -> Void) throws {
         let file = try ReadOnlyFile(path: path)
         // Invariant: `buffer[position..<filled]` are the file's unread bytes, initialised.
         var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bufferSize, 64), alignment: 8)

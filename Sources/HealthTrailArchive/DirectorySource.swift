@@ -8,13 +8,13 @@ import HealthTrailBase
 /// `read` opens nothing but a listed entry, without following a link put there since. Route
 /// references from export.xml (`../../etc/passwd`) are matched against these entries, never
 /// opened as paths, so nothing outside the folder is read.
-public final class DirectorySource: ExportSource {
-    public let root: String
-    public let entries: [ArchiveEntry]
-    public var displayName: String { root }
+package final class DirectorySource: ExportSource {
+    package let root: String
+    package let entries: [ArchiveEntry]
+    package var displayName: String { root }
     private let listedPaths: Set<String>
 
-    public init(path: String) throws {
+    package init(path: String) throws {
         root = path
         let base = URL(fileURLWithPath: path, isDirectory: true).standardizedFileURL
         let prefix = base.path.hasSuffix("/") ? base.path : base.path + "/"
@@ -63,14 +63,14 @@ public final class DirectorySource: ExportSource {
 }
 
 /// A bare `export.xml` given on its own (no routes).
-public final class SingleFileSource: ExportSource {
-    public let file: ReadOnlyFile
-    public let entries: [ArchiveEntry]
-    public var displayName: String { file.path }
+package final class SingleFileSource: ExportSource {
+    package let file: ReadOnlyFile
+    package let entries: [ArchiveEntry]
+    package var displayName: String { file.path }
 
     /// The file as an export with one entry, named `entryName` or else the file's own name: a
     /// file read from standard input (`/proc/self/fd/0`) is given a name such as `stdin`, not `0`.
-    public init(file: ReadOnlyFile, entryName: String? = nil) throws {
+    package init(file: ReadOnlyFile, entryName: String? = nil) throws {
         self.file = file
         let name = entryName ?? String(file.path.split(separator: "/").last ?? Substring(file.path))
         entries = [ArchiveEntry(path: name, uncompressedSize: file.size, compressedSize: file.size, crc32: nil)]

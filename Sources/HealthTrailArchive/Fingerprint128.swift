@@ -8,12 +8,12 @@ import HealthTrailBase
 /// a hundred million records); it is not a cryptographic hash, and need not be: the data is the
 /// user's own, read by the user's own run. Each field is framed by its length, so `("ab", "c")`
 /// and `("a", "bc")` differ.
-public struct Fingerprint128: Equatable {
+package struct Fingerprint128: Equatable {
     /// The two lanes. Public for inlining: set only by `add`.
-    public var high: UInt64
-    public var low: UInt64
+    package var high: UInt64
+    package var low: UInt64
 
-    @inlinable @inline(__always) public init() {
+    @inlinable @inline(__always) package init() {
         high = 0x243F_6A88_85A3_08D3
         low = 0x1319_8A2E_0370_7344
     }
@@ -24,13 +24,13 @@ public struct Fingerprint128: Equatable {
     }
 
     /// Adds one 64-bit word.
-    @inlinable @inline(__always) public mutating func add(_ word: UInt64) {
+    @inlinable @inline(__always) package mutating func add(_ word: UInt64) {
         high = Self.fold(high ^ word, 0xA076_1D64_78BD_642F)
         low = Self.fold(low ^ word ^ 0xE703_7ED1_A0B4_28DB, 0x8EBC_6AF0_9C88_C6E3)
     }
 
     /// Adds a field of bytes, framed by its length.
-    @inlinable @inline(__always) public mutating func add(_ bytes: ByteSpan) {
+    @inlinable @inline(__always) package mutating func add(_ bytes: ByteSpan) {
         add(UInt64(bytes.count) | 0xB0 << 56)
         var i = 0
         // SAFETY: every load reads 8 bytes at `start + i` with `i + 8 <= count`, inside the
@@ -52,7 +52,7 @@ public struct Fingerprint128: Equatable {
     }
 
     /// Adds a field that may be absent (nil differs from the empty field).
-    @inlinable @inline(__always) public mutating func add(optional bytes: ByteSpan?) {
+    @inlinable @inline(__always) package mutating func add(optional bytes: ByteSpan?) {
         if let bytes { add(bytes) } else { add(0xA5 << 56) }
     }
 }

@@ -12,11 +12,11 @@ import HealthTrailBase
 /// Invariant: `compressor` is the non-null result of `libdeflate_alloc_compressor`, used by one
 /// thread at a time (the owner's), and freed in `deinit` only.
 @safe
-public final class GzipCompressor {
+package final class GzipCompressor {
     private let compressor: OpaquePointer
 
     /// A compressor at libdeflate's `level`, 1–12 (1 is fastest).
-    public init(level: Int32) throws {
+    package init(level: Int32) throws {
         guard (1...12).contains(level), let made = unsafe libdeflate_alloc_compressor(level) else {
             throw InputError(file: "gzip", "libdeflate cannot compress at level \(level)")
         }
@@ -29,7 +29,7 @@ public final class GzipCompressor {
     }
 
     /// The gzip member of `bytes`: header, deflate data, CRC-32 and size.
-    public func compress(_ bytes: [UInt8]) throws -> [UInt8] {
+    package func compress(_ bytes: [UInt8]) throws -> [UInt8] {
         // The bound covers the worst case, gzip header and trailer included, so one call does.
         let bound = unsafe libdeflate_gzip_compress_bound(compressor, bytes.count)
         return try unsafe [UInt8](unsafeUninitializedCapacity: bound) { out, initialised in

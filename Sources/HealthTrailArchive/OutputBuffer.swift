@@ -18,7 +18,7 @@ import Darwin
 /// SAFETY: one thread appends at a time (the owner's), and `cursor.used ≤ capacity` holds
 /// between calls: every append either fits or drains the buffer first.
 @safe
-public final class OutputBuffer {
+package final class OutputBuffer {
     @usableFromInline @unsafe struct Cursor {
         /// The buffer being filled.
         @usableFromInline var bytes: UnsafeMutablePointer<UInt8>
@@ -31,9 +31,9 @@ public final class OutputBuffer {
         }
     }
 
-    public let path: String
+    package let path: String
     /// Bytes the buffer holds before it is written out.
-    public let capacity: Int
+    package let capacity: Int
     @usableFromInline let cursor: UnsafeMutablePointer<Cursor>
     private let fd: Int32
     private var closed = false
@@ -54,7 +54,7 @@ public final class OutputBuffer {
     /// Creates (or truncates) the file, owner-only (0600).
     /// - Parameter writeBehind: hand full buffers to `WriteBehindQueue.shared` instead of
     ///   writing them on the calling thread (costs a second buffer).
-    public init(path: String, bufferSize: Int = 256 * 1024, writeBehind: Bool = false) throws {
+    package init(path: String, bufferSize: Int = 256 * 1024, writeBehind: Bool = false) throws {
         precondition(bufferSize >= 64, "OutputBuffer: a buffer shorter than the longest formatted value")
         self.path = path
         fd = unsafe open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
@@ -82,7 +82,7 @@ public final class OutputBuffer {
 
     /// Appends one byte.
     @inlinable @inline(__always)
-    public func append(_ byte: UInt8) {
+    package func append(_ byte: UInt8) {
         if unsafe cursor.pointee.used == capacity { drain() }
         // SAFETY: used < capacity after the drain.
         unsafe cursor.pointee.bytes[cursor.pointee.used] = byte
@@ -91,7 +91,7 @@ public final class OutputBuffer {
 
     /// Appends the bytes of `span` (written straight to the file when larger than the buffer).
     @inlinable @inline(__always)
-    public func append(_ span: ByteSpan) {
+    package func append(_ span: ByteSpan) {
         if unsafe cursor.pointee.used + span.count > capacity { drain() }
         if span.count > capacity { return appendPastTheBuffer(span) }
         // SAFETY: used + count ≤ capacity after the drain; `span` is valid during the call.
@@ -102,7 +102,7 @@ public final class OutputBuffer {
     /// Takes the next `count` bytes of the buffer for a value formatted in place (a date, a
     /// number): the caller fills all of the slot before the next append.
     @inlinable @inline(__always)
-    public func reserve(_ count: Int) -> OutputSlot {
+    package func reserve(_ count: Int) -> OutputSlot {
         precondition(count >= 0 && count <= 64, "OutputBuffer.reserve: a slot is for one formatted value")
         if unsafe cursor.pointee.used + count > capacity { drain() }
         // SAFETY: used + count ≤ capacity after the drain (capacity ≥ 64), so the slot lies
@@ -114,7 +114,7 @@ public final class OutputBuffer {
     }
 
     /// Appends `value` in decimal, with a `-` when negative.
-    public func appendInteger(_ value: Int64) {
+    package func appendInteger(_ value: Int64) {
         var magnitude = value.magnitude
         if value < 0 { append(0x2D) }
         var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0)
@@ -131,7 +131,7 @@ public final class OutputBuffer {
     /// Appends `units / 10^fractionDigits` in fixed point: the integer digits (at least one), and
     /// when `fractionDigits` > 0 a point and exactly that many digits; a `-` first if `negative`.
     /// - Precondition: `units` < 9.2e18 and `fractionDigits` ≤ 18.
-    public func appendFixedPoint(units: UInt64, fractionDigits: Int, negative: Bool) {
+    package func appendFixedPoint(units: UInt64, fractionDigits: Int, negative: Bool) {
         precondition(units < 9_200_000_000_000_000_000 && (0...18).contains(fractionDigits), "appendFixedPoint: out of range")
         var units = units
         // Digits right to left into a scratch buffer, dividing by the constant 10 only (a
@@ -156,7 +156,7 @@ public final class OutputBuffer {
     }
 
     /// Appends the whole of `file` (a part written by another thread) in file order.
-    public func append(contentsOf file: ReadOnlyFile) throws {
+    package func append(contentsOf file: ReadOnlyFile) throws {
         try unsafe streamWholeFile(file, entryName: nil) { chunk in
             // SAFETY: `streamWholeFile` hands over only non-empty chunks (so a base address),
             // valid during the closure, and `append` copies or writes them before returning.
@@ -221,11 +221,11 @@ public final class OutputBuffer {
     }
 
     /// Writes out the buffer; errors surface in `close()`.
-    public func flush() { drain(); waitForWriteBehind() }
+    package func flush() { drain(); waitForWriteBehind() }
 
     /// Flushes the buffer and waits until the file's data is on disk. Safe to call from another
     /// thread once writing has finished (outputs are synced concurrently).
-    public func sync() {
+    package func sync() {
         drain()
         waitForWriteBehind()
         if fsync(fd) != 0 && errno != EINVAL && failure == nil {
@@ -235,7 +235,7 @@ public final class OutputBuffer {
 
     /// Removes a scratch file that has been read back (closing it first if it is open, unsynced)
     /// and gives its bytes back to the staging budget. Write failures are dropped with it.
-    public func discard() {
+    package func discard() {
         // The bytes still in the buffer are dropped, not written: the file goes.
         waitForWriteBehind()
         unsafe cursor.pointee.used = 0
@@ -251,7 +251,7 @@ public final class OutputBuffer {
     /// Flushes, syncs and closes; the file is complete only if this returns.
     /// - Parameter syncing: false for scratch files read back and deleted by the same run
     ///   (spills), which need no fsync.
-    public func close(syncing: Bool = true) throws {
+    package func close(syncing: Bool = true) throws {
         guard !closed else { return }
         if syncing { sync() } else { flush() }
         closed = true
@@ -263,12 +263,12 @@ public final class OutputBuffer {
 /// A few bytes of an `OutputBuffer` reserved for one value formatted in place. Indices are
 /// checked against the slot; inlined with a constant size, the checks fold away.
 @unsafe
-public struct OutputSlot {
+@usableFromInline package struct OutputSlot {
     // SAFETY: `count` bytes of an `OutputBuffer`'s buffer (or of the array `bytes(count:)`
     // fills), valid until that buffer's next append, by which time the slot has been filled.
     @usableFromInline let start: UnsafeMutablePointer<UInt8>
     /// The slot's size in bytes.
-    public let count: Int
+    @usableFromInline package let count: Int
 
     @inlinable init(start: UnsafeMutablePointer<UInt8>, count: Int) {
         unsafe self.start = start
@@ -276,7 +276,7 @@ public struct OutputSlot {
     }
 
     /// The byte at `index`.
-    @inlinable public subscript(index: Int) -> UInt8 {
+    @inlinable package subscript(index: Int) -> UInt8 {
         get {
             unsafe precondition(index >= 0 && index < count, "OutputSlot index out of range")
             return unsafe start[index]
@@ -289,27 +289,27 @@ public struct OutputSlot {
 
     /// Writes the two low decimal digits of `value` (≥ 0) at `index`.
     @inlinable @inline(__always)
-    public func putTwoDigits(_ value: Int, at index: Int) {
+    package func putTwoDigits(_ value: Int, at index: Int) {
         unsafe self[index] = UInt8(truncatingIfNeeded: 0x30 + value / 10 % 10)
         unsafe self[index + 1] = UInt8(truncatingIfNeeded: 0x30 + value % 10)
     }
 
     /// Writes the four low decimal digits of `value` (≥ 0) at `index`.
     @inlinable @inline(__always)
-    public func putFourDigits(_ value: Int, at index: Int) {
+    package func putFourDigits(_ value: Int, at index: Int) {
         unsafe putTwoDigits(value / 100, at: index)
         unsafe putTwoDigits(value % 100, at: index + 2)
     }
 
     /// The `Value` whose bytes start at `offset` (any alignment).
-    @inlinable public func load<Value: BitwiseCopyable>(fromByteOffset offset: Int, as type: Value.Type) -> Value {
+    @inlinable package func load<Value: BitwiseCopyable>(fromByteOffset offset: Int, as type: Value.Type) -> Value {
         unsafe precondition(offset >= 0 && offset + MemoryLayout<Value>.size <= count, "OutputSlot load out of range")
         // SAFETY: inside the slot (checked above); `loadUnaligned` has no alignment requirement.
         return unsafe UnsafeRawPointer(start).loadUnaligned(fromByteOffset: offset, as: Value.self)
     }
 
     /// Writes the bytes of `value` at `offset` (any alignment).
-    @inlinable public func store<Value: BitwiseCopyable>(_ value: Value, toByteOffset offset: Int) {
+    @inlinable package func store<Value: BitwiseCopyable>(_ value: Value, toByteOffset offset: Int) {
         unsafe precondition(offset >= 0 && offset + MemoryLayout<Value>.size <= count, "OutputSlot store out of range")
         // SAFETY: inside the slot (checked above); `storeBytes` needs no alignment for a
         // `BitwiseCopyable` value.
@@ -317,7 +317,7 @@ public struct OutputSlot {
     }
 
     /// The `count` bytes a `fill` formats, as an array (for a value wanted as a `String`).
-    public static func bytes(count: Int, _ fill: (OutputSlot) -> Void) -> [UInt8] {
+    package static func bytes(count: Int, _ fill: (OutputSlot) -> Void) -> [UInt8] {
         guard count > 0 else { return [] }   // empty storage may have no address to point a slot at
         return unsafe [UInt8](unsafeUninitializedCapacity: count) { storage, initialised in
             // SAFETY: the slot covers exactly the new storage, zeroed first so that every byte is

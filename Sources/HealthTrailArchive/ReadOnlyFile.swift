@@ -9,13 +9,13 @@ import Darwin
 /// A file opened for positioned reads (`pread`), closed when released.
 ///
 /// `Sendable`: its properties are constants and positioned reads share no file offset.
-public final class ReadOnlyFile: Sendable {
-    public let path: String
-    public let size: UInt64
+@usableFromInline package final class ReadOnlyFile: Sendable {
+    @usableFromInline package let path: String
+    package let size: UInt64
     package let fd: Int32
 
     /// - Parameter followingSymlinks: false to refuse a path whose last component is a symbolic link.
-    public init(path: String, followingSymlinks: Bool = true) throws {
+    package init(path: String, followingSymlinks: Bool = true) throws {
         self.path = path
         // O_NONBLOCK: opening a FIFO would otherwise wait for a writer, for ever in a cron job.
         // It changes nothing for the regular files this reads.
@@ -68,11 +68,11 @@ public final class ReadOnlyFile: Sendable {
     }
 
     /// Streams the whole file to `body` in chunks, each valid during its call only.
-    public func forEachChunk(_ body: (ByteSpan) throws -> Void) throws {
+    package func forEachChunk(_ body: (ByteSpan) throws -> Void) throws {
         try unsafe streamWholeFile(self, entryName: nil) { try unsafe body(ByteSpan($0)) }
     }
 
-    public func read(into bytes: inout [UInt8], at offset: UInt64) throws -> Int {
+    package func read(into bytes: inout [UInt8], at offset: UInt64) throws -> Int {
         // SAFETY: the array's own storage, lent exclusively for the call; the read stays inside it.
         try unsafe bytes.withUnsafeMutableBytes { try unsafe read(into: $0, at: offset) }
     }

@@ -18,7 +18,7 @@ extension ByteSpan {
     /// Calls `body` with a view of `record`'s `MemoryLayout<Record>.size` bytes, valid inside
     /// `body` only: what a spill writer appends for one record.
     @inlinable @inline(__always)
-    public static func withBytes<Record: BitwiseCopyable, Result>(of record: Record, _ body: (ByteSpan) throws -> Result) rethrows -> Result {
+    package static func withBytes<Record: BitwiseCopyable, Result>(of record: Record, _ body: (ByteSpan) throws -> Result) rethrows -> Result {
         // SAFETY: `withUnsafeBytes(of:)` gives the value's own bytes for the duration of the
         // closure; the span does not escape `body`.
         try unsafe Swift.withUnsafeBytes(of: record) { raw in
@@ -29,7 +29,7 @@ extension ByteSpan {
     /// Calls `body` with a view of the bytes of all of `records` (`count` × stride), valid inside
     /// `body` only: a sorted run written in one piece.
     @inlinable @inline(__always)
-    public static func withBytes<Record: BitwiseCopyable, Result>(ofEach records: [Record], _ body: (ByteSpan) throws -> Result) rethrows -> Result {
+    package static func withBytes<Record: BitwiseCopyable, Result>(ofEach records: [Record], _ body: (ByteSpan) throws -> Result) rethrows -> Result {
         // SAFETY: the array's storage, for the duration of the closure; an empty array has no
         // base address and gets the empty span.
         try unsafe records.withUnsafeBytes { raw in
@@ -41,9 +41,9 @@ extension ByteSpan {
 
 /// Writes a spill file of fixed-size records: each a `BitwiseCopyable` value's bytes, back to
 /// back, buffered; read back with `ReadOnlyFile.forEachRecord` or `readRecords` once closed.
-public final class SpillRecordWriter {
+package final class SpillRecordWriter {
     /// The spill file.
-    public let path: String
+    package let path: String
     /// The file's bytes; `let`, so the inlinable appends below reach it without an access check.
     @usableFromInline let out: OutputBuffer
 
@@ -51,37 +51,37 @@ public final class SpillRecordWriter {
     /// - Parameter writeBehind: hand full buffers to `WriteBehindQueue.shared` instead of
     ///   writing them on the calling thread (for spills written on the critical path; costs a
     ///   second buffer).
-    public init(path: String, bufferSize: Int, writeBehind: Bool = false) throws {
+    package init(path: String, bufferSize: Int, writeBehind: Bool = false) throws {
         self.path = path
         out = try OutputBuffer(path: path, bufferSize: bufferSize, writeBehind: writeBehind)
     }
 
     /// Appends `record`'s `MemoryLayout<Record>.size` bytes (`forEachRecord` reads them back).
     @inlinable @inline(__always)
-    public func append<Record: BitwiseCopyable>(_ record: Record) {
+    package func append<Record: BitwiseCopyable>(_ record: Record) {
         ByteSpan.withBytes(of: record) { out.append($0) }
     }
 
     /// Appends the bytes of all of `records`, stride apart (`readRecords` reads them back).
     @inlinable
-    public func append<Record: BitwiseCopyable>(contentsOf records: [Record]) {
+    package func append<Record: BitwiseCopyable>(contentsOf records: [Record]) {
         ByteSpan.withBytes(ofEach: records) { out.append($0) }
     }
 
     /// Writes what is buffered and closes the file, unsynced: the run that wrote it reads it
     /// back and deletes it. Throws the first write failure (disk full).
-    public func close() throws { try out.close(syncing: false) }
+    package func close() throws { try out.close(syncing: false) }
 
     /// Removes the file (closing it first if it is open) and gives its bytes back to the
     /// staging budget (`OutputBuffer.discard`).
-    public func discard() { out.discard() }
+    package func discard() { out.discard() }
 }
 
 extension ReadOnlyFile {
     /// Reads `count` records written with `ByteSpan.withBytes(ofEach:)` (stride apart), the
     /// first at byte `offset`. A file too short for them throws: a spill file is never cut.
     @inlinable
-    public func readRecords<Record: BitwiseCopyable>(_ type: Record.Type, count: Int, atByte offset: UInt64) throws -> [Record] {
+    package func readRecords<Record: BitwiseCopyable>(_ type: Record.Type, count: Int, atByte offset: UInt64) throws -> [Record] {
         try unsafe [Record](unsafeUninitializedCapacity: count) { storage, initialised in
             // SAFETY: the read fills at most the `count` × stride bytes of the new storage, and
             // the elements count as initialised only once all of them were read; any bit
@@ -97,7 +97,7 @@ extension ReadOnlyFile {
     /// Streams every record of a file written with `ByteSpan.withBytes(of:)` (`size` bytes
     /// each, back to back), in file order. A record split between two reads is put together.
     @inlinable
-    public func forEachRecord<Record: BitwiseCopyable>(_ type: Record.Type, _ body: (Record) throws -> Void) throws {
+    package func forEachRecord<Record: BitwiseCopyable>(_ type: Record.Type, _ body: (Record) throws -> Void) throws {
         let size = MemoryLayout<Record>.size
         var carry: [UInt8] = []
         try unsafe streamWholeFile(self, entryName: nil) { chunk in
@@ -127,7 +127,7 @@ extension ReadOnlyFile {
 extension ByteSpan {
     /// The `Value` whose bytes start at `offset` (any alignment): a field of a spill record.
     @inlinable @inline(__always)
-    public func load<Value: BitwiseCopyable>(fromByteOffset offset: Int, as type: Value.Type) -> Value {
+    package func load<Value: BitwiseCopyable>(fromByteOffset offset: Int, as type: Value.Type) -> Value {
         precondition(offset >= 0 && offset + MemoryLayout<Value>.size <= count, "ByteSpan load out of range")
         // SAFETY: the bytes lie inside the span (checked above); `loadUnaligned` has no alignment
         // requirement, and any bit pattern is a valid `Value` (BitwiseCopyable).
@@ -140,9 +140,9 @@ extension ByteSpan {
 ///
 /// A record starts with a fixed-size header that says how long the whole record is.
 @safe
-public final class SpillRecordReader {
+package final class SpillRecordReader {
     /// The spill file.
-    public let file: ReadOnlyFile
+    package let file: ReadOnlyFile
     private var offset: UInt64
     private let end: UInt64
     private let headerLength: Int
@@ -154,7 +154,7 @@ public final class SpillRecordReader {
 
     /// Reads `bytes` bytes of `file` from `offset`, as records of at least `headerLength` and at
     /// most `maxRecordLength` bytes.
-    public init(file: ReadOnlyFile, offset: UInt64, bytes: UInt64, headerLength: Int, maxRecordLength: Int) {
+    package init(file: ReadOnlyFile, offset: UInt64, bytes: UInt64, headerLength: Int, maxRecordLength: Int) {
         precondition(headerLength > 0 && headerLength <= maxRecordLength)
         self.file = file
         self.offset = offset
@@ -168,7 +168,7 @@ public final class SpillRecordReader {
 
     /// The next whole record (valid until the next call), nil after the last. `length` reads a
     /// record's total length from its header (the span holds `headerLength` bytes).
-    public func next(length: (ByteSpan) -> Int) throws -> ByteSpan? {
+    package func next(length: (ByteSpan) -> Int) throws -> ByteSpan? {
         if filled - position < maxRecordLength && offset < end { try refill() }
         guard filled - position >= headerLength else {
             if position < filled || offset < end { throw truncated() }

@@ -13,16 +13,16 @@ import Synchronization
 /// pass the limit is not made, and the run fails with `failure`: one line naming the input,
 /// the limit and the file, and nothing replaced. Counting costs a lock per buffer written out,
 /// not per value.
-public final class StagingBudget: Sendable {
+package final class StagingBudget: Sendable {
     /// The default multiple of the export's inflated size.
-    public static let defaultFactor: UInt64 = 4
+    package static let defaultFactor: UInt64 = 4
     /// The default fixed allowance: 32 MiB.
-    public static let defaultAllowance: UInt64 = 32 << 20
+    package static let defaultAllowance: UInt64 = 32 << 20
 
     /// The staging folder whose files count against this budget.
-    public let folder: String
+    package let folder: String
     /// Bytes the folder may receive.
-    public let limit: UInt64
+    package let limit: UInt64
     private let factor: UInt64
     private let allowance: UInt64
     /// The input's name, for the message.
@@ -43,7 +43,7 @@ public final class StagingBudget: Sendable {
     ///   - folder: the staging folder (files under it count).
     ///   - inflatedBytes: the export's size uncompressed: the sum of its entries' sizes.
     ///   - input: the input's name, for the message.
-    public init(
+    package init(
         folder: String, inflatedBytes: UInt64, input: String, factor: UInt64 = defaultFactor, allowance: UInt64 = defaultAllowance
     ) {
         self.folder = folder
@@ -56,23 +56,23 @@ public final class StagingBudget: Sendable {
     }
 
     /// The first write refused, if any: what the run fails with.
-    public var failure: InputError? {
+    package var failure: InputError? {
         state.withLock { $0.refusal }
     }
 
     /// The most bytes the folder held at once, as counted.
-    public var peakBytes: UInt64 {
+    package var peakBytes: UInt64 {
         state.withLock { $0.peak }
     }
 
     /// Throws the first refused write, if any.
-    public func check() throws {
+    package func check() throws {
         if let failure { throw failure }
     }
 
     /// Counts `bytes` about to be written to `path`. Returns the refusal (and writes nothing
     /// more, ever: every later call refuses too) when they would pass the limit.
-    public func charge(_ bytes: Int, path: String) -> InputError? {
+    package func charge(_ bytes: Int, path: String) -> InputError? {
         state.withLock { counts in
             if let refusal = counts.refusal { return refusal }
             let (sum, overflow) = counts.counted.addingReportingOverflow(UInt64(max(0, bytes)))
@@ -92,7 +92,7 @@ public final class StagingBudget: Sendable {
     }
 
     /// Gives back `bytes` counted for a file that was removed.
-    public func release(_ bytes: Int) {
+    package func release(_ bytes: Int) {
         state.withLock { counts in
             counts.counted -= min(counts.counted, UInt64(max(0, bytes)))
         }
@@ -104,18 +104,18 @@ public final class StagingBudget: Sendable {
     private static let active = Mutex<[StagingBudget]>([])
 
     /// Makes files created under `folder` from now on count against this budget.
-    public func activate() {
+    package func activate() {
         Self.active.withLock { $0.append(self) }
     }
 
     /// Ends `activate`: files created afterwards no longer count.
-    public func deactivate() {
+    package func deactivate() {
         Self.active.withLock { $0.removeAll { $0 === self } }
     }
 
     /// The budget of the staging folder `path` lies in, if a run under way has one. Asked once
     /// per file created.
-    public static func covering(_ path: String) -> StagingBudget? {
+    package static func covering(_ path: String) -> StagingBudget? {
         active.withLock { $0.first { path.hasPrefix($0.folder + "/") } }
     }
 }

@@ -8,7 +8,7 @@ import HealthTrailBase
 extension Timestamp {
     /// Writes `2024-01-02T15:31:22Z` into a slot of 20 bytes.
     @inlinable @inline(__always)
-    public static func writeUTC(_ seconds: Int64, to out: OutputSlot) {
+    package static func writeUTC(_ seconds: Int64, to out: OutputSlot) {
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let rest = Int(seconds - days * 86_400)
         let (y, m, d) = civilFromDays(days)
@@ -21,7 +21,7 @@ extension Timestamp {
 
     /// Writes `+01:00` / `-08:00` into a slot of 6 bytes.
     @inlinable @inline(__always)
-    public static func writeOffset(_ minutes: Int32, to out: OutputSlot) {
+    package static func writeOffset(_ minutes: Int32, to out: OutputSlot) {
         let a = Int(abs(minutes))
         unsafe out[0] = minutes < 0 ? 0x2D : 0x2B
         unsafe out.putTwoDigits(a / 60, at: 1); unsafe out[3] = 0x3A; unsafe out.putTwoDigits(a % 60, at: 4)
@@ -29,24 +29,24 @@ extension Timestamp {
 
     /// Writes the local calendar date `2024-01-02` of `localSeconds` into a slot of 10 bytes.
     @inlinable @inline(__always)
-    public static func writeDate(localSeconds: Int64, to out: OutputSlot) {
+    package static func writeDate(localSeconds: Int64, to out: OutputSlot) {
         let (y, m, d) = civilFromDays(day(ofLocalSeconds: localSeconds))
         unsafe out.putFourDigits(y, at: 0); unsafe out[4] = 0x2D; unsafe out.putTwoDigits(m, at: 5); unsafe out[7] = 0x2D;
         unsafe out.putTwoDigits(d, at: 8)
     }
 
     /// `2024-01-02T15:31:22Z`.
-    public var utcString: String {
+    package var utcString: String {
         unsafe String(decoding: OutputSlot.bytes(count: 20) { unsafe Timestamp.writeUTC(utcSeconds, to: $0) }, as: UTF8.self)
     }
 
     /// `+01:00`.
-    public var offsetString: String {
+    package var offsetString: String {
         unsafe String(decoding: OutputSlot.bytes(count: 6) { unsafe Timestamp.writeOffset(offsetMinutes, to: $0) }, as: UTF8.self)
     }
 
     /// The local calendar date, `2024-01-02`.
-    public var localDateString: String {
+    package var localDateString: String {
         unsafe String(decoding: OutputSlot.bytes(count: 10) { unsafe Timestamp.writeDate(localSeconds: localSeconds, to: $0) }, as: UTF8.self)
     }
 }

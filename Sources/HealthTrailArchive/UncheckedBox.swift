@@ -11,10 +11,10 @@
 /// Inlinable, so that its users in other targets get it specialised for their `Value` (a generic
 /// class used across a module boundary is otherwise reached through unspecialised witnesses).
 @unsafe
-public final class UncheckedBox<Value> {
+package final class UncheckedBox<Value> {
     @usableFromInline let pointer: UnsafeMutablePointer<Value>
 
-    @inlinable public init(_ value: Value) {
+    @inlinable package init(_ value: Value) {
         unsafe pointer = .allocate(capacity: 1)
         unsafe pointer.initialize(to: value)
     }
@@ -24,7 +24,7 @@ public final class UncheckedBox<Value> {
         unsafe pointer.deallocate()
     }
 
-    @inlinable public var value: Value {
+    @inlinable package var value: Value {
         // SAFETY: `pointer` is initialised from init to deinit; exclusivity as stated above.
         @inline(__always) unsafeAddress { unsafe UnsafePointer(pointer) }
         @inline(__always) unsafeMutableAddress { unsafe pointer }

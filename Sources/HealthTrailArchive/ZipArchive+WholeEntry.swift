@@ -97,11 +97,11 @@ extension ZipArchive {
 /// `count` > 0, allocated when `count` < 0, released by `unmap` (on growth and in deinit) the
 /// same way. Used by one thread at a time, which holds no buffer from it across a `bytes` call.
 @safe
-public final class WholeEntryScratch {
+package final class WholeEntryScratch {
     private var base: UnsafeMutableRawPointer?
     private var count = 0
 
-    public init() {}
+    package init() {}
 
     deinit { unmap() }
 

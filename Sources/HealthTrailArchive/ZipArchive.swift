@@ -13,11 +13,11 @@ import HealthTrailBase
 /// `ArchiveLimits` (declared or actual), overlapping entries, local headers that disagree with
 /// the central directory, encryption and other compression methods. Entry names are only ever
 /// compared and printed: nothing is extracted, so a name like `../../x` reaches no file.
-public final class ZipArchive: ExportSource {
-    public let file: ReadOnlyFile
-    public let entries: [ArchiveEntry]
-    public let limits: ArchiveLimits
-    public var displayName: String { file.path }
+package final class ZipArchive: ExportSource {
+    package let file: ReadOnlyFile
+    package let entries: [ArchiveEntry]
+    package let limits: ArchiveLimits
+    package var displayName: String { file.path }
     /// What the central directory says of each entry, by local header offset (unique once
     /// overlaps are refused): the entry, its name as stored and the offset its data must end by.
     private let listed: [UInt64: (entry: ArchiveEntry, rawName: [UInt8], dataBound: UInt64, isLast: Bool)]
@@ -29,11 +29,11 @@ public final class ZipArchive: ExportSource {
     /// call by libdeflate instead of streamed through zlib; see `inflateWhole`.
     package static let wholeEntryLimit: UInt64 = 4 << 20
 
-    public convenience init(path: String, limits: ArchiveLimits = .default) throws {
+    package convenience init(path: String, limits: ArchiveLimits = .default) throws {
         try self.init(file: ReadOnlyFile(path: path), limits: limits)
     }
 
-    public init(file: ReadOnlyFile, limits: ArchiveLimits = .default) throws {
+    package init(file: ReadOnlyFile, limits: ArchiveLimits = .default) throws {
         self.file = file
         self.limits = limits
         let listing = try ZipCentralDirectory.read(file)
@@ -65,7 +65,7 @@ public final class ZipArchive: ExportSource {
     /// differ from the central directory's. Checks that the local header agrees with the
     /// central directory (name, method, encryption, sizes and CRC unless a data descriptor
     /// follows the data) and that the data ends before the next entry begins.
-    public func dataOffset(of entry: ArchiveEntry) throws -> UInt64 {
+    package func dataOffset(of entry: ArchiveEntry) throws -> UInt64 {
         let fail = { (message: String) in InputError(file: self.file.path, entry: entry.path, message) }
         guard let known = listed[entry.localHeaderOffset], known.entry == entry else {
             throw fail("entry is not listed in the archive's central directory")

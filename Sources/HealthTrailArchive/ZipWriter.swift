@@ -13,7 +13,7 @@ import Darwin
 /// to build archives with chosen faults. Local headers always carry a zip64 size field so an
 /// entry's size need not be known before it is written; the central directory uses zip64 only
 /// for values that do not fit 32 bits (or for all of them with `forceZip64`).
-public final class ZipWriter {
+package final class ZipWriter {
     package struct Written {
         package var name: [UInt8]
         package var method: UInt16
@@ -23,17 +23,17 @@ public final class ZipWriter {
         package var offset: UInt64
     }
 
-    public let path: String
+    package let path: String
     package let fd: Int32
     package var position: UInt64 = 0
     package var written: [Written] = []
     /// Write every central-directory value through zip64 fields and a zip64 end record.
-    public var forceZip64 = false
+    package var forceZip64 = false
     /// MS-DOS date and time stamped on entries (fixed so archives are reproducible).
     package let dosTime: UInt16 = 0x6000   // 12:00:00
     package let dosDate: UInt16 = 0x5821   // 2024-01-01
 
-    public init(path: String) throws {
+    package init(path: String) throws {
         self.path = path
         fd = unsafe open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw InputError(file: path, unsafe "cannot create: \(String(cString: strerror(errno)))") }
@@ -117,7 +117,7 @@ public final class ZipWriter {
     }
 
     /// Adds an entry from bytes in memory.
-    public func addEntry(_ name: String, bytes: [UInt8], level: Int32 = Z_DEFAULT_COMPRESSION) throws {
+    package func addEntry(_ name: String, bytes: [UInt8], level: Int32 = Z_DEFAULT_COMPRESSION) throws {
         try addEntry(name, level: level) { emit in try ByteSpan.withBytes(ofEach: bytes) { try emit($0) } }
     }
 
@@ -138,7 +138,7 @@ public final class ZipWriter {
     }
 
     /// Writes the central directory and end records, then closes the file.
-    public func finish() throws {
+    package func finish() throws {
         let cdStart = position
         for w in written {
             var extra = Bytes()

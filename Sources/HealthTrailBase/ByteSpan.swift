@@ -13,7 +13,7 @@
 /// the span does not keep them alive: whoever makes one keeps their owner alive meanwhile.
 public struct ByteSpan {
     @usableFromInline package let start: UnsafePointer<UInt8>
-    public let count: Int
+    @usableFromInline package let count: Int
 
     @inlinable @inline(__always) package init(start: UnsafePointer<UInt8>, count: Int) {
         self.start = start
@@ -49,7 +49,7 @@ public struct ByteSpan {
 
     /// Calls `body` with a view of `text`'s UTF-8 bytes, valid inside `body` only.
     @inlinable
-    public static func withUTF8<Result>(_ text: String, _ body: (ByteSpan) throws -> Result) rethrows -> Result {
+    package static func withUTF8<Result>(_ text: String, _ body: (ByteSpan) throws -> Result) rethrows -> Result {
         var text = text
         // SAFETY: `withUTF8` lends the string's contiguous UTF-8 storage for the duration of the
         // closure; the span does not escape `body`. An empty string may have no base address.
@@ -72,7 +72,7 @@ public struct ByteSpan {
     }
 
     /// The byte at `i` (0 ≤ i < count; checked).
-    @inlinable @inline(__always) public subscript(i: Int) -> UInt8 {
+    @inlinable @inline(__always) package subscript(i: Int) -> UInt8 {
         precondition(i >= 0 && i < count, "ByteSpan index out of range")
         // SAFETY: 0 ≤ i < count (checked above), so the byte lies inside the span.
         return start[i]
@@ -82,22 +82,22 @@ public struct ByteSpan {
     @inlinable package var buffer: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: start, count: count) }
 
     /// True when the bytes equal `literal` (ASCII).
-    @inlinable @inline(__always) public func equals(_ literal: StaticString) -> Bool {
+    @inlinable @inline(__always) package func equals(_ literal: StaticString) -> Bool {
         // SAFETY: `memcmp` runs only when both hold `count` bytes; a literal lives for the program.
         count == literal.utf8CodeUnitCount && memcmp(start, literal.utf8Start, count) == 0
     }
 
-    @inlinable @inline(__always) public func hasPrefix(_ literal: StaticString) -> Bool {
+    @inlinable @inline(__always) package func hasPrefix(_ literal: StaticString) -> Bool {
         // SAFETY: `memcmp` reads the literal's length only after checking the span is as long.
         count >= literal.utf8CodeUnitCount && memcmp(start, literal.utf8Start, literal.utf8CodeUnitCount) == 0
     }
 
-    @inlinable @inline(__always) public func equals(_ other: ByteSpan) -> Bool {
+    @inlinable @inline(__always) package func equals(_ other: ByteSpan) -> Bool {
         // SAFETY: `memcmp` runs only when both spans hold `count` bytes; neither pointer is null.
         count == other.count && memcmp(start, other.start, count) == 0
     }
 
-    @inlinable @inline(__always) public func equals(_ bytes: [UInt8]) -> Bool {
+    @inlinable @inline(__always) package func equals(_ bytes: [UInt8]) -> Bool {
         // SAFETY: `memcmp` runs only when the array holds `count` bytes, inside the closure that
         // lends its storage (non-empty, so it has a base address).
         count == bytes.count && (count == 0 || bytes.withUnsafeBufferPointer { memcmp(start, $0.baseAddress!, count) == 0 })
@@ -105,26 +105,26 @@ public struct ByteSpan {
 
     /// The first `n` bytes (all of them when there are fewer).
     /// SAFETY: the new count is clamped to 0...count, so the prefix lies inside the span.
-    @inlinable public func prefix(_ n: Int) -> ByteSpan { ByteSpan(start: start, count: Swift.max(0, Swift.min(n, count))) }
+    @inlinable package func prefix(_ n: Int) -> ByteSpan { ByteSpan(start: start, count: Swift.max(0, Swift.min(n, count))) }
 
     /// All but the first `n` bytes (none when there are fewer).
     /// SAFETY: `n` is clamped to 0...count, so the rest starts inside the span and ends with it.
-    @inlinable public func dropFirst(_ n: Int) -> ByteSpan {
+    @inlinable package func dropFirst(_ n: Int) -> ByteSpan {
         let n = Swift.max(0, Swift.min(n, count))
         return ByteSpan(start: start + n, count: count - n)
     }
 
     /// Feeds the bytes to `hasher`.
-    @inlinable public func hash(into hasher: inout Hasher) {
+    @inlinable package func hash(into hasher: inout Hasher) {
         // SAFETY: the span's own `count` bytes (see the invariant), read during the call only.
         hasher.combine(bytes: UnsafeRawBufferPointer(buffer))
     }
 
-    @inlinable public var string: String { String(decoding: buffer, as: UTF8.self) }
+    @inlinable package var string: String { String(decoding: buffer, as: UTF8.self) }
 
     /// Appends the bytes to `array`.
-    @inlinable public func append(to array: inout [UInt8]) { array.append(contentsOf: buffer) }
-    @inlinable public var bytes: [UInt8] { Array(buffer) }
+    @inlinable package func append(to array: inout [UInt8]) { array.append(contentsOf: buffer) }
+    @inlinable package var bytes: [UInt8] { Array(buffer) }
 }
 
 #if canImport(Glibc)

@@ -2,24 +2,24 @@
 ///
 /// The description never contains a value read from the health data: only names, counts,
 /// offsets and line numbers, so it is safe to print in logs.
-public struct InputError: Error, CustomStringConvertible, Equatable, Sendable {
+@usableFromInline package struct InputError: Error, CustomStringConvertible, Equatable, Sendable {
     /// The file on disk the problem is in (archive, export.xml, folder or output path).
-    public var file: String
+    package var file: String
     /// The entry inside an archive, when the problem is in one.
-    public var entry: String?
+    package var entry: String?
     /// The 1-based line in the entry's text, when known.
-    public var line: Int?
+    package var line: Int?
     /// What went wrong, in words a user can act on.
-    public var message: String
+    package var message: String
 
-    public init(file: String, entry: String? = nil, line: Int? = nil, _ message: String) {
+    @usableFromInline package init(file: String, entry: String? = nil, line: Int? = nil, _ message: String) {
         self.file = file
         self.entry = entry
         self.line = line
         self.message = message
     }
 
-    public var description: String {
+    @usableFromInline package var description: String {
         var where_ = file
         if let entry { where_ += ": entry \(entry)" }
         if let line { where_ += ": line \(line)" }

@@ -1,8 +1,8 @@
 /// Checks and reads decimal numbers as Apple writes them (`72`, `-0.5`, `1.2e-05`) without allocating.
-public enum NumberText {
+package enum NumberText {
     /// True when the bytes are one decimal number: sign, digits, optional fraction and exponent.
     @inline(__always)
-    public static func isNumber(_ s: ByteSpan) -> Bool {
+    package static func isNumber(_ s: ByteSpan) -> Bool {
         var i = 0
         let n = s.count
         if i < n, s[i] == 0x2D || s[i] == 0x2B { i += 1 }
@@ -24,7 +24,7 @@ public enum NumberText {
     }
 
     /// The value of a number the way `isNumber` accepts it, or nil.
-    public static func double(_ s: ByteSpan) -> Double? {
+    package static func double(_ s: ByteSpan) -> Double? {
         guard isNumber(s) else { return nil }
         // Swift's parser rounds as strtod does; `isNumber` has ruled out what they read differently.
         return Double(s.string)
@@ -40,20 +40,20 @@ public enum NumberText {
 /// element then loses.
 extension NumberText {
     /// 2^63: the first magnitude outside the range.
-    public static let rangeLimit: Double = 0x1p63
+    package static let rangeLimit: Double = 0x1p63
 
     /// True when `v` is finite and |v| < 2^63; false for NaN and ±infinity.
     @inline(__always)
-    public static func isInRange(_ v: Double) -> Bool { abs(v) < rangeLimit }
+    package static func isInRange(_ v: Double) -> Bool { abs(v) < rangeLimit }
 
     /// What the text of a number field holds, by the rule above (before any unit conversion).
-    public enum Reading: Equatable {
+    package enum Reading: Equatable {
         case value(Double)
         case notANumber
         case outOfRange
 
         /// The fault kind counted for a field that is no value; nil for a value.
-        public var faultKind: String? {
+        package var faultKind: String? {
             switch self {
             case .value: return nil
             case .notANumber: return "non_numeric_value"
@@ -65,7 +65,7 @@ extension NumberText {
     /// Reads a field as a value: `notANumber` unless `isNumber` accepts the text, `outOfRange`
     /// unless `isInRange` accepts its value.
     @inline(__always)
-    public static func reading(_ s: ByteSpan) -> Reading {
+    package static func reading(_ s: ByteSpan) -> Reading {
         guard let v = fastDouble(s) else { return .notANumber }
         return isInRange(v) ? .value(v) : .outOfRange
     }
@@ -117,7 +117,7 @@ extension NumberText {
     /// Health exports write. The rest (an exponent, more digits) go through `double(_:)`, and
     /// text that reads as infinity (`1e309`) gives infinity, which `isInRange` refuses.
     @inline(__always)
-    public static func fastDouble(_ s: ByteSpan) -> Double? {
+    package static func fastDouble(_ s: ByteSpan) -> Double? {
         var i = 0
         let n = s.count
         var negative = false

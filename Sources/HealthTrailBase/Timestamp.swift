@@ -4,11 +4,11 @@
 /// instant in UTC (for joins and sorting) and the offset beside it (for local days and nights).
 public struct Timestamp: Hashable, Comparable, Sendable, BitwiseCopyable {
     /// Seconds since 1970-01-01T00:00:00Z.
-    public var utcSeconds: Int64
+    package var utcSeconds: Int64
     /// Offset of the local time from UTC, in minutes (`-0800` is -480).
-    public var offsetMinutes: Int32
+    package var offsetMinutes: Int32
 
-    public init(utcSeconds: Int64, offsetMinutes: Int32 = 0) {
+    package init(utcSeconds: Int64, offsetMinutes: Int32 = 0) {
         self.utcSeconds = utcSeconds
         self.offsetMinutes = offsetMinutes
     }
@@ -16,7 +16,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, BitwiseCopyable {
     public static func < (a: Timestamp, b: Timestamp) -> Bool { a.utcSeconds < b.utcSeconds }
 
     /// Seconds since the epoch of the local wall time.
-    public var localSeconds: Int64 { utcSeconds + Int64(offsetMinutes) * 60 }
+    package var localSeconds: Int64 { utcSeconds + Int64(offsetMinutes) * 60 }
 
     // MARK: Parsing
 
@@ -24,7 +24,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, BitwiseCopyable {
     /// `yyyy-MM-ddTHH:mm:ss[.fff](Z|±hh:mm|±hhmm)` (GPX). Fractions of a second are dropped.
     /// Returns nil for anything else, years outside `supportedYears` included (every caller
     /// counts that as a `bad_date` fault); no allocation, no locale, no DateFormatter.
-    public static func parse(_ p: ByteSpan) -> Timestamp? {
+    package static func parse(_ p: ByteSpan) -> Timestamp? {
         let n = p.count
         guard n >= 19 else { return nil }
         guard let year = digits(p, 0, 4), p[4] == 0x2D, let month = digits(p, 5, 2), p[7] == 0x2D,
@@ -64,7 +64,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, BitwiseCopyable {
         return Timestamp(utcSeconds: utc, offsetMinutes: offset)
     }
 
-    public static func parse(_ text: String) -> Timestamp? {
+    package static func parse(_ text: String) -> Timestamp? {
         ByteSpan.withUTF8(text) { parse($0) }
     }
 
@@ -73,7 +73,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, BitwiseCopyable {
     /// crafted, and the arithmetic derived from it (a beat placed on the day before its record,
     /// an offset applied to year 0) would leave four-digit years: `000/-12-31T14:57:51Z` was once
     /// written from `0000-01-01 12:00:00 +1200`.
-    public static let supportedYears = 1900...2200
+    package static let supportedYears = 1900...2200
 
     /// The number the `count` decimal digits at `at` spell; nil unless they lie inside the span
     /// and are all digits.
@@ -98,7 +98,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, BitwiseCopyable {
     }
 
     /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
-    public static func daysFromCivil(year: Int, month: Int, day: Int) -> Int64 {
+    package static func daysFromCivil(year: Int, month: Int, day: Int) -> Int64 {
         let y = Int64(month <= 2 ? year - 1 : year)
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400
@@ -110,7 +110,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, BitwiseCopyable {
 
     /// The civil date of a day count since 1970-01-01.
     @inlinable
-    public static func civilFromDays(_ z0: Int64) -> (year: Int, month: Int, day: Int) {
+    package static func civilFromDays(_ z0: Int64) -> (year: Int, month: Int, day: Int) {
         let z = z0 + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097
@@ -124,7 +124,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, BitwiseCopyable {
 
     /// Days since 1970-01-01 of the local date of `localSeconds` (rounded down, before 1970 too).
     @inlinable @inline(__always)
-    public static func day(ofLocalSeconds localSeconds: Int64) -> Int64 {
+    package static func day(ofLocalSeconds localSeconds: Int64) -> Int64 {
         localSeconds >= 0 ? localSeconds / 86_400 : (localSeconds - 86_399) / 86_400
     }
 }

@@ -16,9 +16,9 @@ import Glibc
 ///
 /// Create it while holding the folder's `OutputLock`: it first finishes or removes what stopped
 /// runs left (`OutputCommit.rollForward`).
-public final class OutputStaging: Sendable {
-    public let outputDirectory: String
-    public let stagingDirectory: String
+package final class OutputStaging: Sendable {
+    package let outputDirectory: String
+    package let stagingDirectory: String
     private let state = Mutex(State())
     /// Entered while `commit` moves files; a signal's handler waits on it.
     private let commitEnded = DispatchGroup()
@@ -46,7 +46,7 @@ public final class OutputStaging: Sendable {
         case abandoned
     }
 
-    public init(outputDirectory: String) throws {
+    package init(outputDirectory: String) throws {
         self.outputDirectory = outputDirectory
         try OutputStaging.makeDirectory(outputDirectory)
         guard access(outputDirectory, W_OK | X_OK) == 0 else {
@@ -61,7 +61,7 @@ public final class OutputStaging: Sendable {
     /// The staging path of an output, creating its subfolder when needed. A path that could leave
     /// the staging folder (absolute, or with a `..` component) is refused: output names can carry
     /// text from the export.
-    public func path(_ relative: String) throws -> String {
+    package func path(_ relative: String) throws -> String {
         let parts = relative.split(separator: "/", omittingEmptySubsequences: false)
         guard !relative.hasPrefix("/"), !parts.contains("..") else {
             throw InputError(file: outputDirectory, "refusing an output path that leaves the output folder")
@@ -118,7 +118,7 @@ public final class OutputStaging: Sendable {
     /// or removes; any other file in the way fails the commit before anything is moved.
     ///
     /// Throws `CancellationError` without moving anything when a signal came first.
-    public func commit(replacing listed: Set<String>) throws {
+    package func commit(replacing listed: Set<String>) throws {
         try waitForFileSyncs()
         try state.withLock { state in
             guard state.phase == .writing else { throw CancellationError() }
@@ -136,7 +136,7 @@ public final class OutputStaging: Sendable {
     }
 
     /// Removes the staging folder, leaving the previous outputs as they were.
-    public func discard() {
+    package func discard() {
         let removable = state.withLock { state in
             let removable = state.phase == .writing || state.phase == .abandoned
             if state.phase == .writing { state.phase = .abandoned }

@@ -4,13 +4,13 @@
 /// case of HealthKit's `HKWorkoutActivityType` (iOS 18 SDK), so a name can be flagged when Apple
 /// adds a type HealthTrail has not seen: it still gets a readable snake_case name, but `isKnown`
 /// is false so the run can report it.
-public enum ActivityCatalog {
+package enum ActivityCatalog {
     /// The prefix of every exported activity type.
-    public static let prefix = "HKWorkoutActivityType"
+    package static let prefix = "HKWorkoutActivityType"
 
     /// Every HealthKit activity type, as its Swift case name (the exported name without `prefix`,
     /// first letter lowered), in HealthKit's declaration order.
-    public static let knownTypes: [String] = [
+    package static let knownTypes: [String] = [
         "americanFootball", "archery", "australianFootball", "badminton", "baseball", "basketball",
         "bowling", "boxing", "climbing", "cricket", "crossTraining", "curling", "cycling", "dance",
         "danceInspiredTraining", "elliptical", "equestrianSports", "fencing", "fishing",
@@ -49,7 +49,7 @@ public enum ActivityCatalog {
     /// normalised name (`high_intensity_interval_training`). Anything else passes through as
     /// lower-cased snake_case (at most `maxNameBytes`) with `isKnown` false; an empty type
     /// becomes `unknown`.
-    public static func name(for rawType: String) -> (name: String, isKnown: Bool) {
+    package static func name(for rawType: String) -> (name: String, isKnown: Bool) {
         var bare = Substring(rawType)
         if bare.hasPrefix(prefix) { bare = bare.dropFirst(prefix.utf8.count) }
         guard let first = bare.first else { return ("unknown", false) }

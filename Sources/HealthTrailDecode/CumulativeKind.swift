@@ -1,4 +1,4 @@
 /// A cumulative quantity summed per day: steps, distance, energy, flights, exercise minutes.
-public enum CumulativeKind: Int, CaseIterable, Sendable {
+package enum CumulativeKind: Int, CaseIterable, Sendable {
     case steps, distance, activeEnergy, basalEnergy, flights, exerciseTime
 }

@@ -27,9 +27,9 @@ import HealthTrailBase
 /// between records are skipped anywhere. A line that starts like a number (a digit, a sign or a point) starts
 /// the samples; after that every line must be one finite number. A problem stops the file at
 /// its first `ECGMalformed`, which names the line, never what is on it.
-public final class ECGDecoder {
+package final class ECGDecoder {
     /// The longest line read: a header line is a few dozen bytes, a sample about ten.
-    public static let maxLineBytes = 4096
+    package static let maxLineBytes = 4096
 
     private var lines = LineSplitter(maxLineBytes: ECGDecoder.maxLineBytes)
     private var recorded: Timestamp?
@@ -59,16 +59,16 @@ public final class ECGDecoder {
         var unit: String?
     }
 
-    public init() {}
+    package init() {}
 
     /// Reads `chunk`, handing each sample to `onSample` with its 0-based index and its text as
     /// written (valid during the call only); throws `ECGMalformed` at the first problem.
-    public func feed(_ chunk: ByteSpan, onSample: (Int, ByteSpan) -> Void) throws {
+    package func feed(_ chunk: ByteSpan, onSample: (Int, ByteSpan) -> Void) throws {
         try lines.feed(chunk) { outcome, number in try read(outcome, line: number, onSample) }
     }
 
     /// Ends the file: the recording its header and samples describe, or why there is none.
-    public func finish(entry: String, onSample: (Int, ByteSpan) -> Void) throws -> ECGRecording {
+    package func finish(entry: String, onSample: (Int, ByteSpan) -> Void) throws -> ECGRecording {
         try lines.finish { outcome, number in try read(outcome, line: number, onSample) }
         let end = lines.line - 1
         guard openRecord == nil else {

@@ -5,50 +5,50 @@ import HealthTrailBase
 ///
 /// The header also names the person and gives their date of birth; neither is read into this
 /// type, or anywhere: `ECGDecoder` keeps only the values of the keys below.
-public struct ECGRecording: Sendable, Equatable {
+package struct ECGRecording: Sendable, Equatable {
     /// The entry's path in the export.
-    public var entry: String
+    package var entry: String
     /// `Recorded Date`: when the recording started, with the UTC offset the file states.
-    public var recorded: Timestamp
+    package var recorded: Timestamp
     /// `Classification` as written: `Sinus Rhythm`, `Atrial Fibrillation`, `Inconclusive`,
     /// `Poor Recording`, …; empty when the file has none.
-    public var classification: String
+    package var classification: String
     /// `Symptoms` as written (empty for none).
-    public var symptoms: String
+    package var symptoms: String
     /// `Software Version` of the ECG app (`1.90`).
-    public var softwareVersion: String
+    package var softwareVersion: String
     /// `Device`: the Watch model (`Watch6,7`).
-    public var device: String
+    package var device: String
     /// `Sample Rate` in hertz (`512 hertz` is 512).
-    public var sampleRateHz: Double
+    package var sampleRateHz: Double
     /// `Lead`: `Lead I` for a Watch.
-    public var lead: String
+    package var lead: String
     /// `Unit` of the samples as written: `µV`.
-    public var unit: String
+    package var unit: String
     /// The number of samples.
-    public var samples: Int
+    package var samples: Int
 
     /// The recording's length in seconds: samples over the sample rate.
-    public var durationSeconds: Double { Double(samples) / sampleRateHz }
+    package var durationSeconds: Double { Double(samples) / sampleRateHz }
 
     /// Seconds from the start of the recording to sample `index` (0-based).
-    public func timeOffset(ofSample index: Int) -> Double { Double(index) / sampleRateHz }
+    package func timeOffset(ofSample index: Int) -> Double { Double(index) / sampleRateHz }
 
     /// `20230305T015507Z`: the recorded instant in UTC, as workout ids begin.
-    public var baseID: String { recorded.utcString.filter { $0 != "-" && $0 != ":" } }
+    package var baseID: String { recorded.utcString.filter { $0 != "-" && $0 != ":" } }
 }
 
 /// Why an ECG file cannot be read: where, a stable kind for the manifest's counts, and what is
 /// wrong, never the value itself (neither a sample nor header text).
-public struct ECGMalformed: Error, Sendable, Equatable {
+package struct ECGMalformed: Error, Sendable, Equatable {
     /// The 1-based line the problem is on.
-    public var line: Int
+    package var line: Int
     /// `ecg_non_numeric_sample`, `ecg_missing_recorded_date`, …
-    public var kind: String
+    package var kind: String
     /// What is wrong, in words.
-    public var message: String
+    package var message: String
 
-    public init(line: Int, kind: String, _ message: String) {
+    package init(line: Int, kind: String, _ message: String) {
         self.line = line
         self.kind = kind
         self.message = message

@@ -13,7 +13,7 @@ import HealthTrailXML
 /// before it has been decoded, so a fatal error earlier in the file still wins.
 extension ExportDecoder {
     /// Moves decoding to a thread of its own; call before the first `feed`.
-    public func decodeOnOwnThread() {
+    package func decodeOnOwnThread() {
         guard capture == nil else { return }
         let capture = SAXEventCapture(vocabulary: .export)
         self.capture = capture
@@ -44,12 +44,12 @@ extension ExportDecoder {
         try feed(chunk.dropFirst(offset))
     }
 
-    public func feed(_ bytes: [UInt8]) throws {
+    package func feed(_ bytes: [UInt8]) throws {
         try ByteSpan.withBytes(ofEach: bytes) { try feed($0) }
     }
 
     /// Ends the document (and, on its own thread, waits until every element is decoded).
-    public func finish() throws {
+    package func finish() throws {
         guard capture != nil else { return try finishDirectly() }
         do { try parser.finish() } catch { throw waitForDecoding() ?? error }
         if let error = waitForDecoding() { throw error }
@@ -58,7 +58,7 @@ extension ExportDecoder {
     /// Hands the decoding thread the last events and waits for it to end; returns its fatal
     /// error, if any. Safe to call more than once (and on a run that failed elsewhere).
     @discardableResult
-    public func waitForDecoding() -> Error? {
+    package func waitForDecoding() -> Error? {
         guard let capture, let done = decodingDone else { return fatal }
         decodingDone = nil
         capture.finish()

@@ -10,38 +10,38 @@ import HealthTrailXML
 /// Records nested in a `<Correlation>` are skipped: Apple writes them at the top level too.
 public final class ExportDecoder: SAXDocumentDecoder, SAXEventHandler {
     // MARK: Results
-    public private(set) var locale: String?
-    public private(set) var exportDate: Timestamp?
-    public private(set) var me: Me?
-    public private(set) var workouts: [Workout] = []
-    public private(set) var recordTypes: [RecordType] = []
+    package private(set) var locale: String?
+    package private(set) var exportDate: Timestamp?
+    package private(set) var me: Me?
+    package private(set) var workouts: [Workout] = []
+    package private(set) var recordTypes: [RecordType] = []
     /// Every source's name, numbered as first met: a record's `sourceIndex` is its number. The
     /// only copy of the names; `String`s are made where one is written (`sourceName(_:)`).
     package let sourceNames = NameBytes()
     /// Distinct sources met.
-    public var sourceCount: Int { sourceNames.count }
+    package var sourceCount: Int { sourceNames.count }
     /// Source `index`'s name.
-    public func sourceName(_ index: Int) -> String { sourceNames.string(index) }
+    package func sourceName(_ index: Int) -> String { sourceNames.string(index) }
     /// Records per source, by index.
-    public var sourceRecordCounts: [Int] {
+    package var sourceRecordCounts: [Int] {
         var counts = sourceCounts.map { Int($0) }
         for (index, extra) in sourceCountOverflow { counts[index] += extra }
         for k in 0..<recentSourceCount { counts[recentSourceIndices[k]] += recentSourceHits[k] }
         return counts
     }
-    public var heartRateSamples: Int { heartRateCount }
-    public internal(set) var correlations = 0
-    public internal(set) var activitySummaries = 0
-    public var hrvBeats: Int { hrvBeatCount }
+    package var heartRateSamples: Int { heartRateCount }
+    package internal(set) var correlations = 0
+    package internal(set) var activitySummaries = 0
+    package var hrvBeats: Int { hrvBeatCount }
     // Counted per record and per beat in internal properties: a public stored one would be
     // checked for exclusive access at run time on every `+= 1`.
     var heartRateCount = 0
     var hrvBeatCount = 0
-    public internal(set) var inlineRoutePoints = 0
+    package internal(set) var inlineRoutePoints = 0
 
     // MARK: Configuration
     /// Where records go; nil to only count (`healthtrail inspect`).
-    public let sink: ExportRecordSink?
+    package let sink: ExportRecordSink?
     /// `sink` for the per-record path, without reference counting (`sink` keeps it).
     package let unretainedSink: Unretained<ExportRecordSink>?
     package let faults: FaultLog
@@ -91,15 +91,15 @@ public final class ExportDecoder: SAXDocumentDecoder, SAXEventHandler {
     /// The next suffix to try for a workout id already taken (`…-running-2`, `-3`, …).
     var nextWorkoutSuffix: [String: Int] = [:]
     /// Old exports' inline route points, per workout, in file order.
-    public internal(set) var inlineRoutes: [(workout: Workout, points: [InlineLocation])] = []
+    package internal(set) var inlineRoutes: [(workout: Workout, points: [InlineLocation])] = []
     var inlinePoints: [InlineLocation] = []
     /// Units no conversion knows, with how many records used them.
-    public internal(set) var unknownUnits: [String: Int] = [:]
+    package internal(set) var unknownUnits: [String: Int] = [:]
 
     /// - Parameters:
     ///   - sink: where records go; nil to only count (`healthtrail inspect`).
     ///   - fileName, entryName: named in faults and errors.
-    public init(sink: ExportRecordSink?, faults: FaultLog, fileName: String, entryName: String) {
+    package init(sink: ExportRecordSink?, faults: FaultLog, fileName: String, entryName: String) {
         self.sink = sink
         unretainedSink = sink.map(Unretained.init)
         self.faults = faults
@@ -112,7 +112,7 @@ public final class ExportDecoder: SAXDocumentDecoder, SAXEventHandler {
     /// A start tag decoded where libxml2 reports it (no decoding thread: the parser hands its
     /// tags to `capture` once there is one).
     @inline(__always)
-    public func startElement(_ name: SAXName, attributes tag: SAXAttributes) {
+    @usableFromInline package func startElement(_ name: SAXName, attributes tag: SAXAttributes) {
         let element = elements.lookup(name)
         if element.readsAttributes { attributes.load(tag) }
         start(element)
@@ -120,7 +120,7 @@ public final class ExportDecoder: SAXDocumentDecoder, SAXEventHandler {
 
     /// An end tag decoded where libxml2 reports it.
     @inline(__always)
-    public func endElement(_ name: SAXName) { end() }
+    @usableFromInline package func endElement(_ name: SAXName) { end() }
 
     /// A start tag whose attributes are in `attributes` already.
     @inline(__always)

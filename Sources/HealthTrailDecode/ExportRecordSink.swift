@@ -10,8 +10,13 @@ import HealthTrailXML
 /// A class rather than a protocol: the decoder reaches its sink through `Unretained`, so a record
 /// costs one method call and no reference counting. Each method does nothing unless overridden.
 /// Calls come on the decoding thread, in file order; spans are valid only during a call.
+///
+/// `open`, so `public`, with the types its methods take (`DecodedRecord`,
+/// `DecodedActivitySummary`, `RecordType`, `ExportDecoder`, `ByteSpan`, `Timestamp`): `RunRecordSink`
+/// subclasses it from another module, and Swift has no package-wide `open`. Every other
+/// declaration of HealthTrail is `package` (ArchitectureGraphTests keeps that list closed).
 open class ExportRecordSink {
-    public init() {}
+    package init() {}
 
     /// A `<Record>` that is not heart rate. Throws to stop the decoding (a file that cannot be
     /// created); `decoder` is where faults go and source names are.
@@ -40,20 +45,20 @@ open class ExportRecordSink {
 /// One `<Record>` as decoded. Its spans are valid only during the sink's call.
 public struct DecodedRecord {
     /// `startDate` and `endDate` (`endDate` equals `startDate` when the export leaves it out).
-    public let start: Timestamp
-    public let end: Timestamp
+    package let start: Timestamp
+    package let end: Timestamp
     /// The `value` attribute as written; nil when the record has none.
-    public let value: ByteSpan?
+    package let value: ByteSpan?
     /// The value as a number: quantity records only, 0 for categories.
-    public let number: Double
+    package let number: Double
     /// How the record's unit converts to its kind's canonical unit; nil for categories and
     /// for units no conversion knows.
-    public let conversion: UnitConversion?
+    package let conversion: UnitConversion?
     /// The `unit` attribute as written; nil when the record has none.
-    public let unit: ByteSpan?
+    package let unit: ByteSpan?
     /// The `sourceName` as written (empty when missing) and its index in `ExportDecoder.sourceNames`.
-    public let source: ByteSpan
-    public let sourceIndex: Int
+    package let source: ByteSpan
+    package let sourceIndex: Int
 }
 
 /// One `<ActivitySummary>` as decoded. Its spans are valid only during the sink's call.
@@ -66,12 +71,12 @@ public struct DecodedActivitySummary {
     ]
 
     /// `dateComponents` as written (`2024-01-02`); nil when missing.
-    public let date: ByteSpan?
+    package let date: ByteSpan?
     /// `activeEnergyBurned`, its goal and unit, `appleMoveTime` and its goal, `appleExerciseTime`
     /// and its goal, `appleStandHours` and its goal, as written; nil where missing.
-    public let fields: [ByteSpan?]
+    package let fields: [ByteSpan?]
 
     /// `appleExerciseTime` and `appleStandHours`.
-    public var exerciseMinutes: ByteSpan? { fields[5] }
-    public var standHours: ByteSpan? { fields[7] }
+    package var exerciseMinutes: ByteSpan? { fields[5] }
+    package var standHours: ByteSpan? { fields[7] }
 }

@@ -8,12 +8,12 @@ import HealthTrailXML
 /// and `extensions/{speed,course,hAcc,vAcc}` children whose text is captured into a small
 /// fixed buffer (a field longer than that is a fault, not an allocation). Each point comes with
 /// its fields' text too, so writers can copy the numbers as the file wrote them.
-public final class GPXDecoder: SAXDocumentDecoder, SAXEventHandler {
+package final class GPXDecoder: SAXDocumentDecoder, SAXEventHandler {
     package enum Field: Int { case ele = 0, time, speed, course, hAcc, vAcc, none }
 
-    public var points: Int { pointCount }
-    public var firstUTC: Int64? { earliestUTC }
-    public var lastUTC: Int64? { latestUTC }
+    package var points: Int { pointCount }
+    package var firstUTC: Int64? { earliestUTC }
+    package var lastUTC: Int64? { latestUTC }
     // Updated once per point in private properties: public stored ones would be checked for
     // exclusive access at run time on every update.
     private var pointCount = 0
@@ -40,7 +40,7 @@ public final class GPXDecoder: SAXDocumentDecoder, SAXEventHandler {
     package static let maxFieldLength = 64
     package static let latSlot = 6, lonSlot = 7
 
-    public init(
+    package init(
         faults: FaultLog, fileName: String, entryName: String,
         onPoint: ((RoutePoint, GPXRawFields) -> Void)?
     ) {
@@ -77,7 +77,7 @@ public final class GPXDecoder: SAXDocumentDecoder, SAXEventHandler {
         }
     }
 
-    public func startElement(_ name: SAXName, attributes: SAXAttributes) {
+    package func startElement(_ name: SAXName, attributes: SAXAttributes) {
         depth += 1
         if depth > SAXPushParser.maxDepth {
             if fatal == nil { fatal = parser.depthError() }
@@ -97,7 +97,7 @@ public final class GPXDecoder: SAXDocumentDecoder, SAXEventHandler {
     }
 
     @inline(__always)
-    public func characters(_ text: ByteSpan) {
+    package func characters(_ text: ByteSpan) {
         guard current != .none else { return }
         if !append(current.rawValue, text) {
             lengths[current.rawValue] = 0
@@ -107,7 +107,7 @@ public final class GPXDecoder: SAXDocumentDecoder, SAXEventHandler {
     }
 
     @inline(__always)
-    public func endElement(_ name: SAXName) {
+    package func endElement(_ name: SAXName) {
         depth -= 1
         current = .none
         guard inPoint, let trkptName, name.isSameInterned(as: trkptName) else { return }
@@ -157,12 +157,12 @@ import Glibc
 
 /// The text of a GPX point's numeric fields, as the file wrote them (nil where absent, not a
 /// number or out of range: `NumberText.isInRange`).
-public struct GPXRawFields {
-    public var latitude: ByteSpan
-    public var longitude: ByteSpan
-    public var elevation: ByteSpan?
-    public var speed: ByteSpan?
-    public var horizontalAccuracy: ByteSpan?
-    public var course: ByteSpan?
-    public var verticalAccuracy: ByteSpan?
+package struct GPXRawFields {
+    package var latitude: ByteSpan
+    package var longitude: ByteSpan
+    package var elevation: ByteSpan?
+    package var speed: ByteSpan?
+    package var horizontalAccuracy: ByteSpan?
+    package var course: ByteSpan?
+    package var verticalAccuracy: ByteSpan?
 }

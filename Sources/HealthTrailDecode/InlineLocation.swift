@@ -1,9 +1,9 @@
 import HealthTrailBase
 
 /// A point of an old export's inline `WorkoutRoute/Location`, kept until routes are processed.
-public struct InlineLocation: Sendable {
-    public var point: RoutePoint
-    public var horizontalAccuracy: Double?
-    public var course: Double?
-    public var verticalAccuracy: Double?
+package struct InlineLocation: Sendable {
+    package var point: RoutePoint
+    package var horizontalAccuracy: Double?
+    package var course: Double?
+    package var verticalAccuracy: Double?
 }

@@ -5,22 +5,22 @@ import HealthTrailXML
 /// One `type` of `<Record>` seen in the export, with its count and output file.
 public final class RecordType {
     /// `HKQuantityTypeIdentifierStepCount`.
-    public let identifier: String
+    package let identifier: String
     package let bytes: [UInt8]
     /// The same bytes in memory of its own, compared once per record without the retain and
     /// release an array's would cost: a view of `identifierStorage`, which lives as long as the type.
     package let identifierBytes: ByteSpan
     private let identifierStorage: OwnedBytes
     /// `step_count`: the name of its `records/<name>.csv`.
-    public let fileName: String
+    package let fileName: String
     /// Quantity records must carry a numeric value; category records carry a name.
-    public let isQuantity: Bool
-    public let isHeartRate: Bool
-    public let isHeartRateVariability: Bool
+    package let isQuantity: Bool
+    package let isHeartRate: Bool
+    package let isHeartRateVariability: Bool
     /// Records decoded (written) of this type.
-    public var count: Int { recordCount }
-    public var firstUTC: Int64 { earliestUTC }
-    public var lastUTC: Int64 { latestUTC }
+    package var count: Int { recordCount }
+    package var firstUTC: Int64 { earliestUTC }
+    package var lastUTC: Int64 { latestUTC }
     // Stored as internal properties, updated once per record: a public stored property of a
     // class is checked for exclusive access at run time on every update (other modules might
     // access it), an internal one the compiler can check once, at compile time.

@@ -9,7 +9,7 @@ import Darwin
 #endif
 
 /// What a unit measures, which decides the canonical unit HealthTrail writes for it.
-public enum UnitKind: String, Sendable, CaseIterable {
+package enum UnitKind: String, Sendable, CaseIterable {
     /// `count/min` → `bpm`. Also what respiratory rate and cycling cadence use: the unit is the same.
     case heartRate
     case count
@@ -35,15 +35,15 @@ public enum UnitKind: String, Sendable, CaseIterable {
 ///
 /// Every output row then carries one unit per kind, whatever locale or device wrote the export:
 /// a German iPhone writes `km` and `kJ`, an American one `mi` and `Cal`.
-public struct UnitConversion: Sendable, Equatable {
+package struct UnitConversion: Sendable, Equatable {
     /// The unit as written in the export (`mi`, `count/min`, …).
-    public let unit: String
-    public let kind: UnitKind
+    package let unit: String
+    package let kind: UnitKind
     /// `bpm`, `count`, `m`, `kcal`, `kg`, `s`, `ms`, `degC`, `%`, or `unit` itself for `.other`.
-    public let canonicalUnit: String
+    package let canonicalUnit: String
     /// canonical = value × factor + offset.
-    public let factor: Double
-    public let offset: Double
+    package let factor: Double
+    package let offset: Double
 
     @inline(__always) package init(
         _ unit: String, _ kind: UnitKind, _ canonicalUnit: String,
@@ -58,23 +58,23 @@ public struct UnitConversion: Sendable, Equatable {
 
     /// True when nothing changes, value nor unit text: callers copy the original bytes instead of
     /// parsing and re-printing the number (which could alter its digits).
-    @inlinable public var isIdentity: Bool { preservesValue && unit == canonicalUnit }
+    @inlinable package var isIdentity: Bool { preservesValue && unit == canonicalUnit }
 
     /// True when the number is unchanged though the unit may be renamed (`count/min` → `bpm`,
     /// `Cal` → `kcal`): the value's bytes can still be copied as written.
-    @inlinable public var preservesValue: Bool { factor == 1 && offset == 0 }
+    @inlinable package var preservesValue: Bool { factor == 1 && offset == 0 }
 
     /// The value in `canonicalUnit`.
     ///
     /// Floating point: `0.29 × 100` is `28.999999999999996`, so writers should print converted
     /// values with bounded precision rather than the shortest round-trip representation.
-    @inlinable @inline(__always) public func convert(_ value: Double) -> Double {
+    @inlinable @inline(__always) package func convert(_ value: Double) -> Double {
         value * factor + offset
     }
 
     /// Looks up a unit as written in the export (exact, case-sensitive text as Apple writes it).
     /// nil = unknown unit: never guessed, so `KM` or `Km` is not `km`.
-    public static func forUnit(_ unit: String) -> UnitConversion? {
+    package static func forUnit(_ unit: String) -> UnitConversion? {
         UnitTable.shared.byName[unit]
     }
 
@@ -82,7 +82,7 @@ public struct UnitConversion: Sendable, Equatable {
     ///
     /// Candidates are bucketed by byte length, so at most a handful of comparisons run, each
     /// after a first-byte check.
-    public static func forUnit(_ unit: ByteSpan) -> UnitConversion? {
+    package static func forUnit(_ unit: ByteSpan) -> UnitConversion? {
         let table = UnitTable.shared
         let n = unit.count
         guard n > 0, n < table.bucketStart.count - 1 else { return nil }
@@ -95,7 +95,7 @@ public struct UnitConversion: Sendable, Equatable {
     }
 
     /// Every unit HealthTrail recognises, in table order.
-    public static var known: [UnitConversion] { UnitTable.entries }
+    package static var known: [UnitConversion] { UnitTable.entries }
 }
 
 /// The unit strings of Apple Health exports, as HealthKit's `HKUnit.unitString` prints them.

@@ -9,9 +9,9 @@ import HealthTrailArchive
 /// curly apostrophes, `<<HKDevice…>>` strings, old- and new-style workouts, GPX routes named by
 /// their last point's local time. Same options ⇒ byte-identical archive. About 1 MB of
 /// export.xml per day; memory stays flat whatever the number of days.
-public enum ExportSynthesizer {
+package enum ExportSynthesizer {
     /// Writes the archive at `zipPath` and returns exact counts of what it holds.
-    public static func write(to zipPath: String, options: SynthOptions) throws -> SynthSummary {
+    package static func write(to zipPath: String, options: SynthOptions) throws -> SynthSummary {
         let schedule = SynthSchedule(options: options)
         let zip = try ZipWriter(path: zipPath)
         let top = options.topFolder.isEmpty ? "" : options.topFolder + "/"

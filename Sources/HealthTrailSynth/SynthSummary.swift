@@ -1,32 +1,32 @@
 /// What `ExportSynthesizer` wrote: exact element counts, the truth tests compare readers with.
-public struct SynthSummary: Codable, Sendable, Equatable {
+package struct SynthSummary: Codable, Sendable, Equatable {
     /// Top-level `<Record>` elements per `type` attribute. The copies nested inside
     /// `<Correlation>` are not counted (they repeat top-level records, as the DTD notes).
-    public var recordsByType: [String: Int] = [:]
+    package var recordsByType: [String: Int] = [:]
     /// `HKQuantityTypeIdentifierHeartRate` records (also counted in `recordsByType`).
-    public var heartRateRecords = 0
+    package var heartRateRecords = 0
     /// `<Workout>` elements.
-    public var workouts = 0
+    package var workouts = 0
     /// Workouts with a `<WorkoutRoute>` child (including the one whose file is missing when
     /// `includeBrokenRouteLinks` is set).
-    public var workoutsWithRoutes = 0
+    package var workoutsWithRoutes = 0
     /// GPX entries written (including the orphan when `includeBrokenRouteLinks` is set).
-    public var routeFiles = 0
+    package var routeFiles = 0
     /// `<trkpt>` elements across all GPX entries.
-    public var routePoints = 0
+    package var routePoints = 0
     /// `<Correlation>` elements.
-    public var correlations = 0
+    package var correlations = 0
     /// `<ActivitySummary>` elements (one per day).
-    public var activitySummaries = 0
+    package var activitySummaries = 0
     /// `<InstantaneousBeatsPerMinute>` elements.
-    public var hrvBeats = 0
+    package var hrvBeats = 0
     /// Uncompressed size of the main XML entry.
-    public var exportXMLBytes: UInt64 = 0
+    package var exportXMLBytes: UInt64 = 0
     /// The Apple Watch's `StepCount` total per local calendar day of the person ("2023-01-05"),
     /// local meaning the zone the person was in (Europe/Paris, America/New_York while away),
     /// not the export offset the dates carry. The truth for source de-duplication tests: the
     /// iPhone counts the same walks too, a little differently.
-    public var watchStepsByLocalDay: [String: Int] = [:]
+    package var watchStepsByLocalDay: [String: Int] = [:]
 
     // MARK: Truths for normalisation, de-duplication, sleep nights and daily summaries
     //
@@ -44,17 +44,17 @@ public struct SynthSummary: Codable, Sendable, Equatable {
 
     /// The Apple Watch's `StepCount` total per local date at the export offset ("2023-01-05"):
     /// what de-duplicated steps per day must be. Days without Watch steps are absent.
-    public var stepsByExportDay: [String: Int] = [:]
+    package var stepsByExportDay: [String: Int] = [:]
     /// The Watch's `DistanceWalkingRunning` per local date at the export offset, in metres (the
     /// Watch writes km with five decimals, so every value is a whole number of centimetres and
     /// this is the exact sum, rounded to the nearest Double).
-    public var distanceMetersByExportDay: [String: Double] = [:]
+    package var distanceMetersByExportDay: [String: Double] = [:]
     /// The Watch's `ActiveEnergyBurned` per local date at the export offset, in kcal (the sum of
     /// its three-decimal values, exact to the thousandth). Its samples run back to back over the
     /// whole archive; the Strava (`Cal`) and Zwift (`kJ`) copies of workouts are not counted.
-    public var activeKcalByExportDay: [String: Double] = [:]
+    package var activeKcalByExportDay: [String: Double] = [:]
     /// The Watch's `FlightsClimbed` per local date at the export offset.
-    public var flightsByExportDay: [String: Int] = [:]
+    package var flightsByExportDay: [String: Int] = [:]
     /// True asleep minutes per night, keyed by the local date at the export offset of the
     /// morning the night ends (the latest end date of the night's sleep samples; a night's
     /// first samples may carry the evening before's date). Asleep minutes
@@ -65,50 +65,50 @@ public struct SynthSummary: Codable, Sendable, Equatable {
     /// samples: the Watch wins and Sleep Cycle's minutes are not counted. Every sleep sample
     /// starts and ends on a whole minute, so these are exact. Naps are not included. Nights
     /// without sleep (the red-eye flight home) are absent.
-    public var asleepMinutesByNight: [String: Int] = [:]
+    package var asleepMinutesByNight: [String: Int] = [:]
     /// In-bed minutes per night (same keys as `asleepMinutesByNight`): the length of the union
     /// of every source's `InBed` spans that night (the iPhone's, plus Sleep Cycle's on its night).
-    public var inBedMinutesByNight: [String: Int] = [:]
+    package var inBedMinutesByNight: [String: Int] = [:]
     /// Afternoon naps: the Watch's asleep minutes per local date at the export offset of the
     /// nap's end. A nap is one Watch sample of ~25 minutes around 14:00 in the person's zone
     /// (`AsleepCore`, or `Asleep` on legacy days), with no `InBed` sample and hours away from any
     /// night; archives of four days or more have at least one. Not part of any night's truth.
-    public var napMinutesByDay: [String: Int] = [:]
+    package var napMinutesByDay: [String: Int] = [:]
     /// Every `<Workout>`: its start instant in UTC (`yyyy-MM-ddTHH:mm:ssZ`) → its local start
     /// date in the zone its `HKTimeZone` metadata names (Europe/Paris or America/New_York).
     /// During the New York trip this differs from the date the export offset gives for evening
     /// workouts.
-    public var workoutLocalDates: [String: String] = [:]
+    package var workoutLocalDates: [String: String] = [:]
 
     // MARK: Truths for the output contract (every documented column)
 
     /// Every `<Workout>` as written, keyed like `workoutLocalDates` (start instant, UTC).
-    public var workoutTruths: [String: WorkoutTruth] = [:]
+    package var workoutTruths: [String: WorkoutTruth] = [:]
     /// Workouts and their minutes (`duration` as written) per local date in the workout's
     /// `HKTimeZone` (the dates of `workoutLocalDates`).
-    public var workoutsByLocalDay: [String: Int] = [:]
-    public var workoutMinutesByLocalDay: [String: Double] = [:]
+    package var workoutsByLocalDay: [String: Int] = [:]
+    package var workoutMinutesByLocalDay: [String: Double] = [:]
     /// The Watch's `BasalEnergyBurned` (its only source) per local date at the export offset,
     /// kcal: each sample as written, split between the dates its span covers in proportion to
     /// time (some samples cross midnight).
-    public var basalKcalByExportDay: [String: Double] = [:]
+    package var basalKcalByExportDay: [String: Double] = [:]
     /// The mean of every `HeartRate` value as written (all sources) per local date at the
     /// export offset of its start.
-    public var heartRateMeanByExportDay: [String: Double] = [:]
+    package var heartRateMeanByExportDay: [String: Double] = [:]
     /// The mean `RestingHeartRate` (one a day) and `HeartRateVariabilitySDNN` (ms) values per
     /// local date at the export offset of their start.
-    public var restingHRByExportDay: [String: Double] = [:]
-    public var hrvSDNNByExportDay: [String: Double] = [:]
+    package var restingHRByExportDay: [String: Double] = [:]
+    package var hrvSDNNByExportDay: [String: Double] = [:]
     /// From each `ActivitySummary`, by its local date: exercise minutes and stood hours, which
     /// daily.csv takes over the records where a summary exists, and its active energy as written.
-    public var exerciseMinutesBySummaryDay: [String: Double] = [:]
-    public var standHoursBySummaryDay: [String: Double] = [:]
-    public var activeKcalBySummaryDay: [String: Double] = [:]
+    package var exerciseMinutesBySummaryDay: [String: Double] = [:]
+    package var standHoursBySummaryDay: [String: Double] = [:]
+    package var activeKcalBySummaryDay: [String: Double] = [:]
     /// Core, deep and REM minutes of each staged night (keys as `asleepMinutesByNight`): the
     /// Watch's stage samples, which win every staged night. Legacy nights are absent.
-    public var coreMinutesByNight: [String: Int] = [:]
-    public var deepMinutesByNight: [String: Int] = [:]
-    public var remMinutesByNight: [String: Int] = [:]
+    package var coreMinutesByNight: [String: Int] = [:]
+    package var deepMinutesByNight: [String: Int] = [:]
+    package var remMinutesByNight: [String: Int] = [:]
 
     // MARK: Truths by the person's local day
     //
@@ -127,58 +127,58 @@ public struct SynthSummary: Codable, Sendable, Equatable {
     /// `stepsByExportDay`, so the totals over all days are equal. It can differ from
     /// `watchStepsByLocalDay` (the start's date in the zone of the day that wrote the sample)
     /// only on `travelDays`.
-    public var stepsByLocalDay: [String: Int] = [:]
+    package var stepsByLocalDay: [String: Int] = [:]
     /// The Watch's `DistanceWalkingRunning` per local day of its start, in metres (whole
     /// centimetres summed, as `distanceMetersByExportDay`).
-    public var distanceMetersByLocalDay: [String: Double] = [:]
+    package var distanceMetersByLocalDay: [String: Double] = [:]
     /// The Watch's `ActiveEnergyBurned` per local day of its start, in kcal (exact to the
     /// thousandth; no third-party copies, as `activeKcalByExportDay`).
-    public var activeKcalByLocalDay: [String: Double] = [:]
+    package var activeKcalByLocalDay: [String: Double] = [:]
     /// The Watch's `FlightsClimbed` per local day of its start.
-    public var flightsByLocalDay: [String: Int] = [:]
+    package var flightsByLocalDay: [String: Int] = [:]
     /// The Watch's `BasalEnergyBurned` per local day, kcal: each sample as written, split
     /// between the days its span covers in proportion to time (samples cross midnights and the
     /// ends of the travel days' spans alike).
-    public var basalKcalByLocalDay: [String: Double] = [:]
+    package var basalKcalByLocalDay: [String: Double] = [:]
     /// The mean of every `HeartRate` value as written (all sources) per local day of its start.
-    public var heartRateMeanByLocalDay: [String: Double] = [:]
+    package var heartRateMeanByLocalDay: [String: Double] = [:]
     /// The mean `RestingHeartRate` and `HeartRateVariabilitySDNN` (ms) values per local day of
     /// their start.
-    public var restingHRByLocalDay: [String: Double] = [:]
-    public var hrvSDNNByLocalDay: [String: Double] = [:]
+    package var restingHRByLocalDay: [String: Double] = [:]
+    package var hrvSDNNByLocalDay: [String: Double] = [:]
     /// Every day of the archive → the IANA identifier of the zone the person lived it in
     /// (`Europe/Paris`, or `America/New_York` on the days of the trip).
-    public var timeZoneByLocalDay: [String: String] = [:]
+    package var timeZoneByLocalDay: [String: String] = [:]
     /// The days whose zone differs from the day before's or the day after's (at each change of
     /// zone, the last day in one zone and the first in the other), sorted.
-    public var travelDays: [String] = []
+    package var travelDays: [String] = []
 
     /// Every ECG file (`electrocardiograms/*.csv`) as written, in the order of the archive.
-    public var ecgRecordings: [ECGTruth] = []
+    package var ecgRecordings: [ECGTruth] = []
 
-    public init() {}
+    package init() {}
 }
 
 /// One ECG file the generator wrote: its header's values and its samples, as written. The
 /// header's name and date of birth are `SynthSidecars.ecgName` and `ecgDateOfBirth`.
-public struct ECGTruth: Codable, Sendable, Equatable {
+package struct ECGTruth: Codable, Sendable, Equatable {
     /// The entry's path relative to the export folder (`electrocardiograms/ecg_2023-01-02.csv`).
-    public var file: String
+    package var file: String
     /// `Recorded Date` as a UTC instant, `yyyy-MM-ddTHH:mm:ssZ`.
-    public var recordedUTC: String
+    package var recordedUTC: String
     /// The UTC offset `Recorded Date` states, in minutes.
-    public var offsetMinutes: Int
-    public var classification: String
-    public var symptoms: String
-    public var softwareVersion: String
-    public var device: String
-    public var sampleRateHz: Double
-    public var lead: String
-    public var unit: String
+    package var offsetMinutes: Int
+    package var classification: String
+    package var symptoms: String
+    package var softwareVersion: String
+    package var device: String
+    package var sampleRateHz: Double
+    package var lead: String
+    package var unit: String
     /// Sample lines.
-    public var samples: Int
+    package var samples: Int
     /// The sum of every sample's value as written (three decimals each).
-    public var microvoltSum: Double
-    public var firstMicrovolts: Double
-    public var lastMicrovolts: Double
+    package var microvoltSum: Double
+    package var firstMicrovolts: Double
+    package var lastMicrovolts: Double
 }

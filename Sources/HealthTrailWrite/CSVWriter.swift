@@ -15,10 +15,10 @@ import Darwin
 /// record costs a few `memcpy`s and no `String`. The bytes go through an `OutputBuffer`, which
 /// also carries the binary spill files and the GeoJSON written with this type's number and
 /// date formatting.
-public final class CSVWriter {
-    public let path: String
+package final class CSVWriter {
+    package let path: String
     /// Rows ended so far (the header not counted).
-    public var rows: Int { rowCount }
+    package var rows: Int { rowCount }
     /// Private storage: `endRow` runs once per row, and a public stored property would be
     /// checked for exclusive access at run time on every `+= 1`.
     private var rowCount = 0
@@ -32,7 +32,7 @@ public final class CSVWriter {
     /// - Parameter writeBehind: hand full buffers to `WriteBehindQueue.shared` instead of
     ///   writing them on the calling thread (for files written on the critical path; costs a
     ///   second buffer).
-    public init(path: String, header: [String], bufferSize: Int = 256 * 1024, writeBehind: Bool = false) throws {
+    package init(path: String, header: [String], bufferSize: Int = 256 * 1024, writeBehind: Bool = false) throws {
         self.path = path
         out = try OutputBuffer(path: path, bufferSize: bufferSize, writeBehind: writeBehind)
         for (i, name) in header.enumerated() {
@@ -45,13 +45,13 @@ public final class CSVWriter {
 
     /// Removes the file (a scratch file read back) and gives its bytes back to the staging
     /// budget (`OutputBuffer.discard`).
-    public func discard() { out.discard() }
+    package func discard() { out.discard() }
 
     // MARK: Fields
 
     /// Appends a text field, quoting it if needed.
     @inline(__always)
-    public func field(_ s: ByteSpan) {
+    package func field(_ s: ByteSpan) {
         var needsQuotes = false
         for i in 0..<s.count {
             let c = s[i]
@@ -69,17 +69,17 @@ public final class CSVWriter {
         out.append(0x22)
     }
 
-    public func field(_ s: String) {
+    package func field(_ s: String) {
         ByteSpan.withUTF8(s) { field($0) }
     }
 
     /// Appends bytes known not to need quoting (numbers, identifiers), or a spill record's.
-    @inlinable @inline(__always) public func raw(_ s: ByteSpan) { out.append(s) }
+    @inlinable @inline(__always) package func raw(_ s: ByteSpan) { out.append(s) }
 
-    @inlinable @inline(__always) public func byte(_ b: UInt8) { out.append(b) }
+    @inlinable @inline(__always) package func byte(_ b: UInt8) { out.append(b) }
 
     /// Inlinable like `raw` and `byte`: a row has a comma per field, from other modules.
-    @inlinable @inline(__always) public func comma() { out.append(0x2C) }
+    @inlinable @inline(__always) package func comma() { out.append(0x2C) }
 
     /// The UTC day last written and its `yyyy-MM-ddT` text: consecutive rows are mostly on the
     /// same day, so the calendar arithmetic runs once per day, not once per timestamp.
@@ -88,7 +88,7 @@ public final class CSVWriter {
 
     /// `2024-01-02T15:31:22Z`.
     @inline(__always)
-    public func utc(_ seconds: Int64) {
+    package func utc(_ seconds: Int64) {
         // SAFETY: the slot is filled here, before the next append to `out`, which owns its bytes.
         let slot = unsafe out.reserve(20)
         let day = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
@@ -112,24 +112,24 @@ public final class CSVWriter {
 
     /// `+01:00`.
     @inline(__always)
-    public func offset(_ minutes: Int32) {
+    package func offset(_ minutes: Int32) {
         // SAFETY: the slot is filled before the next append to `out`.
         unsafe Timestamp.writeOffset(minutes, to: out.reserve(6))
     }
 
     /// A local calendar date, `2024-01-02`.
     @inline(__always)
-    public func date(localSeconds: Int64) {
+    package func date(localSeconds: Int64) {
         // SAFETY: the slot is filled before the next append to `out`.
         unsafe Timestamp.writeDate(localSeconds: localSeconds, to: out.reserve(10))
     }
 
-    public func int(_ v: Int64) { out.appendInteger(v) }
+    package func int(_ v: Int64) { out.appendInteger(v) }
 
     /// A decimal with up to `digits` fraction digits, trailing zeros removed (`12.5`, `3`).
     /// Like a non-finite value, one too large for fixed point (|v| · 10^digits ≥ 9.2e18, never
     /// in real data; a hostile export can write `value="1e300"`) leaves the field empty.
-    public func decimal(_ v: Double, digits: Int = 3) {
+    package func decimal(_ v: Double, digits: Int = 3) {
         guard v.isFinite else { return }
         let digits = min(max(digits, 0), 18)
         let scale = NumberText.powerOfTen(digits)   // exact: the same as multiplying 1 by 10 `digits` times
@@ -144,7 +144,7 @@ public final class CSVWriter {
 
     /// Ends the row. A write failure (disk full) is remembered and thrown by `close()`.
     @inline(__always)
-    public func endRow() {
+    package func endRow() {
         out.append(0x0A)
         rowCount += 1
     }
@@ -152,7 +152,7 @@ public final class CSVWriter {
     // MARK: Output
 
     /// Appends the rows of a finished part file (written without a header) and deletes it.
-    public func append(rowsOf part: CSVWriter) throws {
+    package func append(rowsOf part: CSVWriter) throws {
         try part.close()
         try out.append(contentsOf: ReadOnlyFile(path: part.path))
         let appended = part.rows   // read before the update: no access nested in it
@@ -161,14 +161,14 @@ public final class CSVWriter {
     }
 
     /// Writes out the buffer; errors surface in `close()`.
-    public func flush() { out.flush() }
+    package func flush() { out.flush() }
 
     /// Flushes the buffer and waits until the file's data is on disk. Safe to call from another
     /// thread once writing has finished (ExportOutputs syncs all files concurrently).
-    public func sync() { out.sync() }
+    package func sync() { out.sync() }
 
     /// Flushes, syncs and closes; the file is complete only if this returns.
     /// - Parameter syncing: false for scratch files read back and deleted by the same run (spills),
     ///   which need no fsync.
-    public func close(syncing: Bool = true) throws { try out.close(syncing: syncing) }
+    package func close(syncing: Bool = true) throws { try out.close(syncing: syncing) }
 }

@@ -42,17 +42,17 @@ import Darwin
 ///
 /// A second thread can write its share of routes into a part file (`part: true`) that the first
 /// thread appends with `append(featuresOf:)`. Not thread-safe: one writer per thread.
-public final class GeoJSONWriter {
+package final class GeoJSONWriter {
     /// The file being written.
-    public let path: String
+    package let path: String
     /// Whether positions carry elevation and time (kepler.gl's trip format).
-    public let includeTimes: Bool
+    package let includeTimes: Bool
     /// A part file holds only comma-separated features, to be appended to a full file.
-    public let isPart: Bool
+    package let isPart: Bool
     /// Features written so far (every `Feature` object, segments and markers included).
-    public private(set) var features: Int = 0
+    package private(set) var features: Int = 0
     /// Routes that produced at least one feature.
-    public private(set) var routes: Int = 0
+    package private(set) var routes: Int = 0
 
     private let out: CSVWriter
     private var closed = false
@@ -60,7 +60,7 @@ public final class GeoJSONWriter {
     /// Creates the file owner-only (0600). A full file gets the FeatureCollection's opening now
     /// and its closing in `close()`; with `part: true` the file holds only comma-separated
     /// features, for a second thread's share that `append(featuresOf:)` adds later.
-    public init(path: String, includeTimes: Bool, part: Bool = false) throws {
+    package init(path: String, includeTimes: Bool, part: Bool = false) throws {
         self.path = path
         self.includeTimes = includeTimes
         isPart = part
@@ -71,7 +71,7 @@ public final class GeoJSONWriter {
     // MARK: Routes
 
     /// Writes the route's features (see the type's description). Write errors surface in `close()`.
-    public func add(_ route: RouteFeature) {
+    package func add(_ route: RouteFeature) {
         precondition(!closed, "GeoJSONWriter.add after close")
         let points = route.points
         var usable = 0, first = -1, last = -1
@@ -147,7 +147,7 @@ public final class GeoJSONWriter {
     }
 
     /// Appends a finished part's features after this writer's (closing and deleting the part file).
-    public func append(featuresOf part: GeoJSONWriter) throws {
+    package func append(featuresOf part: GeoJSONWriter) throws {
         precondition(part.isPart && part !== self && !closed, "GeoJSONWriter.append needs a part writer")
         precondition(part.includeTimes == includeTimes, "GeoJSONWriter.append mixes position formats")
         if part.features > 0 { separator() }
@@ -160,7 +160,7 @@ public final class GeoJSONWriter {
 
     /// Writes the FeatureCollection's closing (full files), flushes and fsyncs. The file is
     /// complete only if this returns: write errors (disk full) are thrown here.
-    public func close() throws {
+    package func close() throws {
         guard !closed else { return }
         closed = true
         if !isPart { literal("\n]}\n") }
@@ -171,7 +171,7 @@ public final class GeoJSONWriter {
 
     /// `#rrggbb` of a route by activity: fixed for the common outdoor activities, otherwise a
     /// palette entry picked by a hash of the name, the same in every run.
-    public static func colour(forActivity activity: String) -> String {
+    package static func colour(forActivity activity: String) -> String {
         switch activity {
         case "walking": return "#2e7d32"   // green
         case "running": return "#c62828"   // red
@@ -188,7 +188,7 @@ public final class GeoJSONWriter {
     }
 
     /// Distinct from the five fixed colours above and from the grey of segments without heart rate.
-    public static let otherColours = [
+    package static let otherColours = [
         "#6a1b9a",   // purple
         "#ef6c00",   // orange
         "#ad1457",   // magenta
@@ -200,8 +200,8 @@ public final class GeoJSONWriter {
     ]
 
     /// `marker-color` of start points (green) and end points (near black, a finish flag).
-    public static let startColour = "#43a047"
-    public static let endColour = "#212121"
+    package static let startColour = "#43a047"
+    package static let endColour = "#212121"
 
     // MARK: Pieces
 

@@ -5,32 +5,32 @@ import HealthTrailBase
 ///
 /// Zone names and segment colours arrive as plain values, so the writer depends on no analysis
 /// type beyond `RoutePoint` and `RouteSegment`.
-public struct RouteFeature: Sendable {
+package struct RouteFeature: Sendable {
     /// `20240102T060000Z-running`, or `route-<first point UTC>` for a route no workout claims.
-    public var workoutID: String
+    package var workoutID: String
     /// Snake-case activity name (`running`, `cycling`, …); it picks the route's colour.
-    public var activity: String
+    package var activity: String
     /// The route file relative to the export folder; nil for inline locations.
-    public var routeFile: String?
+    package var routeFile: String?
     /// Start and end of the workout (or of the route), UTC seconds.
-    public var start: Int64
-    public var end: Int64
+    package var start: Int64
+    package var end: Int64
     /// Totals of the workout, written as they are (1 decimal).
-    public var distanceMeters: Double
-    public var durationSeconds: Double
+    package var distanceMeters: Double
+    package var durationSeconds: Double
     /// Mean heart rate over the workout; nil without heart rate.
-    public var averageBPM: Double?
+    package var averageBPM: Double?
     /// The route's points in time order (WGS84).
-    public var points: [RoutePoint]
+    package var points: [RoutePoint]
     /// Stretches of `points` drawn in one colour each (indices into `points`).
-    public var segments: [RouteSegment]
+    package var segments: [RouteSegment]
     /// Zone index → zone name, for the `zone` property of segments (`RouteSegment.zone`).
-    public var zoneNames: [String]
+    package var zoneNames: [String]
     /// Stretches of `points` between the route's gaps (pauses, parts, GPS jumps), as
     /// `MapRoute.stretches` gives them; empty when the route has no gap.
-    public var stretches: [ClosedRange<Int>] = []
+    package var stretches: [ClosedRange<Int>] = []
 
-    public init(
+    package init(
         workoutID: String, activity: String, routeFile: String?, start: Int64, end: Int64,
         distanceMeters: Double, durationSeconds: Double, averageBPM: Double?,
         points: [RoutePoint], segments: [RouteSegment] = [], zoneNames: [String] = []

@@ -42,12 +42,12 @@ import Darwin
 /// freed in deinit), `heldCount` ≤ `longestValue` and `tailCount` ≤ `tailLength` are how many of
 /// their first bytes are set, and one thread (the reader's) uses the filter at a time.
 @safe
-public final class DeviceValueElision: ChunkRewriter {
+package final class DeviceValueElision: ChunkRewriter {
     /// The longest value emptied; longer ones pass through (real ones are about 150 bytes).
-    public static let longestValue = 4096
+    package static let longestValue = 4096
 
     /// Values emptied so far.
-    public private(set) var elidedValues = 0
+    package private(set) var elidedValues = 0
 
     private enum Mode {
         case prolog, content, afterLessThan, afterBang, afterBangDash, comment, cdataOpening, cdata
@@ -82,7 +82,7 @@ public final class DeviceValueElision: ChunkRewriter {
     private static let cdataOpening: StaticString = "CDATA["
 
     /// A filter for one entry, at its first byte.
-    public init() {}
+    package init() {}
 
     deinit {
         unsafe held.deallocate()

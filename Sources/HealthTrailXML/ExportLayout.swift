@@ -6,12 +6,12 @@ import HealthTrailBase
 /// Real exports name the main file `export.xml`, `Export.xml`, `导出.xml` or `eksport.xml`, and
 /// re-zipped ones change the top folder, so names are not trusted: the main XML is the `.xml`
 /// entry that starts with `<!DOCTYPE HealthData` or `<HealthData` (`export_cda.xml` does not).
-public struct ExportLayout {
-    public let mainXML: ArchiveEntry
+package struct ExportLayout {
+    package let mainXML: ArchiveEntry
     /// GPX files, wherever they are (normally `workout-routes/`).
-    public let routeFiles: [ArchiveEntry]
+    package let routeFiles: [ArchiveEntry]
     /// `electrocardiograms/*.csv`.
-    public let ecgFiles: [ArchiveEntry]
+    package let ecgFiles: [ArchiveEntry]
 
     package init(source: ExportSource) throws {
         let xmlEntries = source.entries.filter { $0.path.lowercased().hasSuffix(".xml") }

@@ -9,15 +9,15 @@ import HealthTrailBase
 ///
 /// Inlinable, so that the decoders get it specialised for their `Element`.
 @safe
-public final class FixedSlots<Element> {
+package final class FixedSlots<Element> {
     // SAFETY: holds `count` initialised values from init to deinit; every access below checks
     // its index against `count`. Used by one thread at a time, like the decoder that holds it.
     @usableFromInline let pointer: UnsafeMutablePointer<Element>
     /// How many slots there are.
-    public let count: Int
+    package let count: Int
 
     /// `count` slots, each holding `value`.
-    @inlinable public init(repeating value: Element, count: Int) {
+    @inlinable package init(repeating value: Element, count: Int) {
         precondition(count > 0)
         self.count = count
         unsafe pointer = .allocate(capacity: count)
@@ -29,7 +29,7 @@ public final class FixedSlots<Element> {
         unsafe pointer.deallocate()
     }
 
-    @inlinable public subscript(i: Int) -> Element {
+    @inlinable package subscript(i: Int) -> Element {
         @inline(__always) get {
             precondition(UInt(bitPattern: i) < UInt(bitPattern: count), "slot out of range")
             return unsafe pointer[i]
@@ -41,7 +41,7 @@ public final class FixedSlots<Element> {
     }
 
     /// Sets the first `n` slots to `value`.
-    @inlinable public func fill(_ value: Element, first n: Int) {
+    @inlinable package func fill(_ value: Element, first n: Int) {
         precondition(n >= 0 && n <= count, "slot out of range")
         unsafe pointer.update(repeating: value, count: n)
     }
@@ -49,7 +49,7 @@ public final class FixedSlots<Element> {
 
 extension FixedSlots where Element == UInt8 {
     /// Copies `bytes` into the slots from `offset` on.
-    @inlinable @inline(__always) public func copy(_ bytes: ByteSpan, to offset: Int) {
+    @inlinable @inline(__always) package func copy(_ bytes: ByteSpan, to offset: Int) {
         precondition(offset >= 0 && bytes.count >= 0 && offset <= count - bytes.count, "slot out of range")
         // SAFETY: the range lies inside the slots (checked above); `update(from:count:)` allows
         // `bytes` to overlap them (a span from `span(from:count:)`).
@@ -58,7 +58,7 @@ extension FixedSlots where Element == UInt8 {
 
     /// A span over `length` bytes from `offset`: valid while the slots live and until they are
     /// written again.
-    @inlinable @inline(__always) public func span(from offset: Int, count length: Int) -> ByteSpan {
+    @inlinable @inline(__always) package func span(from offset: Int, count length: Int) -> ByteSpan {
         precondition(offset >= 0 && length >= 0 && offset <= count - length, "slot out of range")
         return unsafe ByteSpan(start: pointer + offset, count: length)
     }
@@ -70,18 +70,18 @@ extension FixedSlots where Element == UInt8 {
 /// SAFETY: whoever makes one keeps the object alive as long as the `Unretained` is used, and
 /// says where it does so.
 @unsafe
-public struct Unretained<Object: AnyObject> {
+@usableFromInline package struct Unretained<Object: AnyObject> {
     @usableFromInline let reference: Unmanaged<Object>
 
-    @inlinable @inline(__always) public init(_ object: Object) { unsafe reference = unsafe .passUnretained(object) }
+    @inlinable @inline(__always) package init(_ object: Object) { unsafe reference = unsafe .passUnretained(object) }
 
     /// Calls `body` with the object.
-    @inlinable @inline(__always) public func with<Result>(_ body: (Object) throws -> Result) rethrows -> Result {
+    @inlinable @inline(__always) package func with<Result>(_ body: (Object) throws -> Result) rethrows -> Result {
         try unsafe reference._withUnsafeGuaranteedRef(body)
     }
 
     /// True when this refers to `object`.
-    @inlinable @inline(__always) public func refers(to object: Object) -> Bool {
+    @inlinable @inline(__always) package func refers(to object: Object) -> Bool {
         unsafe reference.toOpaque() == Unmanaged.passUnretained(object).toOpaque()
     }
 }

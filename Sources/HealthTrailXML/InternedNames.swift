@@ -8,7 +8,7 @@
 ///
 /// Inlinable, so that the decoders get `lookup` specialised for their `Value`.
 @safe
-public final class InternedNames<Value> {
+package final class InternedNames<Value> {
     /// Names kept at most; the table has twice as many slots, so an empty one always ends a probe.
     @usableFromInline let capacity = 64
     @usableFromInline static var slotCount: Int { 128 }
@@ -21,7 +21,7 @@ public final class InternedNames<Value> {
     @usableFromInline let classify: (SAXName) -> Value
 
     /// - Parameter classify: the value of a name seen for the first time.
-    @inlinable public init(_ classify: @escaping (SAXName) -> Value) {
+    @inlinable package init(_ classify: @escaping (SAXName) -> Value) {
         unsafe self.classify = classify
         unsafe names = .allocate(capacity: Self.slotCount)
         unsafe names.initialize(repeating: nil, count: Self.slotCount)
@@ -43,7 +43,7 @@ public final class InternedNames<Value> {
 
     /// The value of `name`.
     @inlinable @inline(__always)
-    public func lookup(_ name: SAXName) -> Value {
+    package func lookup(_ name: SAXName) -> Value {
         let address = unsafe name.address
         var i = Self.home(address)
         // SAFETY: i stays in 0..<slotCount (masked), and at most `capacity`, half the slots, are

@@ -14,7 +14,7 @@ import Darwin
 /// libxml2 interns names, so within one parser a name always arrives at the same address: after
 /// the first sighting, `InternedNames` recognises it by that address instead of by its text.
 @unsafe
-public struct SAXName {
+@usableFromInline package struct SAXName {
     // SAFETY: points into the dictionary of the parser that reported it; the name is read only
     // while that parser lives (inside its callbacks, or as a key of its decoder's tables).
     @usableFromInline package let cString: UnsafePointer<UInt8>
@@ -22,13 +22,13 @@ public struct SAXName {
     @inlinable @inline(__always) package init(cString: UnsafePointer<UInt8>) { unsafe self.cString = unsafe cString }
 
     /// The name as text (an allocation: for recognising a name the first time it is seen).
-    public var string: String { unsafe String(cString: cString) }
+    package var string: String { unsafe String(cString: cString) }
 
     /// The same interned name: within one parser, the same name.
-    @inlinable @inline(__always) public func isSameInterned(as other: SAXName) -> Bool { unsafe cString == other.cString }
+    @inlinable @inline(__always) package func isSameInterned(as other: SAXName) -> Bool { unsafe cString == other.cString }
 
     /// True when the name is `literal` (ASCII).
-    @inlinable @inline(__always) public func equals(_ literal: StaticString) -> Bool {
+    @inlinable @inline(__always) package func equals(_ literal: StaticString) -> Bool {
         // SAFETY: both are NUL-terminated (the name by libxml2, a string literal by the compiler)
         // and alive during the call; `UInt8` and `CChar` memory may be read as each other.
         unsafe strcmp(
@@ -43,13 +43,13 @@ public struct SAXName {
 /// The attributes of one start tag, as libxml2's SAX2 callback hands them over. Valid only
 /// during that callback.
 @unsafe
-public struct SAXAttributes {
+@usableFromInline package struct SAXAttributes {
     // SAFETY: libxml2's array of `count` attributes of five pointers each (local name, prefix,
     // namespace URI, value start, value end), the value's bytes between its start and end; it
     // lives until the callback returns, and a `SAXAttributes` is never kept past it.
     @usableFromInline let base: UnsafeMutablePointer<UnsafePointer<UInt8>?>?
     /// How many attributes the tag has.
-    public let count: Int
+    @usableFromInline package let count: Int
 
     @inlinable @inline(__always) init(base: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, count: Int) {
         unsafe self.base = base
@@ -58,7 +58,7 @@ public struct SAXAttributes {
 
     /// Calls `body` with each attribute's name and value, in the tag's order.
     @inlinable @inline(__always)
-    public func forEach(_ body: (SAXName, ByteSpan) throws -> Void) rethrows {
+    package func forEach(_ body: (SAXName, ByteSpan) throws -> Void) rethrows {
         guard let base = unsafe base else { return }
         for i in unsafe 0..<count {
             let attribute = unsafe base + i * 5
@@ -72,7 +72,7 @@ public struct SAXAttributes {
 ///
 /// The names, attributes and text are views into libxml2's buffers, valid only during the call;
 /// whatever outlives it is copied (`OwnedBytes`, `SAXEventCapture`).
-public protocol SAXEventHandler: AnyObject {
+@usableFromInline package protocol SAXEventHandler: AnyObject {
     /// A start tag, with its attributes.
     func startElement(_ name: SAXName, attributes: SAXAttributes)
     /// An end tag (also reported for an empty element, `<a/>`).
@@ -83,7 +83,7 @@ public protocol SAXEventHandler: AnyObject {
 }
 
 extension SAXEventHandler {
-    public func characters(_ text: ByteSpan) {}
+    @usableFromInline package func characters(_ text: ByteSpan) {}
 }
 
 /// The `ctx` of libxml2's callbacks for a parser made with `SAXPushParser(events:…)`: the one
@@ -171,7 +171,7 @@ extension SAXPushParser {
     ///   - reportsText: whether `handler.characters` is called; without it libxml2 skips text.
     ///   - fileName, entryName: named in errors.
     @inlinable
-    public convenience init<Handler: SAXEventHandler>(events handler: Handler, reportsText: Bool, fileName: String, entryName: String?) {
+    package convenience init<Handler: SAXEventHandler>(events handler: Handler, reportsText: Bool, fileName: String, entryName: String?) {
         let context = unsafe HandlerContext(handler: handler)
         // SAFETY: `ctx` is `context`, unretained: `eventContext` keeps it for the parser's whole
         // life, and no callback runs before the first `feed`, after this init has returned.

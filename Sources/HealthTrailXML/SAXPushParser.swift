@@ -21,9 +21,9 @@ import HealthTrailBase
 /// object, unretained, so it never outlives it. Whoever makes the parser keeps `userData` (the
 /// callbacks' `ctx`) alive for as long as it feeds the parser.
 @safe
-public final class SAXPushParser {
-    public let fileName: String
-    public let entryName: String?
+@usableFromInline package final class SAXPushParser {
+    package let fileName: String
+    package let entryName: String?
     private var context: xmlParserCtxtPtr?
     private var firstError: (line: Int, message: String)?
     /// The callbacks and their `ctx`, kept for `parseWhole`'s own context.
@@ -90,7 +90,7 @@ public final class SAXPushParser {
     }
 
     /// The line libxml2 is at (1-based), for messages about the element being decoded.
-    @inline(__always) public var line: Int {
+    @inline(__always) package var line: Int {
         // SAFETY: the context lives as long as this object; `input` is nil or its current input.
         guard let context = unsafe context, let input = unsafe context.pointee.input else { return 0 }
         return unsafe Int(input.pointee.line)
@@ -107,12 +107,12 @@ public final class SAXPushParser {
         if status != 0 || firstError != nil { throw error(status) }
     }
 
-    public func feed(_ bytes: [UInt8]) throws {
+    package func feed(_ bytes: [UInt8]) throws {
         try unsafe bytes.withUnsafeBytes { try unsafe feed(ByteSpan($0)) }
     }
 
     /// Tells libxml2 the document is complete; throws if it is not (e.g. truncated).
-    public func finish() throws {
+    package func finish() throws {
         guard let context = unsafe context, !parsedWhole else { return }
         let status = unsafe xmlParseChunk(context, nil, 0, 1)
         if status != 0 || firstError != nil { throw error(status) }
@@ -187,7 +187,7 @@ public final class SAXPushParser {
 
     /// Deepest element nesting a decoder accepts: libxml2's own limit without XML_PARSE_HUGE,
     /// which its push parser leaves unchecked. Exports nest 4 deep, route files 6.
-    public static let maxDepth = 256
+    package static let maxDepth = 256
 
     /// The error for a document nested deeper than `maxDepth`, at the current line.
     package func depthError(line: Int? = nil) -> InputError {
@@ -197,7 +197,7 @@ public final class SAXPushParser {
     }
 
     /// Stops the parser from inside a callback (e.g. a fatal fault under `--strict`).
-    public func stop() {
+    package func stop() {
         if let context = unsafe context { unsafe xmlStopParser(context) }
     }
 

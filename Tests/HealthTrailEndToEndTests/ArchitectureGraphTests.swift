@@ -278,6 +278,37 @@ import Testing
         )
     }
 
+    /// Nothing outside the package uses HealthTrail's modules (the fuzz targets import them
+    /// `@testable`), so declarations are `package`; `public` is kept only where Swift requires
+    /// it: the `open` record sink that HealthTrailRun subclasses, and the types its methods take.
+    @Test func publicOnlyWhereSubclassingAcrossModulesNeedsIt() throws {
+        let declaration = try Regex(
+            #"^\s*(?:@[\w()]+\s+)*(?:public|open)\s+(?:(?:final|static|override)\s+)*(?:struct|class|enum|protocol|func|var|let|init|subscript)\s*([^\s(:{]*)"#
+        )
+        let sources = Support.packageRoot.appendingPathComponent("Sources")
+        let files = FileManager.default.enumerator(atPath: sources.path)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") } ?? []
+        #expect(files.count > 100)
+        var found: Set<String> = []
+        for file in files {
+            let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+            for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+                if let match = line.firstMatch(of: declaration) {
+                    found.insert("\((file as NSString).lastPathComponent): \(match.output[1].substring ?? "")")
+                }
+            }
+        }
+        let allowed: Set<String> = [
+            "ExportRecordSink.swift: ExportRecordSink", "ExportRecordSink.swift: record", "ExportRecordSink.swift: heartRate",
+            "ExportRecordSink.swift: heartRateEnded", "ExportRecordSink.swift: recordTimeZone", "ExportRecordSink.swift: hrvBeat",
+            "ExportRecordSink.swift: activitySummary", "ExportRecordSink.swift: DecodedRecord", "ExportRecordSink.swift: DecodedActivitySummary",
+            "RecordType.swift: RecordType", "ExportDecoder.swift: ExportDecoder", "ByteSpan.swift: ByteSpan",
+            // `Timestamp` is public, so its `Comparable` witness must be too.
+            "Timestamp.swift: Timestamp", "Timestamp.swift: <",
+        ]
+        #expect(found.subtracting(allowed).isEmpty, "public where package would do: \(found.subtracting(allowed).sorted())")
+        #expect(allowed.subtracting(found).isEmpty, "no longer public, drop from the list: \(allowed.subtracting(found).sorted())")
+    }
+
     /// No public declaration takes or returns a raw pointer: a pointer valid only during a call
     /// stays inside HealthTrail's own targets (`package`), where its invariant is stated.
     @Test func noPublicDeclarationHandsOutARawPointer() throws {

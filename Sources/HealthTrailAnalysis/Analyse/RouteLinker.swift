@@ -18,26 +18,26 @@ import HealthTrailWrite
 /// replayed here on two threads, each taking a contiguous half of the files (split by size) with
 /// its own writers; the second half's rows and features are appended after the first's, so the
 /// output is the same bytes as one thread would write.
-public enum RouteLinker {
-    public struct Result {
+package enum RouteLinker {
+    package struct Result {
         /// Route files linked to each workout id, named relative to the export folder
         /// (`workout-routes/route_….gpx`) whatever the archive's top folder is.
-        public var filesByWorkout: [String: [String]] = [:]
-        public var linkedByReference = 0
-        public var linkedByTime = 0
-        public var orphans: [String] = []
-        public var missingFiles: [String] = []
-        public var points = 0
+        package var filesByWorkout: [String: [String]] = [:]
+        package var linkedByReference = 0
+        package var linkedByTime = 0
+        package var orphans: [String] = []
+        package var missingFiles: [String] = []
+        package var points = 0
         /// Points left out as repeats of the previous part file's last point (not in `points`).
-        public var duplicatePoints = 0
+        package var duplicatePoints = 0
         /// Points left out of the drawn lines of routes and maps over the cap (`DrawnPoints`).
-        public var thinnedPoints = 0
+        package var thinnedPoints = 0
         /// Figures from the points, per workout id (all its routes).
-        public var statsByWorkout: [String: RouteStats] = [:]
+        package var statsByWorkout: [String: RouteStats] = [:]
         /// Every route's shape, for the overview and density maps.
         package var tracks = MapTracks()
         /// Splits and best efforts per workout with a route, in the order the routes were read.
-        public var efforts: [WorkoutEffortFigures] = []
+        package var efforts: [WorkoutEffortFigures] = []
     }
 
     /// Slack around a workout's span when linking by time (watch clocks and GPS fixes lag).
@@ -47,7 +47,7 @@ public enum RouteLinker {
     package static let orphanWindow: Int64 = 12 * 3600
 
     /// Which workout each route file belongs to, decided before any point is read.
-    public struct Plan {
+    package struct Plan {
         package enum Link { case reference, time, orphan }
         package struct File {
             package var entry: ArchiveEntry

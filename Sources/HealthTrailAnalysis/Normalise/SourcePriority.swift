@@ -8,24 +8,24 @@ import HealthTrailBase
 /// of the source name (`Watch` matches "Alex’s Apple Watch"); the first pattern that matches
 /// gives the rank, and sources no pattern matches come last, ordered by name so results never
 /// depend on the order records appear in.
-public struct SourcePriority: Sendable, Equatable {
-    public let patterns: [String]
+package struct SourcePriority: Sendable, Equatable {
+    package let patterns: [String]
 
     /// Apple Watch, then iPhone, then everything else.
-    public static let `default` = SourcePriority(patterns: ["Watch", "iPhone"])
+    package static let `default` = SourcePriority(patterns: ["Watch", "iPhone"])
 
     /// The patterns' bytes when every pattern is printable ASCII (they nearly always are), for
     /// `rank(of:)`'s byte search; nil otherwise.
     private let printableASCIIPatterns: [[UInt8]]?
 
-    public init(patterns: [String]) {
+    package init(patterns: [String]) {
         self.patterns = patterns.map { $0.lowercased() }.filter { !$0.isEmpty }
         let bytes = self.patterns.map { Array($0.utf8) }
         printableASCIIPatterns = bytes.allSatisfy { $0.allSatisfy(SourcePriority.isPrintableASCII) } ? bytes : nil
     }
 
     /// 0 for the most preferred; sources matching no pattern share the last rank.
-    public func rank(of source: String) -> Int {
+    package func rank(of source: String) -> Int {
         if let rank = printableASCIIRank(of: source) { return rank }
         let name = source.lowercased()
         return patterns.firstIndex { name.contains($0) } ?? patterns.count
@@ -55,7 +55,7 @@ public struct SourcePriority: Sendable, Equatable {
     private static func asciiLowercase(_ byte: UInt8) -> UInt8 { byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte }
 
     /// Ranks for a list of source names, ties broken by name: a total order (`SourceRanking`'s).
-    public func order(_ sources: [String]) -> [Int] {
+    package func order(_ sources: [String]) -> [Int] {
         var ranking = SourceRanking(priority: self)
         ranking.update(sources)
         return ranking.order.map { Int($0) }

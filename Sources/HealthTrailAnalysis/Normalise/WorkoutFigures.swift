@@ -4,29 +4,29 @@ import HealthTrailDecode
 
 /// A workout's totals in canonical units, from `WorkoutStatistics` when present, else from the
 /// legacy attributes (`totalDistance` in km or mi, `totalEnergyBurned` in kcal, Cal or kJ).
-public struct WorkoutFigures: Sendable, Equatable {
-    public var distanceMeters: Double?
-    public var energyKcal: Double?
-    public var averageHeartRate: Double?
-    public var maximumHeartRate: Double?
-    public var minimumHeartRate: Double?
+package struct WorkoutFigures: Sendable, Equatable {
+    package var distanceMeters: Double?
+    package var energyKcal: Double?
+    package var averageHeartRate: Double?
+    package var maximumHeartRate: Double?
+    package var minimumHeartRate: Double?
     /// `HKElevationAscended` (`4500 cm`) in metres.
-    public var elevationAscendedMeters: Double?
+    package var elevationAscendedMeters: Double?
     /// `HKWeatherTemperature` (`68 degF`) in °C.
-    public var weatherTemperatureC: Double?
+    package var weatherTemperatureC: Double?
     /// `HKWeatherHumidity` in percent. Apple writes `5600 %` for 56 %: hundredths of a percent.
-    public var weatherHumidityPercent: Double?
+    package var weatherHumidityPercent: Double?
     /// `HKIndoorWorkout` metadata: true, false, or unknown.
-    public var indoor: Bool?
+    package var indoor: Bool?
     /// `HKTimeZone` metadata (`Europe/Paris`).
-    public var timeZone: String?
+    package var timeZone: String?
     /// The UTC offset at the start in `timeZone` when it is known, else the stamped one. Real
     /// exports stamp every date with the offset in force at export time, so the zone wins.
-    public var offsetMinutes: Int32
+    package var offsetMinutes: Int32
     /// Parts of a multi-part workout (`WorkoutActivity`), at least 1.
-    public var parts: Int
+    package var parts: Int
 
-    public init(_ w: Workout) {
+    package init(_ w: Workout) {
         func canonical(_ value: Double?, _ unit: String?) -> Double? {
             guard let value, let unit, let c = UnitConversion.forUnit(unit) else { return nil }
             return c.convert(value)
@@ -65,7 +65,7 @@ public struct WorkoutFigures: Sendable, Equatable {
     }
 
     /// The local start of the workout in its own zone.
-    public func localStart(_ w: Workout) -> Timestamp {
+    package func localStart(_ w: Workout) -> Timestamp {
         Timestamp(utcSeconds: w.start.utcSeconds, offsetMinutes: offsetMinutes)
     }
 }

@@ -71,18 +71,18 @@ import Glibc
 ///
 /// `@unchecked Sendable`: `state` and `failure`, its only variables, and `fileLock` are used
 /// with `mutex` held; the other properties are constants.
-public final class BudgetLedger: @unchecked Sendable {
+package final class BudgetLedger: @unchecked Sendable {
     /// The ledger file.
-    public let path: String
+    package let path: String
     /// The configured total, fixed in the ledger's first line.
-    public let limit: BudgetLimit
+    package let limit: BudgetLimit
     /// The tag of the data subject the ledger belongs to (`LedgerKey.subjectTag`).
-    public let subject: String
+    package let subject: String
     /// Where stored results live: `<path>.d`.
-    public var resultsFolder: String { path + ".d" }
+    package var resultsFolder: String { path + ".d" }
 
     /// The file name used beside the outputs when the configuration names no ledger path.
-    public static let defaultFileName = "privacy-ledger.jsonl"
+    package static let defaultFileName = "privacy-ledger.jsonl"
 
     private var headPath: String { path + ".head" }
     private let key: LedgerKey
@@ -104,7 +104,7 @@ public final class BudgetLedger: @unchecked Sendable {
     /// - Throws: `LedgerError` — `.tampered` when the file does not verify, `.mismatch` when
     ///   it belongs to another subject or key or was opened with another limit, `.invalid` for
     ///   a missing or non-positive limit, `.io`, `.locked`.
-    public init(path: String, limit: BudgetLimit, key: LedgerKey, subject: String, lockTimeout: Double = 60) throws {
+    package init(path: String, limit: BudgetLimit, key: LedgerKey, subject: String, lockTimeout: Double = 60) throws {
         self.path = path
         self.limit = limit
         self.key = key
@@ -131,14 +131,14 @@ public final class BudgetLedger: @unchecked Sendable {
     /// What has been spent on the most-charged privacy unit (its most-charged day, for day and
     /// workout units), as of this object's last operation (each operation re-reads the file,
     /// so this includes other processes' releases up to then).
-    public var spent: Spent {
+    package var spent: Spent {
         mutex.lock(); defer { mutex.unlock() }
         return state.charges.mostSpent
     }
 
     /// What has been spent on `unit` at its most-charged day of `period` (nil: anywhere), each
     /// figure at its own largest: releases of the unit and of every unit containing it.
-    public func spent(unit: String, period: LedgerPeriod? = nil) -> Spent {
+    package func spent(unit: String, period: LedgerPeriod? = nil) -> Spent {
         mutex.lock(); defer { mutex.unlock() }
         return Spent.largest(state.charges.spentPoints(unit: unit, period: period))
     }
@@ -146,12 +146,12 @@ public final class BudgetLedger: @unchecked Sendable {
     /// The keyed fingerprint of `bytes` under the ledger's key: lowercase hex HMAC-SHA256. A
     /// fingerprint made from public things (a release's terms and period) names a release
     /// without letting anyone who lacks the key test guesses about it.
-    public func fingerprint<D: DataProtocol>(of bytes: D) -> String { key.mac(bytes) }
+    package func fingerprint<D: DataProtocol>(of bytes: D) -> String { key.mac(bytes) }
 
     /// The recorded release with this id on this data, with its stored result, or nil when there
     /// is none. A result whose `isPublished` is false was reserved by a run that stopped before
     /// publishing: publish it and call `markPublished(_:)`.
-    public func lookup(release: String, fingerprint: String) throws -> StoredRelease? {
+    package func lookup(release: String, fingerprint: String) throws -> StoredRelease? {
         try withLock { state in
             guard let seq = state.bySubject[LedgerState.subject(release, fingerprint.lowercased())] else { return nil }
             return try stored(seq, state)
@@ -174,7 +174,7 @@ public final class BudgetLedger: @unchecked Sendable {
     ///   `noisyResult` passed in is discarded and must not be published.
     /// - Throws: `LedgerError(.overBudget)` naming the release, its cost, what is spent and the
     ///   limit, with the files left byte-for-byte unchanged; `.tampered`, `.invalid`, `.io`.
-    public func reserve(
+    package func reserve(
         release: String, fingerprint: String, mechanism: String, cost: PrivacyCost,
         unit: String = "person", period: LedgerPeriod? = nil, noisyResult: Data
     ) throws -> Reservation {
@@ -218,7 +218,7 @@ public final class BudgetLedger: @unchecked Sendable {
 
     /// Records that the reservation `seq` has been published. Publishing one that is already
     /// marked does nothing (no line is appended).
-    public func markPublished(_ seq: Int) throws {
+    package func markPublished(_ seq: Int) throws {
         try withLock { state in
             guard let reserved = state.reservations[seq] else {
                 throw LedgerError(.invalid, path: path, "no reservation with seq \(seq) to mark published")
@@ -239,17 +239,17 @@ public final class BudgetLedger: @unchecked Sendable {
     /// files drawn under two ledgers (a budget started over: another key, subject or budget
     /// folder, or a ledger deleted and made again) show two identities. Without the key nobody
     /// can make a ledger with a chosen identity.
-    public func identity() throws -> String {
+    package func identity() throws -> String {
         try withLock { state in state.identity }
     }
 
     /// The ids of every release the ledger has reserved, under any terms.
-    public func releasedIDs() throws -> Set<String> {
+    package func releasedIDs() throws -> Set<String> {
         try withLock { state in Set(state.reservations.values.map(\.releaseID)) }
     }
 
     /// Reservations whose run stopped before publishing, oldest first, with their stored results.
-    public func pending() throws -> [StoredRelease] {
+    package func pending() throws -> [StoredRelease] {
         try withLock { state in
             try state.reservations.keys.sorted().filter { !state.published.contains($0) }.map { try stored($0, state) }
         }
@@ -265,7 +265,7 @@ public final class BudgetLedger: @unchecked Sendable {
     ///     same bytes again).
     /// - Returns: the release as recorded; `charged` tells whether this call spent budget.
     @discardableResult
-    public func release(
+    package func release(
         _ id: String, fingerprint: String, mechanism: String, cost: PrivacyCost,
         unit: String = "person", period: LedgerPeriod? = nil,
         draw: () throws -> Data, publish: (Data) throws -> Void
@@ -287,19 +287,19 @@ public final class BudgetLedger: @unchecked Sendable {
     }
 
     /// One release of a spec, for `releaseAll`.
-    public struct Request {
-        public var id: String
-        public var fingerprint: String
-        public var mechanism: String
-        public var cost: PrivacyCost
+    package struct Request {
+        package var id: String
+        package var fingerprint: String
+        package var mechanism: String
+        package var cost: PrivacyCost
         /// The privacy unit the cost protects: `day`, `workout` or `person`.
-        public var unit: String
+        package var unit: String
         /// For day and workout units, the local dates the release reads (ignored for `person`).
-        public var period: LedgerPeriod?
+        package var period: LedgerPeriod?
         /// Computes the noisy result; called only when the release is new.
-        public var draw: () throws -> Data
+        package var draw: () throws -> Data
 
-        public init(
+        package init(
             id: String, fingerprint: String, mechanism: String, cost: PrivacyCost, unit: String = "person",
             period: LedgerPeriod? = nil, draw: @escaping () throws -> Data
         ) {
@@ -317,7 +317,7 @@ public final class BudgetLedger: @unchecked Sendable {
     /// with nothing recorded and nothing published (`.overBudget`). Then `publish` gets every
     /// reservation at once, and each is marked published.
     @discardableResult
-    public func releaseAll(_ requests: [Request], publish: ([Reservation]) throws -> Void) throws -> [Reservation] {
+    package func releaseAll(_ requests: [Request], publish: ([Reservation]) throws -> Void) throws -> [Reservation] {
         for r in requests {
             try validate(release: r.id, fingerprint: r.fingerprint, mechanism: r.mechanism, cost: r.cost, unit: r.unit)
         }

@@ -7,13 +7,13 @@ import Foundation
 ///   ρ = Δ² / (2σ²) for sensitivity Δ and variance parameter σ²; Canonne, Kamath & Steinke 2020).
 ///
 /// The caller computes the cost from its mechanism's parameters; the ledger only adds them up.
-public enum PrivacyCost: Hashable, Sendable, CustomStringConvertible {
+package enum PrivacyCost: Hashable, Sendable, CustomStringConvertible {
     case pureDP(epsilon: Rational)
     case zCDP(rho: Rational)
 
     /// The cost in ρ (zCDP): ρ itself, or ε²/2 for a pure ε release, since ε-DP implies
     /// (ε²/2)-zCDP (Bun & Steinke 2016, Proposition 1.4). Nil only on arithmetic overflow.
-    public var rho: Rational? {
+    package var rho: Rational? {
         switch self {
         case .pureDP(let epsilon): return epsilon.multipliedReportingOverflow(by: epsilon)?.multipliedReportingOverflow(by: Rational(1, 2))
         case .zCDP(let rho): return rho
@@ -21,12 +21,12 @@ public enum PrivacyCost: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The pure ε of the release, or nil for a zCDP release (which has no finite pure ε).
-    public var epsilon: Rational? {
+    package var epsilon: Rational? {
         if case .pureDP(let epsilon) = self { return epsilon }
         return nil
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .pureDP(let epsilon): return "ε = \(epsilon)"
         case .zCDP(let rho): return "ρ = \(rho)"
@@ -54,93 +54,93 @@ public enum PrivacyCost: Hashable, Sendable, CustomStringConvertible {
 ///   release adds its Rényi curve, a Laplace release that of randomized response with its ε,
 ///   and the composed curve must convert to at most ε at δ. Tighter than a ρ limit for specs
 ///   that mix Laplace and Gaussian releases, and stated in the standard (ε, δ) form.
-public struct BudgetLimit: Hashable, Sendable, CustomStringConvertible {
-    public var epsilon: Rational?
-    public var rho: Rational?
-    public var renyi: RenyiLimit?
+package struct BudgetLimit: Hashable, Sendable, CustomStringConvertible {
+    package var epsilon: Rational?
+    package var rho: Rational?
+    package var renyi: RenyiLimit?
 
     /// An (ε, δ)-DP target, held by Rényi accounting; exact fractions, as written in the ledger.
-    public struct RenyiLimit: Hashable, Sendable, CustomStringConvertible {
-        public var epsilon: Rational
+    package struct RenyiLimit: Hashable, Sendable, CustomStringConvertible {
+        package var epsilon: Rational
         /// 0 < δ < 1.
-        public var delta: Rational
+        package var delta: Rational
 
-        public init(epsilon: Rational, delta: Rational) {
+        package init(epsilon: Rational, delta: Rational) {
             self.epsilon = epsilon
             self.delta = delta
         }
 
-        public var description: String { "(ε, δ) = (\(epsilon), \(delta.doubleValue)) by Rényi accounting" }
+        package var description: String { "(ε, δ) = (\(epsilon), \(delta.doubleValue)) by Rényi accounting" }
     }
 
-    public init(epsilon: Rational? = nil, rho: Rational? = nil, renyi: RenyiLimit? = nil) {
+    package init(epsilon: Rational? = nil, rho: Rational? = nil, renyi: RenyiLimit? = nil) {
         self.epsilon = epsilon
         self.rho = rho
         self.renyi = renyi
     }
 
-    public var description: String {
+    package var description: String {
         [epsilon.map { "ε = \($0)" }, rho.map { "ρ = \($0)" }, renyi.map(\.description)].compactMap { $0 }
             .joined(separator: ", ")
     }
 }
 
 /// What the ledger has spent, exactly.
-public struct Spent: Hashable, Sendable, CustomStringConvertible {
+package struct Spent: Hashable, Sendable, CustomStringConvertible {
     /// Σ ε over pure ε releases (basic composition).
-    public var epsilon: Rational = LedgerArithmetic.zero
+    package var epsilon: Rational = LedgerArithmetic.zero
     /// Σ ρ over every release, pure ε releases counted as ε²/2.
-    public var rho: Rational = LedgerArithmetic.zero
+    package var rho: Rational = LedgerArithmetic.zero
     /// Releases charged with a pure ε cost.
-    public var pureReleases = 0
+    package var pureReleases = 0
     /// Releases charged with a zCDP cost.
-    public var zcdpReleases = 0
+    package var zcdpReleases = 0
     /// The Rényi curve of every release composed (`RDPCurve`), in `Double`.
-    public var rdp = RDPCurve.zero
+    package var rdp = RDPCurve.zero
 
-    public init() {}
+    package init() {}
 
-    public var releases: Int { pureReleases + zcdpReleases }
+    package var releases: Int { pureReleases + zcdpReleases }
 
-    public var description: String {
+    package var description: String {
         "ε = \(epsilon) over \(pureReleases) pure release(s), ρ = \(rho) over \(releases) release(s)"
     }
 }
 
 /// A release the ledger has recorded: what it cost and the noisy result it stored.
-public struct StoredRelease: Hashable, Sendable {
+package struct StoredRelease: Hashable, Sendable {
     /// The sequence number (= line number) of the entry that reserved it.
-    public var seq: Int
-    public var releaseID: String
-    public var fingerprint: String
-    public var mechanism: String
-    public var cost: PrivacyCost
+    package var seq: Int
+    package var releaseID: String
+    package var fingerprint: String
+    package var mechanism: String
+    package var cost: PrivacyCost
     /// When it was reserved, `2024-01-02T15:31:22Z`.
-    public var timeUTC: String
+    package var timeUTC: String
     /// The noisy result, exactly as drawn when it was reserved (checked against `resultSHA256`).
-    public var result: Data
-    public var resultSHA256: String
+    package var result: Data
+    package var resultSHA256: String
     /// Whether a `published` entry follows the reservation. A reserved release that is not
     /// published is one whose run stopped between recording and publishing: publish `result`
     /// and call `markPublished` (it costs nothing more).
-    public var isPublished: Bool
+    package var isPublished: Bool
 }
 
 /// The answer to `reserve`: the release to publish and whether this call charged the budget.
-public struct Reservation: Hashable, Sendable {
+package struct Reservation: Hashable, Sendable {
     /// The recorded release. Always publish `release.result`: when `charged` is false it is the
     /// stored result of an earlier run, and the caller's fresh draw must be thrown away.
-    public var release: StoredRelease
+    package var release: StoredRelease
     /// True when this call appended the reservation and spent budget; false when the same
     /// release on the same data was already recorded (a replay: nothing spent, nothing appended).
-    public var charged: Bool
+    package var charged: Bool
 }
 
 /// Why the ledger refused. The description is one line: `ledger <path>: line N: message`.
 /// Like every HealthTrail message it names files, lines, release ids and budgets, never a value
 /// from the health data.
-public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
-    public enum Kind: String, Sendable {
+package struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
+    package enum Kind: String, Sendable {
         /// The file does not verify: hash chain broken, lines deleted, reordered, truncated, or
         /// a stored result changed. The ledger refuses every further release until a person
         /// has looked at it.
@@ -158,19 +158,19 @@ public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
         case mismatch
     }
 
-    public var kind: Kind
-    public var path: String
-    public var line: Int?
-    public var message: String
+    package var kind: Kind
+    package var path: String
+    package var line: Int?
+    package var message: String
 
-    public init(_ kind: Kind, path: String, line: Int? = nil, _ message: String) {
+    package init(_ kind: Kind, path: String, line: Int? = nil, _ message: String) {
         self.kind = kind
         self.path = path
         self.line = line
         self.message = message
     }
 
-    public var description: String {
+    package var description: String {
         "ledger \(path)" + (line.map { ": line \($0)" } ?? "") + ": \(message)"
     }
 }
@@ -179,20 +179,20 @@ public struct LedgerError: Error, CustomStringConvertible, Equatable, Sendable {
 /// included). Two releases whose periods do not overlap read disjoint days (or workouts), so
 /// for those units they compose in parallel: the ledger charges each day only the releases
 /// that read it.
-public struct LedgerPeriod: Hashable, Sendable, CustomStringConvertible {
-    public let first: String
-    public let last: String
+package struct LedgerPeriod: Hashable, Sendable, CustomStringConvertible {
+    package let first: String
+    package let last: String
 
     /// Nil unless both are dates `yyyy-MM-dd` with `first` ≤ `last`.
-    public init?(first: String, last: String) {
+    package init?(first: String, last: String) {
         guard Self.isDate(first), Self.isDate(last), first <= last else { return nil }
         (self.first, self.last) = (first, last)
     }
 
     /// Whether `day` (`yyyy-MM-dd`) lies in the period. Dates in this form order as strings.
-    public func contains(_ day: String) -> Bool { first <= day && day <= last }
+    package func contains(_ day: String) -> Bool { first <= day && day <= last }
 
-    public var description: String { "\(first)…\(last)" }
+    package var description: String { "\(first)…\(last)" }
 
     private static func isDate(_ s: String) -> Bool {
         let u = Array(s.utf8)

@@ -15,29 +15,29 @@ import Foundation
 /// In `Double`: the accountant states and checks guarantees; it draws no noise. Where the
 /// ledger compares a curve with a limit it allows for rounding in the safe direction
 /// (`RenyiAccountant.roundingMargin`).
-public struct RDPCurve: Hashable, Sendable {
+package struct RDPCurve: Hashable, Sendable {
     /// The orders α the curve is kept at: those of Google's `dp_accounting`
     /// (`DEFAULT_RDP_ORDERS`), 1.1 to 10.9 in steps of 0.1, 11 to 63, then 128, 256, 512, 1024,
     /// so that the two accountants can be compared order by order.
-    public static let orders: [Double] = {
+    package static let orders: [Double] = {
         let tenths: [Double] = (1...99).map { (step: Int) -> Double in 1 + Double(step) / 10 }
         let whole: [Double] = (11...63).map { (order: Int) -> Double in Double(order) }
         return tenths + whole + [128, 256, 512, 1024]
     }()
 
     /// ε(α) at each of `orders`, in order.
-    public private(set) var epsilons: [Double]
+    package private(set) var epsilons: [Double]
 
     /// The curve of no release at all.
-    public static let zero = RDPCurve(epsilons: Array(repeating: 0, count: orders.count))
+    package static let zero = RDPCurve(epsilons: Array(repeating: 0, count: orders.count))
 
     /// A curve past every limit, for a sum that overflowed exact arithmetic.
-    public static let infinite = RDPCurve(epsilons: Array(repeating: .infinity, count: orders.count))
+    package static let infinite = RDPCurve(epsilons: Array(repeating: .infinity, count: orders.count))
 
     private init(epsilons: [Double]) { self.epsilons = epsilons }
 
     /// The curve of one release of this cost.
-    public init(_ cost: PrivacyCost) {
+    package init(_ cost: PrivacyCost) {
         switch cost {
         case .pureDP(let epsilon):
             let e = epsilon.doubleValue
@@ -58,7 +58,7 @@ public struct RDPCurve: Hashable, Sendable {
     /// by a good part of themselves (about (α − ½)² against ¼), so no digits cancel even for
     /// tiny ε, where the first form loses most of them; `logCosh` stays exact for large ones.
     /// - Precondition: ε ≥ 0 and α > 1.
-    public static func randomizedResponse(epsilon: Double, order alpha: Double) -> Double {
+    package static func randomizedResponse(epsilon: Double, order alpha: Double) -> Double {
         precondition(epsilon >= 0 && alpha > 1, "RDPCurve: ε must be ≥ 0 and α > 1")
         guard epsilon > 0 else { return 0 }
         let value = (logCosh((alpha - 0.5) * epsilon) - logCosh(epsilon / 2)) / (alpha - 1)
@@ -77,17 +77,17 @@ public struct RDPCurve: Hashable, Sendable {
     }
 
     /// The composition of both: their curves added order by order.
-    public func adding(_ other: RDPCurve) -> RDPCurve {
+    package func adding(_ other: RDPCurve) -> RDPCurve {
         RDPCurve(epsilons: zip(epsilons, other.epsilons).map { $0 + $1 })
     }
 
     /// `times` compositions of this curve.
-    public func repeated(_ times: Int) -> RDPCurve {
+    package func repeated(_ times: Int) -> RDPCurve {
         RDPCurve(epsilons: epsilons.map { $0 * Double(times) })
     }
 
     /// Order by order the larger of the two: a bound on both.
-    public func atLeast(_ other: RDPCurve) -> RDPCurve {
+    package func atLeast(_ other: RDPCurve) -> RDPCurve {
         RDPCurve(epsilons: zip(epsilons, other.epsilons).map { Swift.max($0, $1) })
     }
 
@@ -101,7 +101,7 @@ public struct RDPCurve: Hashable, Sendable {
     /// √(1 − e^(−ε(α))) (Bretagnolle–Huber), is already at most δ. Never below 0. This is the
     /// conversion `dp_accounting`'s `RdpAccountant` makes.
     /// - Precondition: 0 < δ < 1.
-    public func epsilon(delta: Double) -> Double {
+    package func epsilon(delta: Double) -> Double {
         precondition(delta > 0 && delta < 1, "RDPCurve: δ must lie strictly between 0 and 1")
         var best = Double.infinity
         for (alpha, rdp) in zip(Self.orders, epsilons) {
@@ -116,22 +116,22 @@ public struct RDPCurve: Hashable, Sendable {
 /// The Rényi-DP accountant: what a set of releases spends as an (ε, δ)-DP guarantee, tighter
 /// than converting their ρ total when Laplace releases are among them. Both bounds below are
 /// valid, so the smaller one is.
-public enum RenyiAccountant {
+package enum RenyiAccountant {
     /// The relative allowance a limit check makes for the rounding of `Double` arithmetic: a
     /// spend counts as over a limit ε when it exceeds ε / (1 + margin). Sums of a few hundred
     /// curves and the conversion's logarithms are off by far less than 10⁻⁹ of the result.
-    public static let roundingMargin = 1e-9
+    package static let roundingMargin = 1e-9
 
     /// The smallest ε with (ε, δ)-DP implied by releases whose composed Rényi curve is `curve`
     /// and whose zCDP total is ρ: the smaller of `curve.epsilon(delta:)` and the tight zCDP
     /// conversion of ρ (`ApproximateDP`, which optimises over every order, not only the grid).
-    public static func epsilon(curve: RDPCurve, rho: Double, delta: Double) -> Double {
+    package static func epsilon(curve: RDPCurve, rho: Double, delta: Double) -> Double {
         min(curve.epsilon(delta: delta), ApproximateDP.epsilon(rho: rho, delta: delta))
     }
 
     /// Whether `epsilon`, as computed here, may exceed `limit` once rounding is allowed for:
     /// the safe direction, refusing a spend that rounding could have pushed just under.
-    public static func exceeds(_ epsilon: Double, limit: Double) -> Bool {
+    package static func exceeds(_ epsilon: Double, limit: Double) -> Bool {
         !(epsilon * (1 + roundingMargin) <= limit)
     }
 }

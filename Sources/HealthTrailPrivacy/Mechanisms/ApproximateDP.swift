@@ -14,11 +14,11 @@ import Foundation
 /// `make_zCDP_to_approxDP` computes the same bound (the tests compare the two).
 ///
 /// Reporting only, in `Double`: the ledger accounts in exact ρ and never in ε(δ).
-public enum ApproximateDP {
+package enum ApproximateDP {
     /// The smallest ε with (ε, δ)-DP implied by ρ-zCDP, by a golden-section search over the
     /// order α (on ln(α − 1), where ε(α) is unimodal). 0 for ρ = 0.
     /// - Precondition: ρ ≥ 0 and 0 < δ < 1.
-    public static func epsilon(rho: Double, delta: Double) -> Double {
+    package static func epsilon(rho: Double, delta: Double) -> Double {
         precondition(rho >= 0 && rho.isFinite, "ApproximateDP: ρ must be a finite number ≥ 0")
         precondition(delta > 0 && delta < 1, "ApproximateDP: δ must lie strictly between 0 and 1")
         guard rho > 0 else { return 0 }
@@ -46,7 +46,7 @@ public enum ApproximateDP {
     }
 
     /// The classic, looser conversion ρ + 2√(ρ ln(1/δ)), for comparison.
-    public static func classicEpsilon(rho: Double, delta: Double) -> Double {
+    package static func classicEpsilon(rho: Double, delta: Double) -> Double {
         rho + 2 * (rho * -log(delta)).squareRoot()
     }
 }

@@ -11,12 +11,12 @@
 /// numerator (|Y|·q·t − p)² < 2^126 fits the 128-bit product of `multipliedFullWidth`. A
 /// proposal with |Y| > 2^32 is rejected outright: the output is then the discrete Gaussian
 /// conditioned on |x| ≤ 2^32, an event of probability > 1 − e^−(2^33) for σ < 2^15.
-public enum DiscreteGaussian {
+package enum DiscreteGaussian {
     /// Numerator and denominator of σ² must be below this: 2^30.
-    public static let componentLimit: Int64 = 1 << 30
+    package static let componentLimit: Int64 = 1 << 30
 
     /// Whether `sigmaSquared` is supported: positive, numerator and denominator below 2^30.
-    public static func supports(sigmaSquared: Rational) -> Bool {
+    package static func supports(sigmaSquared: Rational) -> Bool {
         sigmaSquared.numerator > 0 && sigmaSquared.numerator < componentLimit
             && sigmaSquared.denominator < componentLimit
     }
@@ -27,7 +27,7 @@ public enum DiscreteGaussian {
     /// source; this entry point takes any ``NoiseSource``.
     ///
     /// - Precondition: ``supports(sigmaSquared:)``.
-    public static func sample(sigmaSquared: Rational, using source: inout some NoiseSource) -> Int64 {
+    package static func sample(sigmaSquared: Rational, using source: inout some NoiseSource) -> Int64 {
         precondition(supports(sigmaSquared: sigmaSquared), "DiscreteGaussian: unsupported σ² \(sigmaSquared)")
         return sample(p: UInt64(sigmaSquared.numerator), q: UInt64(sigmaSquared.denominator), using: &source)
     }

@@ -10,12 +10,12 @@
 /// fit in `Int64` is redrawn, which conditions the output on |x| < 2^63 — an event of
 /// probability > 1 − e^−(2^30) for t ≤ 2^32, so the deviation is far below anything measurable
 /// (and below the 2^−64 granularity of any 64-bit generator).
-public enum DiscreteLaplace {
+package enum DiscreteLaplace {
     /// The largest supported scale, 2^32.
-    public static let maximumScale: Int64 = 1 << 32
+    package static let maximumScale: Int64 = 1 << 32
 
     /// Whether `scale` is supported: positive and at most ``maximumScale``.
-    public static func supports(scale: Rational) -> Bool {
+    package static func supports(scale: Rational) -> Bool {
         guard scale.numerator > 0 else { return false }
         let (limit, overflow) = maximumScale.multipliedReportingOverflow(by: scale.denominator)
         return overflow || scale.numerator <= limit
@@ -27,7 +27,7 @@ public enum DiscreteLaplace {
     /// source; this entry point takes any ``NoiseSource``.
     ///
     /// - Precondition: ``supports(scale:)``.
-    public static func sample(scale: Rational, using source: inout some NoiseSource) -> Int64 {
+    package static func sample(scale: Rational, using source: inout some NoiseSource) -> Int64 {
         precondition(supports(scale: scale), "DiscreteLaplace: unsupported scale \(scale)")
         return sample(numerator: UInt64(scale.numerator), denominator: UInt64(scale.denominator), using: &source)
     }

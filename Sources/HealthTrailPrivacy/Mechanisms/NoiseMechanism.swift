@@ -3,13 +3,13 @@
 import Foundation
 
 /// Why a ``NoiseMechanism`` cannot be built from the given parameters.
-public enum NoiseParameterError: Error, Equatable, CustomStringConvertible {
+package enum NoiseParameterError: Error, Equatable, CustomStringConvertible {
     /// Sensitivity must be ≥ 1 and ε or ρ must be > 0.
     case notPositive(String)
     /// The exact parameters do not fit the documented integer bounds of the sampler.
     case outOfRange(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .notPositive(let what): return "\(what) must be positive"
         case .outOfRange(let what): return "\(what) is outside the supported range"
@@ -19,7 +19,7 @@ public enum NoiseParameterError: Error, Equatable, CustomStringConvertible {
 
 /// Integer noise for a differentially private release, free of floating-point attacks: every
 /// sample is drawn exactly (integer arithmetic only) from the operating system's CSPRNG.
-public enum NoiseMechanism: Sendable, Hashable, CustomStringConvertible {
+package enum NoiseMechanism: Sendable, Hashable, CustomStringConvertible {
     /// Discrete Laplace noise, P(x) ∝ exp(−|x|/scale): pure ε-DP with ε = Δ/scale.
     case discreteLaplace(scale: Rational)
     /// Discrete Gaussian noise, P(x) ∝ exp(−x²/(2σ²)): ρ-zCDP with ρ = Δ²/(2σ²).
@@ -29,7 +29,7 @@ public enum NoiseMechanism: Sendable, Hashable, CustomStringConvertible {
 
     /// Discrete Laplace noise for pure ε-DP on an integer query of L1 sensitivity Δ:
     /// scale = Δ/ε, exactly (ε = 0.5 given as `Rational("0.5")` is 1/2, scale 2Δ).
-    public static func laplace(sensitivity: Int64, epsilon: Rational) throws(NoiseParameterError) -> NoiseMechanism {
+    package static func laplace(sensitivity: Int64, epsilon: Rational) throws(NoiseParameterError) -> NoiseMechanism {
         guard sensitivity >= 1 else { throw .notPositive("sensitivity") }
         guard epsilon.numerator > 0 else { throw .notPositive("epsilon") }
         guard let scale = Rational(sensitivity).dividedReportingOverflow(by: epsilon),
@@ -42,7 +42,7 @@ public enum NoiseMechanism: Sendable, Hashable, CustomStringConvertible {
 
     /// Discrete Gaussian noise for ρ-zCDP on an integer query of L2 sensitivity Δ:
     /// σ² = Δ²/(2ρ), exactly.
-    public static func gaussian(sensitivity: Int64, rho: Rational) throws(NoiseParameterError) -> NoiseMechanism {
+    package static func gaussian(sensitivity: Int64, rho: Rational) throws(NoiseParameterError) -> NoiseMechanism {
         guard sensitivity >= 1 else { throw .notPositive("sensitivity") }
         guard rho.numerator > 0 else { throw .notPositive("rho") }
         let delta = Rational(sensitivity)
@@ -57,7 +57,7 @@ public enum NoiseMechanism: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Throws if the parameters of a directly constructed case are outside the sampler's bounds.
-    public func validate() throws(NoiseParameterError) {
+    package func validate() throws(NoiseParameterError) {
         switch self {
         case .discreteLaplace(let scale):
             guard DiscreteLaplace.supports(scale: scale) else { throw .outOfRange("Laplace scale \(scale)") }
@@ -69,20 +69,20 @@ public enum NoiseMechanism: Sendable, Hashable, CustomStringConvertible {
     // MARK: Sampling (always the secure source)
 
     /// One noise sample from the operating system's CSPRNG. - Precondition: ``validate()`` passes.
-    public func sample() -> Int64 {
+    package func sample() -> Int64 {
         var source = SecureNoiseSource()
         return sample(using: &source)
     }
 
     /// `count` independent noise samples from the operating system's CSPRNG (for the CLI and the
     /// side-by-side comparison with OpenDP).
-    public func samples(count: Int) -> [Int64] {
+    package func samples(count: Int) -> [Int64] {
         var source = SecureNoiseSource()
         return (0..<count).map { _ in sample(using: &source) }
     }
 
     /// `value` plus one noise sample from the CSPRNG; throws if the sum would overflow `Int64`.
-    public func noisy(_ value: Int64) throws(NoiseParameterError) -> Int64 {
+    package func noisy(_ value: Int64) throws(NoiseParameterError) -> Int64 {
         let (sum, overflow) = value.addingReportingOverflow(sample())
         // The value is a raw total: an error never holds it.
         guard !overflow else { throw .outOfRange("a total with its noise") }
@@ -102,7 +102,7 @@ public enum NoiseMechanism: Sendable, Hashable, CustomStringConvertible {
 
     /// The variance of the noise, in Double, for reporting only.
     /// Laplace: 2q/(1−q)² with q = e^(−1/t). Gaussian: Σ x²·e^(−x²/2σ²) / Σ e^(−x²/2σ²).
-    public var variance: Double {
+    package var variance: Double {
         switch self {
         case .discreteLaplace(let scale):
             let t = scale.doubleValue
@@ -122,7 +122,7 @@ public enum NoiseMechanism: Sendable, Hashable, CustomStringConvertible {
     /// Half-width of the 95 % error bar: the smallest k ≥ 0 with P(|noise| ≤ k) ≥ 0.95.
     /// Laplace: from the exact tail P(|X| > k) = 2q^(k+1)/(1+q); Gaussian: from the PMF summed
     /// in Double. Reporting only.
-    public func errorBar95() -> Int64 {
+    package func errorBar95() -> Int64 {
         switch self {
         case .discreteLaplace(let scale):
             let t = scale.doubleValue
@@ -152,7 +152,7 @@ public enum NoiseMechanism: Sendable, Hashable, CustomStringConvertible {
         return (0...limit).map { x in exp(-Double(x) * Double(x) / (2 * sigmaSquared)) }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .discreteLaplace(let scale): return "discrete Laplace (scale \(scale))"
         case .discreteGaussian(let sigmaSquared): return "discrete Gaussian (σ² = \(sigmaSquared))"

@@ -16,7 +16,7 @@
 ///
 /// Conforming types must return *exactly* uniform values (by rejection, never by `%` alone or
 /// by scaling a floating-point number). Releases always use ``SecureNoiseSource``.
-public protocol NoiseSource {
+package protocol NoiseSource {
     /// A uniformly random integer in `0..<n`. - Precondition: `n > 0`.
     mutating func uniform(below n: UInt64) -> UInt64
     /// A uniformly random bit (a fair coin).
@@ -58,14 +58,14 @@ package struct BitBuffer {
 /// Noise from the operating system's cryptographically secure generator
 /// (`SystemRandomNumberGenerator`: getrandom(2) on Linux). The only public ``NoiseSource``, and
 /// the one every release uses.
-public struct SecureNoiseSource: NoiseSource {
+package struct SecureNoiseSource: NoiseSource {
     private var generator = SystemRandomNumberGenerator()
     private var bits = BitBuffer()
 
-    public init() {}
+    package init() {}
 
-    public mutating func uniform(below n: UInt64) -> UInt64 { uniformWord(below: n, from: &generator) }
-    public mutating func bit() -> Bool { bits.bit(from: &generator) }
+    package mutating func uniform(below n: UInt64) -> UInt64 { uniformWord(below: n, from: &generator) }
+    package mutating func bit() -> Bool { bits.bit(from: &generator) }
 }
 
 /// A seedable, NOT secure generator (xoshiro256**, seeded through SplitMix64) so that the

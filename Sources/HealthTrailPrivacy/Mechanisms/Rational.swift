@@ -11,16 +11,16 @@ import Foundation
 ///
 /// Used for every parameter of ``NoiseMechanism`` so that privacy parameters given as decimals
 /// (`ε = 0.5`) are represented exactly (`1/2`) rather than rounded to the nearest `Double`.
-public struct Rational: Sendable, Hashable, CustomStringConvertible {
+package struct Rational: Sendable, Hashable, CustomStringConvertible {
     /// The numerator, in lowest terms; carries the sign.
-    public let numerator: Int64
+    package let numerator: Int64
     /// The denominator, in lowest terms; always ≥ 1.
-    public let denominator: Int64
+    package let denominator: Int64
 
     /// `numerator / denominator`, reduced to lowest terms with a positive denominator.
     ///
     /// - Precondition: `denominator != 0`, and neither component is `Int64.min`.
-    public init(_ numerator: Int64, _ denominator: Int64 = 1) {
+    package init(_ numerator: Int64, _ denominator: Int64 = 1) {
         precondition(denominator != 0, "Rational: zero denominator")
         precondition(numerator != .min && denominator != .min, "Rational: Int64.min is not supported")
         let g = Int64(Rational.gcd(numerator.magnitude, denominator.magnitude))
@@ -33,7 +33,7 @@ public struct Rational: Sendable, Hashable, CustomStringConvertible {
     ///
     /// Returns `nil` for anything else, a zero denominator, or a value whose exact fraction does
     /// not fit in `Int64` components.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let parts = trimmed.split(separator: "/", omittingEmptySubsequences: false)
         switch parts.count {
@@ -51,13 +51,13 @@ public struct Rational: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `"n/d"`, or `"n"` when the denominator is 1.
-    public var description: String { denominator == 1 ? "\(numerator)" : "\(numerator)/\(denominator)" }
+    package var description: String { denominator == 1 ? "\(numerator)" : "\(numerator)/\(denominator)" }
 
     /// The nearest `Double`, for reporting only (never used to draw noise).
-    public var doubleValue: Double { Double(numerator) / Double(denominator) }
+    package var doubleValue: Double { Double(numerator) / Double(denominator) }
 
     /// `self × other` exactly, or `nil` if the reduced result does not fit in `Int64` components.
-    public func multipliedReportingOverflow(by other: Rational) -> Rational? {
+    package func multipliedReportingOverflow(by other: Rational) -> Rational? {
         // Cross-cancel first so that the product is already in lowest terms.
         let g1 = Int64(Rational.gcd(numerator.magnitude, other.denominator.magnitude))
         let g2 = Int64(Rational.gcd(other.numerator.magnitude, denominator.magnitude))
@@ -68,7 +68,7 @@ public struct Rational: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `self ÷ other` exactly, or `nil` on overflow. - Precondition: `other` is not zero.
-    public func dividedReportingOverflow(by other: Rational) -> Rational? {
+    package func dividedReportingOverflow(by other: Rational) -> Rational? {
         precondition(other.numerator != 0, "Rational: division by zero")
         return multipliedReportingOverflow(by: Rational(other.denominator, other.numerator))
     }

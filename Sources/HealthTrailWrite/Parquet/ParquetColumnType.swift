@@ -1,6 +1,6 @@
 /// A column's physical and logical type in a `ParquetWriter`'s file. Every column is OPTIONAL
 /// (nullable) and flat (no nesting), which is all HealthTrail's tables need.
-public enum ParquetColumnType: Sendable, Equatable {
+package enum ParquetColumnType: Sendable, Equatable {
     /// INT64, no logical type.
     case int64
     /// DOUBLE.

@@ -15,11 +15,11 @@ import HealthTrailBase
 /// SAFETY (`chunkBox`, an `UncheckedBox`): the writer is used by one thread at a time, and no
 /// access to the box's value starts while another is in progress (each is one call on one chunk).
 @safe
-public final class ParquetWriter {
+package final class ParquetWriter {
     /// The footer's `created_by`.
     private let createdBy: String
     /// Rows ended so far.
-    public var rows: Int { rowCount }
+    package var rows: Int { rowCount }
 
     private let path: String
     private let columns: [ParquetColumn]
@@ -54,7 +54,7 @@ public final class ParquetWriter {
     ///   - rowGroupBytes: a row group is written once its buffered values reach this many bytes.
     ///   - compressionLevel: libdeflate's level for the GZIP pages (1–12; 1 is fastest).
     ///   - createdBy: the footer's `created_by`, `<application> version <version>`.
-    public init(
+    package init(
         path: String, columns: [ParquetColumn], rowGroupBytes: Int = 16 << 20, compressionLevel: Int32 = 1,
         createdBy: String = "healthtrail"
     ) throws {
@@ -73,38 +73,38 @@ public final class ParquetWriter {
     // MARK: Appending
 
     /// Appends a null to `column` in the current row.
-    public func appendNull(_ column: Int) {
+    package func appendNull(_ column: Int) {
         unsafe chunkBox.value[column].appendNull()
     }
 
     /// Appends an `.int64` value, or a `.timestampMicrosUTC` one (microseconds since
     /// 1970-01-01T00:00:00Z), to `column` in the current row.
-    public func append(_ column: Int, int64 value: Int64) {
+    package func append(_ column: Int, int64 value: Int64) {
         precondition(types[column] == .int64 || types[column] == .timestampMicrosUTC, "ParquetWriter: not an int64 column")
         unsafe chunkBox.value[column].append(int64: value)
     }
 
     /// Appends a `.date` value (days since 1970-01-01) to `column` in the current row.
-    public func append(_ column: Int, date days: Int32) {
+    package func append(_ column: Int, date days: Int32) {
         precondition(types[column] == .date, "ParquetWriter: not a date column")
         unsafe chunkBox.value[column].append(int32: days)
     }
 
     /// Appends a `.double` value to `column` in the current row.
-    public func append(_ column: Int, double value: Double) {
+    package func append(_ column: Int, double value: Double) {
         precondition(types[column] == .double, "ParquetWriter: not a double column")
         unsafe chunkBox.value[column].append(double: value)
     }
 
     /// Appends a `.boolean` value to `column` in the current row.
-    public func append(_ column: Int, bool value: Bool) {
+    package func append(_ column: Int, bool value: Bool) {
         precondition(types[column] == .boolean, "ParquetWriter: not a boolean column")
         unsafe chunkBox.value[column].append(bool: value)
     }
 
     /// Appends a `.string` value (UTF-8 bytes, copied before this returns) to `column` in the
     /// current row.
-    public func append(_ column: Int, string value: ByteSpan) {
+    package func append(_ column: Int, string value: ByteSpan) {
         precondition(types[column] == .string, "ParquetWriter: not a string column")
         unsafe chunkBox.value[column].append(string: value)
     }
@@ -112,7 +112,7 @@ public final class ParquetWriter {
     /// Ends the row: every column must have had exactly one append since the last `endRow`,
     /// else this throws (and the writer is unusable: later rows and `close` throw too). Writes
     /// a row group once the buffered values reach `rowGroupBytes`.
-    public func endRow() throws {
+    package func endRow() throws {
         if let failure { throw failure }
         let expected = rowsInGroup + 1
         var buffered = 0
@@ -133,7 +133,7 @@ public final class ParquetWriter {
 
     /// Writes the last row group, then the footer (FileMetaData, its length, "PAR1"); syncs
     /// and closes the file, which is complete only if this returns.
-    public func close() throws {
+    package func close() throws {
         guard !closed else { return }
         closed = true
         if let failure {

@@ -19,16 +19,16 @@ import Darwin
 /// Invariant: `handle` is an open connection from `sqlite3_open_v2` until `close()` sets it to
 /// nil; every statement prepared on it is finalised before it closes.
 @safe
-public final class SQLiteConnection {
+package final class SQLiteConnection {
     /// The database file.
-    public let path: String
+    package let path: String
     private var handle: OpaquePointer?
 
     /// Creates a new database file at `path`, which must not exist. SQLite's temporary files
     /// (the sorts that build indexes) go in the database's own folder, a run's private staging
     /// folder, where they are unlinked as soon as they are opened.
     /// - Parameter pageSize: SQLite's page size in bytes, a power of two from 512 to 65536.
-    public init(creating path: String, pageSize: Int = 4096) throws {
+    package init(creating path: String, pageSize: Int = 4096) throws {
         self.path = path
         let fd = unsafe open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw InputError(file: path, unsafe "cannot create the database: \(String(cString: strerror(errno)))") }
@@ -60,7 +60,7 @@ public final class SQLiteConnection {
     }
 
     /// Runs one or more SQL statements that return no rows.
-    public func execute(_ sql: String) throws {
+    package func execute(_ sql: String) throws {
         var error: UnsafeMutablePointer<CChar>?
         // SAFETY: `handle` is open (the type's invariant); SQLite allocates `error` with
         // sqlite3_malloc, copied to a String and freed here.
@@ -73,7 +73,7 @@ public final class SQLiteConnection {
     }
 
     /// Prepares a statement that stays valid until `close()`.
-    public func prepare(_ sql: String) throws -> SQLiteStatement {
+    package func prepare(_ sql: String) throws -> SQLiteStatement {
         var statement: OpaquePointer?
         let status = unsafe sqlite3_prepare_v3(try openHandle(), sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
         guard status == SQLITE_OK, let statement = unsafe statement else {
@@ -87,7 +87,7 @@ public final class SQLiteConnection {
     private var statements: [SQLiteStatement] = []
 
     /// Finalises every statement, closes the connection and syncs the file to disk.
-    public func close() throws {
+    package func close() throws {
         guard let handle = unsafe handle else { return }
         for statement in statements { statement.finalize() }
         statements = []

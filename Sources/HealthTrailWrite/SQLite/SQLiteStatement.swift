@@ -10,7 +10,7 @@ import HealthTrailBase
 /// valid until `step()` has run; `TableRowSink`'s rows bind every column and step before the
 /// spans they were given are reused.
 @safe
-public final class SQLiteStatement {
+package final class SQLiteStatement {
     private var handle: OpaquePointer?
     private unowned let connection: SQLiteConnection
 
@@ -34,20 +34,20 @@ public final class SQLiteStatement {
     }
 
     /// Binds NULL to parameter `index` (1-based, as SQLite counts).
-    @inline(__always) public func bindNull(_ index: Int32) {
+    @inline(__always) package func bindNull(_ index: Int32) {
         // SAFETY: `handle` is a live statement (the type's invariant); so for every bind below.
         unsafe check(sqlite3_bind_null(handle, index))
     }
 
     /// Binds a whole number.
-    @inline(__always) public func bind(_ index: Int32, _ value: Int64) { unsafe check(sqlite3_bind_int64(handle, index, value)) }
+    @inline(__always) package func bind(_ index: Int32, _ value: Int64) { unsafe check(sqlite3_bind_int64(handle, index, value)) }
 
     /// Binds a real number.
-    @inline(__always) public func bind(_ index: Int32, _ value: Double) { unsafe check(sqlite3_bind_double(handle, index, value)) }
+    @inline(__always) package func bind(_ index: Int32, _ value: Double) { unsafe check(sqlite3_bind_double(handle, index, value)) }
 
     /// Binds UTF-8 text without copying it; the bytes must stay valid until `step()`.
     /// `@unsafe`: SQLite keeps the address, so the caller keeps the bytes alive.
-    @unsafe @inline(__always) public func bind(_ index: Int32, text: ByteSpan) {
+    @unsafe @inline(__always) package func bind(_ index: Int32, text: ByteSpan) {
         // SAFETY: the span's `count` bytes are valid until the row is stepped (the type's
         // invariant); a nil destructor is SQLITE_STATIC, so SQLite reads them in `step()` only.
         unsafe check(
@@ -57,12 +57,12 @@ public final class SQLiteStatement {
     }
 
     /// Binds text that SQLite copies (a `String`'s bytes do not outlive the call).
-    public func bind(_ index: Int32, copying text: String) {
+    package func bind(_ index: Int32, copying text: String) {
         unsafe check(healthtrail_sqlite3_bind_text_copy(handle, index, text, -1))
     }
 
     /// Runs the statement (an insert: no rows come back) and resets it for the next.
-    @inline(__always) public func step() throws {
+    @inline(__always) package func step() throws {
         if bindFailure != SQLITE_OK {
             let status = bindFailure
             bindFailure = SQLITE_OK

@@ -6,18 +6,18 @@ import HealthTrailBase
 /// Types follow `ColumnType`: dates and timestamps are stored as the CSV's text, and each
 /// timestamp also as Unix seconds in the column after it (`time_utc`, `time_unix`), which is
 /// what range queries and indexes use.
-public final class SQLiteTableWriter: TableRowSink {
+package final class SQLiteTableWriter: TableRowSink {
     /// The table written.
-    public let schema: TableSchema
+    package let schema: TableSchema
     /// Rows inserted so far.
-    public private(set) var rows = 0
+    package private(set) var rows = 0
     private let insert: SQLiteStatement
     /// The statement parameter of each column's value (1-based; a timestamp takes two).
     private let parameter: [Int32]
 
     /// Creates the table (`create` gives its column definitions and constraints beyond the
     /// plain typed columns) and prepares its insert.
-    public init(_ connection: SQLiteConnection, schema: TableSchema, constraints: [String] = []) throws {
+    package init(_ connection: SQLiteConnection, schema: TableSchema, constraints: [String] = []) throws {
         self.schema = schema
         var definitions: [String] = []
         var parameter: [Int32] = []
@@ -34,7 +34,7 @@ public final class SQLiteTableWriter: TableRowSink {
     }
 
     /// The SQLite type of a column: INTEGER, REAL or TEXT.
-    public static func sqlType(_ type: ColumnType) -> String {
+    package static func sqlType(_ type: ColumnType) -> String {
         switch type {
         case .integer, .boolean: return "INTEGER"
         case .real: return "REAL"
@@ -43,12 +43,12 @@ public final class SQLiteTableWriter: TableRowSink {
     }
 
     /// `name` as an SQL identifier, quoted: `"records_step_count"`.
-    public static func quoted(_ name: String) -> String {
+    package static func quoted(_ name: String) -> String {
         "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     /// NULL (and NULL Unix seconds for a timestamp).
-    public func null(_ column: Int) {
+    package func null(_ column: Int) {
         insert.bindNull(parameter[column])
         if schema.columns[column].type == .timestamp { insert.bindNull(parameter[column] + 1) }
     }
@@ -56,28 +56,28 @@ public final class SQLiteTableWriter: TableRowSink {
     /// TEXT, bound without a copy until the row is stepped.
     // SAFETY (the three text binds): `TableRowSink` text stays valid until the row's `endRow()`,
     // which steps the statement, so SQLite reads it while it is valid.
-    public func text(_ column: Int, _ value: ByteSpan) { unsafe insert.bind(parameter[column], text: value) }
+    package func text(_ column: Int, _ value: ByteSpan) { unsafe insert.bind(parameter[column], text: value) }
 
     /// INTEGER.
-    public func integer(_ column: Int, _ value: Int64) { insert.bind(parameter[column], value) }
+    package func integer(_ column: Int, _ value: Int64) { insert.bind(parameter[column], value) }
 
     /// REAL.
-    public func real(_ column: Int, _ value: Double) { insert.bind(parameter[column], value) }
+    package func real(_ column: Int, _ value: Double) { insert.bind(parameter[column], value) }
 
     /// INTEGER 1 or 0.
-    public func boolean(_ column: Int, _ value: Bool) { insert.bind(parameter[column], value ? 1 as Int64 : 0) }
+    package func boolean(_ column: Int, _ value: Bool) { insert.bind(parameter[column], value ? 1 as Int64 : 0) }
 
     /// The date's text, as in the CSV.
-    public func date(_ column: Int, days: Int32, text: ByteSpan) { unsafe insert.bind(parameter[column], text: text) }
+    package func date(_ column: Int, days: Int32, text: ByteSpan) { unsafe insert.bind(parameter[column], text: text) }
 
     /// The instant's text, and its Unix seconds in the column after it.
-    public func timestamp(_ column: Int, seconds: Int64, text: ByteSpan) {
+    package func timestamp(_ column: Int, seconds: Int64, text: ByteSpan) {
         unsafe insert.bind(parameter[column], text: text)
         insert.bind(parameter[column] + 1, seconds)
     }
 
     /// Inserts the row.
-    public func endRow() throws {
+    package func endRow() throws {
         try insert.step()
         rows += 1
     }

@@ -15,7 +15,7 @@ import HealthTrailBase
 /// As wide as the maps (`options.size`, 800 px by default): days are as large as the widest
 /// year's weeks allow in that width (4…40 px, 2 px between days; at the default width, 11 px).
 /// A width too narrow for 4 px days grows to fit them.
-public enum CalendarHeatmapSVG {
+package enum CalendarHeatmapSVG {
     package static let left: Double = 44
     package static let titleBand: Double = 44
     package static let monthRow: Double = 18
@@ -29,7 +29,7 @@ public enum CalendarHeatmapSVG {
     ///
     /// `title` heads the calendar ("Steps per day"), followed by the span of the dates; nil
     /// makes one from the metric and unit ("steps per day (count)").
-    public static func render(
+    package static func render(
         metric: String, unit: String, values: [(date: String, value: Double)],
         options: SVGOptions = SVGOptions(), title: String? = nil
     ) -> [UInt8] {

@@ -7,14 +7,14 @@
 /// released CC0), each float triple rounded to the nearest 8-bit value (`round(c × 255)`).
 /// A value is looked up the way matplotlib's `ListedColormap` does: entry `⌊t × 256⌋`, clamped
 /// to 0…255, so 0 is the first entry and 1 the last, with no interpolation.
-public enum ColourScale: String, Sendable, CaseIterable {
+package enum ColourScale: String, Sendable, CaseIterable {
     /// Dark purple `#440154` → blue → green → yellow `#fde725`: matplotlib's default.
     case viridis
     /// Black `#000004` → purple → red → orange → pale yellow `#fcffa4`: reads as heat.
     case inferno
 
     /// `#rrggbb` at `t` in 0…1 (clamped; NaN is 0).
-    public func colour(at t: Double) -> String {
+    package func colour(at t: Double) -> String {
         let v = rgb(at: t)
         let hex: [Character] = Array("0123456789abcdef")
         var s = "#"
@@ -23,7 +23,7 @@ public enum ColourScale: String, Sendable, CaseIterable {
     }
 
     /// The colour at `t` as `0xRRGGBB`.
-    public func rgb(at t: Double) -> UInt32 {
+    package func rgb(at t: Double) -> UInt32 {
         table[Self.index(t)]
     }
 
@@ -34,7 +34,7 @@ public enum ColourScale: String, Sendable, CaseIterable {
     }
 
     /// The 256 entries, `0xRRGGBB`, lowest first.
-    public var table: [UInt32] {
+    package var table: [UInt32] {
         switch self {
         case .viridis: return Self.viridisTable
         case .inferno: return Self.infernoTable

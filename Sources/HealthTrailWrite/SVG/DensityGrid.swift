@@ -21,34 +21,34 @@ import Darwin
 /// the grid first, so a far-away point costs nothing.
 ///
 /// Cells are square in Web Mercator (conformal, so square on the ground too).
-public struct DensityGrid: Sendable {
+package struct DensityGrid: Sendable {
     /// Cells across and down.
-    public let width: Int
-    public let height: Int
+    package let width: Int
+    package let height: Int
     /// Side of a cell in world units (`WebMercator.project`).
-    public let cellWorldSize: Double
+    package let cellWorldSize: Double
     /// World units of the grid's top-left corner.
-    public let originX: Double
-    public let originY: Double
+    package let originX: Double
+    package let originY: Double
     /// Row-major counts, `width × height`.
-    public private(set) var counts: [UInt32]
+    package private(set) var counts: [UInt32]
     /// Largest count.
-    public private(set) var maximum: UInt32 = 0
+    package private(set) var maximum: UInt32 = 0
     /// Tracks and usable points added.
-    public private(set) var tracks: Int = 0
-    public private(set) var points: Int = 0
+    package private(set) var tracks: Int = 0
+    package private(set) var points: Int = 0
     /// Steps longer than this (metres) are left as a gap.
-    public var maxStepMetres: Double = 2000
+    package var maxStepMetres: Double = 2000
 
     /// A grid `columns` cells across covering `bounds` exactly in width (its height is as many
     /// square cells as the bounds need, at most 1.5 × `columns`; taller bounds make the grid
     /// narrower instead). Bounds smaller than 200 m are grown about their centre.
-    public init(bounds: GeoBoundingBox, columns: Int) {
+    package init(bounds: GeoBoundingBox, columns: Int) {
         self.init(world: WorldBox(bounds), columns: columns)
     }
 
     /// The grid of a density map of `options`: `options.size / options.densityCellSize` columns.
-    public init(bounds: GeoBoundingBox, options: SVGOptions) {
+    package init(bounds: GeoBoundingBox, options: SVGOptions) {
         self.init(bounds: bounds, columns: Self.columns(options))
     }
 
@@ -94,14 +94,14 @@ public struct DensityGrid: Sendable {
     }
 
     /// The count of cell (x, y), 0 outside the grid.
-    public subscript(x: Int, y: Int) -> UInt32 {
+    package subscript(x: Int, y: Int) -> UInt32 {
         guard x >= 0, x < width, y >= 0, y < height else { return 0 }
         return counts[y * width + x]
     }
 
     /// Adds one track (one route file, points in time order). Unusable points are skipped, and the
     /// line runs on from the previous usable point.
-    public mutating func add(track: [RoutePoint]) {
+    package mutating func add(track: [RoutePoint]) {
         var world: [(x: Double, y: Double)] = []
         world.reserveCapacity(track.count)
         for p in track where MapGeometry.isUsable(p) {
@@ -196,7 +196,7 @@ public struct DensityGrid: Sendable {
     }
 
     /// Adds another grid's counts (same geometry), e.g. one filled by a second thread.
-    public mutating func merge(_ other: DensityGrid) {
+    package mutating func merge(_ other: DensityGrid) {
         precondition(
             other.width == width && other.height == height && other.originX == originX
                 && other.originY == originY && other.cellWorldSize == cellWorldSize,
@@ -216,21 +216,21 @@ public struct DensityGrid: Sendable {
 /// fixed-point world coordinates (8 bytes, ~1 cm at the equator), about an eighth of a
 /// `RoutePoint`; with a known area (`SVGOptions.densityBoundingBox`) feed a `DensityGrid`
 /// directly instead and memory stays the grid's.
-public struct DensityTracks: Sendable {
+package struct DensityTracks: Sendable {
     private var xs: [UInt32] = []
     private var ys: [UInt32] = []
     /// End index (exclusive) in `xs`/`ys` of each track.
     private var ends: [Int] = []
     private var box = WorldBox()
 
-    public init() {}
+    package init() {}
 
     /// Usable points stored.
-    public var points: Int { xs.count }
-    public var tracks: Int { ends.count }
+    package var points: Int { xs.count }
+    package var tracks: Int { ends.count }
 
     /// Stores one track (one route file, points in time order); unusable points are skipped.
-    public mutating func add(track: [RoutePoint]) {
+    package mutating func add(track: [RoutePoint]) {
         var any = false
         for p in track where MapGeometry.isUsable(p) {
             let w = WebMercator.project(lat: p.latitude, lon: p.longitude)
@@ -243,7 +243,7 @@ public struct DensityTracks: Sendable {
     }
 
     /// The data's area in WGS84, nil without points.
-    public var bounds: GeoBoundingBox? {
+    package var bounds: GeoBoundingBox? {
         guard !box.isEmpty else { return nil }
         return GeoBoundingBox(
             minLatitude: WebMercator.latitude(y: box.maxY), minLongitude: WebMercator.longitude(x: box.minX),
@@ -252,7 +252,7 @@ public struct DensityTracks: Sendable {
 
     /// The grid of `options`: over `options.densityBoundingBox`, or else the data's box padded by
     /// `options.densityPadding` on every side; every stored track added in order.
-    public func grid(options: SVGOptions) -> DensityGrid {
+    package func grid(options: SVGOptions) -> DensityGrid {
         var grid: DensityGrid
         if let b = options.densityBoundingBox {
             grid = DensityGrid(bounds: b, options: options)

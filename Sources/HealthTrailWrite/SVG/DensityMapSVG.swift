@@ -20,7 +20,7 @@ import Darwin
 /// not drawn. Runs are grouped by level in `<g fill>` elements, in cell units under one
 /// transform, so a rect costs about 40 bytes and the file size follows the number of runs, not
 /// the number of points.
-public enum DensityMapSVG {
+package enum DensityMapSVG {
     package static let titleBand: Double = 40
     package static let legendBand: Double = 76
     package static let background = "#141414"
@@ -29,7 +29,7 @@ public enum DensityMapSVG {
 
     /// Renders the tracks (one per route file): over `options.densityBoundingBox`, or else over
     /// the data's box padded by `options.densityPadding`.
-    public static func render(tracks: [[RoutePoint]], options: SVGOptions = SVGOptions()) -> [UInt8] {
+    package static func render(tracks: [[RoutePoint]], options: SVGOptions = SVGOptions()) -> [UInt8] {
         if let b = options.densityBoundingBox {
             var grid = DensityGrid(bounds: b, options: options)
             for t in tracks { grid.add(track: t) }
@@ -44,7 +44,7 @@ public enum DensityMapSVG {
     /// `DensityTracks.grid(options:)`). Each cell is `options.size / grid.width` px, at least 1.
     /// A map of other counts than points and crossings (a differentially private one) passes its
     /// own `title` and the `note` under its legend that says what a cell counts.
-    public static func render(
+    package static func render(
         grid: DensityGrid, options: SVGOptions = SVGOptions(), title customTitle: String? = nil, note customNote: String? = nil
     ) -> [UInt8] {
         let cell = max(1, options.mapWidth / grid.width)

@@ -2,45 +2,45 @@ import HealthTrailBase
 
 /// One workout's route for the SVG maps: the points of all its route files concatenated in
 /// time order, its segments (indices into `points`) and the figures of its title and legend.
-public struct MapRoute: Sendable {
+package struct MapRoute: Sendable {
     /// `20240102T060000Z-running`; the file is `svg/workouts/<workoutID>.svg`.
-    public var workoutID: String
+    package var workoutID: String
     /// Snake-case activity (`running`, `walking`, …): the title, and the colour on the
     /// overview (`GeoJSONWriter.colour(forActivity:)`, so map and GeoJSON agree).
-    public var activity: String
+    package var activity: String
     /// Start and end of the workout, UTC seconds.
-    public var start: Int64
-    public var end: Int64
+    package var start: Int64
+    package var end: Int64
     /// Offset of the workout's local time, minutes east of UTC: the title's date.
-    public var utcOffsetMinutes: Int32
+    package var utcOffsetMinutes: Int32
     /// Metres, as the title shows it (2 decimals of a kilometre).
-    public var distanceMeters: Double
+    package var distanceMeters: Double
     /// Mean heart rate over the workout; nil without heart rate.
-    public var meanBPM: Double?
+    package var meanBPM: Double?
     /// Seconds per zone index of the `HeartRateZones` the segments were coloured with
     /// (`RouteStats.timeInZone`); shorter arrays count the missing zones as 0.
-    public var timeInZone: [Double]
+    package var timeInZone: [Double]
     /// WGS84 points in time order. Points with a latitude or longitude out of range (or NaN)
     /// are left out of every drawing.
-    public var points: [RoutePoint]
+    package var points: [RoutePoint]
     /// Stretches of `points` drawn in one colour each (`RouteGeometry.segments`).
-    public var segments: [RouteSegment]
+    package var segments: [RouteSegment]
     /// Spans of UTC seconds the line does not cross (a pause, the gap between two parts, a
     /// drive, a GPS jump): `points` on either side are joined by a dashed connector at most.
-    public var gaps: [ClosedRange<Int64>] = []
+    package var gaps: [ClosedRange<Int64>] = []
     /// Points of the route that count in no figure (paused, outside the workout, driven), in
     /// time order, drawn greyed; `trimmedGaps` cut them into stretches like `gaps`.
-    public var trimmed: [RoutePoint] = []
-    public var trimmedGaps: [ClosedRange<Int64>] = []
+    package var trimmed: [RoutePoint] = []
+    package var trimmedGaps: [ClosedRange<Int64>] = []
     /// Where each split ended (`splits.csv`): a marker labelled with its number.
-    public var splitMarks: [SplitMark] = []
+    package var splitMarks: [SplitMark] = []
     /// The piece goes on from the previous piece's last point (a part boundary's repeated
     /// point): no gap between them.
-    public var joinsPrevious = false
+    package var joinsPrevious = false
     /// Active seconds, the title's duration; nil: from `start` to `end`.
-    public var activeSeconds: Double?
+    package var activeSeconds: Double?
 
-    public init(
+    package init(
         workoutID: String, activity: String, start: Int64, end: Int64, utcOffsetMinutes: Int32 = 0,
         distanceMeters: Double, meanBPM: Double?, timeInZone: [Double] = [],
         points: [RoutePoint], segments: [RouteSegment] = []
@@ -59,11 +59,11 @@ public struct MapRoute: Sendable {
 }
 
 /// The end of a split on a workout map: its number (`3` for the third kilometre) and UTC time.
-public struct SplitMark: Sendable, Equatable {
-    public var label: String
-    public var time: Double
+package struct SplitMark: Sendable, Equatable {
+    package var label: String
+    package var time: Double
 
-    public init(label: String, time: Double) {
+    package init(label: String, time: Double) {
         self.label = label
         self.time = time
     }
@@ -73,7 +73,7 @@ extension MapRoute {
     /// `points` cut at `gaps`: index ranges of stretches that cross none. A gap lies between
     /// two consecutive points when the first is at or before its start and the second at or
     /// after its end (with thinned points the pair may lie further apart).
-    public static func stretches(of points: [RoutePoint], cutAt gaps: [ClosedRange<Int64>]) -> [ClosedRange<Int>] {
+    package static func stretches(of points: [RoutePoint], cutAt gaps: [ClosedRange<Int64>]) -> [ClosedRange<Int>] {
         guard !points.isEmpty else { return [] }
         var result: [ClosedRange<Int>] = []
         var start = 0, g = 0
@@ -91,7 +91,7 @@ extension MapRoute {
 
     /// `segments` cut where they cross `gaps`, so that no drawn segment joins two points a gap
     /// separates.
-    public static func segments(_ segments: [RouteSegment], of points: [RoutePoint], cutAt gaps: [ClosedRange<Int64>]) -> [RouteSegment] {
+    package static func segments(_ segments: [RouteSegment], of points: [RoutePoint], cutAt gaps: [ClosedRange<Int64>]) -> [RouteSegment] {
         guard !gaps.isEmpty else { return segments }
         let pieces = stretches(of: points, cutAt: gaps)
         var result: [RouteSegment] = []
@@ -109,13 +109,13 @@ extension MapRoute {
 
 /// A WGS84 latitude/longitude box, degrees (no antimeridian crossing: `minLongitude` ≤
 /// `maxLongitude`).
-public struct GeoBoundingBox: Sendable, Equatable {
-    public var minLatitude: Double
-    public var minLongitude: Double
-    public var maxLatitude: Double
-    public var maxLongitude: Double
+package struct GeoBoundingBox: Sendable, Equatable {
+    package var minLatitude: Double
+    package var minLongitude: Double
+    package var maxLatitude: Double
+    package var maxLongitude: Double
 
-    public init(minLatitude: Double, minLongitude: Double, maxLatitude: Double, maxLongitude: Double) {
+    package init(minLatitude: Double, minLongitude: Double, maxLatitude: Double, maxLongitude: Double) {
         self.minLatitude = minLatitude
         self.minLongitude = minLongitude
         self.maxLatitude = maxLatitude
@@ -124,7 +124,7 @@ public struct GeoBoundingBox: Sendable, Equatable {
 
     /// A box from `[minLat, minLon, maxLat, maxLon]` (a pipeline file's or `--map-area`'s); nil
     /// unless latitudes lie in ±90, longitudes in ±180 and each minimum is below its maximum.
-    public init?(checked v: [Double]) {
+    package init?(checked v: [Double]) {
         guard v.count == 4, v[0] < v[2], v[1] < v[3], (-90...90).contains(v[0]), (-90...90).contains(v[2]),
             (-180...180).contains(v[1]), (-180...180).contains(v[3])
         else { return nil }
@@ -132,7 +132,7 @@ public struct GeoBoundingBox: Sendable, Equatable {
     }
 
     /// The box of the usable points of `tracks` (see `MapRoute.points`); nil when there is none.
-    public init?(tracks: [[RoutePoint]]) {
+    package init?(tracks: [[RoutePoint]]) {
         var box: GeoBoundingBox?
         for track in tracks { for p in track { GeoBoundingBox.extend(&box, with: p) } }
         guard let box else { return nil }
@@ -140,7 +140,7 @@ public struct GeoBoundingBox: Sendable, Equatable {
     }
 
     /// Grows `box` (nil: none yet) to hold `p` when `p` is usable: a streaming first pass.
-    public static func extend(_ box: inout GeoBoundingBox?, with p: RoutePoint) {
+    package static func extend(_ box: inout GeoBoundingBox?, with p: RoutePoint) {
         guard MapGeometry.isUsable(p) else { return }
         if var b = box {
             b.minLatitude = min(b.minLatitude, p.latitude)
@@ -157,27 +157,27 @@ public struct GeoBoundingBox: Sendable, Equatable {
 }
 
 /// Options of every SVG output.
-public struct SVGOptions: Sendable {
+package struct SVGOptions: Sendable {
     /// Width in pixels of the maps (workout, overview, density) and of the calendars. Heights
     /// follow the data's shape (see each renderer).
-    public var size: Int = 800
+    package var size: Int = 800
     /// Scale of the density map and the calendar heatmap.
-    public var colourScale: ColourScale = .viridis
+    package var colourScale: ColourScale = .viridis
     /// Area of the density map; nil: the data's box padded by `densityPadding` on each side.
-    public var densityBoundingBox: GeoBoundingBox?
+    package var densityBoundingBox: GeoBoundingBox?
     /// Fraction of the data's extent added on each side when the density map fits the data.
-    public var densityPadding: Double = 0.05
+    package var densityPadding: Double = 0.05
     /// Side of a density cell in pixels: an 800 px map is a 400 × 400 grid at 2.
-    public var densityCellSize: Int = 2
+    package var densityCellSize: Int = 2
     /// Colour levels of the density map: cells of one level in a row form one `<rect>`.
-    public var densityLevels: Int = 32
+    package var densityLevels: Int = 32
     /// Routes with fewer usable points are not drawn (overview) or drawn as empty (workout map).
-    public var minimumPoints: Int = 2
+    package var minimumPoints: Int = 2
     /// Douglas–Peucker tolerance, output pixels. 0.5 px, plus at most 0.07 px of rounding
     /// coordinates to 0.1 px, stays under a pixel: the simplified line covers the same pixels.
-    public var simplificationTolerance: Double = 0.5
+    package var simplificationTolerance: Double = 0.5
 
-    public init(
+    package init(
         size: Int = 800, colourScale: ColourScale = .viridis, densityBoundingBox: GeoBoundingBox? = nil,
         minimumPoints: Int = 2
     ) {

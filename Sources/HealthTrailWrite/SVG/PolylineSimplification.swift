@@ -1,5 +1,5 @@
 /// Fewer vertices for drawing, without a visible change.
-public enum PolylineSimplification {
+package enum PolylineSimplification {
     /// Douglas–Peucker (Ramer 1972; Douglas & Peucker 1973): the indices of `points` to keep,
     /// ascending, first and last always kept (a single point gives `[0]`, none gives `[]`).
     ///
@@ -10,7 +10,7 @@ public enum PolylineSimplification {
     ///
     /// Iterative (an explicit stack), so a long route cannot overflow the call stack; O(n log n)
     /// on typical tracks, O(n²) at worst. Non-finite coordinates are not expected (project first).
-    public static func douglasPeucker(_ points: [(x: Double, y: Double)], tolerance: Double) -> [Int] {
+    package static func douglasPeucker(_ points: [(x: Double, y: Double)], tolerance: Double) -> [Int] {
         let n = points.count
         guard n > 2 else { return Array(0..<n) }
         var keep = [Bool](repeating: false, count: n)

@@ -11,11 +11,11 @@ import HealthTrailBase
 /// are counted under the title (`class="note outside-area"`), never dropped silently. The legend
 /// lists the activities drawn with their route counts, most routes first (ties by name); the
 /// scale bar sits beside it.
-public enum RoutesOverviewSVG {
+package enum RoutesOverviewSVG {
     package static let titleBand: Double = 48
 
     /// - Parameter outsideArea: routes not given because they start outside the area drawn.
-    public static func render(_ routes: [MapRoute], options: SVGOptions = SVGOptions(), outsideArea: Int = 0) -> [UInt8] {
+    package static func render(_ routes: [MapRoute], options: SVGOptions = SVGOptions(), outsideArea: Int = 0) -> [UInt8] {
         render(routes.map { OverviewRoute($0) }, options: options, outsideArea: outsideArea)
     }
 

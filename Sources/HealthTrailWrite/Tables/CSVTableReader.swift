@@ -9,13 +9,13 @@ import HealthTrailBase
 /// three formats agree by construction: a value is formatted once, then parsed by type. A field
 /// that does not parse as its column's type is a bug in the schema, reported with the file,
 /// line and column, never the value.
-public enum CSVTableReader {
+package enum CSVTableReader {
     /// Streams every row of the CSV at `path` into `sink`; returns the number of rows. The
     /// header must name the schema's columns in order.
     /// - Parameter name: what messages call the file (its name in the output folder; the
     ///   staging path is gone by the time anyone reads the message).
     @discardableResult
-    public static func copy<Sink: TableRowSink>(_ path: String, named name: String? = nil, as schema: TableSchema, into sink: Sink) throws -> Int {
+    package static func copy<Sink: TableRowSink>(_ path: String, named name: String? = nil, as schema: TableSchema, into sink: Sink) throws -> Int {
         let shown = name ?? path
         let types = schema.columns.map(\.type)
         var rows = 0, header = false
@@ -72,7 +72,7 @@ public enum CSVTableReader {
 
     /// Which of `columns` hold a number in every non-empty field of the CSV at `path` (a column
     /// with no value at all counts as numbers).
-    public static func numericColumns(_ path: String, among columns: [String]) throws -> Set<String> {
+    package static func numericColumns(_ path: String, among columns: [String]) throws -> Set<String> {
         var indices: [Int] = []
         var numeric: [Bool] = []
         // SAFETY: `record` and its fields are used only inside the closure that received it.

@@ -5,7 +5,7 @@ import HealthTrailBase
 ///
 /// Each row gives every column exactly one value, in column order, then `endRow()`. Dates and
 /// timestamps come with the CSV text they were read from, which SQLite stores as it is.
-public protocol TableRowSink: AnyObject {
+package protocol TableRowSink: AnyObject {
     /// An empty field.
     func null(_ column: Int)
     /// A text value, valid until the row's `endRow()` returns (the SQLite writer binds it

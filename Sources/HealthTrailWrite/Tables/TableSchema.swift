@@ -1,6 +1,6 @@
 /// The type of a column in every format a table is written in: what the CSV's text means, and
 /// so what SQLite and Parquet store.
-public enum ColumnType: String, Sendable, Equatable, CaseIterable {
+package enum ColumnType: String, Sendable, Equatable, CaseIterable {
     /// UTF-8 text: SQLite TEXT, Parquet STRING.
     case text
     /// A whole number: SQLite INTEGER, Parquet INT64.
@@ -17,33 +17,33 @@ public enum ColumnType: String, Sendable, Equatable, CaseIterable {
 }
 
 /// One column of a table: its name (the CSV header's) and type.
-public struct TableColumn: Sendable, Equatable {
+package struct TableColumn: Sendable, Equatable {
     /// The name in the CSV header, the SQLite table and the Parquet schema.
-    public var name: String
+    package var name: String
     /// What its values are.
-    public var type: ColumnType
+    package var type: ColumnType
 
     /// A column named `name` of type `type`.
-    public init(_ name: String, _ type: ColumnType) {
+    package init(_ name: String, _ type: ColumnType) {
         self.name = name
         self.type = type
     }
 
     /// The Unix-seconds companion SQLite adds beside a timestamp: `start_utc` → `start_unix`.
-    public var unixSecondsName: String {
+    package var unixSecondsName: String {
         (name.hasSuffix("_utc") ? String(name.dropLast(4)) : name) + "_unix"
     }
 }
 
 /// A table as the typed writers see it: a name and typed columns, in the CSV file's order.
-public struct TableSchema: Sendable, Equatable {
+package struct TableSchema: Sendable, Equatable {
     /// The table's name in SQLite and its Parquet file's (`heart_rate`, `records_step_count`).
-    public var name: String
+    package var name: String
     /// The columns, in the order of the CSV header.
-    public var columns: [TableColumn]
+    package var columns: [TableColumn]
 
     /// A table named `name` with these columns.
-    public init(name: String, columns: [TableColumn]) {
+    package init(name: String, columns: [TableColumn]) {
         self.name = name
         self.columns = columns
     }

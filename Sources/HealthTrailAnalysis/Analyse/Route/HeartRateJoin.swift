@@ -14,8 +14,8 @@
 /// and picking one would let the order of the input decide (a 149 bpm ride dipping to 76 for a
 /// second). The mean is bounded by the readings and independent of their order: samples are
 /// sorted by time, rank and bpm, so the same set of samples always sums in the same order.
-public final class HeartRateJoin: Sendable {
-    public let tolerance: Int64
+package final class HeartRateJoin: Sendable {
+    package let tolerance: Int64
     /// Sample times, UTC seconds (32 bits: 1970…2106, like the spill) and their bpm: 8 bytes a
     /// sample inside the windows.
     package let times: [UInt32]
@@ -90,19 +90,19 @@ public final class HeartRateJoin: Sendable {
         package func finish() -> ([UInt32], [Float]) { (times, bpms) }
     }
 
-    public var sampleCount: Int { times.count }
+    package var sampleCount: Int { times.count }
 
     /// Walks the samples forward for one route's points, in time order.
-    public struct Cursor {
+    package struct Cursor {
         package let join: HeartRateJoin
         /// Index of the first sample later than the last point asked for.
         package var next = 0
         package var started = false
 
-        public init(_ join: HeartRateJoin) { self.join = join }
+        package init(_ join: HeartRateJoin) { self.join = join }
 
         /// The heart rate at `t` (UTC seconds), or nil.
-        public mutating func bpm(at t: Int64) -> Double? {
+        package mutating func bpm(at t: Int64) -> Double? {
             let times = join.times
             guard !times.isEmpty else { return nil }
             // Points outside 1970…2106 cannot match a sample (the spill keeps 32-bit seconds).

@@ -1,15 +1,15 @@
 /// One band of heart rate, drawn in one colour.
-public struct HeartRateZone: Sendable, Equatable {
+package struct HeartRateZone: Sendable, Equatable {
     /// Machine-friendly name (`moderate`, `zone3`), used in outputs.
-    public var name: String
+    package var name: String
     /// Inclusive lower bound, bpm.
-    public var lower: Double
+    package var lower: Double
     /// Exclusive upper bound, bpm; nil for the open top zone.
-    public var upper: Double?
+    package var upper: Double?
     /// `#rrggbb`.
-    public var colour: String
+    package var colour: String
 
-    public init(name: String, lower: Double, upper: Double?, colour: String) {
+    package init(name: String, lower: Double, upper: Double?, colour: String) {
         self.name = name
         self.lower = lower
         self.upper = upper
@@ -30,23 +30,23 @@ public struct HeartRateZone: Sendable, Equatable {
 /// orange → red). They were designed to stay distinguishable for the common colour-vision
 /// deficiencies; the blue and the orange/red ends also differ strongly in lightness, and the
 /// opacity ramp (`opacity(for:)`) adds a second cue inside each zone.
-public struct HeartRateZones: Sendable, Equatable {
+package struct HeartRateZones: Sendable, Equatable {
     /// Lowest zone first.
-    public var zones: [HeartRateZone]
+    package var zones: [HeartRateZone]
 
-    public init(zones: [HeartRateZone]) {
+    package init(zones: [HeartRateZone]) {
         self.zones = zones
     }
 
     /// Span given to the open top zone by `depth(for:)`: it has no upper bound, and 20 bpm is
     /// about the width of the bounded zones (30–40 bpm for `default`, 10 % of a maximum for
     /// `fromMaximum`), so the ramp saturates at a rate that is clearly "deep in the top zone".
-    public static let openTopSpan: Double = 20
+    package static let openTopSpan: Double = 20
 
     /// Absolute bands, independent of the person: resting < 100, moderate 100–139,
     /// vigorous 140–179, maximum ≥ 180 bpm. Colours: blue `#2c7bb6`, green `#1a9641`,
     /// orange `#fdae61`, red `#d7191c`.
-    public static let `default` = HeartRateZones(zones: [
+    package static let `default` = HeartRateZones(zones: [
         HeartRateZone(name: "resting", lower: 0, upper: 100, colour: "#2c7bb6"),
         HeartRateZone(name: "moderate", lower: 100, upper: 140, colour: "#1a9641"),
         HeartRateZone(name: "vigorous", lower: 140, upper: 180, colour: "#fdae61"),
@@ -63,7 +63,7 @@ public struct HeartRateZones: Sendable, Equatable {
     /// still ramp across 50–60 %; anything below sits at depth 0 (opacity 0.4).
     ///
     /// `maxBPM` should be a plausible maximum (> 0); it is not validated.
-    public static func fromMaximum(_ maxBPM: Double) -> HeartRateZones {
+    package static func fromMaximum(_ maxBPM: Double) -> HeartRateZones {
         let b = [0.5, 0.6, 0.7, 0.8, 0.9].map { $0 * maxBPM }
         return HeartRateZones(zones: [
             HeartRateZone(name: "zone1", lower: b[0], upper: b[1], colour: "#2c7bb6"),
@@ -81,7 +81,7 @@ public struct HeartRateZones: Sendable, Equatable {
     /// or above 120 (a date of birth after `date`, or a typo): a nonsense maximum would colour
     /// every route wrongly, so the caller should fall back to `default`.
     /// A 29 February birthday is reached on 1 March in common years.
-    public static func fromDateOfBirth(_ dob: String, on date: (year: Int, month: Int, day: Int)) -> HeartRateZones? {
+    package static func fromDateOfBirth(_ dob: String, on date: (year: Int, month: Int, day: Int)) -> HeartRateZones? {
         guard let birth = parseDate(dob) else { return nil }
         var age = date.year - birth.year
         if (date.month, date.day) < (birth.month, birth.day) { age -= 1 }
@@ -106,7 +106,7 @@ public struct HeartRateZones: Sendable, Equatable {
     /// Index into `zones` of the zone holding `bpm`: the last zone whose lower bound is ≤ bpm.
     /// Values below the first bound (or NaN) go to zone 0, so every heart rate has a zone.
     /// A linear scan: there are four or five zones.
-    public func zoneIndex(for bpm: Double) -> Int {
+    package func zoneIndex(for bpm: Double) -> Int {
         var index = 0
         for (i, zone) in zones.enumerated() where bpm >= zone.lower { index = i }
         return index
@@ -116,7 +116,7 @@ public struct HeartRateZones: Sendable, Equatable {
     /// The open top zone has no upper bound and uses a span of `openTopSpan` (20 bpm) above its
     /// lower bound, saturating at 1 beyond. Clamped to 0…1, so bpm below the first zone's
     /// lower bound (zone1 of `fromMaximum` below 50 %) has depth 0.
-    public func depth(for bpm: Double) -> Double {
+    package func depth(for bpm: Double) -> Double {
         guard !zones.isEmpty else { return 0 }
         let zone = zones[zoneIndex(for: bpm)]
         let span = zone.upper.map { $0 - zone.lower } ?? Self.openTopSpan
@@ -126,7 +126,7 @@ public struct HeartRateZones: Sendable, Equatable {
 
     /// Opacity for drawing: 0.4 at the bottom of the zone to 1.0 at its top, linear in `depth`.
     /// 0.4 keeps the lightest segment visible on a map while leaving a clear ramp.
-    public func opacity(for bpm: Double) -> Double {
+    package func opacity(for bpm: Double) -> Double {
         0.4 + 0.6 * depth(for: bpm)
     }
 }

@@ -11,19 +11,19 @@ import Darwin
 #endif
 
 /// Distances on the Earth and the cutting of a route into coloured segments.
-public enum RouteGeometry {
+package enum RouteGeometry {
     /// Mean Earth radius, metres: the IUGG mean radius R₁ = (2a + b) / 3 of WGS84
     /// (6 371 008.8 m). A sphere is within about 0.5 % of the ellipsoid everywhere, far below
     /// GPS noise at the step lengths of a route.
-    public static let earthRadius: Double = 6_371_008.8
+    package static let earthRadius: Double = 6_371_008.8
 
     /// Colour of a segment without heart rate: a neutral grey no zone palette uses.
-    public static let noHeartRateColour = "#9e9e9e"
+    package static let noHeartRateColour = "#9e9e9e"
 
     /// Great-circle distance in metres between two points (haversine on a sphere of
     /// `earthRadius`). The haversine form stays accurate for the metre-scale steps of a route,
     /// where the spherical law of cosines loses precision.
-    public static func haversine(_ a: RoutePoint, _ b: RoutePoint) -> Double {
+    package static func haversine(_ a: RoutePoint, _ b: RoutePoint) -> Double {
         let radian = Double.pi / 180
         let phi1 = a.latitude * radian, phi2 = b.latitude * radian
         let dPhi = phi2 - phi1
@@ -46,7 +46,7 @@ public enum RouteGeometry {
     /// Each segment carries the mean bpm of its points that have one (shared end points count
     /// in both neighbours), that mean's zone, colour and opacity; without any bpm: zone nil,
     /// colour `noHeartRateColour`, opacity 1.
-    public static func segments(_ points: [RoutePoint], zones: HeartRateZones, target: Int = 50) -> [RouteSegment] {
+    package static func segments(_ points: [RoutePoint], zones: HeartRateZones, target: Int = 50) -> [RouteSegment] {
         let steps = points.count - 1
         guard steps >= 1 else { return [] }
         let count = min(max(target, 1), steps)

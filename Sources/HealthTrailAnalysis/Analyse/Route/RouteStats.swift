@@ -19,71 +19,71 @@ import HealthTrailDecode
 /// gap the heart rate is known at its two ends alone. Elevation is smoothed and its gain
 /// counted within a chain of counted steps: a pause, a drive, a jump or a part's gap starts
 /// the smoothing afresh, so what was climbed meanwhile is not gained.
-public struct RouteStats: Sendable {
+package struct RouteStats: Sendable {
     /// Metres: sum of the haversine distance of the counted steps, gaps in the signal included
     /// (the runner did cover that ground).
-    public private(set) var distance: Double = 0
+    package private(set) var distance: Double = 0
     /// Metres between consecutive points of every state, as if nothing were cleaned: what the
     /// route's files say before pauses, parts, glitches and drives are taken out.
-    public private(set) var allPointsDistance: Double = 0
+    package private(set) var allPointsDistance: Double = 0
     /// Points per `PointState`, by raw value.
-    public private(set) var pointsByState = [Int](repeating: 0, count: PointState.allCases.count)
+    package private(set) var pointsByState = [Int](repeating: 0, count: PointState.allCases.count)
     /// Jumps of the GPS the cleaning stepped over (`TrackCleaner`).
-    public private(set) var jumps = 0
+    package private(set) var jumps = 0
     /// Metres the cleaning took out: `allPointsDistance` − `distance`.
-    public var trimmedDistance: Double { Swift.max(0, allPointsDistance - distance) }
+    package var trimmedDistance: Double { Swift.max(0, allPointsDistance - distance) }
     /// `glitch` when a fix was rejected or a jump stepped over, `vehicle` when a stretch was a
     /// vehicle's: `workouts.csv`'s `flags`, `;`-separated.
-    public var flags: [String] {
+    package var flags: [String] {
         var flags: [String] = []
         if pointsByState[Int(PointState.glitch.rawValue)] > 0 || jumps > 0 { flags.append("glitch") }
         if pointsByState[Int(PointState.vehicle.rawValue)] > 0 { flags.append("vehicle") }
         return flags
     }
     /// Seconds of the counted steps, however long: the route's active time.
-    public private(set) var elapsed: Double = 0
+    package private(set) var elapsed: Double = 0
     /// Seconds of the moving steps (see the type's documentation).
-    public private(set) var movingTime: Double = 0
+    package private(set) var movingTime: Double = 0
     /// Metres climbed, after smoothing and hysteresis (see `elevationThreshold`).
-    public private(set) var elevationGain: Double = 0
+    package private(set) var elevationGain: Double = 0
     /// Seconds per zone index of the `HeartRateZones` passed to `add`.
-    public private(set) var timeInZone: [Double]
+    package private(set) var timeInZone: [Double]
     /// Active points added (the points the figures come from).
-    public private(set) var points: Int = 0
+    package private(set) var points: Int = 0
     /// The first active point's longitude: where the workout was, to check the time zone it
     /// names (`TimeZoneTimeline`).
-    public private(set) var firstLongitude: Double?
+    package private(set) var firstLongitude: Double?
     /// Points that have a joined heart rate, and the sum, lowest and highest of their bpm: the
     /// workout's heart-rate figures when the export has none of its own.
-    public private(set) var heartRatePoints: Int = 0
-    public private(set) var bpmSum: Double = 0
-    public private(set) var bpmMinimum: Double = .infinity
-    public private(set) var bpmMaximum: Double = -.infinity
+    package private(set) var heartRatePoints: Int = 0
+    package private(set) var bpmSum: Double = 0
+    package private(set) var bpmMinimum: Double = .infinity
+    package private(set) var bpmMaximum: Double = -.infinity
 
     /// The mean joined heart rate of the points that have one; nil when none has.
-    public var meanBPM: Double? { heartRatePoints > 0 ? bpmSum / Double(heartRatePoints) : nil }
+    package var meanBPM: Double? { heartRatePoints > 0 ? bpmSum / Double(heartRatePoints) : nil }
     /// The lowest joined heart rate; nil when no point has one.
-    public var minimumBPM: Double? { heartRatePoints > 0 ? bpmMinimum : nil }
+    package var minimumBPM: Double? { heartRatePoints > 0 ? bpmMinimum : nil }
     /// The highest joined heart rate; nil when no point has one.
-    public var maximumBPM: Double? { heartRatePoints > 0 ? bpmMaximum : nil }
+    package var maximumBPM: Double? { heartRatePoints > 0 ? bpmMaximum : nil }
     /// Seconds per zone, or nil when no point has a heart rate: a route without heart rate
     /// spent no known time in any zone, which zeros would misstate.
-    public var knownTimeInZone: [Double]? { heartRatePoints > 0 ? timeInZone : nil }
+    package var knownTimeInZone: [Double]? { heartRatePoints > 0 ? timeInZone : nil }
 
     /// The activity's speeds: a step is moving from `movingSpeed` (metres over seconds, from
     /// positions, not the device's speed field), and a gap up to `sustainedSpeed`.
-    public let limits: RouteSpeedLimits
+    package let limits: RouteSpeedLimits
     /// Longest step, seconds, that is not a gap. Apple records once a second while moving; a
     /// longer silence is an auto-pause or lost signal: its time is moving only at a pace the
     /// activity allows, and counts in no heart-rate zone.
-    public static let maxStepGap: Double = 30
+    package static let maxStepGap: Double = 30
     /// Elevation hysteresis, metres: a climb counts only once the smoothed elevation has risen
     /// this far above the last low point, and a descent only resets the low once it has dropped
     /// this far below the last high. GPS elevation is noisy by several metres from one fix to
     /// the next; summing every uptick of that noise turns a flat run into hundreds of metres of
     /// "climb". 3 m is above the noise that survives smoothing and below the height of a
     /// real rise worth counting.
-    public static let elevationThreshold: Double = 3
+    package static let elevationThreshold: Double = 3
     /// Elevations are smoothed by a trailing mean of this many points before the hysteresis.
     /// The hysteresis alone cannot tell ±2 m jitter (4 m peak to peak) from a 3 m climb. A mean
     /// of 15 points shrinks uncorrelated jitter by about √15 (alternating jitter almost to
@@ -96,7 +96,7 @@ public struct RouteStats: Sendable {
     /// of the top, so white jitter still inflates each climb a little (+1.3 m on average for a
     /// 10 m climb between one-minute plateaus with ±2 m uniform jitter). Apple's own route
     /// elevations, fused with the barometer, are smooth to centimetres and are not affected.
-    public static let elevationWindow = 15
+    package static let elevationWindow = 15
 
     private var last: RoutePoint?
     /// Metres of the chain's steps since the clock last moved, waiting for a step that takes time.
@@ -114,14 +114,14 @@ public struct RouteStats: Sendable {
 
     /// Empty stats with `zoneCount` zeroed zones (the count of the `HeartRateZones` used), for a
     /// workout held to `limits` (by default those of an activity the table does not name).
-    public init(zoneCount: Int, limits: RouteSpeedLimits = .forActivity("")) {
+    package init(zoneCount: Int, limits: RouteSpeedLimits = .forActivity("")) {
         timeInZone = Array(repeating: 0, count: max(0, zoneCount))
         self.limits = limits
     }
 
     /// Starts from `p` without counting it: the previous part file's last point, which this
     /// file repeats first (`RouteProcessor`); the step from it counts when it was active.
-    public mutating func seed(_ p: RoutePoint, active: Bool) {
+    package mutating func seed(_ p: RoutePoint, active: Bool) {
         lastOfAny = p
         lastOfAnyCounted = active
         last = active ? p : nil
@@ -132,7 +132,7 @@ public struct RouteStats: Sendable {
     ///
     /// - Parameter knownStep: metres from the previous counted point when the caller has them
     ///   (`TrackCleaner` measured them), NaN otherwise: a step is measured once.
-    public mutating func add(
+    package mutating func add(
         _ p: RoutePoint, state: PointState, jumpBefore: Bool = false, zones: HeartRateZones, continuing: Bool,
         knownStep: Double = .nan
     ) {
@@ -150,7 +150,7 @@ public struct RouteStats: Sendable {
 
     /// Adds the next point of the route; a step from the previous point counts when
     /// `continuing` (a new chain starts otherwise).
-    public mutating func add(_ p: RoutePoint, zones: HeartRateZones, continuing: Bool = true, knownStep: Double = .nan) {
+    package mutating func add(_ p: RoutePoint, zones: HeartRateZones, continuing: Bool = true, knownStep: Double = .nan) {
         if !continuing {
             last = nil
             standingDistance = 0
@@ -232,7 +232,7 @@ public struct RouteStats: Sendable {
 
     /// Seconds per kilometre: moving time over distance. Nil below 10 m, where a pace would be
     /// noise (or a division by zero).
-    public var paceSecondsPerKilometre: Double? {
+    package var paceSecondsPerKilometre: Double? {
         guard distance >= 10 else { return nil }
         return movingTime / (distance / 1000)
     }
@@ -241,7 +241,7 @@ public struct RouteStats: Sendable {
     /// gain, time in zone (per index), points and heart-rate sums are summed, extremes kept. The steps between the files are
     /// not counted (their points are not consecutive). The state for further `add` calls stays
     /// this one's.
-    public mutating func merge(_ other: RouteStats) {
+    package mutating func merge(_ other: RouteStats) {
         distance += other.distance
         allPointsDistance += other.allPointsDistance
         elapsed += other.elapsed
@@ -265,7 +265,7 @@ public struct RouteStats: Sendable {
 extension RouteStats: Equatable {
     /// Equal when the figures are equal; the streaming state (previous point, elevation window)
     /// is not part of what the stats say.
-    public static func == (a: RouteStats, b: RouteStats) -> Bool {
+    package static func == (a: RouteStats, b: RouteStats) -> Bool {
         a.distance == b.distance && a.allPointsDistance == b.allPointsDistance && a.pointsByState == b.pointsByState
             && a.jumps == b.jumps && a.movingTime == b.movingTime && a.elevationGain == b.elevationGain
             && a.timeInZone == b.timeInZone && a.points == b.points

@@ -2,7 +2,7 @@ import HealthTrailBase
 import HealthTrailDecode
 
 /// How heart-rate zones are chosen (`--max-hr`, `--max-hr-from-birth-date`).
-public enum ZoneChoice: Sendable, Equatable {
+package enum ZoneChoice: Sendable, Equatable {
     /// resting < 100, moderate 100–139, vigorous 140–179, maximum ≥ 180 bpm.
     case standard
     /// Five zones from a maximum heart rate.

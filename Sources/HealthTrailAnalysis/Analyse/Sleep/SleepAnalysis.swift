@@ -18,10 +18,10 @@
 /// - Samples with `end <= start` cover no time and are ignored.
 ///
 /// O(n log n) in the number of samples. `SleepNightBuilder` does the same on a sorted stream.
-public enum SleepAnalysis {
+package enum SleepAnalysis {
     /// The nights (one per local wake date, sorted by date) and the number of naps: sessions that
     /// are not their date's night, counted but not merged into it.
-    public static func nights(from samples: [SleepSample]) -> (nights: [SleepNight], naps: Int) {
+    package static func nights(from samples: [SleepSample]) -> (nights: [SleepNight], naps: Int) {
         var builder = SleepNightBuilder()
         for s in samples.sorted(by: SleepSample.precedes) { builder.add(s) }
         return builder.finish()

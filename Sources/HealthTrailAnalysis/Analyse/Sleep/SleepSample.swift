@@ -2,22 +2,22 @@ import HealthTrailBase
 import HealthTrailDecode
 
 /// One sleep record ready for the night analysis: its span, stage and ranked source.
-public struct SleepSample: Sendable, Equatable {
+package struct SleepSample: Sendable, Equatable {
     /// Start instant, with the offset the record was stamped with.
-    public var start: Timestamp
+    package var start: Timestamp
     /// End instant, with the offset the record was stamped with.
-    public var end: Timestamp
-    public var stage: SleepStage
+    package var end: Timestamp
+    package var stage: SleepStage
     /// The record's `sourceName`.
-    public var source: String
+    package var source: String
     /// Source priority: 0 is the most preferred (Health's own order, Watch first).
-    public var sourceRank: Int
+    package var sourceRank: Int
     /// The number of `source` in the `NameBytes` given to `SleepNightBuilder`; nil when the
     /// builder is to number the names itself. A night tallies its sources by this number, so
     /// that a night of millions of sources holds no `String` per source.
     package var sourceIndex: UInt32?
 
-    public init(start: Timestamp, end: Timestamp, stage: SleepStage, source: String, sourceRank: Int) {
+    package init(start: Timestamp, end: Timestamp, stage: SleepStage, source: String, sourceRank: Int) {
         self.start = start
         self.end = end
         self.stage = stage

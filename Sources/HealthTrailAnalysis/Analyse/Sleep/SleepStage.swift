@@ -1,7 +1,7 @@
 /// Normalised sleep stage of a `HKCategoryTypeIdentifierSleepAnalysis` record.
 ///
 /// The raw values are the CSV spelling (`in_bed`, `asleep`, `core`, …).
-public enum SleepStage: String, Sendable, CaseIterable, BitwiseCopyable {
+package enum SleepStage: String, Sendable, CaseIterable, BitwiseCopyable {
     /// The person was in bed (iPhone bedtime, third-party apps). Not a statement about sleep.
     case inBed = "in_bed"
     /// Asleep, stage unknown: legacy `Asleep` (before iOS 16) and `AsleepUnspecified`.
@@ -24,7 +24,7 @@ public enum SleepStage: String, Sendable, CaseIterable, BitwiseCopyable {
     /// `2` awake, `3` core, `4` deep, `5` rem), which some third-party exporters write.
     /// Returns nil for anything else: an unknown value is a fault for the caller to count,
     /// never silently a stage.
-    public init?(exportValue: some StringProtocol) {
+    package init?(exportValue: some StringProtocol) {
         let prefix = "HKCategoryValueSleepAnalysis"
         if exportValue.hasPrefix(prefix) {
             guard let stage = Self(name: exportValue.dropFirst(prefix.count)) else { return nil }
@@ -58,7 +58,7 @@ public enum SleepStage: String, Sendable, CaseIterable, BitwiseCopyable {
     }
 
     /// True for the stages that count as sleep: `asleep`, `core`, `deep`, `rem`.
-    public var isAsleep: Bool {
+    package var isAsleep: Bool {
         switch self {
         case .asleep, .core, .deep, .rem: return true
         case .inBed, .awake: return false

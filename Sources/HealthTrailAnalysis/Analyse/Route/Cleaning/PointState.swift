@@ -2,7 +2,7 @@
 ///
 /// Only `active` points count in a workout's figures (distance, moving time, pace, splits, best
 /// efforts, heart-rate zones); the others stay in the CSV file so nothing recorded is lost.
-public enum PointState: UInt8, Sendable, CaseIterable {
+package enum PointState: UInt8, Sendable, CaseIterable {
     /// Inside the workout's active time: its span (its parts' windows when it has parts),
     /// outside its paused spans, and trusted by the glitch filter.
     case active
@@ -20,7 +20,7 @@ public enum PointState: UInt8, Sendable, CaseIterable {
     case vehicle
 
     /// The CSV value: `active`, `paused`, `outside`, `glitch`, `vehicle`.
-    public var name: String {
+    package var name: String {
         switch self {
         case .active: "active"
         case .paused: "paused"

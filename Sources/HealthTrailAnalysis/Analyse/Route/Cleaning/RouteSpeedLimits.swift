@@ -5,18 +5,18 @@
 /// workout, only what no athlete could have done. A step is impossible when it is longer than
 /// `ceiling` × its seconds plus `jumpMargin` plus both fixes' horizontal accuracies: the margin
 /// keeps GPS noise (metres per fix, tens when the signal is weak) from ever looking like a jump.
-public struct RouteSpeedLimits: Sendable, Equatable {
+package struct RouteSpeedLimits: Sendable, Equatable {
     /// Metres per second no one doing the activity reaches, even for a second.
-    public var ceiling: Double
+    package var ceiling: Double
     /// Metres per second that, held for `vehicleWindow` seconds, can only be a vehicle; nil
     /// where the activity itself can be that fast (cycling, skiing, …).
-    public var vehicleSpeed: Double?
+    package var vehicleSpeed: Double?
     /// Metres per second below which a step is not moving time: slower is standing, drifting
     /// GPS or a break, whatever the clock says.
-    public var movingSpeed: Double
+    package var movingSpeed: Double
 
     /// Limits from their figures.
-    public init(ceiling: Double, vehicleSpeed: Double?, movingSpeed: Double) {
+    package init(ceiling: Double, vehicleSpeed: Double?, movingSpeed: Double) {
         self.ceiling = ceiling
         self.vehicleSpeed = vehicleSpeed
         self.movingSpeed = movingSpeed
@@ -24,29 +24,29 @@ public struct RouteSpeedLimits: Sendable, Equatable {
 
     /// The fastest a step longer than `RouteStats.maxStepGap` (a gap in the signal) may be
     /// crossed and still count as moving time: the vehicle speed on foot, else the ceiling.
-    public var sustainedSpeed: Double { vehicleSpeed ?? ceiling }
+    package var sustainedSpeed: Double { vehicleSpeed ?? ceiling }
 
     /// Metres a step may exceed `ceiling` × seconds by, before the fixes' accuracies are added.
-    public static let jumpMargin: Double = 25
+    package static let jumpMargin: Double = 25
     /// A fix whose horizontal accuracy estimate is worse than this, metres, is a glitch. Apple
     /// Watch and iPhone fixes in the open report a few metres; a figure this large is a
     /// position derived from cell towers or Wi-Fi, not a track.
-    public static let worstAccuracy: Double = 50
+    package static let worstAccuracy: Double = 50
     /// Seconds over which a speed is averaged to call a stretch a vehicle's: longer than any
     /// sprint, so a runner's finishing kick is never mistaken for a car.
-    public static let vehicleWindow: Int64 = 60
+    package static let vehicleWindow: Int64 = 60
     /// Consecutive fixes, each reachable from the one before, that confirm a jump (the signal
     /// came back somewhere else) rather than a glitch (one or a few fixes off, then back).
-    public static let jumpConfirmation = 5
+    package static let jumpConfirmation = 5
     /// Seconds a fix's time may run ahead of the last fix taken before the fix must wait for
     /// `jumpConfirmation` fixes running on from it: more, and it may be stamped late, which the
     /// fixes after it show by going back to the old clock. As long as `RouteStats.maxStepGap`:
     /// a shorter step is one whose time counts anyway.
-    public static let clockLeap: Int64 = 30
+    package static let clockLeap: Int64 = 30
     /// Fixes that may share one second of route time. Route files stamp whole seconds, so a
     /// fix a second whose times fall either side of a second's start shows two fixes in one
     /// second beside a skipped one (real Apple files have them); a third is no clock at all.
-    public static let fixesPerSecond = 2
+    package static let fixesPerSecond = 2
 
     /// The limits for an activity as `ActivityCatalog` names it (`running`, `cycling`, …).
     ///
@@ -62,7 +62,7 @@ public struct RouteSpeedLimits: Sendable, Equatable {
     /// rough climb's pace, above the 0.1–0.3 m/s GPS drift of someone standing still; a cyclist
     /// below 1 m/s (3.6 km/h) is not riding; a swimmer's slowest steady pace is about 0.3 m/s
     /// (5:30 per 100 m); anything else moves from 0.5 m/s.
-    public static func forActivity(_ activity: String) -> RouteSpeedLimits {
+    package static func forActivity(_ activity: String) -> RouteSpeedLimits {
         switch activity {
         case "running", "track_and_field", "wheelchair_run_pace":
             return RouteSpeedLimits(ceiling: 12.5, vehicleSpeed: 8.5, movingSpeed: 0.89)

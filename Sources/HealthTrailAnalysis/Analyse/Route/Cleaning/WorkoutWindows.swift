@@ -11,25 +11,25 @@ import HealthTrailDecode
 ///
 /// Times are whole UTC seconds, like the dates of exports and route files: an interval is
 /// closed, and a pause covers its own second up to (not including) the resume's.
-public struct WorkoutWindows: Sendable, Equatable {
+package struct WorkoutWindows: Sendable, Equatable {
     /// The workout's span; nil for a route no workout owns, all of which is active.
-    public let span: ClosedRange<Int64>?
+    package let span: ClosedRange<Int64>?
     /// The active intervals, sorted and disjoint.
-    public let active: [ClosedRange<Int64>]
+    package let active: [ClosedRange<Int64>]
     /// The paused spans inside `span`, sorted and disjoint.
-    public let paused: [ClosedRange<Int64>]
+    package let paused: [ClosedRange<Int64>]
 
     /// A route no workout owns: every point active, one interval.
-    public static let unbounded = WorkoutWindows(span: nil, active: [Int64.min...Int64.max], paused: [])
+    package static let unbounded = WorkoutWindows(span: nil, active: [Int64.min...Int64.max], paused: [])
 
-    public init(span: ClosedRange<Int64>?, active: [ClosedRange<Int64>], paused: [ClosedRange<Int64>]) {
+    package init(span: ClosedRange<Int64>?, active: [ClosedRange<Int64>], paused: [ClosedRange<Int64>]) {
         self.span = span
         self.active = active
         self.paused = paused
     }
 
     /// The windows of `workout`, from its span, parts and pause events.
-    public init(_ workout: Workout) {
+    package init(_ workout: Workout) {
         let start = workout.start.utcSeconds
         let end = Swift.max(start, workout.end.utcSeconds)
         let span = start...end
@@ -69,7 +69,7 @@ public struct WorkoutWindows: Sendable, Equatable {
     /// The state a point at `time` has by these windows (`active`, `paused` or `outside`), and
     /// the index of its active interval (-1 when not active).
     @inline(__always)
-    public func locate(_ time: Int64) -> (state: PointState, interval: Int) {
+    package func locate(_ time: Int64) -> (state: PointState, interval: Int) {
         if let k = Self.index(of: time, in: active) { return (.active, k) }
         if let span, span.contains(time), Self.index(of: time, in: paused) != nil { return (.paused, -1) }
         return (.outside, -1)

@@ -76,17 +76,17 @@ package struct WorkoutEfforts {
 }
 
 /// What `WorkoutEfforts` found for one workout.
-public struct WorkoutEffortFigures: Sendable {
-    public let workoutID: String
-    public let activity: String
+package struct WorkoutEffortFigures: Sendable {
+    package let workoutID: String
+    package let activity: String
     package let splits: [Split]
     package let bestEfforts: [(name: String, effort: BestEffort)]
 }
 
 /// The length of a split: `--split-unit km` or `mi`.
-public enum SplitUnit: String, Sendable, CaseIterable {
+package enum SplitUnit: String, Sendable, CaseIterable {
     case km, mi
 
     /// Metres per split.
-    public var metres: Double { self == .km ? SplitBuilder.kilometre : SplitBuilder.mile }
+    package var metres: Double { self == .km ? SplitBuilder.kilometre : SplitBuilder.mile }
 }
