@@ -217,8 +217,8 @@ import Testing
         let listed = try FileManager.default.contentsOfDirectory(atPath: dir + "/piped").sorted()
         #expect(listed == (try FileManager.default.contentsOfDirectory(atPath: dir + "/file")).sorted())
         #expect(!listed.contains { $0.contains("stdin") || $0.hasPrefix(".healthtrail-stdin") })
-        // Again: nothing new, said of stdin, not of the spool.
-        let again = try Self.shell("cat '\(zip)' | \"$B\" run - --out '\(dir)/piped'")
+        // Again: nothing new (logged at info: --verbose), said of stdin, not of the spool.
+        let again = try Self.shell("cat '\(zip)' | \"$B\" run - --out '\(dir)/piped' --verbose")
         #expect(again.status == 3, "\(again.stderr)")
         #expect(again.stderr.contains("stdin") && !again.stderr.contains("/proc/"))
         // A broken archive on stdin: one line naming stdin; the folder as it was.
