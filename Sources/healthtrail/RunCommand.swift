@@ -15,11 +15,9 @@ struct RunCommand: ParsableCommand {
         commandName: "run",
         abstract: "Process an export (or a pipeline file's inputs) into CSV, GeoJSON, SVG and a manifest.",
         discussion: """
-            Writes svg/ maps (one per workout, all routes, route density, calendars), heart_rate.csv, \
-            workouts.csv, route_points.csv, routes.geojson, hrv_beats.csv, \
-            sleep_samples.csv, sleep_nights.csv, daily.csv, activity_summaries.csv, ecg.csv (one row per \
-            Apple Watch ECG; with --ecg-samples, ecg_samples.csv too), records/<type>.csv for every other \
-            record type, and manifest.json into the output folder (created owner-only).
+            Writes into the output folder (created owner-only): \(OutputSchema.writtenFiles.joined(separator: ", ")). \
+            With --format, the tables are written as CSV, in healthtrail.db, as Parquet files, or \
+            any of the three (CSV by default).
 
             Every route point gets the heart rate at that moment (interpolated between the samples \
             around it when both are within --join-tolerance seconds) and its zone; routes.geojson \

@@ -10,6 +10,52 @@ import Testing
 @Suite struct DocumentedPromiseTests {
     static let readme: String = (try? String(contentsOf: Support.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""
 
+    /// A run of a generated archive with every output and format: its folder.
+    static func fullRun(_ dir: String) throws -> String {
+        let zip = dir + "/export.zip"
+        _ = try ExportSynthesizer.write(to: zip, options: SynthOptions(days: 3, seed: 12))
+        let out = dir + "/out"
+        let run = try Support.runCLI(["run", zip, "--out", out, "--format", "csv,sqlite,parquet", "--ecg-samples", "--quiet"])
+        #expect(run.status == 0, "\(run.stderr)")
+        return out
+    }
+
+    /// The names a run's folder holds at its top (a folder as `name/`), the lock file aside.
+    static func topLevelNames(_ out: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: out).filter { !$0.hasPrefix(".") }.map { name in
+            var isFolder: ObjCBool = false
+            _ = FileManager.default.fileExists(atPath: out + "/" + name, isDirectory: &isFolder)
+            return isFolder.boolValue ? name + "/" : name
+        }.sorted()
+    }
+
+    @Test func runHelpAndTheReadmeNameEveryFileARunWrites() throws {
+        let out = try Self.fullRun(Support.temporaryDirectory())
+        let names = try Self.topLevelNames(out)
+        for expected in ["splits.csv", "best_efforts.csv", "healthtrail.db", "parquet/", "ecg_samples.csv", "records/", "svg/"] {
+            #expect(names.contains(expected), "\(expected) not written: \(names)")
+        }
+        let help = try Support.runCLI(["run", "--help"])
+        let helpRun = try Support.runCLI(["help", "run"])
+        #expect(help.status == 0 && helpRun.status == 0)
+        for name in names {
+            #expect(help.stdout.contains(name), "run --help does not name \(name)")
+            #expect(helpRun.stdout.contains(name), "help run does not name \(name)")
+            #expect(Self.readme.contains(name), "the README does not name \(name)")
+        }
+    }
+
+    @Test func theReadmeListsEveryOptionOfRun() throws {
+        let help = try Support.runCLI(["run", "--help"])
+        #expect(help.status == 0)
+        let options = Set(help.stdout.matches(of: #/--[a-z][a-z0-9-]*[a-z0-9]/#).map { String($0.output) })
+        #expect(options.count > 20, "\(options.sorted())")
+        for option in ["--split-unit", "--max-expansion-ratio", "--max-uncompressed"] { #expect(options.contains(option)) }
+        for option in options.sorted() {
+            #expect(Self.readme.contains(option), "the README does not mention \(option)")
+        }
+    }
+
     /// Without a terminal (cron) a run that succeeds says nothing; --verbose prints the summary,
     /// whose times are the manifest's: reading export.xml, and the whole run.
     @Test func aRunWithoutATerminalIsSilentAndItsSummaryTellsItsTimesApart() throws {
