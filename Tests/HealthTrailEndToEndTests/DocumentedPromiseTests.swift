@@ -56,6 +56,23 @@ import Testing
         }
     }
 
+    /// A shell continuation (`\` at the end of an example's line) reads as a stray `\` once the
+    /// help is wrapped: no command's help has one.
+    @Test func noHelpHasAStrayBackslash() throws {
+        for command in ["run", "validate", "partial", "merge", "release", "keygen", "inspect", "synth"] {
+            let help = try Support.runCLI(["help", command])
+            #expect(help.status == 0, "\(command)")
+            for line in help.stdout.split(separator: "\n") {
+                #expect(!line.trimmingCharacters(in: .whitespaces).hasSuffix("\\"), "help \(command): \(line)")
+            }
+            // Each example is one line: none wrapped onto a line of its own.
+            let examples = help.stdout.components(separatedBy: "Example").dropFirst().first?.components(separatedBy: "\n\n").first ?? ""
+            for line in examples.split(separator: "\n").dropFirst() {
+                #expect(line.hasPrefix("  "), "help \(command): an example wrapped: \(line)")
+            }
+        }
+    }
+
     /// Without a terminal (cron) a run that succeeds says nothing; --verbose prints the summary,
     /// whose times are the manifest's: reading export.xml, and the whole run.
     @Test func aRunWithoutATerminalIsSilentAndItsSummaryTellsItsTimesApart() throws {
