@@ -73,6 +73,27 @@ import Testing
         }
     }
 
+    /// Every pipeline file the README and the pipeline docs point to validates, and the
+    /// `formats:` key the README mentions is shown in the shipped nightly pipeline.
+    @Test func everyPipelineTheDocsMentionValidates() throws {
+        let docs = try ["README.md", "docs/pipelines.md", "pipelines/README.md"].map {
+            try String(contentsOf: Support.packageRoot.appendingPathComponent($0), encoding: .utf8)
+        }.joined(separator: "\n")
+        let mentioned = Set(docs.matches(of: #/pipelines\/([a-z]+)\.yaml/#).map { String($0.output.1) })
+        #expect(mentioned.isSuperset(of: ["nightly", "cohort", "releases"]), "\(mentioned.sorted())")
+        // releases.yaml is a release spec, read by release --spec and by a pipeline's releases.
+        for name in mentioned.sorted() where name != "releases" {
+            let path = Support.packageRoot.appendingPathComponent("pipelines/\(name).yaml").path
+            let result = try Support.runCLI(["validate", path])
+            #expect(result.status == 0, "\(name).yaml: \(result.stderr)")
+        }
+        let plan = try Support.runCLI(["release", "--spec", Support.packageRoot.appendingPathComponent("pipelines/releases.yaml").path, "--plan"])
+        #expect(plan.status == 0, "\(plan.stderr)")
+        #expect(Self.readme.contains("`formats:`"))
+        let nightly = try String(contentsOf: Support.packageRoot.appendingPathComponent("pipelines/nightly.yaml"), encoding: .utf8)
+        #expect(nightly.contains("\nformats: "))
+    }
+
     /// Without a terminal (cron) a run that succeeds says nothing; --verbose prints the summary,
     /// whose times are the manifest's: reading export.xml, and the whole run.
     @Test func aRunWithoutATerminalIsSilentAndItsSummaryTellsItsTimesApart() throws {
