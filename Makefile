@@ -37,7 +37,7 @@ help:
 	@echo "make format format every Swift file as .swift-format says (make format-check: fail if one is not)"
 	@echo "make bench  healthtrail vs. the bare floor on a ~700 MB synthesized export, then on one twice as long"
 	@echo "make sample regenerate $(SAMPLE) with the project's generator"
-	@echo "make install  build (release) and install the binary, man page and shell completions under PREFIX ($(PREFIX))"
+	@echo "make install  install the release binary (built if older than its sources), man page, completions and example pipelines under PREFIX ($(PREFIX))"
 	@echo "make docs   rewrite the table of files and columns in docs/outputs.md from OutputSchema.swift"
 	@echo "make spark-test  the Spark driver (pipelines/spark) in local mode against the one-machine cohort"
 	@echo "make spark-bench Spark local[2] vs. run --pipeline --jobs 2 on $(SPARK_BENCH_N) synthesized archives"
@@ -85,6 +85,14 @@ apt-install:
 build: deps
 	$(SWIFT) build -c release --product healthtrail
 
+# The binary as a file: rebuilt only when a source is newer, so that `sudo make install` after
+# `make build` installs what was built instead of building again as root.
+BIN_SOURCES  := Package.swift $(shell find Sources -type f 2>/dev/null)
+$(BIN): $(BIN_SOURCES)
+	@$(MAKE) --no-print-directory deps
+	$(SWIFT) build -c release --product healthtrail
+	touch $@
+
 run: build
 	@rm -rf $(SAMPLE_OUT).tmp
 	$(BIN) run $(SAMPLE) --out $(SAMPLE_OUT)
@@ -101,17 +109,20 @@ MAN1DIR      := $(PREFIX)/share/man/man1
 BASHCOMPDIR  := $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR   := $(PREFIX)/share/zsh/site-functions
 FISHCOMPDIR  := $(PREFIX)/share/fish/vendor_completions.d
+# The shipped pipeline files, which `healthtrail run --help` and the man page refer to.
+EXAMPLEDIR   := $(PREFIX)/share/healthtrail/examples
+EXAMPLES     := pipelines/README.md pipelines/nightly.yaml pipelines/cohort.yaml pipelines/releases.yaml
 GEN          := .build/generated
 
-man: build
+man: $(BIN)
 	@$(MAKE) --no-print-directory $(GEN)/healthtrail.1
 
-completions: build
+completions: $(BIN)
 	@$(MAKE) --no-print-directory $(GEN)/completions
 
 $(GEN)/healthtrail.1: $(BIN) Tools/manpage.py
 	@mkdir -p $(GEN)
-	python3 Tools/manpage.py $(BIN) > $@.tmp && mv $@.tmp $@
+	python3 Tools/manpage.py $(BIN) "$(EXAMPLEDIR)" > $@.tmp && mv $@.tmp $@
 
 $(GEN)/completions: $(BIN)
 	@mkdir -p $@
@@ -120,21 +131,26 @@ $(GEN)/completions: $(BIN)
 	$(BIN) --generate-completion-script fish > $@/healthtrail.fish
 	@touch $@
 
-install: build
+install: $(BIN)
 	@$(MAKE) --no-print-directory install-files
 
-# Installs what $(BIN) is (no build): the binary, the man page and the completions.
+# Installs $(BIN) (built first only when a source is newer), the man page, the completions and
+# the example pipelines.
 install-files: $(GEN)/healthtrail.1 $(GEN)/completions
-	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MAN1DIR)" "$(DESTDIR)$(BASHCOMPDIR)" "$(DESTDIR)$(ZSHCOMPDIR)" "$(DESTDIR)$(FISHCOMPDIR)"
+	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MAN1DIR)" "$(DESTDIR)$(BASHCOMPDIR)" "$(DESTDIR)$(ZSHCOMPDIR)" "$(DESTDIR)$(FISHCOMPDIR)" \
+		"$(DESTDIR)$(EXAMPLEDIR)"
 	install -m 0755 $(BIN) "$(DESTDIR)$(BINDIR)/healthtrail"
 	install -m 0644 $(GEN)/healthtrail.1 "$(DESTDIR)$(MAN1DIR)/healthtrail.1"
 	install -m 0644 $(GEN)/completions/healthtrail.bash "$(DESTDIR)$(BASHCOMPDIR)/healthtrail"
 	install -m 0644 $(GEN)/completions/_healthtrail "$(DESTDIR)$(ZSHCOMPDIR)/_healthtrail"
 	install -m 0644 $(GEN)/completions/healthtrail.fish "$(DESTDIR)$(FISHCOMPDIR)/healthtrail.fish"
+	install -m 0644 $(EXAMPLES) "$(DESTDIR)$(EXAMPLEDIR)/"
 
 uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/healthtrail" "$(DESTDIR)$(MAN1DIR)/healthtrail.1" "$(DESTDIR)$(BASHCOMPDIR)/healthtrail" \
 		"$(DESTDIR)$(ZSHCOMPDIR)/_healthtrail" "$(DESTDIR)$(FISHCOMPDIR)/healthtrail.fish"
+	rm -f $(addprefix "$(DESTDIR)$(EXAMPLEDIR)/,$(addsuffix ",$(notdir $(EXAMPLES))))
+	-rmdir "$(DESTDIR)$(EXAMPLEDIR)" "$(DESTDIR)$(PREFIX)/share/healthtrail" 2>/dev/null
 
 # The tests check the binary users run: $(BIN), built exactly as `make build` builds it, is
 # what every command-line test drives. The unit tests are compiled in the release configuration

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Writes healthtrail(1), the man page, from the command-line parser itself.
 
-Usage: Tools/manpage.py BINARY > healthtrail.1
+Usage: Tools/manpage.py BINARY [EXAMPLEDIR] > healthtrail.1
+
+EXAMPLEDIR is where `make install` puts the example pipelines (FILES names it).
 
 The text comes from `BINARY --experimental-dump-help`: swift-argument-parser's description of
 every command, argument and option (the same data its generate-manual plugin reads), so the man
@@ -82,7 +84,43 @@ def arguments(command):
     return out
 
 
-def page(tool, version):
+# The exit codes: ExitStatus in Sources/healthtrail/EntryPoint.swift, and 128 + the signal
+# (Interruption.swift). UserCommandLineTests checks that this list has every code ExitStatus
+# declares.
+EXIT_STATUS = [
+    ("0", "Success (a pipeline that publishes DP releases also when nothing was new)."),
+    ("1", "The input or the output failed: one line on stderr names the file, the archive entry and the line; "
+          "no output was replaced. Also a release refused by the budget ledger."),
+    ("2", "Usage error, or an invalid pipeline file (every mistake listed as file:line:column: message)."),
+    ("3", "Nothing new: this archive was already processed into this folder with the same content, tool "
+          "version and options; nothing was touched."),
+    ("4", "Another healthtrail run is writing this output folder."),
+    ("130, 143", "Stopped by SIGINT or SIGTERM (128 + the signal); the previous outputs were kept."),
+]
+
+
+def files(exampledir):
+    """What a run reads and writes beside its arguments, and where the examples are."""
+    entries = [
+        ("\\fIDIR\\fR/manifest.json",
+         "What a run read and wrote: counts, sources, faults, timings, every output file with its rows; "
+         "the next run's evidence of what is its own. healthtrail run \\-\\-help lists every output file."),
+        ("\\fIDIR\\fR/.healthtrail.lock", "The lock one run at a time holds on its output folder."),
+        ("\\fIDIR\\fR/.staging\\-\\fIpid\\fR/, \\fIDIR\\fR/.commit\\-\\fIpid\\fR",
+         "A running (or killed) run's staged outputs and commit journal; the next run finishes or removes them."),
+        ("$XDG_STATE_HOME/healthtrail/ (default ~/.local/state/healthtrail/)",
+         "The budget folder: the DP budget ledgers and the key they are bound to (\\-\\-budget\\-dir, privacy.budget_dir)."),
+        (roff(exampledir) + "/",
+         "The example pipelines: nightly.yaml, cohort.yaml, releases.yaml and their README.md "
+         "(pipelines/ in the source distribution)."),
+    ]
+    out = [".SH FILES"]
+    for name, text in entries:
+        out += [".TP", name, text]
+    return out
+
+
+def page(tool, version, exampledir):
     root = tool["command"]
     name = root["commandName"]
     out = [
@@ -105,18 +143,23 @@ def page(tool, version):
         out += [".PP", roff(command.get("abstract", ""))]
         out += paragraphs(command.get("discussion", ""))
         out += arguments(command)
+    out += [".SH EXIT STATUS"]
+    for code, text in EXIT_STATUS:
+        out += [".TP", "\\fB%s\\fR" % code, roff(text)]
+    out += files(exampledir)
     out += [".SH SEE ALSO",
             "\\fB%s help\\fR \\fIcommand\\fR, and the README and docs/ of the source distribution." % name]
     return "\n".join(out) + "\n"
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: Tools/manpage.py BINARY > healthtrail.1")
+    if len(sys.argv) not in (2, 3):
+        sys.exit("usage: Tools/manpage.py BINARY [EXAMPLEDIR] > healthtrail.1")
     binary = sys.argv[1]
+    exampledir = sys.argv[2] if len(sys.argv) == 3 else "/usr/local/share/healthtrail/examples"
     tool = json.loads(subprocess.run([binary, "--experimental-dump-help"], check=True, capture_output=True).stdout)
     version = subprocess.run([binary, "--version"], check=True, capture_output=True, text=True).stdout.strip()
-    sys.stdout.write(page(tool, version))
+    sys.stdout.write(page(tool, version, exampledir))
 
 
 if __name__ == "__main__":

@@ -10,7 +10,8 @@ struct InspectCommand: ParsableCommand {
         discussion: """
             Lists the archive's entries, the export version and date, the span of the data, record \
             counts per type (with the exact copies of a record that `run` counts once) and the \
-            sources that wrote them. Reads the whole export.xml once.
+            sources that wrote them, and the malformed records `run` would skip in export.xml and \
+            the ECG files (route files are read by `run` only). Reads the whole export.xml once.
 
             --json prints the same as one JSON object for scripts (stable keys, see format_version): \
             names, counts, sizes and dates only, like manifest.json; the sources are counted, not \
@@ -55,7 +56,8 @@ struct InspectCommand: ParsableCommand {
             print("data:     \(first.utcString) … \(last.utcString)")
         }
         print("entries:  \(report.entries.count) (\(report.layout.routeFiles.count) route files, \(report.layout.ecgFiles.count) ECG files)")
-        print("workouts: \(report.workouts)   heart-rate samples: \(report.heartRate)   malformed records: \(report.faults)")
+        print(
+            "workouts: \(report.workouts)   heart-rate samples: \(report.heartRate)   malformed records: \(report.faults) (export.xml and ECG files)")
         print("\nrecords per type:")
         for t in report.recordTypes {
             let copies = report.copiesByType[t.identifier].map { "  (\($0) \($0 == 1 ? "copy" : "copies") of another record, counted once)" } ?? ""

@@ -23,8 +23,7 @@ struct MergeCommand: ParsableCommand {
 
             Example:
               healthtrail merge --list partials.txt --out cohort.partial
-              healthtrail release --pipeline pipelines/cohort.yaml --partial cohort.partial \\
-                --out cohort/dp
+              healthtrail release --pipeline cohort.yaml --partial cohort.partial --out dp
             """
     )
 

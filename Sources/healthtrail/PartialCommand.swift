@@ -38,7 +38,7 @@ struct PartialCommand: ParsableCommand {
             cohort run reads it, and one that publishes DP releases exits alike either way.
 
             Example:
-              healthtrail partial study/alice.zip --pipeline pipelines/cohort.yaml --out alice.partial
+              healthtrail partial alice.zip --pipeline cohort.yaml --out alice.partial
             """
     )
 

@@ -45,8 +45,7 @@ struct ReleaseCommand: ParsableCommand {
               healthtrail release --spec pipelines/releases.yaml --plan
               healthtrail run export.zip --out ~/health
               healthtrail release --spec pipelines/releases.yaml --data ~/health
-              healthtrail release --pipeline pipelines/cohort.yaml --partial cohort.partial \\
-                --out cohort/dp
+              healthtrail release --pipeline cohort.yaml --partial cohort.partial --out dp
             """
     )
 

@@ -15,11 +15,9 @@ struct RunCommand: ParsableCommand {
         commandName: "run",
         abstract: "Process an export (or a pipeline file's inputs) into CSV, GeoJSON, SVG and a manifest.",
         discussion: """
-            Writes svg/ maps (one per workout, all routes, route density, calendars), heart_rate.csv, \
-            workouts.csv, route_points.csv, routes.geojson, hrv_beats.csv, \
-            sleep_samples.csv, sleep_nights.csv, daily.csv, activity_summaries.csv, ecg.csv (one row per \
-            Apple Watch ECG; with --ecg-samples, ecg_samples.csv too), records/<type>.csv for every other \
-            record type, and manifest.json into the output folder (created owner-only).
+            Writes into the output folder (created owner-only): \(OutputSchema.writtenFiles.joined(separator: ", ")). \
+            With --format, the tables are written as CSV, in healthtrail.db, as Parquet files, or \
+            any of the three (CSV by default).
 
             Every route point gets the heart rate at that moment (interpolated between the samples \
             around it when both are within --join-tolerance seconds) and its zone; routes.geojson \
@@ -37,8 +35,12 @@ struct RunCommand: ParsableCommand {
             version and options is skipped in a fraction of a second (exit 3; --force redoes it). \
             One run at a time writes an output folder: a second one exits 4.
 
-            A run prints a summary of what it read (counts, sizes, time) and logs its start and \
-            end. A pipeline that publishes DP releases (outputs: dp) does not: its figures would \
+            On a terminal, a run prints a summary of what it read (counts, sizes, times) and logs \
+            its start and end. Without one (cron, a pipe, a log file) a run of one export is silent \
+            when it succeeds: warnings and errors only, on stderr (a cohort prints its one-line \
+            summary). --verbose prints the summary and logs the start \
+            and end anyway; --log-level chooses what is logged. A pipeline that publishes DP releases \
+            (outputs: dp) prints no summary and logs no figure, on a terminal too: its figures would \
             tell what the releases' noise hides. It prints only what its releases published, logs \
             no count, size, time or list of persons, and exits 0 whether or not its archives \
             changed; manifest.json (and a cohort's cohort.json), owner-only, keep every figure. \
@@ -85,12 +87,14 @@ struct RunCommand: ParsableCommand {
 
     @Flag(
         name: .shortAndLong,
-        help: "No progress line, no summary, only warnings and errors logged (cron). The progress line is also off when stderr is not a terminal.")
+        help:
+            "No progress line, no summary, only warnings and errors logged, even on a terminal. Without a terminal (cron) a run is as quiet unless --verbose."
+    )
     var quiet = false
 
     @Flag(
         help:
-            "With a pipeline that publishes DP releases (outputs: dp): print the run's summary and log its counts, sizes and times, as other runs do. The exit code stays the same whether or not the archives changed."
+            "Print the run's summary and log its start and end even when stdout and stderr are not a terminal; with a pipeline that publishes DP releases (outputs: dp), its counts, sizes and times too. The exit code stays the same whether or not the archives changed."
     )
     var verbose = false
 
@@ -115,7 +119,9 @@ struct RunCommand: ParsableCommand {
     }
 
     func run() throws {
-        logging.bootstrap(quiet: quiet)
+        // Unattended (stderr not a terminal: cron, a pipe): a run that succeeds says nothing, so
+        // that cron mails only failures; warnings and errors are still logged.
+        logging.bootstrap(quiet: quiet || !(verbose || ProgressLine.stderrIsTerminal))
         Interruption.install()
         umask(0o077)   // health data: everything this run creates is owner-only
         guard let pipeline else {
@@ -207,13 +213,14 @@ struct RunCommand: ParsableCommand {
         options.debugManifest = debugManifest
         settings.apply(to: &options)
         let manifest = try ExportRun.run(options)
-        guard !quiet && options.logsFigures else { return }
+        // The summary is for a person at a terminal, or one who asks for it (--verbose).
+        guard !quiet && options.logsFigures && (verbose || isatty(STDOUT_FILENO) == 1) else { return }
         let c = manifest.counts
         let records = c.recordsByType.values.reduce(0, +)
         let copies = manifest.normalisation.recordCopies.values.reduce(0, +)
         print(
             """
-            healthtrail: read \(manifest.input.mainEntry) (\(megabytes(manifest.input.mainEntryBytes)) MB, export version \(manifest.input.exportVersion ?? "?")) in \(seconds(manifest.timings["total_s"]))
+            healthtrail: read \(manifest.input.mainEntry) (\(megabytes(manifest.input.mainEntryBytes)) MB, export version \(manifest.input.exportVersion ?? "?")) in \(seconds(manifest.timings["export_xml_s"])); the whole run took \(seconds(manifest.timings["total_s"]))
               \(records) records of \(c.recordsByType.count) types, \(c.heartRate) heart-rate samples, \(c.workouts) workouts, \(c.routeFiles) route files (\(c.routePoints) points), \(c.ecgRecordings ?? 0) ECG recordings
               \(manifest.faults.total) malformed records skipped\(manifest.faults.total > 0 ? " (see manifest.json \"faults\")" : "")\(copies > 0 ? ", \(copies) \(copies == 1 ? "copy" : "copies") of a record counted once" : "")
             outputs in \(options.outputDirectory)/  (manifest.json lists every file and its row count)

@@ -17,7 +17,7 @@ struct SynthCommand: ParsableCommand {
 
             Examples:
               healthtrail synth /tmp/fake-export.zip --days 30 --seed 7
-              healthtrail synth /tmp/fake-export.zip --days 30 --seed 7 --summary > summary.json
+              healthtrail synth fake.zip --days 30 --seed 7 --summary > summary.json
             """
     )
 

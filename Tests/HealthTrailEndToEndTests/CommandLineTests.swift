@@ -94,11 +94,12 @@ import Testing
         #expect(quiet.stdout.isEmpty && quiet.stderr.isEmpty)   // silent for cron
         // The same archive again: nothing new (exit 3), outputs untouched; --force redoes it.
         let before = try Support.snapshot(dir + "/out")
-        let again = try Support.runCLI(["run", zip, "--out", dir + "/out"])
+        // "nothing new" is logged at info: without a terminal, only when asked for.
+        let again = try Support.runCLI(["run", zip, "--out", dir + "/out", "--verbose"])
         #expect(again.status == 3)
         #expect(again.stderr.contains("nothing new") && again.stderr.contains("--force"))
         #expect(try Support.snapshot(dir + "/out") == before)
-        let loud = try Support.runCLI(["run", zip, "--out", dir + "/out", "--force"])
+        let loud = try Support.runCLI(["run", zip, "--out", dir + "/out", "--force", "--verbose"])
         #expect(loud.status == 0)
         #expect(loud.stdout.contains("3 heart-rate samples") && loud.stdout.contains(dir + "/out"))
         // Logs name counts and files, never values.

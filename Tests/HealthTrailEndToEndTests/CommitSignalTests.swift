@@ -73,7 +73,8 @@ import Testing
     /// After a stopped run of B: the next run of B must return 0 (it did the work) or 3 (B was
     /// already wholly in place), leave B wholly in place, and say what it found.
     static func nextRunCompletes(_ out: String, stoppedPID: Int32, wasCommitting: Bool, hadStaging: Bool, _ context: String) throws {
-        let next = try Support.runCLI(["run", fixture.b, "--out", out])
+        // What it found is logged at info (a warning when it finishes a commit).
+        let next = try Support.runCLI(["run", fixture.b, "--out", out, "--log-level", "info"])
         #expect(next.status == 0 || next.status == 3, "\(context): next run exit \(next.status): \(next.stderr)")
         #expect(state(out) == "B", "\(context)")
         if wasCommitting {

@@ -224,6 +224,14 @@ import Testing
         #expect(table.rows.map { $0.last } == ["electrocardiograms/ok.csv"])
         #expect(try Support.readCSV(out + "/ecg_samples.csv").rows.count == 3)
 
+        // inspect counts them as run does: the same number of malformed records.
+        let inspect = try Support.runCLI(["inspect", zip, "--json"])
+        #expect(inspect.status == 0, "\(inspect.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(inspect.stdout.utf8)) as? [String: Any])
+        #expect((report["counts"] as? [String: Any])?["malformed_records"] as? Int == cases.count, "\(inspect.stdout)")
+        let text = try Support.runCLI(["inspect", zip])
+        #expect(text.stdout.contains("malformed records: \(cases.count) "), "\(text.stdout)")
+
         // --strict: the first malformed file (entries are read in path order) stops the run.
         let strict = try Support.runCLI(["run", zip, "--out", dir + "/strict", "--strict"])
         #expect(strict.status != 0)

@@ -173,15 +173,20 @@ import Testing
         #expect(stat(home + "/health/manifest.json", &st) == 0 && st.st_mode & 0o077 == 0)
     }
 
-    /// A run without dp is unchanged: its summary on stdout, and exit 3 when nothing is new.
+    /// A run without dp says nothing without a terminal (cron), prints its summary and logs
+    /// its figures with --verbose, and exits 3 when nothing is new either way.
     @Test func aRunWithoutDPKeepsItsSummaryAndExit3() throws {
         let dir = Support.temporaryDirectory()
         let zip = dir + "/export.zip"
         _ = try ExportSynthesizer.write(to: zip, options: SynthOptions(days: 3, seed: 4))
-        let first = try Support.runCLI(["run", zip, "--out", dir + "/out"])
+        let silent = try Support.runCLI(["run", zip, "--out", dir + "/silent"])
+        #expect(silent.status == 0 && silent.stdout.isEmpty && silent.stderr.isEmpty, "\(silent)")
+        let first = try Support.runCLI(["run", zip, "--out", dir + "/out", "--verbose"])
         #expect(first.status == 0 && first.stdout.contains(" workouts, "), "\(first.stderr)")
         #expect(first.stderr.contains("run finished") && first.stderr.contains("workouts="))
-        let again = try Support.runCLI(["run", zip, "--out", dir + "/out"])
+        let quietAgain = try Support.runCLI(["run", zip, "--out", dir + "/out"])
+        #expect(quietAgain.status == 3 && quietAgain.stdout.isEmpty && quietAgain.stderr.isEmpty, "\(quietAgain)")
+        let again = try Support.runCLI(["run", zip, "--out", dir + "/out", "--verbose"])
         #expect(again.status == 3 && again.stderr.contains("nothing new"), "\(again.stderr)")
     }
 

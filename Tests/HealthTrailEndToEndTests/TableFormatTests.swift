@@ -266,6 +266,90 @@ import Testing
         #expect(!outputs.keys.contains { $0.hasSuffix(".csv") }, "\(outputs.keys.sorted())")
     }
 
+    /// The database's keys, local times and weekly view, checked by the sqlite3 shell against
+    /// the CSV files: splits and best efforts reference their workouts through an index, each
+    /// workout and night has its local wall-clock times (the UTC instant plus the row's own
+    /// offset), and the weekly view has every week from the first run's to the last's, the
+    /// weeks without a run among them.
+    @Test(.enabled(if: sqliteShell, "no sqlite3 shell on PATH"))
+    func keysLocalTimesAndWeeksWithoutRuns() throws {
+        let dir = Support.temporaryDirectory()
+        _ = try ExportSynthesizer.write(to: dir + "/export.zip", options: SynthOptions(days: Self.weeksDays, seed: Self.weeksSeed))
+        let out = dir + "/out"
+        let run = try Support.runCLI(["run", dir + "/export.zip", "--out", out, "--format", "csv,sqlite", "--quiet", "--no-svg"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let db = out + "/healthtrail.db"
+        #expect(try Self.sqlite(db, "PRAGMA foreign_key_check") == "")
+        for table in ["splits", "best_efforts"] {
+            #expect(
+                try Self.sqlite(db, "SELECT \"table\", \"from\", \"to\" FROM pragma_foreign_key_list('\(table)')")
+                    == "workouts|workout_id|workout_id",
+                "\(table)")
+            let plan = try Self.sqlite(db, "EXPLAIN QUERY PLAN SELECT * FROM \(table) WHERE workout_id = 'w'")
+            #expect(plan.contains("USING INDEX") || plan.contains("USING COVERING INDEX"), "\(table): \(plan)")
+        }
+        #expect(Int(try Self.sqlite(db, "SELECT count(*) FROM splits")) ?? 0 > 0)
+
+        // Local times, computed here from each row's UTC text and offset.
+        let parse = ISO8601DateFormatter()
+        let local = DateFormatter()
+        local.locale = Locale(identifier: "en_US_POSIX")
+        local.timeZone = TimeZone(identifier: "UTC")
+        local.dateFormat = "yyyy-MM-dd'T'HH:mm:ss"
+        func offsetSeconds(_ text: String) -> Int {
+            let parts = text.dropFirst().split(separator: ":").compactMap { Int($0) }
+            return (text.hasPrefix("-") ? -1 : 1) * (parts[0] * 3600 + parts[1] * 60)
+        }
+        func localTexts(_ csv: String, _ columns: [String]) throws -> [String] {
+            let table = try Support.readCSV(out + "/" + csv)
+            let offset = try #require(table.header.firstIndex(of: "utc_offset"))
+            return try table.rows.map { row in
+                try columns.map { name in
+                    let column = try #require(table.header.firstIndex(of: name))
+                    let instant = try #require(parse.date(from: row[column]))
+                    return local.string(from: instant.addingTimeInterval(Double(offsetSeconds(row[offset]))))
+                }.joined(separator: "|")
+            }
+        }
+        let workoutTimes = try localTexts("workouts.csv", ["start_utc", "end_utc"])
+        #expect(!workoutTimes.isEmpty)
+        #expect(try Self.sqlite(db, "SELECT start_local, end_local FROM workouts ORDER BY rowid") == workoutTimes.joined(separator: "\n"))
+        let nightTimes = try localTexts("sleep_nights.csv", ["bed_start_utc", "wake_end_utc"])
+        #expect(!nightTimes.isEmpty)
+        #expect(
+            try Self.sqlite(db, "SELECT bed_start_local, wake_end_local FROM sleep_nights ORDER BY rowid") == nightTimes.joined(separator: "\n"))
+
+        // Weeks: Monday of each run's local date, every week between the first and the last.
+        let workouts = try Support.readCSV(out + "/workouts.csv")
+        let activity = try #require(workouts.header.firstIndex(of: "activity"))
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let day = DateFormatter()
+        day.locale = Locale(identifier: "en_US_POSIX")
+        day.timeZone = TimeZone(identifier: "UTC")
+        day.dateFormat = "yyyy-MM-dd"
+        var runsPerWeek: [Date: Int] = [:]
+        for (row, times) in zip(workouts.rows, workoutTimes) where row[activity] == "running" {
+            let date = try #require(day.date(from: String(times.prefix(10))))
+            let monday = calendar.date(byAdding: .day, value: -((calendar.component(.weekday, from: date) + 5) % 7), to: date)!
+            runsPerWeek[monday, default: 0] += 1
+        }
+        let first = try #require(runsPerWeek.keys.min()), last = try #require(runsPerWeek.keys.max())
+        var expected: [String] = []
+        var week = first
+        while week <= last {
+            expected.append("\(day.string(from: week))|\(runsPerWeek[week] ?? 0)")
+            week = calendar.date(byAdding: .day, value: 7, to: week)!
+        }
+        #expect(expected.contains { $0.hasSuffix("|0") }, "this archive has no week without a run: \(expected)")
+        #expect(try Self.sqlite(db, "SELECT week_start, runs FROM weekly_running_distance") == expected.joined(separator: "\n"))
+        #expect(try Self.sqlite(db, "SELECT count(*) FROM weekly_running_distance WHERE runs = 0 AND (distance_km != 0 OR duration_min != 0)") == "0")
+    }
+
+    /// A generated archive with a week without a run between two with runs.
+    static let weeksDays = 60
+    static let weeksSeed: UInt64 = 3
+
     /// SQL adding up the rows of every table of `db` but `meta`.
     static func rowsQuery(_ db: String) throws -> String {
         let tables = try sqlite(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name != 'meta'").split(separator: "\n")

@@ -48,7 +48,7 @@ import Testing
         let before = try Self.fingerprint(dir + "/out")
         #expect(before["/manifest.json"] != nil && before.count > 10)
 
-        let again = try Support.runCLI(["run", zip, "--out", dir + "/out"])
+        let again = try Support.runCLI(["run", zip, "--out", dir + "/out", "--log-level", "info"])
         #expect(again.status == 3)
         #expect(again.stderr.contains("nothing new"))
         #expect(Self.changed(try Self.fingerprint(dir + "/out"), before) == [])

@@ -217,8 +217,8 @@ import Testing
         let listed = try FileManager.default.contentsOfDirectory(atPath: dir + "/piped").sorted()
         #expect(listed == (try FileManager.default.contentsOfDirectory(atPath: dir + "/file")).sorted())
         #expect(!listed.contains { $0.contains("stdin") || $0.hasPrefix(".healthtrail-stdin") })
-        // Again: nothing new, said of stdin, not of the spool.
-        let again = try Self.shell("cat '\(zip)' | \"$B\" run - --out '\(dir)/piped'")
+        // Again: nothing new (logged at info: --verbose), said of stdin, not of the spool.
+        let again = try Self.shell("cat '\(zip)' | \"$B\" run - --out '\(dir)/piped' --verbose")
         #expect(again.status == 3, "\(again.stderr)")
         #expect(again.stderr.contains("stdin") && !again.stderr.contains("/proc/"))
         // A broken archive on stdin: one line naming stdin; the folder as it was.
@@ -299,6 +299,8 @@ import Testing
             "bin/healthtrail": 0o755, "share/man/man1/healthtrail.1": 0o644,
             "share/bash-completion/completions/healthtrail": 0o644, "share/zsh/site-functions/_healthtrail": 0o644,
             "share/fish/vendor_completions.d/healthtrail.fish": 0o644,
+            "share/healthtrail/examples/nightly.yaml": 0o644, "share/healthtrail/examples/cohort.yaml": 0o644,
+            "share/healthtrail/examples/releases.yaml": 0o644, "share/healthtrail/examples/README.md": 0o644,
         ]
         for (file, mode) in files {
             let attributes = try FileManager.default.attributesOfItem(atPath: prefix + "/" + file)
@@ -313,6 +315,20 @@ import Testing
             #expect(page.contains("\n.SS \(command)\n"), "\(command)")
         }
         #expect(!page.contains("dp\\-sample"))
+        // EXIT STATUS: every code the binary exits with (ExitStatus, read from its source, and
+        // 128 + SIGINT or SIGTERM); FILES: where the examples were installed.
+        let entryPoint = try String(
+            contentsOf: Support.packageRoot.appendingPathComponent("Sources/healthtrail/EntryPoint.swift"), encoding: .utf8)
+        let codes = entryPoint.matches(of: #/static let [a-zA-Z]+: Int32 = ([0-9]+)/#).map { String($0.output.1) }
+        #expect(codes.sorted() == ["0", "1", "2", "3", "4"], "\(codes)")
+        let exitStatus = try #require(page.range(of: "\n.SH EXIT STATUS\n")).upperBound
+        let section = page[exitStatus...].prefix { _ in true }
+        let sectionEnd = section.range(of: "\n.SH ")?.lowerBound ?? section.endIndex
+        let listed = section[..<sectionEnd].matches(of: #/\\fB([0-9, ]+)\\fR/#).flatMap {
+            $0.output.1.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        #expect(listed.sorted() == (codes + ["130", "143"]).sorted(), "\(listed)")
+        #expect(page.contains("\n.SH FILES\n") && page.contains("/opt/ht/share/healthtrail/examples/"))
         for option in ["\\fB\\-\\-json\\fR", "\\fB\\-V\\fR, \\fB\\-\\-version\\fR", "\\fB\\-\\-summary\\fR", "\\fB\\-\\-log\\-format\\fR"] {
             #expect(page.contains(option), "\(option)")
         }

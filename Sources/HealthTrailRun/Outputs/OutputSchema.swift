@@ -249,6 +249,21 @@ package enum OutputSchema {
         OtherFile(name: "`manifest.json`", rowIs: "run", description: "see below"),
     ]
 
+    /// Every file and folder a run writes, in the order docs/outputs.md lists them, each with
+    /// the option that asks for it where it is not always written: the list `healthtrail run
+    /// --help` (and so the man page) gives, made from `csvFiles` and `otherFiles`.
+    package static var writtenFiles: [String] {
+        let optional = [ecgSamples.name: "with --ecg-samples", "`healthtrail.db`": "with --format sqlite"]
+        let csv = csvFiles.map { file in optional[file.name].map { "\(file.name) (\($0))" } ?? file.name }
+        let others = otherFiles.map { file -> String in
+            let name = file.name.replacingOccurrences(of: "`", with: "")
+            if file.name.hasPrefix("`svg/") { return "svg/ (\(name); not with --no-svg)" }
+            if file.name.hasPrefix("`parquet/") { return "\(name) (with --format parquet)" }
+            return optional[file.name].map { "\(name) (\($0))" } ?? name
+        }
+        return csv + others
+    }
+
     /// The table of docs/outputs.md, row for row (`make docs` writes it there).
     package static var markdownTable: String {
         var lines = ["| file | one row per | columns |", "|---|---|---|"]

@@ -19,9 +19,9 @@ enum SQLiteOutputs {
         case "daily": return ["PRIMARY KEY (date)"]
         case "ecg": return ["PRIMARY KEY (recording_id)"]
         case "ecg_samples": return ["FOREIGN KEY (recording_id) REFERENCES ecg (recording_id)"]
-        // Declared, not enforced: the points of an orphan route file (one no workout names,
-        // listed in manifest.json) carry an id of their own that workouts lacks.
-        case "route_points": return ["FOREIGN KEY (workout_id) REFERENCES workouts (workout_id)"]
+        // Declared, not enforced: the points and splits of an orphan route file (one no workout
+        // names, listed in manifest.json) carry an id of their own that workouts lacks.
+        case "route_points", "splits", "best_efforts": return ["FOREIGN KEY (workout_id) REFERENCES workouts (workout_id)"]
         default: return []
         }
     }
@@ -35,7 +35,23 @@ enum SQLiteOutputs {
         case "sleep_nights": return ["date"]
         case "ecg": return ["recorded_unix"]
         case "ecg_samples": return ["recording_id", "sample_index"]
+        case "splits": return ["workout_id", "split"]
+        case "best_efforts": return ["workout_id"]
         default: return table.hasPrefix("records_") ? ["start_unix"] : nil
+        }
+    }
+
+    /// The local wall-clock columns a table gets beyond its CSV's, each from an instant's Unix
+    /// seconds and the table's `utc_offset`: the time as the person lived it, by the time-zone
+    /// dating `daily.csv` uses (a workout's own zone, else the person's; a night's offset at
+    /// waking), to group by the person's own day. The tables whose `utc_offset` is the one the
+    /// export stamped (`heart_rate`, `records_…`) get none: their local time would be the
+    /// phone's at export, not the person's.
+    static func localColumns(of table: String) -> [(name: String, unixSeconds: String)] {
+        switch table {
+        case "workouts": return [("start_local", "start_unix"), ("end_local", "end_unix")]
+        case "sleep_nights": return [("bed_start_local", "bed_start_unix"), ("wake_end_local", "wake_end_unix")]
+        default: return []
         }
     }
 
@@ -44,12 +60,19 @@ enum SQLiteOutputs {
         (
             "weekly_running_distance", ["workouts"],
             """
-            SELECT date(start_utc, utc_offset, 'weekday 0', '-6 days') AS week_start,
-                   count(*) AS runs,
-                   round(sum(coalesce(distance_m, route_distance_m, 0)) / 1000.0, 3) AS distance_km,
-                   round(sum(duration_s) / 60.0, 1) AS duration_min
-            FROM workouts WHERE activity = 'running'
-            GROUP BY week_start ORDER BY week_start
+            WITH RECURSIVE runs AS (
+                SELECT date(start_local, 'weekday 0', '-6 days') AS week_start, distance_m, route_distance_m, duration_s
+                FROM workouts WHERE activity = 'running'
+            ), weeks (week_start) AS (
+                SELECT first FROM (SELECT min(week_start) AS first FROM runs) WHERE first IS NOT NULL
+                UNION ALL
+                SELECT date(week_start, '+7 days') FROM weeks WHERE week_start < (SELECT max(week_start) FROM runs)
+            )
+            SELECT weeks.week_start, count(runs.week_start) AS runs,
+                   round(coalesce(sum(coalesce(distance_m, route_distance_m, 0)), 0) / 1000.0, 3) AS distance_km,
+                   round(coalesce(sum(duration_s), 0) / 60.0, 1) AS duration_min
+            FROM weeks LEFT JOIN runs USING (week_start)
+            GROUP BY weeks.week_start ORDER BY weeks.week_start
             """
         ),
         (
@@ -93,6 +116,15 @@ enum SQLiteOutputs {
             rows += read
         }
         let names = Set(tables.map(\.schema.name))
+        for name in names.sorted() {
+            for local in localColumns(of: name) {
+                let table = SQLiteTableWriter.quoted(name)
+                try db.execute("ALTER TABLE \(table) ADD COLUMN \(SQLiteTableWriter.quoted(local.name)) TEXT")
+                try db.execute(
+                    "UPDATE \(table) SET \(SQLiteTableWriter.quoted(local.name)) = "
+                        + "strftime('%Y-%m-%dT%H:%M:%S', \(SQLiteTableWriter.quoted(local.unixSeconds)), 'unixepoch', utc_offset)")
+            }
+        }
         for name in names.sorted() {
             guard let columns = indexedColumns(of: name) else { continue }
             let quoted = columns.map(SQLiteTableWriter.quoted).joined(separator: ", ")

@@ -19,6 +19,8 @@ package struct ExportInspection {
     package let sources: [(name: String, records: Int)]
     package let workouts: Int
     package let heartRate: Int
+    /// Malformed records skipped, counted as `run` counts them in export.xml and the ECG files
+    /// (`run` also counts a route file's malformed points, which `inspect` does not read).
     package let faults: Int
     /// Records that copy an earlier one (`RecordCopyFinder`), per record type identifier.
     package let copiesByType: [String: Int]
@@ -37,6 +39,16 @@ package struct ExportInspection {
         defer { progress.finish() }
         let version = try ExportRun.stream(layout.mainXML, of: source, into: decoder, progress: progress)
         let copies = try sink.finder.finish()
+        // A malformed ECG file is a fault of `run` too (ECGStage): read each to count it the same.
+        for entry in layout.ecgFiles.sorted(by: { $0.path < $1.path }) {
+            let ecg = ECGDecoder()
+            do {
+                try source.read(entry) { chunk in try ecg.feed(chunk) { _, _ in } }
+                _ = try ecg.finish(entry: entry.path) { _, _ in }
+            } catch let malformed as ECGMalformed {
+                faults.record(entry: entry.path, line: malformed.line, kind: malformed.kind, malformed.message)
+            }
+        }
         return ExportInspection(
             source: source.displayName, entries: source.entries, layout: layout, kind: ExportRun.kind(of: source),
             exportVersion: version,
