@@ -21,6 +21,10 @@ import PackageDescription
 // receive libxml2's events through HealthTrailXML's SAXEventHandler.
 // Swift 6 language mode (complete data-race checking) for every target.
 let swift6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+// The targets that declare byte views or return them: a `ByteSpan` is nonescapable, and a
+// function that makes or returns one states what it borrows (`@_lifetime`), which Swift 6.3
+// accepts only with the experimental feature `Lifetimes`.
+let swift6Views: [SwiftSetting] = swift6 + [.enableExperimentalFeature("Lifetimes")]
 
 let package = Package(
     name: "HealthTrail",
@@ -71,7 +75,7 @@ let package = Package(
         // input problems are reported with. It depends on nothing.
         .target(
             name: "HealthTrailBase",
-            swiftSettings: swift6
+            swiftSettings: swift6Views
         ),
         // Bytes in and out: files and folders, zip (central directory, inflate, CRC), the archive
         // writer, the buffered output files and spill records. With HealthTrailBase and
@@ -80,14 +84,14 @@ let package = Package(
         .target(
             name: "HealthTrailArchive",
             dependencies: ["HealthTrailBase", "CZlib", "CLibDeflate"],
-            swiftSettings: swift6
+            swiftSettings: swift6Views
         ),
         // libxml2's SAX parser behind one type, the events and byte spans its callbacks hand
         // over, the capture of events for a decoding thread, and the rewrite of device values.
         .target(
             name: "HealthTrailXML",
             dependencies: ["HealthTrailBase", "HealthTrailArchive", "CLibXML2"],
-            swiftSettings: swift6
+            swiftSettings: swift6Views
         ),
         // export.xml and GPX decoded into typed records for a sink (`ExportRecordSink`), and the
         // vocabulary of an export: record types, units and their conversions, activities.
@@ -98,7 +102,7 @@ let package = Package(
                 "HealthTrailBase", "HealthTrailArchive", "HealthTrailXML",
                 .product(name: "Crypto", package: "swift-crypto"),   // SHA-256 that shortens an overlong type's name
             ],
-            swiftSettings: swift6
+            swiftSettings: swift6Views
         ),
         // The file formats HealthTrail writes, knowing no health type beyond a route point:
         // buffered CSV, typed tables in SQLite and Parquet, GeoJSON routes, and the SVG maps and
@@ -106,14 +110,14 @@ let package = Package(
         .target(
             name: "HealthTrailWrite",
             dependencies: ["HealthTrailBase", "HealthTrailArchive", "CSQLite"],
-            swiftSettings: swift6
+            swiftSettings: swift6Views
         ),
         // From decoded records to figures: sources ranked and de-duplicated, cumulative series,
         // routes linked to workouts and joined to heart rate, zones, daily figures, sleep nights.
         .target(
             name: "HealthTrailAnalysis",
             dependencies: ["HealthTrailBase", "HealthTrailArchive", "HealthTrailDecode", "HealthTrailWrite"],
-            swiftSettings: swift6
+            swiftSettings: swift6Views
         ),
         // The seeded export generator: the tests' and benchmarks' oracle, and `healthtrail synth`.
         .target(

@@ -15,12 +15,13 @@ import Darwin
 /// lives in one function's locals: a class's stored properties would cost an exclusivity check
 /// per field.
 public enum CSVRecordReader {
-    /// One record: its fields, valid during the call that received it only.
+    /// One record: its fields, valid during the call that received it; nonescapable, so the
+    /// compiler refuses to keep it, or a field of it, past that call.
     ///
     /// Invariant: `base` points into the reader's buffer, which is neither freed, moved nor
     /// written while the record is used; `bounds` holds `count` (start, length) pairs, each
     /// inside the record's initialised bytes.
-    public struct Record {
+    public struct Record: ~Escapable {
         private let base: UnsafeRawPointer
         private let bounds: UnsafeBufferPointer<Int>
         /// The record's number in the file, the header being record 1.
@@ -28,6 +29,7 @@ public enum CSVRecordReader {
         /// The number of fields.
         public let count: Int
 
+        @_lifetime(borrow base)
         fileprivate init(base: UnsafeRawPointer, bounds: UnsafeBufferPointer<Int>, number: Int) {
             self.base = base
             self.bounds = bounds
@@ -36,12 +38,13 @@ public enum CSVRecordReader {
         }
 
         /// Field `i` (0-based), unquoted.
-        @inline(__always)
+        @inline(__always) @_lifetime(copy self)
         public func field(_ i: Int) -> ByteSpan {
             precondition(i >= 0 && i < count, "field index out of range")
             // SAFETY: `bounds` lies inside the record's initialised bytes (the type's invariant),
             // and the span is used only while the record is.
-            return ByteSpan(start: (base + bounds[2 * i]).assumingMemoryBound(to: UInt8.self), count: bounds[2 * i + 1])
+            return _overrideLifetime(
+                ByteSpan(start: (base + bounds[2 * i]).assumingMemoryBound(to: UInt8.self), count: bounds[2 * i + 1]), copying: self)
         }
     }
 

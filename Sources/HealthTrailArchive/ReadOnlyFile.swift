@@ -67,7 +67,7 @@ public final class ReadOnlyFile: Sendable {
         return done
     }
 
-    /// Streams the whole file to `body` in chunks, each valid during its call only.
+    /// Streams the whole file to `body` in chunks, each a span that cannot leave its call.
     public func forEachChunk(_ body: (ByteSpan) throws -> Void) throws {
         try streamWholeFile(self, entryName: nil) { try body(ByteSpan($0)) }
     }

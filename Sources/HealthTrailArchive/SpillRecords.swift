@@ -167,6 +167,7 @@ public final class SpillRecordReader {
 
     /// The next whole record (valid until the next call), nil after the last. `length` reads a
     /// record's total length from its header (the span holds `headerLength` bytes).
+    @_lifetime(borrow self)
     public func next(length: (ByteSpan) -> Int) throws -> ByteSpan? {
         if filled - position < maxRecordLength && offset < end { try refill() }
         guard filled - position >= headerLength else {
@@ -179,7 +180,7 @@ public final class SpillRecordReader {
         let count = length(ByteSpan(start: start, count: headerLength))
         guard count >= headerLength, count <= maxRecordLength, filled - position >= count else { throw truncated() }
         position += count
-        return ByteSpan(start: start, count: count)
+        return _overrideLifetime(ByteSpan(start: start, count: count), borrowing: self)
     }
 
     /// Moves the unread bytes to the front and reads as many more as fit.

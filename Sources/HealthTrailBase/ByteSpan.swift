@@ -1,8 +1,19 @@
-/// A view of bytes owned elsewhere: by libxml2 (an attribute value, a name), valid only inside
-/// the callback that delivered it, or by an `OwnedBytes`, valid while that object lives.
+/// A view of bytes owned elsewhere: by libxml2 (an attribute value, a name) for the callback
+/// that delivered it, or by an `OwnedBytes` while that object lives.
+///
+/// Nonescapable (`~Escapable`): a span lives no longer than what it was made from, and the
+/// compiler refuses to store one past that: in a class or global, in an array, in an escaping
+/// closure, or returned from a function that does not say what it borrows (`@_lifetime`). So
+/// a view handed to a callback cannot outlive the callback; what must is copied (`OwnedBytes`).
 ///
 /// Decoders read attributes in place through spans instead of making a `String` per attribute:
 /// at millions of records, that allocation would cost more than parsing.
+///
+/// A pointer and a count rather than the standard library's `RawSpan` or `Span<UInt8>`: every
+/// reader hands the bytes to C (`memcmp`, `strtod`, libxml2, `write`), for which those types
+/// would need a `withUnsafeBytes` closure per call and an optional base address (nil when
+/// empty) to unwrap; `ByteSpan`'s is never null. The lifetime checking is the same either way,
+/// and the unsafe construction stays in the few initialisers below, each with its SAFETY note.
 ///
 /// The functions are inlinable: the decoders and writers call them once per attribute
 /// byte or comparison, and a call across the module boundary for each would cost more than the
@@ -10,25 +21,29 @@
 ///
 /// Invariant: `start` is never null (an empty span points at an empty literal), `count` ≥ 0, and the
 /// `count` bytes from `start` are initialised and stay readable for as long as the span is used;
-/// the span does not keep them alive: whoever makes one keeps their owner alive meanwhile.
-public struct ByteSpan {
+/// the span does not keep them alive: its lifetime dependence on what it was made from does.
+public struct ByteSpan: ~Escapable {
     @usableFromInline package let start: UnsafePointer<UInt8>
     public let count: Int
 
-    @inlinable @inline(__always) package init(start: UnsafePointer<UInt8>, count: Int) {
+    /// A view of `count` bytes from `start`, borrowing `start`: a span made from a pointer that is
+    /// returned past the pointer's scope states what it borrows instead (`_overrideLifetime`).
+    @inlinable @inline(__always) @_lifetime(borrow start)
+    package init(start: UnsafePointer<UInt8>, count: Int) {
         self.start = start
         self.count = count
     }
 
     /// A view of `bytes` (the empty span when there are none).
-    @inlinable @inline(__always) package init(_ bytes: UnsafeRawBufferPointer) {
+    @inlinable @inline(__always) @_lifetime(borrow bytes)
+    package init(_ bytes: UnsafeRawBufferPointer) {
         // SAFETY: the span covers exactly `bytes`, which the caller keeps valid while it is used;
         // they are only ever read as bytes. No base address (no bytes) gives the empty span.
         guard let base = bytes.baseAddress, bytes.count > 0 else {
-            self = .empty
+            self = _overrideLifetime(ByteSpan.empty, borrowing: bytes)
             return
         }
-        self.init(start: base.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+        self = _overrideLifetime(ByteSpan(start: base.assumingMemoryBound(to: UInt8.self), count: bytes.count), borrowing: bytes)
     }
 
     /// The address of the first byte, for a C library that reads the bytes while the span is valid.
@@ -43,11 +58,13 @@ public struct ByteSpan {
     }
 
     /// The bytes of a string literal, which live as long as the program.
-    @inlinable @inline(__always) package init(_ literal: StaticString) {
-        self.init(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
+    @inlinable @inline(__always) @_lifetime(immortal)
+    package init(_ literal: StaticString) {
+        // SAFETY: a literal's bytes are in the program's read-only data for its whole run.
+        self = _overrideLifetime(ByteSpan(start: literal.utf8Start, count: literal.utf8CodeUnitCount), borrowing: ())
     }
 
-    /// Calls `body` with a view of `text`'s UTF-8 bytes, valid inside `body` only.
+    /// Calls `body` with a view of `text`'s UTF-8 bytes, which cannot leave `body`.
     @inlinable
     public static func withUTF8<Result>(_ text: String, _ body: (ByteSpan) throws -> Result) rethrows -> Result {
         var text = text
@@ -62,13 +79,17 @@ public struct ByteSpan {
     /// No bytes.
     /// SAFETY: the empty literal's address, in the program's read-only data for its whole run:
     /// never null, so a C call on it (`memcmp` of 0 bytes) gets a valid address; no span reads it.
-    @inlinable package static var empty: ByteSpan { ByteSpan(start: ("" as StaticString).utf8Start, count: 0) }
+    @inlinable package static var empty: ByteSpan {
+        @_lifetime(immortal) get { ByteSpan("" as StaticString) }
+    }
 
     /// A span over a NUL-terminated C string.
-    @inlinable @inline(__always) package init(cString: UnsafePointer<UInt8>) {
+    @inlinable @inline(__always) @_lifetime(borrow cString)
+    package init(cString: UnsafePointer<UInt8>) {
         // SAFETY: the caller passes a NUL-terminated string that stays valid while the span is
         // used; `strlen` reads up to its NUL, and `UInt8` and `CChar` may alias each other.
-        self.init(start: cString, count: strlen(UnsafeRawPointer(cString).assumingMemoryBound(to: CChar.self)))
+        self = _overrideLifetime(
+            ByteSpan(start: cString, count: strlen(UnsafeRawPointer(cString).assumingMemoryBound(to: CChar.self))), borrowing: cString)
     }
 
     /// The byte at `i` (0 ≤ i < count; checked).
@@ -105,13 +126,15 @@ public struct ByteSpan {
 
     /// The first `n` bytes (all of them when there are fewer).
     /// SAFETY: the new count is clamped to 0...count, so the prefix lies inside the span.
-    @inlinable public func prefix(_ n: Int) -> ByteSpan { ByteSpan(start: start, count: Swift.max(0, Swift.min(n, count))) }
+    @inlinable @_lifetime(copy self) public func prefix(_ n: Int) -> ByteSpan {
+        _overrideLifetime(ByteSpan(start: start, count: Swift.max(0, Swift.min(n, count))), copying: self)
+    }
 
     /// All but the first `n` bytes (none when there are fewer).
     /// SAFETY: `n` is clamped to 0...count, so the rest starts inside the span and ends with it.
-    @inlinable public func dropFirst(_ n: Int) -> ByteSpan {
+    @inlinable @_lifetime(copy self) public func dropFirst(_ n: Int) -> ByteSpan {
         let n = Swift.max(0, Swift.min(n, count))
-        return ByteSpan(start: start + n, count: count - n)
+        return _overrideLifetime(ByteSpan(start: start + n, count: count - n), copying: self)
     }
 
     /// Feeds the bytes to `hasher`.

@@ -57,7 +57,7 @@ package final class SAXEventCapture: @unchecked Sendable {
     private let readsAttributes = FixedSlots<Bool>(repeating: false, count: 256)
     /// The kept attributes of the element being captured.
     private let keys = FixedSlots<UInt8>(repeating: 0, count: SAXEventCapture.maxAttributes)
-    private let values = FixedSlots<ByteSpan>(repeating: .empty, count: SAXEventCapture.maxAttributes)
+    private let values = ByteSpanSlots(count: SAXEventCapture.maxAttributes)
 
     /// - Parameter blockSize: bytes per block (a block holding one larger event grows for it,
     ///   and shrinks back after); `blockCount` blocks at most exist at once.
@@ -78,7 +78,7 @@ package final class SAXEventCapture: @unchecked Sendable {
             attributes.forEach { name, value in
                 guard let key = attributeNames.lookup(name), kept < Self.maxAttributes else { return }
                 keys[kept] = key
-                values[kept] = value
+                values.set(kept, value)
                 size += Self.attributeHeader + value.count
                 kept += 1
             }
@@ -91,7 +91,7 @@ package final class SAXEventCapture: @unchecked Sendable {
         out.storeBytes(of: UInt8(kept), toByteOffset: 6, as: UInt8.self)
         var p = out + Self.startHeader
         for k in 0..<kept {
-            let value = values[k]
+            let value = values.span(k, heldBy: self)
             p.storeBytes(of: keys[k], as: UInt8.self)
             p.storeBytes(of: UInt32(value.count), toByteOffset: 1, as: UInt32.self)
             (p + Self.attributeHeader).copyMemory(from: value.baseAddress, byteCount: value.count)
@@ -184,25 +184,29 @@ package final class SAXEventCapture: @unchecked Sendable {
             let element = p.load(fromByteOffset: 1, as: UInt8.self)
             let line = Int(p.loadUnaligned(fromByteOffset: 2, as: UInt32.self))
             let count = Int(p.load(fromByteOffset: 6, as: UInt8.self))
-            let attributes = CapturedAttributes(first: p + startHeader, count: count)
+            let first = p + startHeader   // a local, which the attributes borrow
+            let attributes = CapturedAttributes(first: first, count: count)
             p = attributes.end
             if !start(element, line, attributes) { return }
         }
     }
 
-    /// The kept attributes of one replayed start tag.
-    package struct CapturedAttributes {
+    /// The kept attributes of one replayed start tag: nonescapable, so the compiler refuses to
+    /// keep them past the replay's call.
+    package struct CapturedAttributes: ~Escapable {
         // SAFETY: `count` attributes as `start` wrote them, from `first` on, inside a block.
         @usableFromInline let first: UnsafeRawPointer
         @usableFromInline let count: Int
 
-        @inlinable @inline(__always) init(first: UnsafeRawPointer, count: Int) {
+        @inlinable @inline(__always) @_lifetime(borrow first)
+        init(first: UnsafeRawPointer, count: Int) {
             self.first = first
             self.count = count
         }
 
         /// Past the last attribute: where the next event starts.
         @inlinable var end: UnsafeRawPointer {
+            // SAFETY: see `first`: each length read lies inside the block's events.
             var p = first
             for _ in 0..<count { p += SAXEventCapture.attributeHeader + Int(p.loadUnaligned(fromByteOffset: 1, as: UInt32.self)) }
             return p

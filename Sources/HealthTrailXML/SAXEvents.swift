@@ -39,8 +39,8 @@ public struct SAXName {
 }
 
 /// The attributes of one start tag, as libxml2's SAX2 callback hands them over. Valid only
-/// during that callback.
-public struct SAXAttributes {
+/// during that callback, and nonescapable, so the compiler refuses to keep them past it.
+public struct SAXAttributes: ~Escapable {
     // SAFETY: libxml2's array of `count` attributes of five pointers each (local name, prefix,
     // namespace URI, value start, value end), the value's bytes between its start and end; it
     // lives until the callback returns, and a `SAXAttributes` is never kept past it.
@@ -48,7 +48,8 @@ public struct SAXAttributes {
     /// How many attributes the tag has.
     public let count: Int
 
-    @inlinable @inline(__always) init(base: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, count: Int) {
+    @inlinable @inline(__always) @_lifetime(borrow base)
+    init(base: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, count: Int) {
         self.base = base
         self.count = count
     }
@@ -67,8 +68,9 @@ public struct SAXAttributes {
 
 /// What a decoder implements to receive a parse's events from `SAXPushParser(events:…)`.
 ///
-/// The names, attributes and text are views into libxml2's buffers, valid only during the call;
-/// whatever outlives it is copied (`OwnedBytes`, `SAXEventCapture`).
+/// The names, attributes and text are views into libxml2's buffers, valid only during the call
+/// (the text a `ByteSpan`, which the compiler keeps from leaving it); whatever outlives it is
+/// copied (`OwnedBytes`, `SAXEventCapture`).
 public protocol SAXEventHandler: AnyObject {
     /// A start tag, with its attributes.
     func startElement(_ name: SAXName, attributes: SAXAttributes)

@@ -8,7 +8,7 @@ import HealthTrailBase
 public protocol TableRowSink: AnyObject {
     /// An empty field.
     func null(_ column: Int)
-    /// A text value, valid during the call only.
+    /// A text value, a span that cannot leave the call.
     func text(_ column: Int, _ value: ByteSpan)
     /// A whole number.
     func integer(_ column: Int, _ value: Int64)
