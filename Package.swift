@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 import PackageDescription
 
 // HealthTrail: Apple Health export archives → CSV / GeoJSON / SVG / DP releases.
@@ -73,9 +73,11 @@ let package = Package(
         // The vocabulary every layer speaks: views of bytes owned elsewhere and owned copies,
         // timestamps, numbers as exports write them, route points, and the errors and faults
         // input problems are reported with. It depends on nothing.
+        // Strict memory safety: every use of a pointer is marked `unsafe` beside its SAFETY note,
+        // and a new unmarked one is a build error.
         .target(
             name: "HealthTrailBase",
-            swiftSettings: swift6Views
+            swiftSettings: swift6Views + [.strictMemorySafety(), .treatWarning("StrictMemorySafety", as: .error)]
         ),
         // Bytes in and out: files and folders, zip (central directory, inflate, CRC), the archive
         // writer, the buffered output files and spill records. With HealthTrailBase and

@@ -22,46 +22,51 @@
 /// Invariant: `start` is never null (an empty span points at an empty literal), `count` ≥ 0, and the
 /// `count` bytes from `start` are initialised and stay readable for as long as the span is used;
 /// the span does not keep them alive: its lifetime dependence on what it was made from does.
-public struct ByteSpan: ~Escapable {
+///
+/// `@safe` under strict memory safety: its own pointer is private to the invariant above, every
+/// read through it is bounds-checked or length-checked, and the span cannot outlive its bytes;
+/// the initialisers from pointers and the accessors that hand a pointer out are the unsafe part.
+@safe public struct ByteSpan: ~Escapable {
     @usableFromInline package let start: UnsafePointer<UInt8>
     public let count: Int
 
     /// A view of `count` bytes from `start`, borrowing `start`: a span made from a pointer that is
     /// returned past the pointer's scope states what it borrows instead (`_overrideLifetime`).
-    @inlinable @inline(__always) @_lifetime(borrow start)
+    /// SAFETY: `@unsafe`: the caller guarantees the invariant for the `count` bytes from `start`.
+    @unsafe @inlinable @inline(__always) @_lifetime(borrow start)
     package init(start: UnsafePointer<UInt8>, count: Int) {
-        self.start = start
+        unsafe self.start = start
         self.count = count
     }
 
     /// A view of `bytes` (the empty span when there are none).
-    @inlinable @inline(__always) @_lifetime(borrow bytes)
+    @unsafe @inlinable @inline(__always) @_lifetime(borrow bytes)
     package init(_ bytes: UnsafeRawBufferPointer) {
         // SAFETY: the span covers exactly `bytes`, which the caller keeps valid while it is used;
         // they are only ever read as bytes. No base address (no bytes) gives the empty span.
         guard let base = bytes.baseAddress, bytes.count > 0 else {
-            self = _overrideLifetime(ByteSpan.empty, borrowing: bytes)
+            self = unsafe _overrideLifetime(ByteSpan.empty, borrowing: bytes)
             return
         }
-        self = _overrideLifetime(ByteSpan(start: base.assumingMemoryBound(to: UInt8.self), count: bytes.count), borrowing: bytes)
+        self = unsafe _overrideLifetime(ByteSpan(start: base.assumingMemoryBound(to: UInt8.self), count: bytes.count), borrowing: bytes)
     }
 
     /// The address of the first byte, for a C library that reads the bytes while the span is valid.
     /// SAFETY: never null; valid for `count` bytes, as long as the span is (see the invariant).
-    @inlinable package var baseAddress: UnsafePointer<UInt8> { start }
+    @unsafe @inlinable package var baseAddress: UnsafePointer<UInt8> { unsafe start }
 
     /// Calls `body` with the bytes as a raw buffer, for a C library that reads them.
-    @inlinable package func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+    @unsafe @inlinable package func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         // SAFETY: exactly the span's `count` bytes, valid during `body` by the type's invariant;
         // `body` must not keep the buffer past the span's validity.
-        try body(UnsafeRawBufferPointer(start: start, count: count))
+        try unsafe body(UnsafeRawBufferPointer(start: start, count: count))
     }
 
     /// The bytes of a string literal, which live as long as the program.
     @inlinable @inline(__always) @_lifetime(immortal)
     package init(_ literal: StaticString) {
         // SAFETY: a literal's bytes are in the program's read-only data for its whole run.
-        self = _overrideLifetime(ByteSpan(start: literal.utf8Start, count: literal.utf8CodeUnitCount), borrowing: ())
+        self = unsafe _overrideLifetime(ByteSpan(start: literal.utf8Start, count: literal.utf8CodeUnitCount), borrowing: ())
     }
 
     /// Calls `body` with a view of `text`'s UTF-8 bytes, which cannot leave `body`.
@@ -72,7 +77,7 @@ public struct ByteSpan: ~Escapable {
         // closure; the span does not escape `body`. An empty string may have no base address.
         return try text.withUTF8 { utf8 in
             guard let base = utf8.baseAddress, utf8.count > 0 else { return try body(.empty) }
-            return try body(ByteSpan(start: base, count: utf8.count))
+            return try body(unsafe ByteSpan(start: base, count: utf8.count))
         }
     }
 
@@ -84,11 +89,11 @@ public struct ByteSpan: ~Escapable {
     }
 
     /// A span over a NUL-terminated C string.
-    @inlinable @inline(__always) @_lifetime(borrow cString)
+    @unsafe @inlinable @inline(__always) @_lifetime(borrow cString)
     package init(cString: UnsafePointer<UInt8>) {
         // SAFETY: the caller passes a NUL-terminated string that stays valid while the span is
         // used; `strlen` reads up to its NUL, and `UInt8` and `CChar` may alias each other.
-        self = _overrideLifetime(
+        self = unsafe _overrideLifetime(
             ByteSpan(start: cString, count: strlen(UnsafeRawPointer(cString).assumingMemoryBound(to: CChar.self))), borrowing: cString)
     }
 
@@ -96,58 +101,62 @@ public struct ByteSpan: ~Escapable {
     @inlinable @inline(__always) public subscript(i: Int) -> UInt8 {
         precondition(i >= 0 && i < count, "ByteSpan index out of range")
         // SAFETY: 0 ≤ i < count (checked above), so the byte lies inside the span.
-        return start[i]
+        return unsafe start[i]
     }
 
-    // SAFETY: the span's own `count` bytes; the buffer is valid as long as the span is.
-    @inlinable package var buffer: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: start, count: count) }
+    /// The bytes as a buffer, for the standard library's and C's readers of one.
+    /// SAFETY: the span's own `count` bytes; the buffer is valid as long as the span is.
+    @unsafe @inlinable package var buffer: UnsafeBufferPointer<UInt8> { unsafe UnsafeBufferPointer(start: start, count: count) }
 
     /// True when the bytes equal `literal` (ASCII).
     @inlinable @inline(__always) public func equals(_ literal: StaticString) -> Bool {
         // SAFETY: `memcmp` runs only when both hold `count` bytes; a literal lives for the program.
-        count == literal.utf8CodeUnitCount && memcmp(start, literal.utf8Start, count) == 0
+        unsafe count == literal.utf8CodeUnitCount && memcmp(start, literal.utf8Start, count) == 0
     }
 
     @inlinable @inline(__always) public func hasPrefix(_ literal: StaticString) -> Bool {
         // SAFETY: `memcmp` reads the literal's length only after checking the span is as long.
-        count >= literal.utf8CodeUnitCount && memcmp(start, literal.utf8Start, literal.utf8CodeUnitCount) == 0
+        unsafe count >= literal.utf8CodeUnitCount && memcmp(start, literal.utf8Start, literal.utf8CodeUnitCount) == 0
     }
 
     @inlinable @inline(__always) public func equals(_ other: ByteSpan) -> Bool {
         // SAFETY: `memcmp` runs only when both spans hold `count` bytes; neither pointer is null.
-        count == other.count && memcmp(start, other.start, count) == 0
+        unsafe count == other.count && memcmp(start, other.start, count) == 0
     }
 
     @inlinable @inline(__always) public func equals(_ bytes: [UInt8]) -> Bool {
         // SAFETY: `memcmp` runs only when the array holds `count` bytes, inside the closure that
         // lends its storage (non-empty, so it has a base address).
-        count == bytes.count && (count == 0 || bytes.withUnsafeBufferPointer { memcmp(start, $0.baseAddress!, count) == 0 })
+        unsafe count == bytes.count && (count == 0 || bytes.withUnsafeBufferPointer { unsafe memcmp(start, $0.baseAddress!, count) == 0 })
     }
 
     /// The first `n` bytes (all of them when there are fewer).
     /// SAFETY: the new count is clamped to 0...count, so the prefix lies inside the span.
     @inlinable @_lifetime(copy self) public func prefix(_ n: Int) -> ByteSpan {
-        _overrideLifetime(ByteSpan(start: start, count: Swift.max(0, Swift.min(n, count))), copying: self)
+        unsafe _overrideLifetime(ByteSpan(start: start, count: Swift.max(0, Swift.min(n, count))), copying: self)
     }
 
     /// All but the first `n` bytes (none when there are fewer).
     /// SAFETY: `n` is clamped to 0...count, so the rest starts inside the span and ends with it.
     @inlinable @_lifetime(copy self) public func dropFirst(_ n: Int) -> ByteSpan {
         let n = Swift.max(0, Swift.min(n, count))
-        return _overrideLifetime(ByteSpan(start: start + n, count: count - n), copying: self)
+        return unsafe _overrideLifetime(ByteSpan(start: start + n, count: count - n), copying: self)
     }
 
     /// Feeds the bytes to `hasher`.
     @inlinable public func hash(into hasher: inout Hasher) {
         // SAFETY: the span's own `count` bytes (see the invariant), read during the call only.
-        hasher.combine(bytes: UnsafeRawBufferPointer(buffer))
+        unsafe hasher.combine(bytes: UnsafeRawBufferPointer(buffer))
     }
 
-    @inlinable public var string: String { String(decoding: buffer, as: UTF8.self) }
+    // SAFETY (these three): `buffer` is the span's own bytes, copied out during the call.
+    /// The bytes as text (invalid UTF-8 repaired).
+    @inlinable public var string: String { unsafe String(decoding: buffer, as: UTF8.self) }
 
     /// Appends the bytes to `array`.
-    @inlinable public func append(to array: inout [UInt8]) { array.append(contentsOf: buffer) }
-    @inlinable public var bytes: [UInt8] { Array(buffer) }
+    @inlinable public func append(to array: inout [UInt8]) { unsafe array.append(contentsOf: buffer) }
+    /// A copy of the bytes.
+    @inlinable public var bytes: [UInt8] { unsafe Array(buffer) }
 }
 
 #if canImport(Glibc)
