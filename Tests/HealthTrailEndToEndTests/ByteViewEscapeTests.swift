@@ -65,7 +65,10 @@ import Testing
         // (`swift6Views` in Package.swift).
         let result = try Support.runProgram(
             swiftc,
-            ["-emit-sil", "-o", "/dev/null", "-swift-version", "6", "-enable-experimental-feature", "Lifetimes", "-I", modules, source.path],
+            [
+                "-emit-sil", "-o", "/dev/null", "-swift-version", "6", "-enable-experimental-feature", "Lifetimes",
+                "-package-name", Self.packageName, "-I", modules, source.path,
+            ],
             timeout: 120)
         return (result.status, result.stderr)
     }
@@ -81,6 +84,24 @@ import Testing
                 .deletingLastPathComponent().appendingPathComponent("Modules").path)
         candidates.append(Support.packageRoot.appendingPathComponent(".build/release/Modules").path)
         return candidates.first { FileManager.default.fileExists(atPath: $0 + "/HealthTrailBase.swiftmodule") }
+    }()
+
+    /// The package name the build gave its modules: the snippet uses `package` declarations,
+    /// which only code of the same package name sees. Read from the build's own description
+    /// (`<scratch>/<configuration>.yaml`, the command that compiled HealthTrailBase); else as
+    /// SwiftPM derives it, from the package's folder, lowercased, anything but a letter or a
+    /// digit made `_`.
+    static let packageName: String = {
+        let configurationFolder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        let description = configurationFolder.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent(configurationFolder.lastPathComponent + ".yaml")
+        if let text = try? String(contentsOf: description, encoding: .utf8),
+            let line = text.split(separator: "\n").first(where: { $0.contains(#""-module-name","HealthTrailBase""#) }),
+            let match = line.firstMatch(of: #/"-package-name","([^"]+)"/#)
+        {
+            return String(match.output.1)
+        }
+        return String(Support.packageRoot.standardizedFileURL.lastPathComponent.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "_" })
     }()
 
     /// `swiftc` on PATH.
