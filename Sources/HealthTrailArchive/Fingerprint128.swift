@@ -8,10 +8,10 @@ import HealthTrailBase
 /// a hundred million records); it is not a cryptographic hash, and need not be: the data is the
 /// user's own, read by the user's own run. Each field is framed by its length, so `("ab", "c")`
 /// and `("a", "bc")` differ.
-package struct Fingerprint128: Equatable {
+@usableFromInline package struct Fingerprint128: Equatable {
     /// The two lanes. Public for inlining: set only by `add`.
-    package var high: UInt64
-    package var low: UInt64
+    @usableFromInline package var high: UInt64
+    @usableFromInline package var low: UInt64
 
     @inlinable @inline(__always) package init() {
         high = 0x243F_6A88_85A3_08D3

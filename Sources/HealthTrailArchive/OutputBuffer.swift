@@ -18,7 +18,7 @@ import Darwin
 /// SAFETY: one thread appends at a time (the owner's), and `cursor.used ≤ capacity` holds
 /// between calls: every append either fits or drains the buffer first.
 @safe
-package final class OutputBuffer {
+@usableFromInline package final class OutputBuffer {
     @usableFromInline @unsafe struct Cursor {
         /// The buffer being filled.
         @usableFromInline var bytes: UnsafeMutablePointer<UInt8>
@@ -33,7 +33,7 @@ package final class OutputBuffer {
 
     package let path: String
     /// Bytes the buffer holds before it is written out.
-    package let capacity: Int
+    @usableFromInline package let capacity: Int
     @usableFromInline let cursor: UnsafeMutablePointer<Cursor>
     private let fd: Int32
     private var closed = false

@@ -41,7 +41,7 @@ extension ByteSpan {
 
 /// Writes a spill file of fixed-size records: each a `BitwiseCopyable` value's bytes, back to
 /// back, buffered; read back with `ReadOnlyFile.forEachRecord` or `readRecords` once closed.
-package final class SpillRecordWriter {
+@usableFromInline package final class SpillRecordWriter {
     /// The spill file.
     package let path: String
     /// The file's bytes; `let`, so the inlinable appends below reach it without an access check.

@@ -11,7 +11,7 @@
 /// Inlinable, so that its users in other targets get it specialised for their `Value` (a generic
 /// class used across a module boundary is otherwise reached through unspecialised witnesses).
 @unsafe
-package final class UncheckedBox<Value> {
+@usableFromInline package final class UncheckedBox<Value> {
     @usableFromInline let pointer: UnsafeMutablePointer<Value>
 
     @inlinable package init(_ value: Value) {

@@ -7,7 +7,7 @@
 ///
 /// `@safe` under strict memory safety: the storage is private to this object and read only
 /// through `span`, whose lifetime the compiler ties to the object's.
-@safe package final class OwnedBytes {
+@safe @usableFromInline package final class OwnedBytes {
     // SAFETY: this object owns `storage` (at least one byte, so even an empty copy has an
     // address of its own), holding `count` initialised bytes, never written after init, freed in deinit.
     @usableFromInline let storage: UnsafeMutablePointer<UInt8>

@@ -35,15 +35,15 @@ package enum UnitKind: String, Sendable, CaseIterable {
 ///
 /// Every output row then carries one unit per kind, whatever locale or device wrote the export:
 /// a German iPhone writes `km` and `kJ`, an American one `mi` and `Cal`.
-package struct UnitConversion: Sendable, Equatable {
+@usableFromInline package struct UnitConversion: Sendable, Equatable {
     /// The unit as written in the export (`mi`, `count/min`, …).
-    package let unit: String
+    @usableFromInline package let unit: String
     package let kind: UnitKind
     /// `bpm`, `count`, `m`, `kcal`, `kg`, `s`, `ms`, `degC`, `%`, or `unit` itself for `.other`.
-    package let canonicalUnit: String
+    @usableFromInline package let canonicalUnit: String
     /// canonical = value × factor + offset.
-    package let factor: Double
-    package let offset: Double
+    @usableFromInline package let factor: Double
+    @usableFromInline package let offset: Double
 
     @inline(__always) package init(
         _ unit: String, _ kind: UnitKind, _ canonicalUnit: String,

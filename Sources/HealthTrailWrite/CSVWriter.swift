@@ -15,7 +15,7 @@ import Darwin
 /// record costs a few `memcpy`s and no `String`. The bytes go through an `OutputBuffer`, which
 /// also carries the binary spill files and the GeoJSON written with this type's number and
 /// date formatting.
-package final class CSVWriter {
+@usableFromInline package final class CSVWriter {
     package let path: String
     /// Rows ended so far (the header not counted).
     package var rows: Int { rowCount }

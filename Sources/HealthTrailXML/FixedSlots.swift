@@ -9,12 +9,12 @@ import HealthTrailBase
 ///
 /// Inlinable, so that the decoders get it specialised for their `Element`.
 @safe
-package final class FixedSlots<Element> {
+@usableFromInline package final class FixedSlots<Element> {
     // SAFETY: holds `count` initialised values from init to deinit; every access below checks
     // its index against `count`. Used by one thread at a time, like the decoder that holds it.
     @usableFromInline let pointer: UnsafeMutablePointer<Element>
     /// How many slots there are.
-    package let count: Int
+    @usableFromInline package let count: Int
 
     /// `count` slots, each holding `value`.
     @inlinable package init(repeating value: Element, count: Int) {
@@ -78,13 +78,13 @@ extension FixedSlots where Element == UInt8 {
 /// still valid: during the callback that delivered them, or while the replayed block they lie in
 /// is. Used by one thread at a time, like the decoder that holds it.
 @unsafe
-package final class ByteSpanSlots {
+@usableFromInline package final class ByteSpanSlots {
     // SAFETY: `count` initialised starts and counts from init to deinit; every access below
     // checks its index against `count`. A start is never null (`ByteSpan`'s invariant).
     @usableFromInline let starts: UnsafeMutablePointer<UnsafePointer<UInt8>>
     @usableFromInline let counts: UnsafeMutablePointer<Int>
     /// How many slots there are.
-    package let count: Int
+    @usableFromInline package let count: Int
 
     /// `count` slots, each holding the empty span.
     package init(count: Int) {

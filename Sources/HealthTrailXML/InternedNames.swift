@@ -8,7 +8,7 @@
 ///
 /// Inlinable, so that the decoders get `lookup` specialised for their `Value`.
 @safe
-package final class InternedNames<Value> {
+@usableFromInline package final class InternedNames<Value> {
     /// Names kept at most; the table has twice as many slots, so an empty one always ends a probe.
     @usableFromInline let capacity = 64
     @usableFromInline static var slotCount: Int { 128 }

@@ -18,7 +18,7 @@ import HealthTrailBase
 /// condition. The parsing thread alone uses `block` and `cursor` (`start`, `end`, `finish`);
 /// the decoding thread takes full blocks from the queue and gives them back.
 @safe
-package final class SAXEventCapture: @unchecked Sendable {
+@usableFromInline package final class SAXEventCapture: @unchecked Sendable {
     /// The names a decoder reads, as small codes.
     @safe
     package struct Vocabulary: Sendable {
@@ -196,7 +196,7 @@ package final class SAXEventCapture: @unchecked Sendable {
     /// The kept attributes of one replayed start tag: nonescapable, so the compiler refuses to
     /// keep them past the replay's call.
     @unsafe
-    package struct CapturedAttributes: ~Escapable {
+    @usableFromInline package struct CapturedAttributes: ~Escapable {
         // SAFETY: `count` attributes as `start` wrote them, from `first` on, inside a block.
         @usableFromInline let first: UnsafeRawPointer
         @usableFromInline let count: Int
@@ -237,7 +237,7 @@ package final class SAXEventCapture: @unchecked Sendable {
     /// thread writes it between `takeFree` and `push`, the decoder reads it between `popFull`
     /// and `giveBack`; the queue's lock hands it over, so never both at once.
     @safe
-    package final class Block {
+    @usableFromInline package final class Block {
         @usableFromInline private(set) var bytes: UnsafeMutableRawPointer
         private(set) var capacity: Int
         /// The capacity blocks are made with (`blockSize`).

@@ -301,6 +301,50 @@ import Testing
         #expect(allowed.subtracting(found).isEmpty, "no longer public, drop from the list: \(allowed.subtracting(found).sorted())")
     }
 
+    /// Every `package` type with an `@inlinable` member is `@usableFromInline` too. Without it the
+    /// compiler accepts the `@inlinable` members but does not make their bodies available to other
+    /// modules: each call from another target stays a call, and a generic one (`FixedSlots`'
+    /// subscript) runs unspecialised, through value witnesses. Nothing else reports it.
+    @Test func everyTypeWithInlinableMembersIsUsableFromInline() throws {
+        let typeDeclaration = try Regex(
+            #"^\s*((?:@\w+\s+)*)((?:package|public|open|fileprivate|private)\s+)?(?:(?:final|indirect)\s+)*(class|struct|enum|extension|actor)\s+([A-Za-z_][\w]*)"#
+        )
+        let sources = Support.packageRoot.appendingPathComponent("Sources")
+        let files = FileManager.default.enumerator(atPath: sources.path)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") } ?? []
+        #expect(files.count > 100)
+        var withInlinable: Set<String> = []
+        var declarations: [String: [(place: String, attributes: String, access: String)]] = [:]
+        for file in files {
+            let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+            var open: [(name: String, depth: Int)] = []
+            var depth = 0, previous = ""
+            for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let line = String(rawLine.split(separator: "//", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+                if let match = line.firstMatch(of: typeDeclaration), line.contains("{"), let name = match.output[4].substring {
+                    if match.output[3].substring != "extension" {
+                        declarations[String(name), default: []].append(
+                            (
+                                "Sources/\(file):\(index + 1)", "\(previous) \(match.output[1].substring ?? "")",
+                                String(match.output[2].substring ?? "").trimmingCharacters(in: .whitespaces)
+                            ))
+                    }
+                    open.append((String(name), depth))
+                }
+                if line.contains("@inlinable") { withInlinable.formUnion(open.map(\.name)) }
+                depth += line.filter { $0 == "{" }.count - line.filter { $0 == "}" }.count
+                while let last = open.last, depth <= last.depth { open.removeLast() }
+                previous = line.trimmingCharacters(in: .whitespaces).hasPrefix("@") ? line : ""
+            }
+        }
+        #expect(withInlinable.count > 10)
+        let hidden = withInlinable.sorted().flatMap { name in
+            (declarations[name] ?? []).filter { $0.access == "package" && !$0.attributes.contains("@usableFromInline") }.map {
+                "\($0.place): \(name)"
+            }
+        }
+        #expect(hidden.isEmpty, "package types with @inlinable members but no @usableFromInline:\n\(hidden.joined(separator: "\n"))")
+    }
+
     /// No public declaration takes or returns a raw pointer: a pointer valid only during a call
     /// stays inside HealthTrail's own targets (`package`), where its invariant is stated.
     @Test func noPublicDeclarationHandsOutARawPointer() throws {
