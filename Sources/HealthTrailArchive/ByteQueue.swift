@@ -31,18 +31,34 @@ package final class ByteQueue {
     /// Copies `bytes` in; returns their position.
     @inline(__always)
     package func append(_ bytes: ByteSpan) -> Int {
-        if end + bytes.count > capacity { makeRoom(for: bytes.count) }
+        if end + bytes.count > capacity {
+            // `bytes` may lie in this queue's own storage (a span from `span(at:count:)`), which
+            // `makeRoom` moves or frees: append a copy made before it runs.
+            let copy = bytes.bytes
+            makeRoom(for: copy.count)
+            return unsafe copy.withUnsafeBytes { unsafe appendInPlace(ByteSpan($0)) }
+        }
+        return unsafe appendInPlace(bytes)
+    }
+
+    /// Copies `bytes` into the free room from `end`; returns their position.
+    @unsafe @inline(__always)
+    private func appendInPlace(_ bytes: ByteSpan) -> Int {
         let position = base + end
-        // SAFETY: `makeRoom` left at least `bytes.count` bytes free from `end`; the source is a
-        // caller's live span, which cannot overlap this private storage.
+        // SAFETY: the caller made room for at least `bytes.count` bytes from `end`, and nothing
+        // moves the storage between that and this copy, so a source inside the held bytes is still
+        // valid; `update(from:count:)` also allows it to overlap the destination.
         unsafe (storage + end).update(from: bytes.baseAddress, count: bytes.count)
         end += bytes.count
         return position
     }
 
-    /// The `count` bytes appended at `position`: valid until the next `append` or `release`,
-    /// and borrowing this queue, so never stored.
-    @inline(__always) @_lifetime(borrow self)
+    /// The `count` bytes appended at `position`, borrowing this queue, so never stored.
+    ///
+    /// Unsafe because the borrow does not stop calls on the queue: the span is valid only until
+    /// the next `append` that grows or compacts the storage, or the next `release`. The caller
+    /// makes neither while it uses the span (`append` itself may take one: it copies first).
+    @unsafe @inline(__always) @_lifetime(borrow self)
     package func span(at position: Int, count: Int) -> ByteSpan {
         let offset = position - base
         precondition(offset >= live && offset + count <= end, "ByteQueue: bytes already released")

@@ -4,7 +4,10 @@
 /// Nonescapable (`~Escapable`): a span lives no longer than what it was made from, and the
 /// compiler refuses to store one past that: in a class or global, in an array, in an escaping
 /// closure, or returned from a function that does not say what it borrows (`@_lifetime`). So
-/// a view handed to a callback cannot outlive the callback; what must is copied (`OwnedBytes`).
+/// a view handed to a callback cannot outlive the callback through safe code; what must is
+/// copied (`OwnedBytes`). The few tables that keep where a span's bytes are instead
+/// (`ByteSpanSlots`, `ByteQueue.span(at:count:)`) are `@unsafe`, and each use says why the bytes
+/// are still valid when it reads them.
 ///
 /// Decoders read attributes in place through spans instead of making a `String` per attribute:
 /// at millions of records, that allocation would cost more than parsing.

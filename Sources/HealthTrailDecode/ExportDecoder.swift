@@ -42,7 +42,8 @@ public final class ExportDecoder: SAXDocumentDecoder, SAXEventHandler {
     // MARK: Configuration
     /// Where records go; nil to only count (`healthtrail inspect`).
     package let sink: ExportRecordSink?
-    /// `sink` for the per-record path, without reference counting (`sink` keeps it).
+    /// `sink` for the per-record path, without reference counting. SAFETY: `sink`, a constant
+    /// of this decoder, keeps the object alive as long as this is used.
     package let unretainedSink: Unretained<ExportRecordSink>?
     package let faults: FaultLog
     package let entryName: String
@@ -63,7 +64,8 @@ public final class ExportDecoder: SAXDocumentDecoder, SAXEventHandler {
     var depth = 0
     var typesByBytes: [[UInt8]: RecordType] = [:]
     /// The previous record's type (most records follow one of their type). Unretained, so that
-    /// checking it costs no reference counting per record: `recordTypes` keeps every type.
+    /// checking it costs no reference counting per record. SAFETY: `recordTypes` keeps every
+    /// type this decoder made, and never drops one.
     var lastType: Unretained<RecordType>?
     var sourceIndexByBytes = SourceNameTable()
     /// The last few sources seen, checked before the table, newest last: their indices (their

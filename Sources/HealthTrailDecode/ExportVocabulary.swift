@@ -107,10 +107,15 @@ package final class AttributeSlots {
     }
 
     /// The value of `key`, nil when absent; it borrows this table, so it is read in place.
+    ///
+    /// SAFETY: `slots` hold the spans of the element being decoded: libxml2's buffers during the
+    /// start-tag callback, or the `SAXEventCapture` block being replayed. The decoders read them
+    /// in that callback or replay only (`ExportDecoder.startRecord` and what it calls), and
+    /// `load`/`set` replace them before the next element is read.
     @inline(__always)
     package subscript(_ key: ExportAttribute) -> ByteSpan? {
         @_lifetime(borrow self) get {
-            present & (1 << UInt64(key.rawValue)) != 0 ? slots.span(Int(key.rawValue), heldBy: self) : nil
+            present & (1 << UInt64(key.rawValue)) != 0 ? unsafe slots.span(Int(key.rawValue), heldBy: self) : nil
         }
     }
 

@@ -56,7 +56,9 @@ package final class GPXDecoder: SAXDocumentDecoder, SAXEventHandler {
     /// The text in `slot`, borrowing this decoder: valid until the slot is written again.
     @inline(__always) @_lifetime(borrow self)
     package func span(_ slot: Int) -> ByteSpan {
-        text.span(from: slot * Self.maxFieldLength, count: lengths[slot], heldBy: self)
+        // SAFETY: `self` holds `text`, and the span borrows `self`; `text` is written only from
+        // the SAX callbacks, never while a point's fields are read.
+        unsafe text.span(from: slot * Self.maxFieldLength, count: lengths[slot], heldBy: self)
     }
 
     /// The text of `field` when its value was read (`value` is not nil); nil otherwise.

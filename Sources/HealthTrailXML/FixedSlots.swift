@@ -56,9 +56,13 @@ extension FixedSlots where Element == UInt8 {
         unsafe (pointer + offset).update(from: bytes.baseAddress, count: bytes.count)
     }
 
-    /// A span over `length` bytes from `offset`, borrowing `owner`, the object that holds these
-    /// slots (so the span cannot outlive them); valid until they are written again.
-    @inlinable @inline(__always) @_lifetime(borrow owner)
+    /// A span over `length` bytes from `offset`, borrowing `owner`; valid until the slots are
+    /// written again.
+    ///
+    /// Unsafe because the compiler cannot check that `owner` is the object that holds these slots
+    /// (which is what keeps the span from outliving them), nor that nothing writes them while the
+    /// span is used: the caller states both.
+    @unsafe @inlinable @inline(__always) @_lifetime(borrow owner)
     package func span<Owner: AnyObject>(from offset: Int, count length: Int, heldBy owner: Owner) -> ByteSpan {
         precondition(offset >= 0 && length >= 0 && offset <= count - length, "slot out of range")
         // SAFETY: the range lies inside the slots (checked above), which `owner` keeps alive.

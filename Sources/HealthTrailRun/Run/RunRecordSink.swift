@@ -12,7 +12,8 @@ package final class RunRecordSink: ExportRecordSink {
     let outputs: ExportOutputs
     /// The daily figures, fed as records come.
     let daily: DailySummary
-    /// `daily` for the per-record path, without reference counting (`daily` keeps it).
+    /// `daily` for the per-record path, without reference counting. SAFETY: `daily`, a constant
+    /// of this sink, keeps the object alive as long as this is used.
     private let unretainedDaily: Unretained<DailySummary>
     /// Every heart-rate sample, for the route join; nil when nothing joins (tests, the fuzzer).
     var heartRateSpill: HeartRateSpill?
@@ -23,7 +24,8 @@ package final class RunRecordSink: ExportRecordSink {
     /// The type whose records `observe` saw last (only its identity is compared).
     private var lastObservedType: ObjectIdentifier?
     /// The writer of the last record's type: records come grouped by type, so the writers'
-    /// table is consulted once per group. Unretained: `outputs` keeps every writer.
+    /// table is consulted once per group. Unretained. SAFETY: `outputs` keeps every writer until
+    /// the run closes them, after the last record.
     private var lastWriterType: ObjectIdentifier?
     private var lastWriter: Unretained<CSVWriter>?
     /// Where the first reading of export.xml notes every record, to find its copies

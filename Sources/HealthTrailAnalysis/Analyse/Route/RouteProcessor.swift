@@ -221,7 +221,8 @@ package final class RouteProcessor {
         w.utc(point.time); w.comma()
         if entry.payloadLength >= 0 {
             let columns = pendingColumns   // a local, which the span borrows
-            w.raw(columns.span(at: entry.payload, count: entry.payloadLength))
+            // SAFETY: nothing appends to or releases `columns` while `raw` copies the span out.
+            w.raw(unsafe columns.span(at: entry.payload, count: entry.payloadLength))
         } else {
             w.decimal(point.latitude, digits: 6); w.comma()
             w.decimal(point.longitude, digits: 6)
