@@ -625,6 +625,12 @@ import FoundationXML
         #expect(ramp.position(of: 11) == 0.5 && ramp.position(of: 1) == 0 && ramp.position(of: 50) == 1)
         // One value: every day is the top colour.
         #expect(CalendarScale(values: [7]).position(of: 7) == 1)
+        // 96 days of 5, two of 1 and two of 9: both percentiles are 5 (ranks 4.95 and 94.05 of
+        // 0…99 fall among the 5s), so the range is one value; the two low days are outliers
+        // below it and take the first colour, the two high ones the last.
+        let flat = CalendarScale(values: [1, 1, 9, 9] + Array(repeating: 5, count: 96))
+        #expect((flat.low, flat.high, flat.daysBelow, flat.daysAbove) == (5, 5, 2, 2))
+        #expect(flat.position(of: 1) == 0 && flat.position(of: 5) == 1 && flat.position(of: 9) == 1)
         #expect(CalendarScale(values: []) == CalendarScale(low: 0, high: 0, isPercentileRange: false, daysBelow: 0, daysAbove: 0))
     }
 

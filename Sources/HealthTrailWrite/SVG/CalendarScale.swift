@@ -52,10 +52,11 @@ package struct CalendarScale: Sendable, Equatable {
         self.daysAbove = daysAbove
     }
 
-    /// Where `value` falls on the colour scale: 0 at `low` and below, 1 at `high` and above; 1
-    /// for every value when the range is a single value.
+    /// Where `value` falls on the colour scale: 0 at `low` and below, 1 at `high` and above.
+    /// When the range is a single value, that value and those above it are 1 and those below it
+    /// 0, so the outliers below keep the first colour that the legend gives them.
     package func position(of value: Double) -> Double {
-        guard high > low else { return 1 }
+        guard high > low else { return value < low ? 0 : 1 }
         return min(1, max(0, (value - low) / (high - low)))
     }
 
