@@ -1,16 +1,17 @@
 // Where the randomness of the noise mechanisms comes from.
 //
 // Design (why a release cannot run on a seeded generator):
-// - `NoiseSource` is public so the exact samplers (`DiscreteLaplace`, `DiscreteGaussian`) can be
-//   driven by any source, like the standard library's `random(using:)`.
-// - The ONLY public type conforming to it is `SecureNoiseSource` (the operating system's CSPRNG
+// - `NoiseSource` is a protocol so the exact samplers (`DiscreteLaplace`, `DiscreteGaussian`) can
+//   be driven by any source, like the standard library's `random(using:)`.
+// - The ONLY conforming type other targets can name is `SecureNoiseSource` (the operating system's CSPRNG
 //   through `SystemRandomNumberGenerator`: getrandom(2) on Linux, arc4random on Darwin).
 // - The release path, `NoiseMechanism.sample()`, `samples(count:)` and `noisy(_:)`, takes no
 //   source at all: it constructs a `SecureNoiseSource` itself. Nothing a user or a configuration
 //   file can set selects anything else.
 // - The seedable generator, `SeededNoiseSource`, is `internal`: it is visible to this module and
-//   to `@testable import HealthTrailKit` (the test target) only. The `healthtrail` executable
-//   imports the module normally and cannot name it, so no code path of the CLI can select it.
+//   to `@testable import HealthTrailPrivacy` (its test target) only. Every other target of the
+//   package, the `healthtrail` executable included, imports the module normally and cannot name
+//   it, so no code path of the CLI can select it.
 
 /// A source of uniformly random integers and bits for the exact noise samplers.
 ///
@@ -71,11 +72,11 @@ package struct SecureNoiseSource: NoiseSource {
 /// A seedable, NOT secure generator (xoshiro256**, seeded through SplitMix64) so that the
 /// statistical tests are reproducible. Internal on purpose: only `@testable import` reaches it,
 /// so it cannot be selected by a release (see the design note at the top of this file).
-package struct SeededNoiseSource: NoiseSource {
+struct SeededNoiseSource: NoiseSource {
     private struct Xoshiro256StarStar: RandomNumberGenerator {
-        package var s: (UInt64, UInt64, UInt64, UInt64)
+        var s: (UInt64, UInt64, UInt64, UInt64)
 
-        package init(seed: UInt64) {
+        init(seed: UInt64) {
             var x = seed
             func splitMix() -> UInt64 {
                 x &+= 0x9E37_79B9_7F4A_7C15
@@ -88,7 +89,7 @@ package struct SeededNoiseSource: NoiseSource {
         }
 
         @inline(__always)
-        package mutating func next() -> UInt64 {
+        mutating func next() -> UInt64 {
             let result = ((s.1 &* 5) << 7 | (s.1 &* 5) >> 57) &* 9
             let t = s.1 << 17
             s.2 ^= s.0; s.3 ^= s.1; s.1 ^= s.2; s.0 ^= s.3
@@ -101,8 +102,8 @@ package struct SeededNoiseSource: NoiseSource {
     private var generator: Xoshiro256StarStar
     private var bits = BitBuffer()
 
-    package init(seed: UInt64) { generator = Xoshiro256StarStar(seed: seed) }
+    init(seed: UInt64) { generator = Xoshiro256StarStar(seed: seed) }
 
-    package mutating func uniform(below n: UInt64) -> UInt64 { uniformWord(below: n, from: &generator) }
-    package mutating func bit() -> Bool { bits.bit(from: &generator) }
+    mutating func uniform(below n: UInt64) -> UInt64 { uniformWord(below: n, from: &generator) }
+    mutating func bit() -> Bool { bits.bit(from: &generator) }
 }
