@@ -346,6 +346,27 @@ import Testing
         #expect(try Self.sqlite(db, "SELECT count(*) FROM weekly_running_distance WHERE runs = 0 AND (distance_km != 0 OR duration_min != 0)") == "0")
     }
 
+    /// `weekly_running_distance` on rows written by hand: a run whose offset is unknown (no
+    /// `start_local`) counts in the week of its UTC start instead of vanishing, and the weeks
+    /// between runs are there with 0.
+    @Test func weeklyRunningDistanceCountsARunWithoutOffsetByItsUTCWeek() throws {
+        let view = try #require(SQLiteOutputs.views.first { $0.name == "weekly_running_distance" })
+        let db = Support.temporaryDirectory() + "/weeks.db"
+        let setup = """
+            CREATE TABLE workouts (activity TEXT, start_utc TEXT, start_local TEXT, distance_m REAL, route_distance_m REAL, duration_s REAL);
+            INSERT INTO workouts VALUES ('running', '2024-01-01T06:00:00Z', '2024-01-01T07:00:00', 5000, NULL, 1800);
+            INSERT INTO workouts VALUES ('running', '2024-01-21T23:30:00Z', NULL, NULL, 8000, 3000);
+            INSERT INTO workouts VALUES ('cycling', '2024-01-09T10:00:00Z', '2024-01-09T11:00:00', 20000, NULL, 3600);
+            CREATE VIEW weekly_running_distance AS \(view.sql);
+            """
+        let created = try Support.runProgram("/usr/bin/env", ["sqlite3", db, setup])
+        #expect(created.status == 0, "\(created.stderr)")
+        // Mondays 2024-01-01, 01-08, 01-15; 2024-01-21 (a Sunday, UTC) belongs to the week of 01-15.
+        #expect(
+            try Self.sqlite(db, "SELECT week_start, runs, distance_km, duration_min FROM weekly_running_distance")
+                == "2024-01-01|1|5.0|30.0\n2024-01-08|0|0.0|0.0\n2024-01-15|1|8.0|50.0")
+    }
+
     /// A generated archive with a week without a run between two with runs.
     static let weeksDays = 60
     static let weeksSeed: UInt64 = 3

@@ -45,7 +45,7 @@ enum SQLiteOutputs {
     /// seconds and the table's `utc_offset`: the time as the person lived it, by the time-zone
     /// dating `daily.csv` uses (a workout's own zone, else the person's; a night's offset at
     /// waking), to group by the person's own day. The tables whose `utc_offset` is the one the
-    /// export stamped (`heart_rate`, `records_…`) get none: their local time would be the
+    /// export stamped (`heart_rate`, `hrv_beats`, `sleep_samples`, `records_…`) get none: their local time would be the
     /// phone's at export, not the person's.
     static func localColumns(of table: String) -> [(name: String, unixSeconds: String)] {
         switch table {
@@ -61,7 +61,7 @@ enum SQLiteOutputs {
             "weekly_running_distance", ["workouts"],
             """
             WITH RECURSIVE runs AS (
-                SELECT date(start_local, 'weekday 0', '-6 days') AS week_start, distance_m, route_distance_m, duration_s
+                SELECT date(coalesce(start_local, start_utc), 'weekday 0', '-6 days') AS week_start, distance_m, route_distance_m, duration_s
                 FROM workouts WHERE activity = 'running'
             ), weeks (week_start) AS (
                 SELECT first FROM (SELECT min(week_start) AS first FROM runs) WHERE first IS NOT NULL
