@@ -120,7 +120,13 @@ man: $(BIN)
 completions: $(BIN)
 	@$(MAKE) --no-print-directory $(GEN)/completions
 
-$(GEN)/healthtrail.1: $(BIN) Tools/manpage.py
+# The man page names $(EXAMPLEDIR): remade when PREFIX changes, through a file that holds the
+# folder and is rewritten only when it differs.
+$(GEN)/exampledir: FORCE
+	@mkdir -p $(GEN)
+	@echo "$(EXAMPLEDIR)" | cmp -s - $@ || echo "$(EXAMPLEDIR)" > $@
+
+$(GEN)/healthtrail.1: $(BIN) Tools/manpage.py $(GEN)/exampledir
 	@mkdir -p $(GEN)
 	python3 Tools/manpage.py $(BIN) "$(EXAMPLEDIR)" > $@.tmp && mv $@.tmp $@
 
@@ -318,3 +324,6 @@ fuzz-builds: deps
 	$(SWIFT) build -c debug --product healthtrail
 	HEALTHTRAIL_BINARY=$(CURDIR)/$(BIN) HEALTHTRAIL_DEBUG_BINARY=$(CURDIR)/$(DEBUG_BIN) HEALTHTRAIL_MUTATIONS=$(FUZZ_MUTATIONS) \
 		$(SWIFT) test -c release --scratch-path $(TEST_SCRATCH) --filter BuildAgreementMutationTests
+
+FORCE:
+.PHONY: FORCE

@@ -38,7 +38,8 @@ struct RunCommand: ParsableCommand {
             On a terminal, a run prints a summary of what it read (counts, sizes, times) and logs \
             its start and end. Without one (cron, a pipe, a log file) a run of one export is silent \
             when it succeeds: warnings and errors only, on stderr (a cohort prints its one-line \
-            summary). --verbose prints the summary and logs the start \
+            summary). Each stream is judged on its own: the summary needs stdout at a terminal, the \
+            progress line and the start and end need stderr at one. --verbose prints the summary and logs the start \
             and end anyway; --log-level chooses what is logged. A pipeline that publishes DP releases \
             (outputs: dp) prints no summary and logs no figure, on a terminal too: its figures would \
             tell what the releases' noise hides. It prints only what its releases published, logs \
@@ -119,8 +120,9 @@ struct RunCommand: ParsableCommand {
     }
 
     func run() throws {
-        // Unattended (stderr not a terminal: cron, a pipe): a run that succeeds says nothing, so
-        // that cron mails only failures; warnings and errors are still logged.
+        // Unattended (stderr not a terminal: cron, a pipe): a run that succeeds logs nothing, so
+        // that cron mails only failures; warnings and errors are still logged. The summary on
+        // stdout is judged by stdout, below: each stream by whether a person watches it.
         logging.bootstrap(quiet: quiet || !(verbose || ProgressLine.stderrIsTerminal))
         Interruption.install()
         umask(0o077)   // health data: everything this run creates is owner-only

@@ -60,7 +60,7 @@ import Testing
         let source = dir.appendingPathComponent("main.swift")
         try ("import HealthTrailBase\n" + code + "\n").write(to: source, atomically: true, encoding: .utf8)
         let swiftc = try #require(Self.swiftc, "no swiftc on PATH")
-        let modules = try #require(Self.baseModuleFolder, "no HealthTrailBase.swiftmodule beside the test binary or in .build/release/Modules")
+        let modules = try #require(Self.baseModuleFolder, "no HealthTrailBase.swiftmodule beside the test binary")
         // The language mode and the feature the project's targets that use views build with
         // (`swift6Views` in Package.swift).
         let result = try Support.runProgram(
@@ -74,7 +74,7 @@ import Testing
     }
 
     /// The folder with the HealthTrailBase module of this build: `Modules` beside the test
-    /// binary (the build under test), else that of the release build.
+    /// binary (the build under test). No other build's: a stale module would test old sources.
     static let baseModuleFolder: String? = {
         let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         var candidates = [testBinary.deletingLastPathComponent().appendingPathComponent("Modules").path]
@@ -82,7 +82,6 @@ import Testing
         candidates.append(
             testBinary.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
                 .deletingLastPathComponent().appendingPathComponent("Modules").path)
-        candidates.append(Support.packageRoot.appendingPathComponent(".build/release/Modules").path)
         return candidates.first { FileManager.default.fileExists(atPath: $0 + "/HealthTrailBase.swiftmodule") }
     }()
 

@@ -114,18 +114,4 @@ import Testing
         #expect(abs((Double(times.output.1) ?? -1) - reading) < 0.006, "\(first) against export_xml_s \(reading)")
         #expect(abs((Double(times.output.2) ?? -1) - total) < 0.006, "\(first) against total_s \(total)")
     }
-
-    /// `inspect` and `run` count the bundled sample's malformed records alike.
-    @Test func inspectAndRunCountTheSamplesMalformedRecordsAlike() throws {
-        let sample = Support.packageRoot.appendingPathComponent("data/sample-export.zip").path
-        let inspect = try Support.runCLI(["inspect", sample, "--json"])
-        #expect(inspect.status == 0, "\(inspect.stderr)")
-        let report = try #require(try JSONSerialization.jsonObject(with: Data(inspect.stdout.utf8)) as? [String: Any])
-        let counts = try #require(report["counts"] as? [String: Any])
-        let out = Support.temporaryDirectory() + "/out"
-        let run = try Support.runCLI(["run", sample, "--out", out, "--quiet", "--no-svg"])
-        #expect(run.status == 0, "\(run.stderr)")
-        let faults = try #require(try CohortRunTests.json(out + "/manifest.json")["faults"] as? [String: Any])
-        #expect(counts["malformed_records"] as? Int == faults["total"] as? Int, "inspect \(counts), run \(faults)")
-    }
 }
