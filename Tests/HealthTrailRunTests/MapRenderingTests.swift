@@ -139,6 +139,37 @@ struct MapRenderingTests {
         for (mark, x) in zip(marks, xs) { #expect(abs(Double(mark.minX) - x) <= 2, "\(mark) vs \(x)") }
         for (mark, next) in zip(marks, xs.dropFirst()) { #expect(Double(mark.maxX) < next, "\(mark) reaches \(next)") }
     }
+
+    /// A narrow calendar (`--svg-size 360`) with outliers above and below: in the browser, each
+    /// line of the legend's outliers ends inside the picture instead of running off its edge.
+    @Test func calendarOutliersFitANarrowCalendarOnScreen() throws {
+        let first = Timestamp.daysFromCivil(year: 2024, month: 1, day: 1)
+        var values = (0..<120).map { (CalendarHeatmapSVG.dateText(first + Int64($0)), Double(5000 + ($0 * 37) % 5000)) }
+        values[10].1 = 1_000_000
+        values[11].1 = 900_000
+        values[20].1 = 3
+        values[21].1 = 2
+        var options = SVGOptions()
+        options.size = 360
+        let bytes = CalendarHeatmapSVG.render(metric: "steps", unit: "steps", values: values, options: options)
+        let text = String(decoding: bytes, as: UTF8.self)
+        let width = try #require(Self.attribute("width", text))
+        let baselines = text.components(separatedBy: "<text class=\"legend-outliers\" x=\"16\" y=\"").dropFirst()
+            .compactMap { Double($0.prefix { $0 != "\"" }) }
+        #expect(baselines.count == 3, "a heading and the two outlier phrases on a line each at \(width) px")
+        let image = try render(bytes, name: "calendar-narrow-outliers")
+        for baseline in baselines {
+            // 10 px type: ink from 9 px above the baseline to 3 px below it.
+            let rows = (Int(baseline) - 9)...(Int(baseline) + 3)
+            let inked = (0..<min(width, image.width)).filter { x in
+                rows.contains { y in
+                    let p = image.pixel(x: x, y: y); return p.a > 0 && min(p.r, p.g, p.b) < 200
+                }
+            }
+            let right = try #require(inked.last, "no ink on the outliers line at \(baseline)")
+            #expect(right < width - 4, "the outliers line at \(baseline) reaches the edge (\(right) of \(width) px)")
+        }
+    }
 }
 
 /// The area the overview and density maps cover when none is given.

@@ -516,9 +516,10 @@ import FoundationXML
         #expect(svg.elements("text", class: "legend-min").first?.text == "≤ 5250")
         #expect(svg.elements("text", class: "legend-max").first?.text == "≥ 9950 count")
         #expect(
-            svg.elements("text", class: "legend-outliers").first?.text
-                == "Outliers in the end colours: 2 days above 9950 (highest 10200 count, 2024-02-10); 2 days below 5250 (lowest 5000 count, 2023-12-20)"
-        )
+            svg.elements("text", class: "legend-outliers").map(\.text) == [
+                "Outliers in the end colours:", "2 days above 9950 (highest 10200 count, 2024-02-10)",
+                "2 days below 5250 (lowest 5000 count, 2023-12-20)",
+            ])
         #expect(
             svg.elements("desc").first?.text
                 == "A calendar of 53 days, one square a day, weeks as columns from Monday to Sunday: 36 days with a value, 17 days without. Colours (viridis, dark to light) span 5250 count to 9950 count (the 5th to 95th percentile of the days); 2 days below and 2 days above take the end colours."
@@ -597,10 +598,21 @@ import FoundationXML
         // The legend: the range's ends, marked as shared with the outliers, and the outliers named.
         #expect(svg.elements("text", class: "legend-min").first?.text == "≤ 5300")
         #expect(svg.elements("text", class: "legend-max").first?.text == "≥ 10700 steps")
+        // Too long for one line of an 800 px calendar at about 6 px a character: a heading and a
+        // line each.
         #expect(
-            svg.elements("text", class: "legend-outliers").first?.text
-                == "Outliers in the end colours: 3 days above 10700 (highest 1000000 steps, 2024-05-03); 3 days below 5300 (lowest 5000 steps, 2024-03-04)"
-        )
+            svg.elements("text", class: "legend-outliers").map(\.text) == [
+                "Outliers in the end colours:", "3 days above 10700 (highest 1000000 steps, 2024-05-03)",
+                "3 days below 5300 (lowest 5000 steps, 2024-03-04)",
+            ])
+        // A wider calendar has room for them on one line.
+        var wide = SVGOptions()
+        wide.size = 1200
+        let wideSVG = try Self.parse(CalendarHeatmapSVG.render(metric: "steps", unit: "steps", values: values, options: wide))
+        #expect(
+            wideSVG.elements("text", class: "legend-outliers").map(\.text) == [
+                "Outliers in the end colours: 3 days above 10700 (highest 1000000 steps, 2024-05-03); 3 days below 5300 (lowest 5000 steps, 2024-03-04)"
+            ])
         #expect(svg.elements("text", class: "legend-note").last?.text == "colours span the 5th to 95th percentile of the days, viridis")
         // Accessible: a title and a description, first in the document.
         #expect(svg.children.first?.name == "title" && svg.children.dropFirst().first?.name == "desc")

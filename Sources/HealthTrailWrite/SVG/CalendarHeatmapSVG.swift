@@ -85,7 +85,26 @@ package enum CalendarHeatmapSVG {
         let blocksTop = titleBand
         let legendTop = blocksTop + Double(lastYear - firstYear + 1) * blockHeight
         let width = max(options.size, Int(left + Double(columns) * pitch + 16))
-        let height = Int(legendTop + legendBand)
+        // The legend's outliers, named: one line when it fits the width (10 px type, about 6 px a
+        // character), else a heading and a line each, so a narrow calendar (`--svg-size`) does
+        // not cut them off.
+        var outliers: [String] = []
+        if range.daysAbove > 0, let (day, v) = highest {
+            outliers.append(
+                daysText(range.daysAbove) + " above " + format.text(range.high) + " (highest " + valueText(v) + ", "
+                    + dateText(day) + ")")
+        }
+        if range.daysBelow > 0, let (day, v) = lowest {
+            outliers.append(
+                daysText(range.daysBelow) + " below " + format.text(range.low) + " (lowest " + valueText(v) + ", "
+                    + dateText(day) + ")")
+        }
+        var outlierLines: [String] = []
+        if !outliers.isEmpty {
+            let oneLine = "Outliers in the end colours: " + outliers.joined(separator: "; ")
+            outlierLines = 32 + Double(oneLine.count) * 6 <= Double(width) ? [oneLine] : ["Outliers in the end colours:"] + outliers
+        }
+        let height = Int(legendTop + legendBand + Double(max(0, outlierLines.count - 1)) * 16)
 
         var out = SVGBytes(capacity: 8192 + Int(last - first + 1) * 120)
         out.open(width: width, height: height)
@@ -172,28 +191,16 @@ package enum CalendarHeatmapSVG {
         out.attribute("width", cell - 1); out.attribute("height", cell - 1)
         out.literal(" rx=\"2\" fill=\"none\" stroke=\"#c8c8c8\"/>\n")
         out.textElement("no data", x: x + pitch + 2, y: baseline, size: 11, cls: "legend-note")
-        // Second row: the outliers, named; third: what the colours span.
-        var outliers: [String] = []
-        if range.daysAbove > 0, let (day, v) = highest {
-            outliers.append(
-                daysText(range.daysAbove) + " above " + format.text(range.high) + " (highest " + valueText(v) + ", "
-                    + dateText(day) + ")")
-        }
-        if range.daysBelow > 0, let (day, v) = lowest {
-            outliers.append(
-                daysText(range.daysBelow) + " below " + format.text(range.low) + " (lowest " + valueText(v) + ", "
-                    + dateText(day) + ")")
-        }
-        if !outliers.isEmpty {
-            out.textElement(
-                "Outliers in the end colours: " + outliers.joined(separator: "; "), x: 16, y: y + cell + 18, size: 10,
-                fill: "#333333", cls: "legend-outliers")
+        // Second row (or rows): the outliers, named; then what the colours span.
+        for (index, line) in outlierLines.enumerated() {
+            out.textElement(line, x: 16, y: y + cell + 18 + Double(index) * 16, size: 10, fill: "#333333", cls: "legend-outliers")
         }
         let note =
             range.isPercentileRange
             ? "colours span the 5th to 95th percentile of the days, " + scale.rawValue
             : "linear scale from the lowest to the highest day, " + scale.rawValue
-        out.textElement(note, x: 16, y: y + cell + 34, size: 10, fill: "#777777", cls: "legend-note")
+        let noteY = y + cell + 34 + Double(max(0, outlierLines.count - 1)) * 16
+        out.textElement(note, x: 16, y: noteY, size: 10, fill: "#777777", cls: "legend-note")
         out.literal("</g>\n")
         out.close()
         return out.bytes
