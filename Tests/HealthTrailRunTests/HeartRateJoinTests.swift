@@ -186,7 +186,12 @@ import Testing
         #expect(csv.rows.count == 3601)
         var empty = 0
         var previousDistance = -1.0
-        let zones = HeartRateZones.default
+        // The workout has no heart-rate statistic, so the zones' maximum is the highest sample
+        // inside it (the only workout: no second highest to take).
+        let expectedMaximum = try #require(Self.sampleTimes.filter { $0 <= Self.t0 + 3600 }.map(Self.pulse).max())
+        let maximum = try #require(manifest.routes.zoneMaximumBpm)
+        #expect(abs(maximum - expectedMaximum) < 0.01 && manifest.routes.zoneBasis == .workoutMaximum)
+        let zones = HeartRateZones.fromMaximum(expectedMaximum)
         for row in csv.rows {
             let t = try #require(Timestamp.parse(row[1])).utcSeconds
             let distance = try #require(Double(row[11]))

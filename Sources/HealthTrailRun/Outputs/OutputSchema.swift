@@ -56,7 +56,7 @@ package enum OutputSchema {
         package var description: String
     }
 
-    /// `resting` → `zone_resting_s`, `zone3` → `zone_3_s`: the column of seconds in a zone.
+    /// `zone3` → `zone_3_s` (any other name `n` → `zone_n_s`): the column of seconds in a zone.
     package static func zoneColumn(_ zoneName: String) -> String {
         let number = zoneName.hasPrefix("zone") ? zoneName.dropFirst(4) : ""
         let label = !number.isEmpty && number.allSatisfy(\.isNumber) ? String(number) : zoneName
@@ -127,9 +127,8 @@ package enum OutputSchema {
             Column("flags", .text, "`;`-separated: `glitch` (fixes rejected or a jump stepped over), `vehicle` (a stretch at vehicle speed)"),
             Column(
                 "zone_<zone>_s", .real,
-                "seconds in each heart-rate zone in use, named after it: `zone_resting_s` … "
-                    + "`zone_maximum_s` with the default zones, `zone_1_s` … `zone_5_s` with `--max-hr`; empty "
-                    + "when no route point has a heart rate", perZone: true),
+                "seconds in each of the five heart-rate zones, `zone_1_s` … `zone_5_s` whichever way the "
+                    + "zones were chosen (see Heart-rate zones); empty when no route point has a heart rate", perZone: true),
         ])
 
     package static let routePoints = CSVFile(
