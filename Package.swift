@@ -21,14 +21,17 @@ import PackageDescription
 // receive libxml2's events through HealthTrailXML's SAXEventHandler.
 // Swift 6 language mode (complete data-race checking) for every target.
 let swift6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
-// Strict memory safety for the targets that hold pointers (HealthTrailArchive, HealthTrailXML,
-// HealthTrailWrite): the compiler reports every use of an unsafe construct (a raw pointer,
+// Strict memory safety for the targets that hold pointers (HealthTrailBase, HealthTrailArchive,
+// HealthTrailXML, HealthTrailWrite): the compiler reports every use of an unsafe construct (a raw pointer,
 // `Unmanaged`, a C function that takes one, a type or function declared `@unsafe`) that is not
 // marked `unsafe`, and the warning is an error, so each use is marked where its `SAFETY:` note
 // says why it is valid and an unmarked one fails the build. ArchitectureGraphTests checks that
-// every target with pointer code has both settings (HealthTrailBase, the one without them yet, is
-// listed there as such).
+// every target with pointer code has both settings.
 let strictMemorySafety: [SwiftSetting] = [.strictMemorySafety(), .treatWarning("StrictMemorySafety", as: .error)]
+// The targets that declare byte views or return them: a `ByteSpan` is nonescapable, and a
+// function that makes or returns one states what it borrows (`@_lifetime`), which Swift 6.3
+// accepts only with the experimental feature `Lifetimes`.
+let swift6Views: [SwiftSetting] = swift6 + [.enableExperimentalFeature("Lifetimes")]
 
 let package = Package(
     name: "HealthTrail",
@@ -77,9 +80,11 @@ let package = Package(
         // The vocabulary every layer speaks: views of bytes owned elsewhere and owned copies,
         // timestamps, numbers as exports write them, route points, and the errors and faults
         // input problems are reported with. It depends on nothing.
+        // Strict memory safety: every use of a pointer is marked `unsafe` beside its SAFETY note,
+        // and a new unmarked one is a build error.
         .target(
             name: "HealthTrailBase",
-            swiftSettings: swift6
+            swiftSettings: swift6Views + strictMemorySafety
         ),
         // Bytes in and out: files and folders, zip (central directory, inflate, CRC), the archive
         // writer, the buffered output files and spill records. With HealthTrailBase and
@@ -88,14 +93,14 @@ let package = Package(
         .target(
             name: "HealthTrailArchive",
             dependencies: ["HealthTrailBase", "CZlib", "CLibDeflate"],
-            swiftSettings: swift6 + strictMemorySafety
+            swiftSettings: swift6Views + strictMemorySafety
         ),
         // libxml2's SAX parser behind one type, the events and byte spans its callbacks hand
         // over, the capture of events for a decoding thread, and the rewrite of device values.
         .target(
             name: "HealthTrailXML",
             dependencies: ["HealthTrailBase", "HealthTrailArchive", "CLibXML2"],
-            swiftSettings: swift6 + strictMemorySafety
+            swiftSettings: swift6Views + strictMemorySafety
         ),
         // export.xml and GPX decoded into typed records for a sink (`ExportRecordSink`), and the
         // vocabulary of an export: record types, units and their conversions, activities.
@@ -106,7 +111,7 @@ let package = Package(
                 "HealthTrailBase", "HealthTrailArchive", "HealthTrailXML",
                 .product(name: "Crypto", package: "swift-crypto"),   // SHA-256 that shortens an overlong type's name
             ],
-            swiftSettings: swift6
+            swiftSettings: swift6Views
         ),
         // The file formats HealthTrail writes, knowing no health type beyond a route point:
         // buffered CSV, typed tables in SQLite and Parquet, GeoJSON routes, and the SVG maps and
@@ -114,14 +119,14 @@ let package = Package(
         .target(
             name: "HealthTrailWrite",
             dependencies: ["HealthTrailBase", "HealthTrailArchive", "CSQLite"],
-            swiftSettings: swift6 + strictMemorySafety
+            swiftSettings: swift6Views + strictMemorySafety
         ),
         // From decoded records to figures: sources ranked and de-duplicated, cumulative series,
         // routes linked to workouts and joined to heart rate, zones, daily figures, sleep nights.
         .target(
             name: "HealthTrailAnalysis",
             dependencies: ["HealthTrailBase", "HealthTrailArchive", "HealthTrailDecode", "HealthTrailWrite"],
-            swiftSettings: swift6
+            swiftSettings: swift6Views
         ),
         // The seeded export generator: the tests' and benchmarks' oracle, and `healthtrail synth`.
         .target(

@@ -40,13 +40,14 @@ package final class ByteQueue {
         return position
     }
 
-    /// The `count` bytes appended at `position`: valid until the next `append` or `release`.
-    @inline(__always)
+    /// The `count` bytes appended at `position`: valid until the next `append` or `release`,
+    /// and borrowing this queue, so never stored.
+    @inline(__always) @_lifetime(borrow self)
     package func span(at position: Int, count: Int) -> ByteSpan {
         let offset = position - base
         precondition(offset >= live && offset + count <= end, "ByteQueue: bytes already released")
         // SAFETY: checked just above: the bytes lie inside the held region, initialised by `append`.
-        return unsafe ByteSpan(start: storage + offset, count: count)
+        return unsafe _overrideLifetime(ByteSpan(start: storage + offset, count: count), borrowing: self)
     }
 
     /// Lets go of every byte before `position`.

@@ -15,13 +15,14 @@ import Darwin
 /// lives in one function's locals: a class's stored properties would cost an exclusivity check
 /// per field.
 package enum CSVRecordReader {
-    /// One record: its fields, valid during the call that received it only.
+    /// One record: its fields, valid during the call that received it; nonescapable, so the
+    /// compiler refuses to keep it, or a field of it, past that call.
     ///
     /// Invariant: `base` points into the reader's buffer, which is neither freed, moved nor
     /// written while the record is used; `bounds` holds `count` (start, length) pairs, each
     /// inside the record's initialised bytes.
     @unsafe
-    package struct Record {
+    package struct Record: ~Escapable {
         private let base: UnsafeRawPointer
         private let bounds: UnsafeBufferPointer<Int>
         /// The record's number in the file, the header being record 1.
@@ -29,6 +30,7 @@ package enum CSVRecordReader {
         /// The number of fields.
         package let count: Int
 
+        @_lifetime(borrow base)
         fileprivate init(base: UnsafeRawPointer, bounds: UnsafeBufferPointer<Int>, number: Int) {
             unsafe self.base = base
             unsafe self.bounds = bounds
@@ -37,12 +39,13 @@ package enum CSVRecordReader {
         }
 
         /// Field `i` (0-based), unquoted.
-        @inline(__always)
+        @inline(__always) @_lifetime(copy self)
         package func field(_ i: Int) -> ByteSpan {
             unsafe precondition(i >= 0 && i < count, "field index out of range")
             // SAFETY: `bounds` lies inside the record's initialised bytes (the type's invariant),
             // and the span is used only while the record is.
-            return unsafe ByteSpan(start: (base + bounds[2 * i]).assumingMemoryBound(to: UInt8.self), count: bounds[2 * i + 1])
+            return unsafe _overrideLifetime(
+                ByteSpan(start: (base + bounds[2 * i]).assumingMemoryBound(to: UInt8.self), count: bounds[2 * i + 1]), copying: self)
         }
     }
 

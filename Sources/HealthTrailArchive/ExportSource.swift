@@ -14,7 +14,7 @@ package protocol ExportSource: AnyObject, Sendable {
     /// The files the source holds, platform junk (`__MACOSX/`, `.DS_Store`) already removed.
     var entries: [ArchiveEntry] { get }
     /// Streams `entry`'s content to `body`, chunk by chunk, verifying sizes and checksums.
-    /// The span passed to `body` is only valid during the call.
+    /// The span passed to `body` is valid during the call, and cannot leave it (nonescapable).
     func read(_ entry: ArchiveEntry, _ body: (ByteSpan) throws -> Void) throws
     /// Calls `body` once with the whole of `entry`, verified, when the source can hold it in
     /// memory cheaply (a small zip entry: `ZipArchive.wholeEntryLimit`), in `scratch`; returns

@@ -19,8 +19,8 @@ package struct LineSplitter {
     private var overlong = false
 
     /// What happened to a line.
-    package enum Outcome {
-        /// The line's bytes, valid during the call only.
+    package enum Outcome: ~Escapable {
+        /// The line's bytes, which cannot leave the call.
         case line(ByteSpan)
         /// The line is longer than `maxLineBytes`; its bytes are not kept.
         case tooLong
@@ -74,6 +74,7 @@ package struct LineSplitter {
     }
 
     /// `line` without a carriage return at its end (a file written with CRLF line breaks).
+    @_lifetime(copy line)
     private static func droppingCR(_ line: ByteSpan) -> ByteSpan {
         line.count > 0 && line[line.count - 1] == 0x0D ? line.prefix(line.count - 1) : line
     }

@@ -67,7 +67,7 @@ import Darwin
         return done
     }
 
-    /// Streams the whole file to `body` in chunks, each valid during its call only.
+    /// Streams the whole file to `body` in chunks, each a span that cannot leave its call.
     package func forEachChunk(_ body: (ByteSpan) throws -> Void) throws {
         try unsafe streamWholeFile(self, entryName: nil) { try unsafe body(ByteSpan($0)) }
     }

@@ -168,6 +168,7 @@ package final class SpillRecordReader {
 
     /// The next whole record (valid until the next call), nil after the last. `length` reads a
     /// record's total length from its header (the span holds `headerLength` bytes).
+    @_lifetime(borrow self)
     package func next(length: (ByteSpan) -> Int) throws -> ByteSpan? {
         if filled - position < maxRecordLength && offset < end { try refill() }
         guard filled - position >= headerLength else {
@@ -180,7 +181,7 @@ package final class SpillRecordReader {
         let count = unsafe length(ByteSpan(start: start, count: headerLength))
         guard count >= headerLength, count <= maxRecordLength, filled - position >= count else { throw truncated() }
         position += count
-        return unsafe ByteSpan(start: start, count: count)
+        return unsafe _overrideLifetime(ByteSpan(start: start, count: count), borrowing: self)
     }
 
     /// Moves the unread bytes to the front and reads as many more as fit.

@@ -62,7 +62,7 @@ package final class ECGDecoder {
     package init() {}
 
     /// Reads `chunk`, handing each sample to `onSample` with its 0-based index and its text as
-    /// written (valid during the call only); throws `ECGMalformed` at the first problem.
+    /// written (a span that cannot leave the call); throws `ECGMalformed` at the first problem.
     package func feed(_ chunk: ByteSpan, onSample: (Int, ByteSpan) -> Void) throws {
         try lines.feed(chunk) { outcome, number in try read(outcome, line: number, onSample) }
     }
@@ -244,6 +244,7 @@ package final class ECGDecoder {
 
     /// A field without its quotes, for values that hold none (a date, a rate): `"512 hertz"` →
     /// `512 hertz`, cut at the closing quote.
+    @_lifetime(copy field)
     static func unquoted(_ field: ByteSpan) -> ByteSpan {
         guard field.count >= 2, field[0] == 0x22 else { return field }
         var end = 1
@@ -261,6 +262,7 @@ package final class ECGDecoder {
     }
 
     /// `line` without spaces and tabs at either end.
+    @_lifetime(copy line)
     static func trimmed(_ line: ByteSpan) -> ByteSpan {
         var start = 0, end = line.count
         while start < end && (line[start] == 0x20 || line[start] == 0x09) { start += 1 }

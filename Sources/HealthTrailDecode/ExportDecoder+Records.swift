@@ -6,6 +6,7 @@ import HealthTrailXML
 extension ExportDecoder {
     @inline(__always)
     package func startRecord() {
+        let attributes = self.attributes   // a local: the spans read from it borrow it
         recordOpen = false
         guard let typeSpan = attributes[.type] else { return fault("missing_type", "Record without a type") }
         guard let type = type(typeSpan) else {
@@ -25,6 +26,7 @@ extension ExportDecoder {
     /// per record were a tenth of the decoding thread's time.
     @inline(__always)
     private func startRecord(of t: RecordType) {
+        let attributes = self.attributes   // a local: the spans read from it borrow it
         guard let startSpan = attributes[.startDate], let start = Timestamp.parse(startSpan) else {
             return fault("bad_date", "Record startDate is missing or not a date")
         }
@@ -44,7 +46,7 @@ extension ExportDecoder {
                 return fault("non_numeric_value", "quantity Record value is not a number")
             }
             let unit = attributes[.unit]
-            conversion = unit.flatMap { t.conversion(for: $0) }
+            if let unit { conversion = t.conversion(for: unit) }
             // The rule for numbers (`NumberText.isInRange`), in the unit the row is written in:
             // `1e999` reads as infinity, `1e308` mi overflows in metres. A quantity without its
             // value is no record, so the whole record goes, from every output alike.
@@ -54,7 +56,8 @@ extension ExportDecoder {
             number = v
             if let unit, conversion == nil { unknownUnit(unit) }
         }
-        let sourceSpan = attributes[.sourceName] ?? .empty
+        let sourceSpan: ByteSpan
+        if let name = attributes[.sourceName] { sourceSpan = name } else { sourceSpan = .empty }
         guard let source = sourceIndex(sourceSpan) else {
             return fault("too_many_sources", "Record's source is past the 4 GiB of source names kept")
         }
@@ -98,6 +101,7 @@ extension ExportDecoder {
 
     @inline(__always)
     package func metadataEntry(parent: ExportElement) {
+        let attributes = self.attributes   // a local: the spans read from it borrow it
         switch parent {
         case .record:
             guard recordOpen, let key = attributes[.key] else { return }
@@ -121,6 +125,7 @@ extension ExportDecoder {
     /// `<InstantaneousBeatsPerMinute bpm="62" time="00:20:37,80"/>` (or `7:20:37.80 PM`): a
     /// local time of day, placed on the day of its HRV record.
     package func beat() {
+        let attributes = self.attributes   // a local: the spans read from it borrow it
         guard let bpm = attributes[.bpm], NumberText.isNumber(bpm) else {
             return fault("non_numeric_value", "InstantaneousBeatsPerMinute bpm is not a number")
         }
@@ -146,10 +151,10 @@ extension ExportDecoder {
     }
 
     package func activitySummary() {
+        let attributes = self.attributes   // a local: the spans read from it borrow it
         activitySummaries += 1
         guard let sink = unretainedSink else { return }
-        let summary = DecodedActivitySummary(
-            date: attributes[.dateComponents], fields: DecodedActivitySummary.fieldAttributes.map { attributes[$0] })
+        let summary = DecodedActivitySummary(attributes)
         sink.with { $0.activitySummary(summary, decoder: self) }
     }
 }

@@ -7,8 +7,8 @@ extension ExportDecoder {
         guard let type = attributes.string(.workoutActivityType) else {
             return fault("missing_type", "Workout without workoutActivityType")
         }
-        guard let start = attributes[.startDate].flatMap(Timestamp.parse),
-            let end = attributes[.endDate].flatMap(Timestamp.parse)
+        guard let start = attributes.timestamp(.startDate),
+            let end = attributes.timestamp(.endDate)
         else {
             return fault("bad_date", "Workout startDate or endDate is not a date")
         }
@@ -36,7 +36,7 @@ extension ExportDecoder {
         guard workout != nil else { return }
         switch element {
         case .workoutEvent:
-            guard let date = attributes[.date].flatMap(Timestamp.parse) else {
+            guard let date = attributes.timestamp(.date) else {
                 return fault("bad_date", "WorkoutEvent date is not a date")
             }
             workout!.events.append(
@@ -48,17 +48,17 @@ extension ExportDecoder {
             workout!.statistics.append(
                 WorkoutStatistic(
                     type: attributes.string(.type) ?? "",
-                    start: attributes[.startDate].flatMap(Timestamp.parse),
-                    end: attributes[.endDate].flatMap(Timestamp.parse),
+                    start: attributes.timestamp(.startDate),
+                    end: attributes.timestamp(.endDate),
                     average: figure(.average), minimum: figure(.minimum),
                     maximum: figure(.maximum), sum: figure(.sum), unit: attributes.string(.unit)))
         case .workoutActivity:
-            guard let start = attributes[.startDate].flatMap(Timestamp.parse) else {
+            guard let start = attributes.timestamp(.startDate) else {
                 return fault("bad_date", "WorkoutActivity startDate is not a date")
             }
             workoutActivity = WorkoutActivity(
                 uuid: attributes.string(.uuid) ?? "", start: start,
-                end: attributes[.endDate].flatMap(Timestamp.parse),
+                end: attributes.timestamp(.endDate),
                 duration: quantity(.duration, .durationUnit, in: "WorkoutActivity"))
         case .fileReference:
             guard parent == .workoutRoute, let path = attributes.string(.path) else { return }
@@ -74,6 +74,7 @@ extension ExportDecoder {
     /// canonical unit where the unit is known: nil, and a counted fault, for one that holds no
     /// value (`1e309`, `1e308` mi); nil and no fault when the attribute is absent or empty.
     package func quantity(_ valueKey: ExportAttribute, _ unitKey: ExportAttribute, in element: StaticString) -> Quantity? {
+        let attributes = self.attributes   // a local: the spans read from it borrow it
         guard let text = attributes[valueKey], text.count > 0 else { return nil }
         let unit = attributes.string(unitKey) ?? ""
         var reading = NumberText.reading(text)
@@ -91,11 +92,12 @@ extension ExportDecoder {
     /// Old exports put route points inline: `<Location date= latitude= longitude= altitude= …/>`.
     /// They are kept with their workout and processed with the route files (heart-rate join).
     package func inlineLocation() {
-        guard let date = attributes[.date].flatMap(Timestamp.parse) else {
+        let attributes = self.attributes   // a local: the spans read from it borrow it
+        guard let date = attributes.timestamp(.date) else {
             return fault("bad_date", "Location date is not a date")
         }
-        guard let lat = attributes[.latitude].flatMap(NumberText.fastDouble),
-            let lon = attributes[.longitude].flatMap(NumberText.fastDouble)
+        guard let lat = attributes.number(.latitude),
+            let lon = attributes.number(.longitude)
         else {
             return fault("non_numeric_value", "Location latitude or longitude is not a number")
         }

@@ -150,7 +150,7 @@ public final class ExportDecoder: SAXDocumentDecoder, SAXEventHandler {
         case .healthData:
             locale = attributes.string(.locale)
         case .exportDate:
-            exportDate = attributes[.value].flatMap(Timestamp.parse)
+            exportDate = attributes.timestamp(.value)
         case .me:
             me = Me(
                 dateOfBirth: attributes.string(.dateOfBirth), biologicalSex: attributes.string(.biologicalSex),
@@ -263,7 +263,7 @@ public final class ExportDecoder: SAXDocumentDecoder, SAXEventHandler {
     /// (`RecordType.fileName(for:)`).
     @inline(__always)
     package func type(_ span: ByteSpan) -> Unretained<RecordType>? {
-        if let last = lastType, span.equals(last.with({ $0.identifierBytes })) { return last }
+        if let last = lastType, last.with({ $0.isNamed(span) }) { return last }
         guard span.count <= Self.maxTypeLength else { return nil }
         let bytes = span.bytes
         let t: RecordType

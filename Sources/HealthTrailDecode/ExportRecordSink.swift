@@ -9,7 +9,8 @@ import HealthTrailXML
 ///
 /// A class rather than a protocol: the decoder reaches its sink through `Unretained`, so a record
 /// costs one method call and no reference counting. Each method does nothing unless overridden.
-/// Calls come on the decoding thread, in file order; spans are valid only during a call.
+/// Calls come on the decoding thread, in file order; the spans they pass are nonescapable, so
+/// the compiler refuses to keep one past the call.
 ///
 /// `open`, so `public`, with the types its methods take (`DecodedRecord`,
 /// `DecodedActivitySummary`, `RecordType`, `ExportDecoder`, `ByteSpan`, `Timestamp`): `RunRecordSink`
@@ -42,8 +43,9 @@ open class ExportRecordSink {
     open func activitySummary(_ summary: DecodedActivitySummary, decoder: ExportDecoder) {}
 }
 
-/// One `<Record>` as decoded. Its spans are valid only during the sink's call.
-public struct DecodedRecord {
+/// One `<Record>` as decoded. Nonescapable: its spans point into the parser's buffers, and the
+/// compiler refuses to keep it, or them, past the sink's call.
+public struct DecodedRecord: ~Escapable {
     /// `startDate` and `endDate` (`endDate` equals `startDate` when the export leaves it out).
     package let start: Timestamp
     package let end: Timestamp
@@ -59,24 +61,80 @@ public struct DecodedRecord {
     /// The `sourceName` as written (empty when missing) and its index in `ExportDecoder.sourceNames`.
     package let source: ByteSpan
     package let sourceIndex: Int
+
+    @_lifetime(copy value, copy unit, copy source)
+    package init(
+        start: Timestamp, end: Timestamp, value: ByteSpan?, number: Double, conversion: UnitConversion?, unit: ByteSpan?,
+        source: ByteSpan, sourceIndex: Int
+    ) {
+        self.start = start
+        self.end = end
+        self.value = value
+        self.number = number
+        self.conversion = conversion
+        self.unit = unit
+        self.source = source
+        self.sourceIndex = sourceIndex
+    }
 }
 
-/// One `<ActivitySummary>` as decoded. Its spans are valid only during the sink's call.
-public struct DecodedActivitySummary {
-    /// The attributes after the date, in the order of `activity_summaries.csv`.
+/// One `<ActivitySummary>` as decoded. Nonescapable: its spans point into the parser's buffers,
+/// and the compiler refuses to keep it, or them, past the sink's call.
+public struct DecodedActivitySummary: ~Escapable {
+    /// The attributes after the date, in the order of `activity_summaries.csv` (`field(_:)`).
     package static let fieldAttributes: [ExportAttribute] = [
         .activeEnergyBurned, .activeEnergyBurnedGoal, .activeEnergyBurnedUnit,
         .appleMoveTime, .appleMoveTimeGoal, .appleExerciseTime,
         .appleExerciseTimeGoal, .appleStandHours, .appleStandHoursGoal,
     ]
+    /// The number of fields after the date.
+    package static var fieldCount: Int { fieldAttributes.count }
 
     /// `dateComponents` as written (`2024-01-02`); nil when missing.
     package let date: ByteSpan?
-    /// `activeEnergyBurned`, its goal and unit, `appleMoveTime` and its goal, `appleExerciseTime`
-    /// and its goal, `appleStandHours` and its goal, as written; nil where missing.
-    package let fields: [ByteSpan?]
+    /// `activeEnergyBurned`, its goal and unit, as written; nil where missing.
+    package let activeEnergyBurned: ByteSpan?
+    package let activeEnergyBurnedGoal: ByteSpan?
+    package let activeEnergyBurnedUnit: ByteSpan?
+    /// `appleMoveTime` and its goal, as written; nil where missing.
+    package let appleMoveTime: ByteSpan?
+    package let appleMoveTimeGoal: ByteSpan?
+    /// `appleExerciseTime` and its goal, as written; nil where missing.
+    package let appleExerciseTime: ByteSpan?
+    package let appleExerciseTimeGoal: ByteSpan?
+    /// `appleStandHours` and its goal, as written; nil where missing.
+    package let appleStandHours: ByteSpan?
+    package let appleStandHoursGoal: ByteSpan?
 
-    /// `appleExerciseTime` and `appleStandHours`.
-    package var exerciseMinutes: ByteSpan? { fields[5] }
-    package var standHours: ByteSpan? { fields[7] }
+    /// The summary of the `<ActivitySummary>` whose attributes `attributes` holds.
+    @_lifetime(borrow attributes)
+    package init(_ attributes: borrowing AttributeSlots) {
+        date = attributes[.dateComponents]
+        activeEnergyBurned = attributes[.activeEnergyBurned]
+        activeEnergyBurnedGoal = attributes[.activeEnergyBurnedGoal]
+        activeEnergyBurnedUnit = attributes[.activeEnergyBurnedUnit]
+        appleMoveTime = attributes[.appleMoveTime]
+        appleMoveTimeGoal = attributes[.appleMoveTimeGoal]
+        appleExerciseTime = attributes[.appleExerciseTime]
+        appleExerciseTimeGoal = attributes[.appleExerciseTimeGoal]
+        appleStandHours = attributes[.appleStandHours]
+        appleStandHoursGoal = attributes[.appleStandHoursGoal]
+    }
+
+    /// Field `i` (0 ≤ i < `fieldCount`) of `fieldAttributes`, as written; nil where missing.
+    @_lifetime(copy self)
+    package func field(_ i: Int) -> ByteSpan? {
+        switch i {
+        case 0: activeEnergyBurned
+        case 1: activeEnergyBurnedGoal
+        case 2: activeEnergyBurnedUnit
+        case 3: appleMoveTime
+        case 4: appleMoveTimeGoal
+        case 5: appleExerciseTime
+        case 6: appleExerciseTimeGoal
+        case 7: appleStandHours
+        case 8: appleStandHoursGoal
+        default: preconditionFailure("ActivitySummary field index out of range")
+        }
+    }
 }

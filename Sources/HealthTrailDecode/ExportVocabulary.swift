@@ -80,7 +80,7 @@ package enum ExportAttribute: UInt8, CaseIterable {
 package final class AttributeSlots {
     private(set) var present: UInt64 = 0
     /// The value of each key present, at its raw value.
-    private let slots = FixedSlots<ByteSpan>(repeating: .empty, count: 64)
+    private let slots = ByteSpanSlots(count: 64)
     package let names = InternedNames<ExportAttribute> { ExportAttribute(name: $0) }
 
     /// Loads the attributes of a start tag libxml2 reports.
@@ -90,7 +90,7 @@ package final class AttributeSlots {
         attributes.forEach { name, value in
             let key = names.lookup(name)
             if key == .other { return }
-            slots[Int(key.rawValue)] = value
+            slots.set(Int(key.rawValue), value)
             present |= 1 << UInt64(key.rawValue)
         }
     }
@@ -102,14 +102,29 @@ package final class AttributeSlots {
     @inline(__always)
     package func set(_ key: ExportAttribute, _ value: ByteSpan) {
         guard key != .other else { return }
-        slots[Int(key.rawValue)] = value
+        slots.set(Int(key.rawValue), value)
         present |= 1 << UInt64(key.rawValue)
     }
 
+    /// The value of `key`, nil when absent; it borrows this table, so it is read in place.
     @inline(__always)
     package subscript(_ key: ExportAttribute) -> ByteSpan? {
-        present & (1 << UInt64(key.rawValue)) != 0 ? slots[Int(key.rawValue)] : nil
+        @_lifetime(borrow self) get {
+            present & (1 << UInt64(key.rawValue)) != 0 ? slots.span(Int(key.rawValue), heldBy: self) : nil
+        }
     }
 
     package func string(_ key: ExportAttribute) -> String? { self[key]?.string }
+
+    /// The value of `key` as a timestamp; nil when absent or not one.
+    @inline(__always) package func timestamp(_ key: ExportAttribute) -> Timestamp? {
+        guard let text = self[key] else { return nil }
+        return Timestamp.parse(text)
+    }
+
+    /// The value of `key` as a number (`NumberText.fastDouble`); nil when absent or not one.
+    @inline(__always) package func number(_ key: ExportAttribute) -> Double? {
+        guard let text = self[key] else { return nil }
+        return NumberText.fastDouble(text)
+    }
 }

@@ -20,7 +20,7 @@ package final class GPXDecoder: SAXDocumentDecoder, SAXEventHandler {
     private var earliestUTC: Int64?
     private var latestUTC: Int64?
 
-    /// Receives each valid point with its raw fields (valid only during the call).
+    /// Receives each valid point with its raw fields (nonescapable: they cannot leave the call).
     package let onPoint: ((RoutePoint, GPXRawFields) -> Void)?
     package let faults: FaultLog
     package let entryName: String
@@ -53,9 +53,15 @@ package final class GPXDecoder: SAXDocumentDecoder, SAXEventHandler {
     package var line: Int { parser.line }
     package func stopParsing() { parser.stop() }
 
-    @inline(__always) package func span(_ slot: Int) -> ByteSpan {
-        text.span(from: slot * Self.maxFieldLength, count: lengths[slot])
+    /// The text in `slot`, borrowing this decoder: valid until the slot is written again.
+    @inline(__always) @_lifetime(borrow self)
+    package func span(_ slot: Int) -> ByteSpan {
+        text.span(from: slot * Self.maxFieldLength, count: lengths[slot], heldBy: self)
     }
+
+    /// The text of `field` when its value was read (`value` is not nil); nil otherwise.
+    @inline(__always) @_lifetime(borrow self)
+    func text(_ field: Field, ifRead value: Double?) -> ByteSpan? { value == nil ? nil : span(field.rawValue) }
 
     /// Appends bytes to a slot; false when the field would be longer than a slot.
     @inline(__always) package func append(_ slot: Int, _ bytes: ByteSpan) -> Bool {
@@ -135,18 +141,16 @@ package final class GPXDecoder: SAXDocumentDecoder, SAXEventHandler {
         guard let onPoint else { return }
         // The rule for numbers: a field that holds no value (`NaN`, `1e309`) is empty in every
         // output, and a counted fault; the point keeps its place and its other fields.
-        func number(_ field: Field, _ name: StaticString) -> (text: ByteSpan, value: Double)? {
-            let v = span(field.rawValue)
-            return optionalValue(v, "trkpt \(name)").map { (v, $0) }
-        }
+        func number(_ field: Field, _ name: StaticString) -> Double? { optionalValue(span(field.rawValue), "trkpt \(name)") }
         let elevation = number(.ele, "ele"), speed = number(.speed, "speed"), hAcc = number(.hAcc, "hAcc")
+        let course = number(.course, "course"), vAcc = number(.vAcc, "vAcc")
         let raw = GPXRawFields(
-            latitude: lat, longitude: lon, elevation: elevation?.text, speed: speed?.text,
-            horizontalAccuracy: hAcc?.text, course: number(.course, "course")?.text,
-            verticalAccuracy: number(.vAcc, "vAcc")?.text)
+            latitude: lat, longitude: lon, elevation: text(.ele, ifRead: elevation), speed: text(.speed, ifRead: speed),
+            horizontalAccuracy: text(.hAcc, ifRead: hAcc), course: text(.course, ifRead: course),
+            verticalAccuracy: text(.vAcc, ifRead: vAcc))
         let point = RoutePoint(
-            time: time.utcSeconds, latitude: latitude, longitude: longitude, elevation: elevation?.value,
-            speed: speed?.value, horizontalAccuracy: hAcc?.value)
+            time: time.utcSeconds, latitude: latitude, longitude: longitude, elevation: elevation,
+            speed: speed, horizontalAccuracy: hAcc)
         onPoint(point, raw)
     }
 }
@@ -156,8 +160,9 @@ import Glibc
 #endif
 
 /// The text of a GPX point's numeric fields, as the file wrote them (nil where absent, not a
-/// number or out of range: `NumberText.isInRange`).
-package struct GPXRawFields {
+/// number or out of range: `NumberText.isInRange`). Nonescapable: the text is the decoder's,
+/// rewritten for the next point, and the compiler refuses to keep it past the point's callback.
+package struct GPXRawFields: ~Escapable {
     package var latitude: ByteSpan
     package var longitude: ByteSpan
     package var elevation: ByteSpan?

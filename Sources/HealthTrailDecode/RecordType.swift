@@ -7,9 +7,8 @@ public final class RecordType {
     /// `HKQuantityTypeIdentifierStepCount`.
     package let identifier: String
     package let bytes: [UInt8]
-    /// The same bytes in memory of its own, compared once per record without the retain and
-    /// release an array's would cost: a view of `identifierStorage`, which lives as long as the type.
-    package let identifierBytes: ByteSpan
+    /// The same bytes in memory of its own, compared once per record (`isNamed`) without the
+    /// retain and release an array's would cost.
     private let identifierStorage: OwnedBytes
     /// `step_count`: the name of its `records/<name>.csv`.
     package let fileName: String
@@ -39,7 +38,6 @@ public final class RecordType {
         self.identifier = identifier
         bytes = Array(identifier.utf8)
         identifierStorage = OwnedBytes(copying: bytes)
-        identifierBytes = identifierStorage.span
         isQuantity = identifier.hasPrefix("HKQuantityTypeIdentifier")
         isHeartRate = identifier == "HKQuantityTypeIdentifierHeartRate"
         isHeartRateVariability = identifier == "HKQuantityTypeIdentifierHeartRateVariabilitySDNN"
@@ -47,6 +45,9 @@ public final class RecordType {
         role = RecordRole(identifier: identifier)
         keepsItsUnits = identifier.hasPrefix("HKQuantityTypeIdentifierDietary")
     }
+
+    /// True when `span` is this type's identifier.
+    @inline(__always) package func isNamed(_ span: ByteSpan) -> Bool { identifierStorage.equals(span) }
 
     package var cumulativeKind: CumulativeKind? {
         if case .cumulative(let kind) = role { return kind }

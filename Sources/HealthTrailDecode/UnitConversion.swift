@@ -88,8 +88,7 @@ package struct UnitConversion: Sendable, Equatable {
         guard n > 0, n < table.bucketStart.count - 1 else { return nil }
         let first = unit[0]
         for i in table.bucketStart[n]..<table.bucketStart[n + 1] {
-            let candidate = table.units[i]
-            if candidate[0] == first && candidate.equals(unit) { return table.conversions[i] }
+            if table.entry(i, hasUnit: unit, first: first) { return table.conversions[i] }
         }
         return nil
     }
@@ -103,9 +102,9 @@ package struct UnitConversion: Sendable, Equatable {
 /// The XML parser substitutes entities, so `mL/min&#183;kg` in the file arrives here as the
 /// UTF-8 middle dot U+00B7 (`C2 B7`), and glucose's `mmol&lt;180.1558800000541&gt;/L` as `<…>`.
 ///
-/// `@unchecked Sendable`: every stored property is a `let` set in `init`; `units` point into
-/// `blob`, which this object owns and never writes after `init`, so any thread may read them
-/// for as long as the table lives (`shared` lives for the whole process).
+/// `@unchecked Sendable`: every stored property is a `let` set in `init`, and `blob` is never
+/// written after `init`, so any thread may read them for as long as the table lives (`shared`
+/// lives for the whole process).
 private final class UnitTable: @unchecked Sendable {
     package static let entries: [UnitConversion] = {
         var e: [UnitConversion] = []
@@ -191,12 +190,20 @@ private final class UnitTable: @unchecked Sendable {
     package static let shared = UnitTable(entries)
 
     package let byName: [String: UnitConversion]
-    /// Unit bytes of every entry, back to back, sorted by length, and each entry's span of them.
+    /// Unit bytes of every entry, back to back, sorted by length, and the offset each starts at.
     private let blob: OwnedBytes
-    package let units: [ByteSpan]
+    private let unitOffsets: [Int]
     package let conversions: [UnitConversion]
     /// Entries of byte length n are `bucketStart[n] ..< bucketStart[n + 1]`.
     package let bucketStart: [Int]
+
+    /// True when entry `i`, of `unit.count` bytes (its bucket's length), is `unit`, whose first
+    /// byte is `first`: that byte is compared before the rest.
+    @inline(__always) package func entry(_ i: Int, hasUnit unit: ByteSpan, first: UInt8) -> Bool {
+        let blob = self.blob
+        let candidate = blob.span.dropFirst(unitOffsets[i]).prefix(unit.count)
+        return candidate[0] == first && candidate.equals(unit)
+    }
 
     package init(_ entries: [UnitConversion]) {
         var byName: [String: UnitConversion] = [:]
@@ -223,7 +230,7 @@ private final class UnitTable: @unchecked Sendable {
         }
         let storage = OwnedBytes(copying: blob)
         self.blob = storage
-        self.units = zip(offsets, sorted).map { offset, entry in storage.span.dropFirst(offset).prefix(entry.unit.utf8.count) }
+        self.unitOffsets = offsets
         self.conversions = sorted
         self.bucketStart = starts
     }

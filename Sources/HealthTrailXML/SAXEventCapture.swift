@@ -59,7 +59,7 @@ package final class SAXEventCapture: @unchecked Sendable {
     private let readsAttributes = FixedSlots<Bool>(repeating: false, count: 256)
     /// The kept attributes of the element being captured.
     private let keys = FixedSlots<UInt8>(repeating: 0, count: SAXEventCapture.maxAttributes)
-    private let values = FixedSlots<ByteSpan>(repeating: .empty, count: SAXEventCapture.maxAttributes)
+    private let values = unsafe ByteSpanSlots(count: SAXEventCapture.maxAttributes)
 
     /// - Parameter blockSize: bytes per block (a block holding one larger event grows for it,
     ///   and shrinks back after); `blockCount` blocks at most exist at once.
@@ -80,7 +80,7 @@ package final class SAXEventCapture: @unchecked Sendable {
             unsafe attributes.forEach { name, value in
                 guard let key = unsafe attributeNames.lookup(name), kept < Self.maxAttributes else { return }
                 keys[kept] = key
-                values[kept] = value
+                unsafe values.set(kept, value)
                 size += Self.attributeHeader + value.count
                 kept += 1
             }
@@ -93,7 +93,7 @@ package final class SAXEventCapture: @unchecked Sendable {
         unsafe out.storeBytes(of: UInt8(kept), toByteOffset: 6, as: UInt8.self)
         var p = unsafe out + Self.startHeader
         for k in 0..<kept {
-            let value = values[k]
+            let value = unsafe values.span(k, heldBy: self)
             unsafe p.storeBytes(of: keys[k], as: UInt8.self)
             unsafe p.storeBytes(of: UInt32(value.count), toByteOffset: 1, as: UInt32.self)
             unsafe (p + Self.attributeHeader).copyMemory(from: value.baseAddress, byteCount: value.count)
@@ -186,26 +186,30 @@ package final class SAXEventCapture: @unchecked Sendable {
             let element = unsafe p.load(fromByteOffset: 1, as: UInt8.self)
             let line = unsafe Int(p.loadUnaligned(fromByteOffset: 2, as: UInt32.self))
             let count = unsafe Int(p.load(fromByteOffset: 6, as: UInt8.self))
-            let attributes = unsafe CapturedAttributes(first: p + startHeader, count: count)
+            let first = unsafe p + startHeader   // a local, which the attributes borrow
+            let attributes = unsafe CapturedAttributes(first: first, count: count)
             unsafe p = attributes.end
             if unsafe !start(element, line, attributes) { return }
         }
     }
 
-    /// The kept attributes of one replayed start tag.
+    /// The kept attributes of one replayed start tag: nonescapable, so the compiler refuses to
+    /// keep them past the replay's call.
     @unsafe
-    package struct CapturedAttributes {
+    package struct CapturedAttributes: ~Escapable {
         // SAFETY: `count` attributes as `start` wrote them, from `first` on, inside a block.
         @usableFromInline let first: UnsafeRawPointer
         @usableFromInline let count: Int
 
-        @inlinable @inline(__always) init(first: UnsafeRawPointer, count: Int) {
+        @inlinable @inline(__always) @_lifetime(borrow first)
+        init(first: UnsafeRawPointer, count: Int) {
             unsafe self.first = first
             unsafe self.count = count
         }
 
         /// Past the last attribute: where the next event starts.
         @inlinable var end: UnsafeRawPointer {
+            // SAFETY: see `first`: each length read lies inside the block's events.
             var p = unsafe first
             for _ in unsafe 0..<count { unsafe p += SAXEventCapture.attributeHeader + Int(p.loadUnaligned(fromByteOffset: 1, as: UInt32.self)) }
             return unsafe p

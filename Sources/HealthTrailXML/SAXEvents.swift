@@ -41,9 +41,9 @@ import Darwin
 }
 
 /// The attributes of one start tag, as libxml2's SAX2 callback hands them over. Valid only
-/// during that callback.
+/// during that callback, and nonescapable, so the compiler refuses to keep them past it.
 @unsafe
-@usableFromInline package struct SAXAttributes {
+@usableFromInline package struct SAXAttributes: ~Escapable {
     // SAFETY: libxml2's array of `count` attributes of five pointers each (local name, prefix,
     // namespace URI, value start, value end), the value's bytes between its start and end; it
     // lives until the callback returns, and a `SAXAttributes` is never kept past it.
@@ -51,7 +51,8 @@ import Darwin
     /// How many attributes the tag has.
     @usableFromInline package let count: Int
 
-    @inlinable @inline(__always) init(base: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, count: Int) {
+    @inlinable @inline(__always) @_lifetime(borrow base)
+    init(base: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, count: Int) {
         unsafe self.base = base
         unsafe self.count = count
     }
@@ -70,8 +71,9 @@ import Darwin
 
 /// What a decoder implements to receive a parse's events from `SAXPushParser(events:…)`.
 ///
-/// The names, attributes and text are views into libxml2's buffers, valid only during the call;
-/// whatever outlives it is copied (`OwnedBytes`, `SAXEventCapture`).
+/// The names, attributes and text are views into libxml2's buffers, valid only during the call
+/// (the text a `ByteSpan`, which the compiler keeps from leaving it); whatever outlives it is
+/// copied (`OwnedBytes`, `SAXEventCapture`).
 @usableFromInline package protocol SAXEventHandler: AnyObject {
     /// A start tag, with its attributes.
     func startElement(_ name: SAXName, attributes: SAXAttributes)

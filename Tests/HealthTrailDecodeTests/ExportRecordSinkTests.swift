@@ -34,7 +34,8 @@ import Testing
         }
 
         override func activitySummary(_ summary: DecodedActivitySummary, decoder: ExportDecoder) {
-            lines.append("summary \(summary.date?.string ?? "-") \(summary.exerciseMinutes?.string ?? "-") \(summary.standHours?.string ?? "-")")
+            lines.append(
+                "summary \(summary.date?.string ?? "-") \(summary.appleExerciseTime?.string ?? "-") \(summary.appleStandHours?.string ?? "-")")
         }
     }
 

@@ -184,10 +184,6 @@ import Testing
     /// must be marked `unsafe`, and an unmarked one fails the build.
     static let strictMemorySafetySettings: Set<String> = ["strictMemorySafety", "treatWarning StrictMemorySafety error"]
 
-    /// Targets with pointer code that do not have strict memory safety yet; each must still lack
-    /// it, so that its name leaves this list once it has it.
-    static let pointerTargetsAwaitingStrictMemorySafety: Set<String> = ["HealthTrailBase"]
-
     /// Every target holding pointer code (a folder of `pointerFolders`) compiles with strict
     /// memory safety, so that each unsafe use in it is marked where its `SAFETY:` note stands and
     /// a new pointer target cannot leave the setting out.
@@ -198,11 +194,7 @@ import Testing
         for name in pointerTargets.sorted() {
             let target = try #require(declared.first { $0.name == name }, "Package.swift has no target \(name)")
             let missing = Self.strictMemorySafetySettings.subtracting(target.swiftSettings)
-            if Self.pointerTargetsAwaitingStrictMemorySafety.contains(name) {
-                #expect(!missing.isEmpty, "\(name) has strict memory safety: remove it from pointerTargetsAwaitingStrictMemorySafety")
-            } else {
-                #expect(missing.isEmpty, "\(name) holds pointer code but Package.swift does not give it \(missing.sorted())")
-            }
+            #expect(missing.isEmpty, "\(name) holds pointer code but Package.swift does not give it \(missing.sorted())")
         }
     }
 

@@ -165,7 +165,7 @@ import Testing
             #expect(run.status == 0, "\(run.stderr)")
             let titles = [
                 "steps": "Steps per day", "resting-hr": "Resting heart rate (bpm)",
-                "sleep": "Time asleep per night (min)", "workout-minutes": "Workout time per day (min)",
+                "sleep": "Time asleep per night (h:mm)", "workout-minutes": "Workout time per day (min)",
             ]
             for (metric, title) in titles {
                 let svg = try String(contentsOfFile: dir + "/out\(size)/svg/calendar-\(metric).svg", encoding: .utf8)

@@ -110,6 +110,35 @@ struct MapRenderingTests {
         #expect(street.maxY - street.minY > 8 * (street.maxX - street.minX + 1))
         #expect(image.count(of: top, tolerance: 4, in: mapArea) > 100)
     }
+
+    /// The calendar, starting on Monday 2015-09-28: in the browser, the month labels of
+    /// the 2015 block are separate marks of ink, one per label, each starting at its label's x
+    /// and ending before the next label begins.
+    @Test func calendarMonthLabelsDoNotOverlapOnScreen() throws {
+        let first = Timestamp.daysFromCivil(year: 2015, month: 9, day: 28)
+        let values = (0..<200).map { (CalendarHeatmapSVG.dateText(first + Int64($0)), Double(1000 + $0 % 50)) }
+        let bytes = CalendarHeatmapSVG.render(metric: "steps", unit: "steps", values: values)
+        let image = try render(bytes, name: "calendar-months")
+        let text = String(decoding: bytes, as: UTF8.self)
+        // The 2015 block's labels: `<text class="month" x="…"` before the 2016 block.
+        let block2015 = String(text[..<(text.range(of: ">2016<")?.lowerBound ?? text.endIndex)])
+        let xs = block2015.components(separatedBy: "<text class=\"month\" x=\"").dropFirst().compactMap { Double($0.prefix { $0 != "\"" }) }
+        #expect(xs.count == 3)
+        // Ink (a pixel darker than light grey) in the month row: baseline 56, 10 px type, right of
+        // the year label. Columns with ink, split where at least four blank columns separate them.
+        let inked = (Int(CalendarHeatmapSVG.left) - 2..<image.width).filter { x in
+            (45...59).contains { y in
+                let p = image.pixel(x: x, y: y); return p.a > 0 && min(p.r, p.g, p.b) < 200
+            }
+        }
+        var marks: [(minX: Int, maxX: Int)] = []
+        for x in inked {
+            if let last = marks.last, x - last.maxX <= 4 { marks[marks.count - 1].maxX = x } else { marks.append((x, x)) }
+        }
+        #expect(marks.count == xs.count, "ink runs \(marks), labels at \(xs)")
+        for (mark, x) in zip(marks, xs) { #expect(abs(Double(mark.minX) - x) <= 2, "\(mark) vs \(x)") }
+        for (mark, next) in zip(marks, xs.dropFirst()) { #expect(Double(mark.maxX) < next, "\(mark) reaches \(next)") }
+    }
 }
 
 /// The area the overview and density maps cover when none is given.

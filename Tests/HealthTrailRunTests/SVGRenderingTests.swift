@@ -506,14 +506,24 @@ import FoundationXML
             ])
         #expect(svg.elements("title").first?.text == "steps per day (count) · 2023-12-20 – 2024-02-10")
 
-        // Scale ends: lowest and highest days; the legend's labels.
+        // Scale ends: the 5th and 95th percentiles of the 36 values 5000, 5100, 5300, 5400 … 10100,
+        // 10200 (numpy.percentile: 5250 and 9950); the lowest and highest days take the end colours.
         let filled = days.filter { $0["class"] == "day" }
         func rect(_ date: String) -> Node? { days.first { $0.elements("title").first?.text.hasPrefix(date) == true } }
         #expect(rect("2023-12-20")?["fill"] == "#440154")
         #expect(rect("2024-02-10")?["fill"] == "#fde725")
+        #expect(rect("2024-02-10")?.elements("title").first?.text == "2024-02-10: 10200 count")
         #expect(filled.count == 53 - missing)
-        #expect(svg.elements("text", class: "legend-min").first?.text == "5000")
-        #expect(svg.elements("text", class: "legend-max").first?.text == "10200 count")
+        #expect(svg.elements("text", class: "legend-min").first?.text == "≤ 5250")
+        #expect(svg.elements("text", class: "legend-max").first?.text == "≥ 9950 count")
+        #expect(
+            svg.elements("text", class: "legend-outliers").first?.text
+                == "Outliers in the end colours: 2 days above 9950 (highest 10200 count, 2024-02-10); 2 days below 5250 (lowest 5000 count, 2023-12-20)"
+        )
+        #expect(
+            svg.elements("desc").first?.text
+                == "A calendar of 53 days, one square a day, weeks as columns from Monday to Sunday: 36 days with a value, 17 days without. Colours (viridis, dark to light) span 5250 count to 9950 count (the 5th to 95th percentile of the days); 2 days below and 2 days above take the end colours."
+        )
         // Rows are weekdays: 2024-01-01 (a Monday) and 2024-01-08 share a row, a column apart.
         let monday = try #require(rect("2024-01-01")), next = try #require(rect("2024-01-08"))
         let tuesday = try #require(rect("2024-01-02"))
@@ -543,6 +553,142 @@ import FoundationXML
         // No data: still a valid file.
         let empty = try Self.parse(CalendarHeatmapSVG.render(metric: "resting HR", unit: "bpm", values: []))
         #expect(empty.elements("text", class: "note").first?.text == "No data")
+    }
+
+    /// 2024-03-04 … 2024-05-02 at 5000, 5100 … 10900 steps, then one day of 1 000 000 steps
+    /// (2024-05-03) and two of 0.
+    static let outlierCalendar: [(date: String, value: Double)] = {
+        let first = Timestamp.daysFromCivil(year: 2024, month: 3, day: 4)
+        var values = (0..<60).map { (CalendarHeatmapSVG.dateText(first + Int64($0)), Double(5000 + 100 * $0)) }
+        values.append(("2024-05-03", 1_000_000))
+        values.append(("2024-05-04", 0))
+        values.append(("2024-05-05", 0))
+        return values
+    }()
+
+    @Test func oneOutlierDayDoesNotPaintEveryOtherDayTheSameColour() throws {
+        let values = Self.outlierCalendar
+        let bytes = CalendarHeatmapSVG.render(metric: "steps", unit: "steps", values: values, title: "Steps per day")
+        Self.dump("calendar-outlier.svg", bytes)
+        let svg = try Self.parse(bytes)
+        let days = svg.all.filter { $0.name == "rect" && ($0["class"] ?? "").hasPrefix("day") }
+        func rect(_ date: String) -> Node? { days.first { $0.elements("title").first?.text.hasPrefix(date) == true } }
+        // From the lowest to the highest day, 5000 … 10900 would all sit in the first 1/168 of
+        // the scale: entries 0 and 1 of the 256, two fills for sixty days.
+        let linear = Set((0..<60).map { ColourScale.viridis.colour(at: Double(100 * $0) / 995_000) })
+        #expect(linear.count == 2)
+        // Over the 5th to 95th percentile (5300 … 10700, numpy.percentile of the 61 non-zero
+        // values) the sixty ordinary days spread over the scale, each step of 100 almost five
+        // of its 256 entries: 5000 … 5300 in the first colour, 5400 … 10600 in 53 colours of
+        // their own, 10700 … 10900 in the last.
+        let ordinary = (0..<60).compactMap {
+            rect(CalendarHeatmapSVG.dateText(Timestamp.daysFromCivil(year: 2024, month: 3, day: 4) + Int64($0)))?["fill"]
+        }
+        #expect(ordinary.count == 60)
+        #expect(Set(ordinary).count == 55)
+        #expect(rect("2024-03-04")?["fill"] == "#440154")   // 5000: below the range
+        #expect(rect("2024-03-07")?["fill"] == "#440154")   // 5300: its low end
+        #expect(rect("2024-04-03")?["fill"] == "#21918c")   // 8000: the middle, entry 128
+        #expect(rect("2024-04-30")?["fill"] == "#fde725")   // 10700: its high end
+        #expect(rect("2024-05-03")?["fill"] == "#fde725")   // the outlier
+        // Zero days: their own light grey, no part of the scale (it would otherwise start at 0).
+        #expect(rect("2024-05-04")?["class"] == "day zero" && rect("2024-05-04")?["fill"] == "#ebedf0")
+        #expect(rect("2024-05-05")?.elements("title").first?.text == "2024-05-05: 0 steps")
+        #expect(svg.elements("rect", class: "legend-zero").first?["fill"] == "#ebedf0")
+        // The legend: the range's ends, marked as shared with the outliers, and the outliers named.
+        #expect(svg.elements("text", class: "legend-min").first?.text == "≤ 5300")
+        #expect(svg.elements("text", class: "legend-max").first?.text == "≥ 10700 steps")
+        #expect(
+            svg.elements("text", class: "legend-outliers").first?.text
+                == "Outliers in the end colours: 3 days above 10700 (highest 1000000 steps, 2024-05-03); 3 days below 5300 (lowest 5000 steps, 2024-03-04)"
+        )
+        #expect(svg.elements("text", class: "legend-note").last?.text == "colours span the 5th to 95th percentile of the days, viridis")
+        // Accessible: a title and a description, first in the document.
+        #expect(svg.children.first?.name == "title" && svg.children.dropFirst().first?.name == "desc")
+        #expect(svg.elements("desc").first?.text.contains("2 days of 0 in light grey") == true)
+        // Few days: the scale spans the lowest to the highest, no outliers.
+        let few = try Self.parse(CalendarHeatmapSVG.render(metric: "steps", unit: "steps", values: Array(values.suffix(12))))
+        #expect(few.elements("text", class: "legend-min").first?.text == "10100")
+        #expect(few.elements("text", class: "legend-max").first?.text == "1000000 steps")
+        #expect(few.elements("text", class: "legend-outliers").isEmpty)
+        #expect(few.elements("text", class: "legend-note").last?.text == "linear scale from the lowest to the highest day, viridis")
+    }
+
+    @Test func calendarScalePercentilesAndPositions() {
+        // numpy.percentile([1, 2, 3, 4, 100] * 4 sorted, [5, 95]) = [1, 100], linear interpolation.
+        let twenty = (0..<20).map { Double([1, 2, 3, 4, 100][$0 % 5]) }
+        let scale = CalendarScale(values: twenty)
+        #expect(scale.low == 1 && scale.high == 100 && scale.isPercentileRange)
+        #expect(scale.daysBelow == 0 && scale.daysAbove == 0)
+        // 1 … 21: the 5th percentile is 2, the 95th 20 (ranks 1 and 19 of 0…20).
+        let ramp = CalendarScale(values: (1...21).map(Double.init).reversed())
+        #expect((ramp.low, ramp.high, ramp.daysBelow, ramp.daysAbove) == (2, 20, 1, 1))
+        #expect(ramp.position(of: 11) == 0.5 && ramp.position(of: 1) == 0 && ramp.position(of: 50) == 1)
+        // One value: every day is the top colour.
+        #expect(CalendarScale(values: [7]).position(of: 7) == 1)
+        #expect(CalendarScale(values: []) == CalendarScale(low: 0, high: 0, isPercentileRange: false, daysBelow: 0, daysAbove: 0))
+    }
+
+    @Test func calendarValuesReadAsHoursMinutesAndPace() throws {
+        #expect(CalendarValueFormat.hoursMinutes.text(452) == "7:32")
+        #expect(CalendarValueFormat.hoursMinutes.text(451.6) == "7:32")
+        #expect(CalendarValueFormat.hoursMinutes.text(59.5) == "1:00")
+        #expect(CalendarValueFormat.hoursMinutes.text(5) == "0:05")
+        #expect(CalendarValueFormat.hoursMinutes.text(0) == "0:00")
+        #expect(CalendarValueFormat.hoursMinutes.text(-90) == "-1:30")
+        #expect(CalendarValueFormat.hoursMinutes.text(1510) == "25:10")
+        #expect(CalendarValueFormat.pacePerKilometre.text(307) == "5:07 /km")
+        #expect(CalendarValueFormat.pacePerKilometre.text(306.6) == "5:07 /km")
+        #expect(CalendarValueFormat.pacePerKilometre.text(59.6) == "1:00 /km")
+        #expect(CalendarValueFormat.number.text(8432.4) == "8432" && CalendarValueFormat.number.text(61.5) == "61.5")
+        // In a calendar: the tooltips and the legend's ends.
+        let sleep: [(date: String, value: Double)] = [("2024-01-01", 452), ("2024-01-02", 390), ("2024-01-03", 550)]
+        let svg = try Self.parse(
+            CalendarHeatmapSVG.render(
+                metric: "sleep", unit: "asleep", values: sleep, title: "Time asleep per night (h:mm)", format: .hoursMinutes))
+        #expect(
+            svg.elements("rect", class: "day").compactMap { $0.elements("title").first?.text } == [
+                "2024-01-01: 7:32 asleep", "2024-01-02: 6:30 asleep", "2024-01-03: 9:10 asleep",
+            ])
+        #expect(svg.elements("text", class: "legend-min").first?.text == "6:30")
+        #expect(svg.elements("text", class: "legend-max").first?.text == "9:10 asleep")
+        let pace: [(date: String, value: Double)] = [("2024-01-01", 307), ("2024-01-03", 331.4)]
+        let runs = try Self.parse(CalendarHeatmapSVG.render(metric: "pace", unit: "", values: pace, format: .pacePerKilometre))
+        #expect(
+            runs.elements("rect", class: "day").compactMap { $0.elements("title").first?.text } == [
+                "2024-01-01: 5:07 /km", "2024-01-03: 5:31 /km",
+            ])
+        #expect(runs.elements("text", class: "legend-min").first?.text == "5:07 /km")
+        #expect(runs.elements("text", class: "legend-max").first?.text == "5:31 /km")
+    }
+
+    /// The case: a calendar starting on Monday 2015-09-28, whose Sep and Oct would both
+    /// sit over the first week. Every label is at least the width of three letters of 10 px type
+    /// (about 0.6 em each: 18 px) from the next.
+    @Test func monthLabelsDoNotOverlap() throws {
+        let first = Timestamp.daysFromCivil(year: 2015, month: 9, day: 28)
+        let values = (0..<400).map { (CalendarHeatmapSVG.dateText(first + Int64($0)), Double(1000 + $0 % 50)) }
+        for size in [800, 100, 1200] {
+            let svg = try Self.parse(CalendarHeatmapSVG.render(metric: "steps", unit: "steps", values: values, options: SVGOptions(size: size)))
+            let blocks = svg.elements("g", class: "year")
+            #expect(blocks.count == 2)
+            let months = blocks.map { $0.elements("text", class: "month") }
+            #expect(months[0].map(\.text) == ["Oct", "Nov", "Dec"], "\(size)")
+            #expect(months[1].map(\.text) == ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct"], "\(size)")
+            for labels in months {
+                let xs = labels.compactMap { $0["x"].flatMap(Double.init) }
+                #expect(xs.count == labels.count)
+                #expect(zip(xs, xs.dropFirst()).allSatisfy { $1 - $0 >= 18 }, "\(size): \(xs)")
+            }
+        }
+        // Two weeks of September before October: room for both.
+        let september = Timestamp.daysFromCivil(year: 2015, month: 9, day: 14)
+        let longer = (0..<40).map { (CalendarHeatmapSVG.dateText(september + Int64($0)), 1.0) }
+        let both = try Self.parse(CalendarHeatmapSVG.render(metric: "steps", unit: "steps", values: longer))
+        let labels = both.elements("text", class: "month")
+        #expect(labels.map(\.text) == ["Sep", "Oct"])
+        // 2015-09-14 is in the 38th week column of 2015 (from Monday 2014-12-29), 1 October in the 40th.
+        #expect(labels.compactMap { $0["x"] } == ["525", "551"])
     }
 
     // MARK: Pieces

@@ -17,13 +17,14 @@ package struct MapOutputs: Sendable {
         case workouts, routes, density, calendars
     }
     /// Daily metrics drawn as calendars: `daily.csv` column → (file name part, title, unit of
-    /// the tooltips and legend). Titles name the quantity, "per day" when it is a day's total,
-    /// and the unit in parentheses unless it is a count.
-    static let calendars: [(column: String, metric: String, title: String, unit: String)] = [
-        ("steps", "steps", "Steps per day", "steps"),
-        ("sleep_asleep_min", "sleep", "Time asleep per night (min)", "min asleep"),
-        ("resting_hr", "resting-hr", "Resting heart rate (bpm)", "bpm"),
-        ("workout_min", "workout-minutes", "Workout time per day (min)", "min"),
+    /// the tooltips and legend, how values are written). Titles name the quantity, "per day"
+    /// when it is a day's total, and the unit in parentheses unless it is a count. Sleep, a
+    /// duration of hours, reads as `h:mm` (7:32) rather than minutes (452).
+    static let calendars: [(column: String, metric: String, title: String, unit: String, format: CalendarValueFormat)] = [
+        ("steps", "steps", "Steps per day", "steps", .number),
+        ("sleep_asleep_min", "sleep", "Time asleep per night (h:mm)", "asleep", .hoursMinutes),
+        ("resting_hr", "resting-hr", "Resting heart rate (bpm)", "bpm", .number),
+        ("workout_min", "workout-minutes", "Workout time per day (min)", "min", .number),
     ]
 
     package init() {}
@@ -207,14 +208,15 @@ package struct MapOutputs: Sendable {
     /// Writes `svg/calendar-<metric>.svg` for each daily metric that has values.
     static func writeCalendars(_ daily: DailySummary, options: SVGOptions, staging: OutputStaging) throws {
         let days = daily.days
-        for (column, metric, title, unit) in calendars {
+        for (column, metric, title, unit, format) in calendars {
             let values: [(date: String, value: Double)] = days.compactMap { day, f in
                 guard let v = DailySummary.value(of: column, in: f) else { return nil }
                 return (Timestamp(utcSeconds: day * 86_400).localDateString, v)
             }
             guard !values.isEmpty else { continue }
             try staging.writeFile(
-                CalendarHeatmapSVG.render(metric: metric, unit: unit, values: values, options: options, title: title),
+                CalendarHeatmapSVG.render(
+                    metric: metric, unit: unit, values: values, options: options, title: title, format: format),
                 to: staging.path("svg/calendar-\(metric).svg"))
         }
     }

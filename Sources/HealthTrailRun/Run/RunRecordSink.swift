@@ -135,6 +135,12 @@ package final class RunRecordSink: ExportRecordSink {
         w.endRow()
     }
 
+    /// `text` as a number when it is `written` (a checked value); nil otherwise.
+    private static func number(_ text: ByteSpan?, _ written: Bool) -> Double? {
+        guard written, let text else { return nil }
+        return NumberText.fastDouble(text)
+    }
+
     package override func activitySummary(_ summary: DecodedActivitySummary, decoder: ExportDecoder) {
         // A calendar date of the years the decoder reads (`2024-02-30` is none): the row's
         // `date` column is a date in every format.
@@ -146,20 +152,21 @@ package final class RunRecordSink: ExportRecordSink {
         }
         // The rule for numbers: a field that holds no value (`1e400`, `NaN`) is empty, and a
         // counted fault; the day's other fields stay.
-        var fields = summary.fields
-        for (i, key) in DecodedActivitySummary.fieldAttributes.enumerated() where key != .activeEnergyBurnedUnit {
-            if decoder.optionalValue(fields[i], "ActivitySummary \(key)") == nil { fields[i] = nil }
+        // Bit i set: field i is written (present, and a number unless it is the unit).
+        var written: UInt16 = 0
+        for (i, key) in DecodedActivitySummary.fieldAttributes.enumerated() {
+            guard let value = summary.field(i) else { continue }
+            if key == .activeEnergyBurnedUnit || decoder.optionalValue(value, "ActivitySummary \(key)") != nil { written |= 1 << i }
         }
         daily.activitySummary(
             localDay: Timestamp.daysFromCivil(year: y, month: m, day: d),
-            // appleExerciseTime and appleStandHours (`DecodedActivitySummary.exerciseMinutes`, `.standHours`).
-            exerciseMinutes: fields[5].flatMap(NumberText.fastDouble),
-            standHours: fields[7].flatMap(NumberText.fastDouble))
+            exerciseMinutes: Self.number(summary.appleExerciseTime, written & (1 << 5) != 0),
+            standHours: Self.number(summary.appleStandHours, written & (1 << 7) != 0))
         let w = outputs.activitySummaries
         w.raw(date)
-        for value in fields {
+        for i in 0..<DecodedActivitySummary.fieldCount {
             w.comma()
-            if let value { w.field(value) }
+            if written & (1 << i) != 0, let value = summary.field(i) { w.field(value) }
         }
         w.endRow()
     }

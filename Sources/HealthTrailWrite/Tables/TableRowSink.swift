@@ -8,8 +8,9 @@ import HealthTrailBase
 package protocol TableRowSink: AnyObject {
     /// An empty field.
     func null(_ column: Int)
-    /// A text value, valid until the row's `endRow()` returns (the SQLite writer binds it
-    /// without a copy and reads it when the row is stepped).
+    /// A text value, a span that cannot leave the call; its bytes stay valid until the row's
+    /// `endRow()` returns (the SQLite writer binds them without a copy and reads them when the
+    /// row is stepped).
     func text(_ column: Int, _ value: ByteSpan)
     /// A whole number.
     func integer(_ column: Int, _ value: Int64)

@@ -151,8 +151,8 @@ package final class PredecodedRoutes: @unchecked Sendable {
     /// The faults of file `index` (call after `wait()`).
     package func faults(of index: Int) -> FaultLog { files[index].faults }
 
-    /// Hands file `index`'s points to `body` in file order, each with its CSV columns (valid
-    /// only during the call); returns how many. Throws the file's error after its valid points,
+    /// Hands file `index`'s points to `body` in file order, each with its CSV columns (a span
+    /// that cannot leave the call); returns how many. Throws the file's error after its valid points,
     /// so a failing file reports its error. Safe from two threads at once (after `wait()`).
     @discardableResult
     package func replay(_ index: Int, _ body: (RoutePoint, ByteSpan) throws -> Void) throws -> Int {
@@ -163,7 +163,7 @@ package final class PredecodedRoutes: @unchecked Sendable {
                 throw InputError(file: spillPaths[file.spill], "route spill file read after removal")
             }
             let stream = RoutePointRecord.Reader(file: reader, offset: file.offset, bytes: file.bytes)
-            while let (point, columns) = try stream.next() { try body(point, columns) }
+            try stream.forEach(body)
         }
         if let error = file.error { throw error }
         return file.points

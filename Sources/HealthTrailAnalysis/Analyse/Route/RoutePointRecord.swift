@@ -48,20 +48,23 @@ package enum RoutePointRecord {
         headerLength + Int(header.load(fromByteOffset: 48, as: UInt16.self))
     }
 
-    /// The point and columns of a whole record (the columns are a view into `record`).
+    /// The point of a whole record.
     @inline(__always)
-    package static func decode(_ record: ByteSpan) -> (RoutePoint, ByteSpan) {
+    package static func point(of record: ByteSpan) -> RoutePoint {
         let elevation = record.load(fromByteOffset: 24, as: Double.self)
         let speed = record.load(fromByteOffset: 32, as: Double.self)
         let accuracy = record.load(fromByteOffset: 40, as: Double.self)
-        let point = RoutePoint(
+        return RoutePoint(
             time: record.load(fromByteOffset: 0, as: Int64.self),
             latitude: record.load(fromByteOffset: 8, as: Double.self),
             longitude: record.load(fromByteOffset: 16, as: Double.self),
             elevation: elevation.isNaN ? nil : elevation, speed: speed.isNaN ? nil : speed,
             horizontalAccuracy: accuracy.isNaN ? nil : accuracy)
-        return (point, record.dropFirst(headerLength))
     }
+
+    /// The columns of a whole record: a view into it.
+    @inline(__always) @_lifetime(copy record)
+    package static func columns(of record: ByteSpan) -> ByteSpan { record.dropFirst(headerLength) }
 
     /// Reads one file's records back from a spill file.
     package struct Reader {
@@ -73,10 +76,12 @@ package enum RoutePointRecord {
                 maxRecordLength: RoutePointRecord.maxLength)
         }
 
-        /// The next point and its columns (valid until the next call), nil after the last.
-        package func next() throws -> (RoutePoint, ByteSpan)? {
-            guard let record = try records.next(length: RoutePointRecord.length(header:)) else { return nil }
-            return RoutePointRecord.decode(record)
+        /// Calls `body` with each point and its columns (a span that cannot leave the call), in order.
+        package func forEach(_ body: (RoutePoint, ByteSpan) throws -> Void) throws {
+            let records = self.records
+            while let record = try records.next(length: RoutePointRecord.length(header:)) {
+                try body(RoutePointRecord.point(of: record), RoutePointRecord.columns(of: record))
+            }
         }
     }
 }

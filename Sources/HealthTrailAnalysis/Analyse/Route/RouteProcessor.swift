@@ -220,7 +220,8 @@ package final class RouteProcessor {
         w.comma()
         w.utc(point.time); w.comma()
         if entry.payloadLength >= 0 {
-            w.raw(pendingColumns.span(at: entry.payload, count: entry.payloadLength))
+            let columns = pendingColumns   // a local, which the span borrows
+            w.raw(columns.span(at: entry.payload, count: entry.payloadLength))
         } else {
             w.decimal(point.latitude, digits: 6); w.comma()
             w.decimal(point.longitude, digits: 6)
