@@ -57,9 +57,10 @@ import Testing
         return zip
     }
 
-    /// The run's outputs: the route's row of workouts.csv, the manifest's `routes`, the map.
+    /// The run's outputs: the route's row of workouts.csv, the rows of heart_rate_zones.csv, the
+    /// manifest's `routes` and its whole text, the map.
     static func run(_ arguments: [String] = [], statistics: Bool = true, _ name: String = #function) throws
-        -> (header: [String], row: [String: String], routes: [String: Any], map: String)
+        -> (header: [String], row: [String: String], zones: [[String]], routes: [String: Any], manifest: String, map: String)
     {
         let dir = Support.temporaryDirectory(name)
         let archive = try export(statistics: statistics, in: dir)
@@ -69,10 +70,19 @@ import Testing
         let row = try #require(
             workouts.rows.map { Dictionary(uniqueKeysWithValues: zip(workouts.header, $0)) }
                 .first { $0["workout_id"] == "20240110T080000Z-running" })
-        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/out/manifest.json")))
+        let zones = try Support.readCSV(dir + "/out/heart_rate_zones.csv")
+        #expect(zones.header == ["zone", "lower_bpm", "upper_bpm", "maximum_bpm", "basis"])
+        let manifestText = try String(contentsOfFile: dir + "/out/manifest.json", encoding: .utf8)
+        let manifest = try JSONSerialization.jsonObject(with: Data(manifestText.utf8))
         let routes = try #require((manifest as? [String: Any])?["routes"] as? [String: Any])
         let map = try String(contentsOfFile: dir + "/out/svg/workouts/20240110T080000Z-running.svg", encoding: .utf8)
-        return (workouts.header, row, routes, map)
+        return (workouts.header, row, zones.rows, routes, manifestText, map)
+    }
+
+    /// Whether `text` holds `number` as a JSON number (`150`, `150.0`), not as part of another
+    /// one (`1150`, `0.150`, `150.5`).
+    static func holdsNumber(_ text: String, _ number: Int) -> Bool {
+        text.range(of: "(?<![0-9.])\(number)(\\.0+)?(?![0-9.])", options: .regularExpression) != nil
     }
 
     static let zoneColumns = ["zone_1_s", "zone_2_s", "zone_3_s", "zone_4_s", "zone_5_s"]
@@ -87,9 +97,13 @@ import Testing
     /// (152.5) and 100 s at 165 in zone 4.
     @Test func defaultZonesComeFromTheSecondHighestCredibleWorkoutMaximum() throws {
         let run = try Self.run()
-        #expect(run.routes["zone_maximum_bpm"] as? Double == 188)
+        #expect(
+            run.zones == [
+                ["1", "94", "113", "188", "workout_maximum"], ["2", "113", "132", "188", "workout_maximum"],
+                ["3", "132", "150", "188", "workout_maximum"], ["4", "150", "169", "188", "workout_maximum"],
+                ["5", "169", "", "188", "workout_maximum"],
+            ])
         #expect(run.routes["zone_basis"] as? String == "workout_maximum")
-        #expect(run.routes["zone_lower_bounds_bpm"] as? [Double] == [94, 113, 132, 150, 169])
         #expect(Array(run.header.suffix(5)) == Self.zoneColumns)
         #expect(Self.seconds(run.row) == [100, 100, 99, 101, 0])
         // The legend lists every zone's bpm range.
@@ -104,7 +118,8 @@ import Testing
     @Test func maxHROptionKeepsTheColumns() throws {
         let run = try Self.run(["--max-hr", "160"])
         #expect(Array(run.header.suffix(5)) == Self.zoneColumns)
-        #expect(run.routes["zone_maximum_bpm"] as? Double == 160)
+        #expect(run.zones.map { $0[1] } == ["80", "96", "112", "128", "144"])
+        #expect(run.zones.allSatisfy { $0[3] == "160" && $0[4] == "max_hr" })
         #expect(run.routes["zone_basis"] as? String == "max_hr")
         #expect(Self.seconds(run.row) == [0, 100, 99, 100, 101])
         #expect(run.map.contains("Z5 ≥144 bpm"))
@@ -114,7 +129,8 @@ import Testing
     @Test func birthDateOptionKeepsTheColumns() throws {
         let run = try Self.run(["--max-hr-from-birth-date"])
         #expect(Array(run.header.suffix(5)) == Self.zoneColumns)
-        #expect(run.routes["zone_maximum_bpm"] as? Double == 187)
+        #expect(run.zones.map { $0[1] } == ["94", "112", "131", "150", "168"])
+        #expect(run.zones.allSatisfy { $0[3] == "187" && $0[4] == "date_of_birth" })
         #expect(run.routes["zone_basis"] as? String == "date_of_birth")
     }
 
@@ -122,7 +138,7 @@ import Testing
     /// 165 bpm, is the only workout maximum, and the zones come from it.
     @Test func workoutsWithoutStatisticsUseTheirJoinedHeartRate() throws {
         let run = try Self.run(statistics: false)
-        #expect(run.routes["zone_maximum_bpm"] as? Double == 165)
+        #expect(run.zones.allSatisfy { $0[3] == "165" && $0[4] == "workout_maximum" })
         #expect(run.routes["zone_basis"] as? String == "workout_maximum")
         #expect(Array(run.header.suffix(5)) == Self.zoneColumns)
     }
@@ -138,7 +154,26 @@ import Testing
         let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/out/manifest.json")))
         let routes = try #require((manifest as? [String: Any])?["routes"] as? [String: Any])
         #expect(routes["zone_basis"] as? String == "fixed")
-        #expect(routes["zone_lower_bounds_bpm"] as? [Double] == [100, 120, 140, 160, 180])
+        let zones = try Support.readCSV(dir + "/out/heart_rate_zones.csv")
+        #expect(zones.rows.map { $0[1] } == ["100", "120", "140", "160", "180"])
+        #expect(zones.rows.allSatisfy { $0[3] == "200" && $0[4] == "fixed" })
         #expect(Array(try Support.readCSV(dir + "/out/workouts.csv").header.suffix(5)) == Self.zoneColumns)
+    }
+
+    /// The manifest names where the maximum came from, never the maximum or a bound: each is a
+    /// health value, kept in the owner-only heart_rate_zones.csv. 188 and its bounds 94, 113, 132,
+    /// 150, 169 (and 160's with `--max-hr 160`: 80, 96, 112, 128, 144) appear nowhere in it, as
+    /// numbers or under any key, once the timings (seconds, which could hold any digits) are left out.
+    @Test(arguments: [[], ["--max-hr", "160"]])
+    func manifestHoldsNoZoneBound(_ arguments: [String]) throws {
+        let run = try Self.run(arguments, "manifestHoldsNoZoneBound\(arguments.count)")
+        let values = arguments.isEmpty ? [188, 94, 113, 132, 150, 169] : [160, 80, 96, 112, 128, 144]
+        #expect(run.zones.map { Int($0[1])! } == Array(values.dropFirst()))
+        var manifest = try #require(try JSONSerialization.jsonObject(with: Data(run.manifest.utf8)) as? [String: Any])
+        manifest["timings"] = nil
+        let text = String(decoding: try JSONSerialization.data(withJSONObject: manifest, options: [.sortedKeys]), as: UTF8.self)
+        #expect(text.contains("\"zone_basis\""))
+        for value in values { #expect(!Self.holdsNumber(text, value), "manifest.json holds \(value)") }
+        #expect(!text.contains("bpm"))
     }
 }

@@ -189,8 +189,9 @@ import Testing
         // The workout has no heart-rate statistic, so the zones' maximum is the highest sample
         // inside it (the only workout: no second highest to take).
         let expectedMaximum = try #require(Self.sampleTimes.filter { $0 <= Self.t0 + 3600 }.map(Self.pulse).max())
-        let maximum = try #require(manifest.routes.zoneMaximumBpm)
-        #expect(abs(maximum - expectedMaximum) < 0.01 && manifest.routes.zoneBasis == .workoutMaximum)
+        let zoneRows = try Support.readCSV(dir + "/out/heart_rate_zones.csv").rows
+        let maximum = try #require(zoneRows.first.flatMap { Double($0[3]) })
+        #expect(abs(maximum - expectedMaximum) <= 0.051 && manifest.routes.zoneBasis == .workoutMaximum)
         let zones = HeartRateZones.fromMaximum(expectedMaximum)
         for row in csv.rows {
             let t = try #require(Timestamp.parse(row[1])).utcSeconds

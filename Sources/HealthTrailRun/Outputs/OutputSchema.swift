@@ -131,6 +131,18 @@ package enum OutputSchema {
                     + "zones were chosen (see Heart-rate zones); empty when no route point has a heart rate", perZone: true),
         ])
 
+    /// The zones behind every zone column and `hr_zone`, with their maximum heart rate: health
+    /// values, so here and never in the manifest (`HeartRateZoneRows`).
+    package static let heartRateZones = CSVFile(
+        name: "heart_rate_zones.csv", rowIs: "heart-rate zone the run used, 1 to 5",
+        columns: [
+            Column("zone", .integer, "1 … 5, the `zone_<n>_s` column of workouts.csv and the `zone<n>` of `hr_zone`"),
+            Column("lower_bpm", .real, "zone 1 also takes every rate below it"),
+            Column("upper_bpm", .real, "not included: the next zone's `lower_bpm`; empty for zone 5"),
+            Column("maximum_bpm", .real, "the maximum heart rate the zones were split from (see Heart-rate zones)"),
+            Column("basis", .text, "where that maximum came from: `workout_maximum`, `max_hr`, `date_of_birth` or `fixed`"),
+        ])
+
     package static let routePoints = CSVFile(
         name: "route_points.csv",
         rowIs: "GPS point of a route file (GPX) or of an old inline `WorkoutRoute/Location`",
@@ -225,7 +237,7 @@ package enum OutputSchema {
 
     /// Every CSV file, in the order docs/outputs.md lists them.
     package static let csvFiles = [
-        daily, sleepNights, sleepSamples, heartRate, workouts, routePoints, splits, bestEfforts, hrvBeats,
+        daily, sleepNights, sleepSamples, heartRate, workouts, heartRateZones, routePoints, splits, bestEfforts, hrvBeats,
         activitySummaries, ecg, ecgSamples, records,
     ]
 
