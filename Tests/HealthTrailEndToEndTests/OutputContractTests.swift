@@ -57,8 +57,15 @@ import Testing
         let zip: String
         /// Every CSV of the run by its path under `out` (`records/step_count.csv`).
         let tables: [String: Table]
-        /// The zones the run used (the default ones: no zone option given).
-        let zones = HeartRateZones.default
+        /// The maximum heart rate the run's zones should come from (no zone option given),
+        /// worked out from the generator's figures: each workout's `WorkoutStatistics` maximum as
+        /// written, or for a workout without one the highest heart_rate.csv sample inside the
+        /// generator's span of it; of those from 120 to 220 bpm, the second highest.
+        let expectedMaximumBPM: Double?
+        /// The zones the run should have used: five from `expectedMaximumBPM`.
+        let zones: HeartRateZones
+        /// `manifest.json`'s `routes` object.
+        let manifestRoutes: [String: Any]
 
         init() throws {
             let dir = Support.temporaryDirectory("OutputContract")
@@ -79,6 +86,26 @@ import Testing
                 tables[file] = Table(name: file, header: csv.header, rows: csv.rows)
             }
             self.tables = tables
+
+            let samples = (tables["heart_rate.csv"]?.records ?? []).compactMap { r -> (Int64, Double)? in
+                guard let t = OutputContractTests.utcSeconds(r["time_utc"]), let bpm = r["bpm"].flatMap(Double.init) else { return nil }
+                return (t, bpm)
+            }
+            var maxima: [Double] = []
+            for (start, truth) in summary.workoutTruths {
+                if let statistic = truth.maximumBPM {
+                    maxima.append(statistic)
+                } else if let s = OutputContractTests.utcSeconds(start), let e = OutputContractTests.utcSeconds(truth.endUTC),
+                    let top = samples.filter({ s <= $0.0 && $0.0 <= e }).map(\.1).max()
+                {
+                    maxima.append(top)
+                }
+            }
+            let credible = maxima.filter { 120 <= $0 && $0 <= 220 }.sorted(by: >)
+            expectedMaximumBPM = credible.count >= 2 ? credible[1] : credible.first
+            zones = .fromMaximum(expectedMaximumBPM ?? 0)
+            let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "/manifest.json")))
+            manifestRoutes = (manifest as? [String: Any])?["routes"] as? [String: Any] ?? [:]
         }
 
         func table(_ name: String) -> Table { tables[name] ?? Table(header: [], rows: []) }
@@ -126,7 +153,7 @@ import Testing
     typealias Check = @Sendable (Fixture, Table) throws -> Void
 
     /// Checks per file name (as `OutputSchema` names it) and column. Per-zone columns are
-    /// listed under the names the default zones give them.
+    /// listed under their names, `zone_1_s` … `zone_5_s`.
     static let checks: [String: [String: Check]] = [
         OutputSchema.routePoints.name: RoutePointChecks.all,
         OutputSchema.splits.name: SplitChecks.all,
@@ -137,6 +164,7 @@ import Testing
         OutputSchema.activitySummaries.name: ActivitySummaryChecks.all,
         OutputSchema.records.name: RecordChecks.all,
         OutputSchema.workouts.name: WorkoutChecks.all,
+        OutputSchema.heartRateZones.name: HeartRateZoneChecks.all,
         OutputSchema.daily.name: DailyChecks.all,
         OutputSchema.sleepNights.name: SleepNightChecks.all,
         OutputSchema.ecg.name: ECGChecks.all,
@@ -144,7 +172,19 @@ import Testing
     ]
 
     /// The header each file must have, per-zone columns expanded for the default zones.
-    static func documentedColumns(_ file: OutputSchema.CSVFile) -> [String] { file.header(zones: .default) }
+    static func documentedColumns(_ file: OutputSchema.CSVFile) -> [String] { file.header(zones: .fromMaximum(HeartRateZones.fixedMaximum)) }
+
+    /// The zones come from the workouts' second-highest credible maximum: heart_rate_zones.csv
+    /// holds it (checked column by column in `HeartRateZoneChecks`), the manifest names only
+    /// where it came from, never the maximum or a bound (a health value).
+    @Test func zonesComeFromTheWorkoutsMaximum() throws {
+        let f = try Self.fixture.get()
+        _ = try #require(f.expectedMaximumBPM, "the generated export has workout heart rate")
+        #expect(f.table("heart_rate_zones.csv").rows.count == 5)
+        #expect(f.manifestRoutes["zone_basis"] as? String == "workout_maximum")
+        #expect(f.manifestRoutes.keys.filter { $0.hasPrefix("zone") }.sorted() == ["zone_basis", "zones"])
+        #expect(f.table("workouts.csv").header.suffix(5) == ["zone_1_s", "zone_2_s", "zone_3_s", "zone_4_s", "zone_5_s"])
+    }
 
     @Test func everyDocumentedColumnHasACheckAndNoOtherDoes() {
         for file in OutputSchema.csvFiles {

@@ -27,7 +27,9 @@ import Testing
     }
 
     /// The typed tables of the CSV files in `folder`, as `table_check.py` reads them.
-    static func schemaFile(for folder: String, summary: SynthSummary? = nil, zones: HeartRateZones = .default, in dir: String) throws -> String {
+    static func schemaFile(
+        for folder: String, summary: SynthSummary? = nil, zones: HeartRateZones = .fromMaximum(HeartRateZones.fixedMaximum), in dir: String
+    ) throws -> String {
         var tables: [String: Any] = [:]
         let files = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String } ?? []
         let quantities = quantityFiles(summary)

@@ -50,11 +50,11 @@ import Testing
         defer { staging.discard() }
         func processor(files: Int) -> RouteProcessor {
             RouteProcessor(
-                join: nil, zones: .default, csv: nil, geojson: nil,
+                join: nil, zones: .fourBands, csv: nil, geojson: nil,
                 maps: MapContext(
                     spillFolder: staging.stagingDirectory, drawWorkouts: true,
                     drawWorkout: { route in
-                        try MapOutputs.writeWorkout(route, zones: .default, options: SVGOptions(), staging: staging)
+                        try MapOutputs.writeWorkout(route, zones: .fourBands, options: SVGOptions(), staging: staging)
                     },
                     filesPerWorkout: ["w": files], offsets: [:]),
                 drawnPointCap: 8)

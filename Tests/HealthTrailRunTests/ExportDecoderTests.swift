@@ -143,8 +143,11 @@ import Testing
             """
         let (out, manifest) = try run(body, extra: [("apple_health_export/workout-routes/route_2024-01-02_7.31am.gpx", gpx)])
         let workouts = try Support.readCSV(out + "/workouts.csv")
-        #expect(workouts.header == OutputSchema.workouts.header(zones: .default))
-        #expect(workouts.header.suffix(4) == ["zone_resting_s", "zone_moderate_s", "zone_vigorous_s", "zone_maximum_s"])
+        #expect(workouts.header == OutputSchema.workouts.header(zones: .fromMaximum(171)))
+        #expect(workouts.header.suffix(5) == ["zone_1_s", "zone_2_s", "zone_3_s", "zone_4_s", "zone_5_s"])
+        // The one workout with heart rate gives the maximum: its statistic's 171 bpm.
+        #expect(try Support.readCSV(out + "/heart_rate_zones.csv").rows.allSatisfy { $0[3] == "171" && $0[4] == "workout_maximum" })
+        #expect(manifest.routes.zoneBasis == .workoutMaximum)
         #expect(
             workouts.rows == [
                 [
@@ -152,13 +155,13 @@ import Testing
                     "", "", "", "", "", "", "1", "", "", "", "", "",
                     // From the two inline points: 1.9 m in 1 s; pace needs 10 m; no heart rate, so no
                     // figures and no time in any zone (empty, not 0).
-                    "1.9", "1", "", "0", "0", "", "", "", "", "",
+                    "1.9", "1", "", "0", "0", "", "", "", "", "", "",
                 ],
                 // 3.1 mi = 4988.97 m; totals from the legacy attributes, heart rate from WorkoutStatistics.
                 [
                     "20240102T060000Z-running", "running", "2024-01-02T06:00:00Z", "2024-01-02T06:31:00Z", "+01:00", "1830", "Alex’s Apple Watch",
                     "workout-routes/route_2024-01-02_7.31am.gpx", "4989", "300", "148", "171", "false", "Europe/Paris", "1",
-                    "101", "workout", "45", "20", "56", "13.3", "1", "75.1", "0", "0", "", "", "", "", "",
+                    "101", "workout", "45", "20", "56", "13.3", "1", "75.1", "0", "0", "", "", "", "", "", "",
                 ],
             ])
         let points = try Support.readCSV(out + "/route_points.csv").rows

@@ -186,7 +186,13 @@ import Testing
         #expect(csv.rows.count == 3601)
         var empty = 0
         var previousDistance = -1.0
-        let zones = HeartRateZones.default
+        // The workout has no heart-rate statistic, so the zones' maximum is the highest sample
+        // inside it (the only workout: no second highest to take).
+        let expectedMaximum = try #require(Self.sampleTimes.filter { $0 <= Self.t0 + 3600 }.map(Self.pulse).max())
+        let zoneRows = try Support.readCSV(dir + "/out/heart_rate_zones.csv").rows
+        let maximum = try #require(zoneRows.first.flatMap { Double($0[3]) })
+        #expect(abs(maximum - expectedMaximum) <= 0.051 && manifest.routes.zoneBasis == .workoutMaximum)
+        let zones = HeartRateZones.fromMaximum(expectedMaximum)
         for row in csv.rows {
             let t = try #require(Timestamp.parse(row[1])).utcSeconds
             let distance = try #require(Double(row[11]))

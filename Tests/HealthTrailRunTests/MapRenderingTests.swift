@@ -57,7 +57,7 @@ struct MapRenderingTests {
     /// A run heading east: the first half at 200 bpm (top of the maximum zone, drawn opaque red),
     /// the second at 60 bpm (resting blue, drawn at 0.76 opacity over the map's background).
     @Test func theRoutesStartIsDrawnInItsZonesColour() throws {
-        let zones = HeartRateZones.default
+        let zones = HeartRateZones.fourBands
         let start: Int64 = 1_717_228_800
         let points = (0...400).map { i in
             RoutePoint(

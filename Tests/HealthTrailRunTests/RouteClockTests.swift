@@ -163,13 +163,13 @@ import Testing
     @Test func aStepWithNoTimeCountsWithTheNext() {
         typealias G = RouteGeometryTests
         var stats = RouteStats(zoneCount: 0)
-        for p in [G.north(0, at: 0), G.north(2, at: 0), G.north(5, at: 1)] { stats.add(p, zones: .default) }
+        for p in [G.north(0, at: 0), G.north(2, at: 0), G.north(5, at: 1)] { stats.add(p, zones: .fourBands) }
         #expect(abs(stats.distance - 5) < 1e-6)
         #expect(stats.elapsed == 1 && stats.movingTime == 1)
-        stats.add(G.north(9, at: 1), zones: .default)
+        stats.add(G.north(9, at: 1), zones: .fourBands)
         #expect(abs(stats.distance - 5) < 1e-6)
-        stats.add(G.north(20, at: 3), zones: .default, continuing: false)
-        stats.add(G.north(26, at: 5), zones: .default)
+        stats.add(G.north(20, at: 3), zones: .fourBands, continuing: false)
+        stats.add(G.north(26, at: 5), zones: .fourBands)
         #expect(abs(stats.distance - 11) < 1e-6)
         #expect(stats.elapsed == 3)
     }

@@ -19,7 +19,7 @@ import Testing
             elevation: ele, bpm: bpm)
     }
 
-    static func stats(_ points: [RoutePoint], zones: HeartRateZones = .default, limits: RouteSpeedLimits = .forActivity("")) -> RouteStats {
+    static func stats(_ points: [RoutePoint], zones: HeartRateZones = .fourBands, limits: RouteSpeedLimits = .forActivity("")) -> RouteStats {
         var s = RouteStats(zoneCount: zones.zones.count, limits: limits)
         for p in points { s.add(p, zones: zones) }
         return s
@@ -52,29 +52,29 @@ import Testing
 
     @Test func hundredAndOnePointsGiveFiftyJoinedSegments() {
         let points = (0...100).map { Self.north(Double($0) * 3, at: Int64($0)) }
-        let segments = RouteGeometry.segments(points, zones: .default)
+        let segments = RouteGeometry.segments(points, zones: .fourBands)
         #expect(segments.count == 50)
         #expect(segments.first?.first == 0)
         #expect(segments.last?.last == 100)
         #expect(segments.allSatisfy { (2...3).contains($0.last - $0.first + 1) })
         for (a, b) in zip(segments, segments.dropFirst()) { #expect(a.last == b.first) }
         // Deterministic.
-        #expect(RouteGeometry.segments(points, zones: .default) == segments)
+        #expect(RouteGeometry.segments(points, zones: .fourBands) == segments)
     }
 
     @Test func shortRoutesGetOneSegmentPerStepOrNone() {
         let ten = (0..<10).map { Self.north(Double($0), at: Int64($0)) }
-        let segments = RouteGeometry.segments(ten, zones: .default)
+        let segments = RouteGeometry.segments(ten, zones: .fourBands)
         #expect(segments.count == 9)
         #expect(segments.map(\.first) == Array(0..<9))
         #expect(segments.map(\.last) == Array(1..<10))
-        #expect(RouteGeometry.segments(Array(ten.prefix(2)), zones: .default).count == 1)
-        #expect(RouteGeometry.segments(Array(ten.prefix(1)), zones: .default).isEmpty)
-        #expect(RouteGeometry.segments([], zones: .default).isEmpty)
+        #expect(RouteGeometry.segments(Array(ten.prefix(2)), zones: .fourBands).count == 1)
+        #expect(RouteGeometry.segments(Array(ten.prefix(1)), zones: .fourBands).isEmpty)
+        #expect(RouteGeometry.segments([], zones: .fourBands).isEmpty)
         // Uneven split: 7 steps into 3 segments of 2, 2 and 3 steps.
         let eight = Array(ten.prefix(8))
         #expect(
-            RouteGeometry.segments(eight, zones: .default, target: 3).map { [$0.first, $0.last] }
+            RouteGeometry.segments(eight, zones: .fourBands, target: 3).map { [$0.first, $0.last] }
                 == [[0, 2], [2, 4], [4, 7]])
     }
 
@@ -82,7 +82,7 @@ import Testing
         // 5 points, target 2: segments [0…2] and [2…4].
         let bpms: [Double?] = [118, 122, 120, nil, nil]
         let points = bpms.enumerated().map { Self.north(Double($0.offset), at: Int64($0.offset), bpm: $0.element) }
-        let s = RouteGeometry.segments(points, zones: .default, target: 2)
+        let s = RouteGeometry.segments(points, zones: .fourBands, target: 2)
         #expect(s.count == 2)
         #expect(s[0] == RouteSegment(first: 0, last: 2, meanBPM: 120, zone: 1, colour: "#1a9641", opacity: 0.4 + 0.6 * 0.5))
         // Only the shared end point has a heart rate: its mean alone.
@@ -95,7 +95,7 @@ import Testing
 
         let bare = (0..<4).map { Self.north(Double($0), at: Int64($0)) }
         #expect(
-            RouteGeometry.segments(bare, zones: .default, target: 1)
+            RouteGeometry.segments(bare, zones: .fourBands, target: 1)
                 == [RouteSegment(first: 0, last: 3, meanBPM: nil, zone: nil, colour: "#9e9e9e", opacity: 1)])
     }
 
@@ -272,8 +272,8 @@ struct RouteGeometryRealGPXTests {
     func distanceMatchesPython(_ name: String, _ count: Int, _ metres: Double) throws {
         let points = try Self.points(Support.fixture("applehealth-gpx/" + name))
         #expect(points.count == count)
-        var stats = RouteStats(zoneCount: HeartRateZones.default.zones.count)
-        for p in points { stats.add(p, zones: .default) }
+        var stats = RouteStats(zoneCount: HeartRateZones.fourBands.zones.count)
+        for p in points { stats.add(p, zones: .fourBands) }
         #expect(stats.points == count)
         #expect(abs(stats.distance - metres) / metres < 0.01, "\(name): \(stats.distance) vs \(metres)")
         // Sanity: moving time fits in the recording, and Apple's barometric elevation is smooth
@@ -282,7 +282,7 @@ struct RouteGeometryRealGPXTests {
         #expect(stats.movingTime > 0 && stats.movingTime <= span)
         #expect(stats.elevationGain >= 0)
         #expect(stats.timeInZone.allSatisfy { $0 == 0 })   // no heart rate in a bare GPX
-        let segments = RouteGeometry.segments(points, zones: .default)
+        let segments = RouteGeometry.segments(points, zones: .fourBands)
         #expect(segments.count == min(50, count - 1))
         #expect(segments.last?.last == count - 1)
         #expect(segments.allSatisfy { $0.colour == "#9e9e9e" })

@@ -107,7 +107,7 @@ import FoundationXML
     /// 600 s through the four default zones: 150 s each of 90, 120, 160 and 190 bpm.
     static func zonedRoute() -> (MapRoute, RouteStats) {
         let points = route(count: 601, bpm: { i in [90.0, 120, 160, 190][min(3, i / 150)] })
-        let zones = HeartRateZones.default
+        let zones = HeartRateZones.fourBands
         var stats = RouteStats(zoneCount: zones.zones.count)
         for p in points { stats.add(p, zones: zones) }
         let segments = RouteGeometry.segments(points, zones: zones)
@@ -123,7 +123,7 @@ import FoundationXML
 
     @Test func workoutMapDrawsOnePathPerSegmentInZoneColours() throws {
         let (route, stats) = Self.zonedRoute()
-        let bytes = WorkoutMapSVG.render(route, zones: .default, options: SVGOptions())
+        let bytes = WorkoutMapSVG.render(route, zones: .fourBands, options: SVGOptions())
         Self.dump("workout.svg", bytes)
         let svg = try Self.parse(bytes)
         #expect(svg["width"] == "800")
@@ -136,7 +136,7 @@ import FoundationXML
             #expect(path["stroke"] == segment.colour)
             #expect(path["stroke-opacity"].flatMap(Double.init).map { abs($0 - segment.opacity) <= 0.005 } == true)
         }
-        let zonesPresent = Set(route.segments.compactMap(\.zone).map { HeartRateZones.default.zones[$0].colour })
+        let zonesPresent = Set(route.segments.compactMap(\.zone).map { HeartRateZones.fourBands.zones[$0].colour })
         #expect(Set(paths.compactMap { $0["stroke"] }) == zonesPresent)
         #expect(zonesPresent == ["#2c7bb6", "#1a9641", "#fdae61", "#d7191c"])
         // Round caps and joins on the lines' group.
@@ -149,17 +149,18 @@ import FoundationXML
         #expect(svg.elements("title").first?.text == expected)
         #expect(svg.elements("text", class: "title").first?.text == expected)
 
-        // Legend: each zone with its time in m:ss (150 s each, the boundary steps averaged).
+        // Legend: each zone's bpm range with its time in m:ss (150 s each, the boundary steps averaged).
         let entries = svg.elements("g", class: "legend-entry").map { $0.elements("text").first?.text ?? "" }
         #expect(
             entries
-                == HeartRateZones.default.zones.enumerated().map { i, z in
-                    z.name + "  " + SVGFormat.minutesSeconds(stats.timeInZone[i])
+                == HeartRateZones.fourBands.zones.indices.map { i in
+                    HeartRateZones.fourBands.legendLabel(i) + "  " + SVGFormat.minutesSeconds(stats.timeInZone[i])
                 })
-        // The step from 90 to 120 bpm averages 105 (moderate): 149 s resting.
-        #expect(entries.first == "resting  2:29")
+        // Each boundary step counts in the zone of its mean: 90→120 averages 105 (second zone),
+        // 120→160 averages 140 (third), 160→190 averages 175 (third): 149, 150, 151 and 150 s.
+        #expect(entries == ["Z1 <100 bpm  2:29", "Z2 100–139 bpm  2:30", "Z3 140–179 bpm  2:31", "Z4 ≥180 bpm  2:30"])
         let legendColours = svg.elements("g", class: "legend-entry").compactMap { $0.elements("rect").first?["fill"] }
-        #expect(legendColours == HeartRateZones.default.zones.map(\.colour))
+        #expect(legendColours == HeartRateZones.fourBands.zones.map(\.colour))
 
         // Scale bar: a round length within a quarter of the width.
         #expect(svg.elements("g").contains { $0["id"] == "scale-bar" })
@@ -176,13 +177,13 @@ import FoundationXML
         #expect(sy > ey && sx < ex)
 
         // Deterministic.
-        #expect(WorkoutMapSVG.render(route, zones: .default, options: SVGOptions()) == bytes)
+        #expect(WorkoutMapSVG.render(route, zones: .fourBands, options: SVGOptions()) == bytes)
     }
 
     @Test func scaleBarMatchesMercatorMetresPerPixel() throws {
         // A 1.8 km route fitted into ~752 px: about 2.4 m/px along the diagonal's larger side.
         let (route, _) = Self.zonedRoute()
-        let svg = try Self.parse(WorkoutMapSVG.render(route, zones: .default, options: SVGOptions()))
+        let svg = try Self.parse(WorkoutMapSVG.render(route, zones: .fourBands, options: SVGOptions()))
         let d = try #require(svg.elements("g").first { $0["id"] == "scale-bar" }?.elements("path").first?["d"])
         // "M<left> <y-5>V<y>H<right>V<y-5>"
         let numbers = d.split(whereSeparator: { "MVH ".contains($0) }).compactMap { Double($0) }
@@ -206,23 +207,23 @@ import FoundationXML
 
     @Test func workoutMapWithoutHeartRateEscapesTextAndShowsNote() throws {
         let points = Self.route(count: 40)
-        let segments = RouteGeometry.segments(points, zones: .default, target: 5)
+        let segments = RouteGeometry.segments(points, zones: .fourBands, target: 5)
         let route = MapRoute(
             workoutID: "w<1>", activity: "rock_&_\"roll\"", start: Self.t0, end: Self.t0 + 3725,
             utcOffsetMinutes: 120, distanceMeters: 1234.5, meanBPM: nil, timeInZone: [],
             points: points, segments: segments)
-        let svg = try Self.parse(WorkoutMapSVG.render(route, zones: .default))
+        let svg = try Self.parse(WorkoutMapSVG.render(route, zones: .fourBands))
         // 22:13Z + 2 h is the 15th locally.
         #expect(svg.elements("title").first?.text == "Rock & \"roll\" · 2023-11-15 · 1.23 km · 1:02:05")
         #expect(Set(svg.elements("path", class: "segment").compactMap { $0["stroke"] }) == [RouteGeometry.noHeartRateColour])
         let entries = svg.elements("g", class: "legend-entry").map { $0.elements("text").first?.text ?? "" }
         #expect(entries.last == "no heart rate")
-        #expect(entries.first == "resting  0:00")
+        #expect(entries.first == "Z1 <100 bpm  0:00")
 
         // Below the minimum: title and legend, a note, no lines or markers.
         var options = SVGOptions()
         options.minimumPoints = 100
-        let empty = try Self.parse(WorkoutMapSVG.render(route, zones: .default, options: options))
+        let empty = try Self.parse(WorkoutMapSVG.render(route, zones: .fourBands, options: options))
         #expect(empty.elements("path").isEmpty && empty.elements("circle").isEmpty)
         #expect(empty.elements("text", class: "note").first?.text == "No route to draw")
     }
@@ -237,12 +238,12 @@ import FoundationXML
             q.bpm = 130
             return q
         }
-        let segments = RouteGeometry.segments(points, zones: .default)
+        let segments = RouteGeometry.segments(points, zones: .fourBands)
         let route = MapRoute(
             workoutID: "long", activity: "walking", start: Self.t0, end: Self.t0 + 10_000,
             distanceMeters: 5000, meanBPM: 130, timeInZone: [0, 10_000, 0, 0], points: points,
             segments: segments)
-        let bytes = WorkoutMapSVG.render(route, zones: .default)
+        let bytes = WorkoutMapSVG.render(route, zones: .fourBands)
         let svg = try Self.parse(bytes)
         let paths = svg.elements("path", class: "segment")
         #expect(paths.count == 50)

@@ -13,7 +13,7 @@ extension PipelineSpec {
         switch zones {
         case .maximum(let bpm)?: options.zones = .maximum(bpm)
         case .fromBirthDate?: options.zones = .fromDateOfBirth
-        case .standard?, nil: options.zones = .standard
+        case .standard?, nil: options.zones = .fromWorkouts
         }
         if let sourcePriority { options.sourcePriority = SourcePriority(patterns: sourcePriority) }
         options.geojson = outputs.contains(.geojson)

@@ -38,7 +38,7 @@ package struct PipelineSpec: Sendable, Equatable {
 
     /// How heart-rate zones are chosen (the run's `--max-hr` and `--max-hr-from-birth-date`).
     package enum Zones: Sendable, Equatable {
-        /// resting < 100, moderate 100–139, vigorous 140–179, maximum ≥ 180 bpm.
+        /// The default: five zones from the workouts' maximum heart rate (`ZoneChoice.fromWorkouts`).
         case standard
         /// From 220 − age, age from the export's date of birth.
         case fromBirthDate

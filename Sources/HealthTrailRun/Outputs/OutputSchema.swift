@@ -56,7 +56,7 @@ package enum OutputSchema {
         package var description: String
     }
 
-    /// `resting` → `zone_resting_s`, `zone3` → `zone_3_s`: the column of seconds in a zone.
+    /// `zone3` → `zone_3_s` (any other name `n` → `zone_n_s`): the column of seconds in a zone.
     package static func zoneColumn(_ zoneName: String) -> String {
         let number = zoneName.hasPrefix("zone") ? zoneName.dropFirst(4) : ""
         let label = !number.isEmpty && number.allSatisfy(\.isNumber) ? String(number) : zoneName
@@ -127,9 +127,20 @@ package enum OutputSchema {
             Column("flags", .text, "`;`-separated: `glitch` (fixes rejected or a jump stepped over), `vehicle` (a stretch at vehicle speed)"),
             Column(
                 "zone_<zone>_s", .real,
-                "seconds in each heart-rate zone in use, named after it: `zone_resting_s` … "
-                    + "`zone_maximum_s` with the default zones, `zone_1_s` … `zone_5_s` with `--max-hr`; empty "
-                    + "when no route point has a heart rate", perZone: true),
+                "seconds in each of the five heart-rate zones, `zone_1_s` … `zone_5_s` whichever way the "
+                    + "zones were chosen (see Heart-rate zones); empty when no route point has a heart rate", perZone: true),
+        ])
+
+    /// The zones behind every zone column and `hr_zone`, with their maximum heart rate: health
+    /// values, so here and never in the manifest (`HeartRateZoneRows`).
+    package static let heartRateZones = CSVFile(
+        name: "heart_rate_zones.csv", rowIs: "heart-rate zone the run used, 1 to 5",
+        columns: [
+            Column("zone", .integer, "1 … 5, the `zone_<n>_s` column of workouts.csv and the `zone<n>` of `hr_zone`"),
+            Column("lower_bpm", .real, "zone 1 also takes every rate below it"),
+            Column("upper_bpm", .real, "not included: the next zone's `lower_bpm`; empty for zone 5"),
+            Column("maximum_bpm", .real, "the maximum heart rate the zones were split from (see Heart-rate zones)"),
+            Column("basis", .text, "where that maximum came from: `workout_maximum`, `max_hr`, `date_of_birth` or `fixed`"),
         ])
 
     package static let routePoints = CSVFile(
@@ -226,7 +237,7 @@ package enum OutputSchema {
 
     /// Every CSV file, in the order docs/outputs.md lists them.
     package static let csvFiles = [
-        daily, sleepNights, sleepSamples, heartRate, workouts, routePoints, splits, bestEfforts, hrvBeats,
+        daily, sleepNights, sleepSamples, heartRate, workouts, heartRateZones, routePoints, splits, bestEfforts, hrvBeats,
         activitySummaries, ecg, ecgSamples, records,
     ]
 

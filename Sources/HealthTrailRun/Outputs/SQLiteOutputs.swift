@@ -18,6 +18,7 @@ enum SQLiteOutputs {
         case "workouts": return ["PRIMARY KEY (workout_id)"]
         case "daily": return ["PRIMARY KEY (date)"]
         case "ecg": return ["PRIMARY KEY (recording_id)"]
+        case "heart_rate_zones": return ["PRIMARY KEY (zone)"]
         case "ecg_samples": return ["FOREIGN KEY (recording_id) REFERENCES ecg (recording_id)"]
         // Declared, not enforced: the points and splits of an orphan route file (one no workout
         // names, listed in manifest.json) carry an id of their own that workouts lacks.

@@ -2,8 +2,8 @@ import Foundation
 import HealthTrailAnalysis
 import HealthTrailDecode
 
-/// The third stage: `workouts.csv` with each workout's route figures, sleep nights and
-/// samples, `daily.csv`, and the calendar maps drawn from the days.
+/// The third stage: `workouts.csv` with each workout's route figures, `heart_rate_zones.csv`,
+/// sleep nights and samples, `daily.csv`, and the calendar maps drawn from the days.
 enum AnalysisStage {
     struct Result {
         let sleepNights: Int
@@ -26,6 +26,9 @@ enum AnalysisStage {
             let (timeZones, ownZone) = try datePersonalDays(
                 daily, sightings: sink.zoneSightings, workouts: workouts, figures: figures, routes: routes)
             let workoutWriter = try run.outputs.addWriter(OutputSchema.workouts.name, header: OutputSchema.workouts.header(zones: zones))
+            HeartRateZoneRows.write(
+                routes.zoneChoice,
+                to: try run.outputs.addWriter(OutputSchema.heartRateZones.name, header: OutputSchema.heartRateZones.names))
             var unknownActivities: [String: Int] = [:]
             for (i, (w, var figures)) in zip(workouts, figures).enumerated() {
                 // A workout without a usable zone of its own is in the person's zone at its start.

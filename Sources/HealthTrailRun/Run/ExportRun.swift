@@ -22,8 +22,9 @@ package struct RunOptions: Sendable {
     package var joinTolerance: Int64 = RunOptions.defaultJoinTolerance
     /// `joinTolerance` unless a run says otherwise.
     package static let defaultJoinTolerance: Int64 = 15
-    /// Heart-rate zones: the four default ones, five from a maximum, or from the date of birth.
-    package var zones = ZoneChoice.standard
+    /// Where the maximum heart rate behind the five zones comes from: the workouts by default,
+    /// `--max-hr`, or the date of birth.
+    package var zones = ZoneChoice.fromWorkouts
     /// Add per-point timestamps to routes.geojson (kepler.gl's trip layer).
     package var geojsonTimes = false
     /// The length of a split in splits.csv.

@@ -1,3 +1,4 @@
+import HealthTrailAnalysis
 import HealthTrailArchive
 import HealthTrailBase
 
@@ -52,6 +53,11 @@ package struct Manifest: Codable, Sendable {
         package var heartRateSamplesForJoin: Int
         /// Zone names in order; workouts.csv has a `zone_<zone>_s` column for each (`OutputSchema.zoneColumn`).
         package var zones: [String]
+        /// Where the maximum heart rate the zones were split from came from: `workout_maximum`,
+        /// `max_hr`, `date_of_birth` or `fixed` (`ZoneChoice.Basis`). A category, never the
+        /// maximum or a bound: those are health values, in `heart_rate_zones.csv`. Absent in
+        /// manifests of older versions.
+        package var zoneBasis: ZoneChoice.Basis? = nil
         package var geojsonFeatures: Int
         /// Routes `svg/routes.svg` leaves out because they start outside its area (trips far
         /// from where most points lie; their workouts keep their own maps). Absent when no

@@ -11,7 +11,9 @@ enum RouteStage {
         let routes: RouteLinker.Result
         /// Every source ranked once, export.xml being read: for all later outputs.
         let sourceRanking: SourceRanking
-        let zones: HeartRateZones
+        /// The zones, with the maximum heart rate behind them and where it came from.
+        let zoneChoice: ZoneChoice.Resolved
+        var zones: HeartRateZones { zoneChoice.zones }
         /// Heart-rate samples inside the routes' windows.
         let joinSampleCount: Int
         /// Features of routes.geojson (0 without it).
@@ -26,7 +28,7 @@ enum RouteStage {
         let (decoder, sink, predecoded) = (xml.decoder, xml.sink, xml.routeFiles)
         try run.timed("routes_wait_s") { try predecoded.wait() }
 
-        let (plan, sourceRanking, join, zones) = try run.timed("join_s") {
+        let (plan, sourceRanking, join, zoneChoice) = try run.timed("join_s") {
             let plan = try RouteLinker.plan(
                 routeFiles: run.layout.routeFiles, mainXML: run.layout.mainXML, routes: predecoded, workouts: decoder.workouts)
             let sourceRanking = sink.daily.sourceRanking(decoder.sourceNames)
@@ -37,9 +39,14 @@ enum RouteStage {
                 sortSpillPath: staging.path(".heart-rate-join.spill"),
                 runLength: options.spillRunLength)
             spill.remove()
-            let zones = options.zones.resolve(dateOfBirth: decoder.me?.dateOfBirth, on: decoder.exportDate)
-            return (plan, sourceRanking, join, zones)
+            // The maximum heart rate comes from every workout before any point is zoned: the
+            // workouts are decoded and the join built by now, the route files not yet read.
+            let zoneChoice = options.zones.resolve(
+                dateOfBirth: decoder.me?.dateOfBirth, on: decoder.exportDate,
+                workoutMaximum: WorkoutMaximumHeartRate.estimate(WorkoutMaximumHeartRate.workoutMaxima(decoder.workouts, join: join)))
+            return (plan, sourceRanking, join, zoneChoice)
         }
+        let zones = zoneChoice.zones
 
         let (routes, geojsonFeatures) = try run.timed("routes_s") {
             let geojson = options.geojson ? try GeoJSONWriter(path: staging.path("routes.geojson"), includeTimes: options.geojsonTimes) : nil
@@ -84,7 +91,7 @@ enum RouteStage {
         }
         if let overview { run.waitBeforeDiscard { _ = try? overview.value() } }
         return Result(
-            routes: routes, sourceRanking: sourceRanking, zones: zones, joinSampleCount: join.sampleCount,
+            routes: routes, sourceRanking: sourceRanking, zoneChoice: zoneChoice, joinSampleCount: join.sampleCount,
             geojsonFeatures: geojsonFeatures, overview: overview)
     }
 }

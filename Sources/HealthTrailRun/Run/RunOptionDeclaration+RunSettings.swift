@@ -52,7 +52,7 @@ extension RunOptionDeclaration {
     package static let maxHR = RunOptionDeclaration(
         name: "max-hr", pipeline: .key(["zones", "max_hr"]),
         abstract: "Five heart-rate zones from this maximum heart rate.",
-        valueName: "bpm", defaultValue: "four fixed zones, " + HeartRateZones.default.bandsText,
+        valueName: "bpm", defaultValue: "the workouts' second-highest maximum of 120–220 bpm",
         accepted: .numbers(100...250, unit: "bpm"))
 
     /// `--max-hr-from-birth-date`, `zones: from_birth_date`.
@@ -125,16 +125,4 @@ extension RunOptionDeclaration {
         name: "max-uncompressed", pipeline: nil,
         abstract: "Refuse an archive whose entries inflate to more than this in all, e.g. 64G, 500MiB.",
         valueName: "size", defaultValue: ArchiveLimits.text(bytes: ArchiveLimits.default.maxUncompressedBytes))
-}
-
-extension HeartRateZones {
-    /// The zones in words, for zones bounded at whole bpm: `resting <100, moderate 100–139,
-    /// vigorous 140–179, maximum 180+ bpm`.
-    var bandsText: String {
-        func bpm(_ value: Double) -> String { RunOptionDeclaration.numberText(value) }
-        return zones.enumerated().map { index, zone in
-            guard let upper = zone.upper else { return "\(zone.name) \(bpm(zone.lower))+" }
-            return index == 0 ? "\(zone.name) <\(bpm(upper))" : "\(zone.name) \(bpm(zone.lower))–\(bpm(upper - 1))"
-        }.joined(separator: ", ") + " bpm"
-    }
 }

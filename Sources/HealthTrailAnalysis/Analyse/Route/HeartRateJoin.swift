@@ -92,6 +92,22 @@ package final class HeartRateJoin: Sendable {
 
     package var sampleCount: Int { times.count }
 
+    /// The highest bpm the join holds from `start` to `end` (UTC seconds, both included); nil
+    /// when it holds none there. Only samples inside the join's windows are held.
+    package func maximum(from start: Int64, to end: Int64) -> Double? {
+        guard start <= end, end >= 0, start <= Int64(UInt32.max) else { return nil }
+        let lowTime = UInt32(clamping: start), highTime = UInt32(clamping: end)
+        var lo = 0, hi = times.count
+        while lo < hi { let mid = (lo + hi) / 2; if times[mid] < lowTime { lo = mid + 1 } else { hi = mid } }
+        var best: Float? = nil
+        var i = lo
+        while i < times.count && times[i] <= highTime {
+            best = max(best ?? bpms[i], bpms[i])
+            i += 1
+        }
+        return best.map(Double.init)
+    }
+
     /// Walks the samples forward for one route's points, in time order.
     package struct Cursor {
         package let join: HeartRateJoin

@@ -22,7 +22,7 @@ package struct HeartRateZone: Sendable, Equatable {
 ///
 /// Invariants the constructors keep: zones ascend, each zone's `upper` is the next one's
 /// `lower` and the last is open. The first zone also takes every bpm below its lower bound
-/// (`default` starts at 0 anyway; `fromMaximum`'s zone1 starts at 50 %), so any bpm (even
+/// (`fromMaximum`'s zone1 starts at 50 %), so any bpm (even
 /// below 0, or NaN) maps to some zone and a stream never has to handle "no zone" for a present
 /// heart rate.
 ///
@@ -39,23 +39,22 @@ package struct HeartRateZones: Sendable, Equatable {
     }
 
     /// Span given to the open top zone by `depth(for:)`: it has no upper bound, and 20 bpm is
-    /// about the width of the bounded zones (30–40 bpm for `default`, 10 % of a maximum for
-    /// `fromMaximum`), so the ramp saturates at a rate that is clearly "deep in the top zone".
+    /// about the width of the bounded zones (10 % of a maximum), so the ramp saturates at a rate that is clearly "deep in the top zone".
     package static let openTopSpan: Double = 20
 
-    /// Absolute bands, independent of the person: resting < 100, moderate 100–139,
-    /// vigorous 140–179, maximum ≥ 180 bpm. Colours: blue `#2c7bb6`, green `#1a9641`,
-    /// orange `#fdae61`, red `#d7191c`.
-    package static let `default` = HeartRateZones(zones: [
-        HeartRateZone(name: "resting", lower: 0, upper: 100, colour: "#2c7bb6"),
-        HeartRateZone(name: "moderate", lower: 100, upper: 140, colour: "#1a9641"),
-        HeartRateZone(name: "vigorous", lower: 140, upper: 180, colour: "#fdae61"),
-        HeartRateZone(name: "maximum", lower: 180, upper: nil, colour: "#d7191c"),
-    ])
+    /// The maximum the zones assume when the export tells nothing about the person: no credible
+    /// workout maximum, no date of birth. 200 bpm puts the zone bounds at 100, 120, 140, 160 and
+    /// 180 bpm, which keeps every bound of the absolute bands earlier versions used (100, 140,
+    /// 180), so a map drawn from it still reads "below 100 is easy, above 180 is all-out".
+    package static let fixedMaximum: Double = 200
 
-    /// The classic five zones from a maximum heart rate: zone1 50–60 %, zone2 60–70 %,
-    /// zone3 70–80 %, zone4 80–90 %, zone5 ≥ 90 % of `maxBPM`. Colours: blue `#2c7bb6`,
-    /// green `#1a9641`, yellow `#ffd92f`, orange `#fdae61`, red `#d7191c`.
+    /// The five zones of a maximum heart rate, in the common percent-of-maximum split of
+    /// 50–60–70–80–90–100 % (the five zones of Sally Edwards' "Heart Zone Training", used by
+    /// many training guides; no resting rate is needed, unlike heart-rate-reserve zones):
+    /// zone1 50–60 %, zone2 60–70 %, zone3 70–80 %, zone4 80–90 %, zone5 ≥ 90 % of `maxBPM`,
+    /// each bound rounded to a whole bpm so the legend's ranges are exactly the zones' (zone3 of
+    /// 187 bpm is 131–149 bpm). Colours: blue `#2c7bb6`, green `#1a9641`, yellow `#ffd92f`,
+    /// orange `#fdae61`, red `#d7191c`.
     ///
     /// Below 50 % is part of zone1, not a zone of its own: workouts.csv has one column per zone
     /// (`zone_1_s` … `zone_5_s`), and time spent warming up or walking back belongs to the easiest zone
@@ -64,7 +63,7 @@ package struct HeartRateZones: Sendable, Equatable {
     ///
     /// `maxBPM` should be a plausible maximum (> 0); it is not validated.
     package static func fromMaximum(_ maxBPM: Double) -> HeartRateZones {
-        let b = [0.5, 0.6, 0.7, 0.8, 0.9].map { $0 * maxBPM }
+        let b = [0.5, 0.6, 0.7, 0.8, 0.9].map { ($0 * maxBPM).rounded() }
         return HeartRateZones(zones: [
             HeartRateZone(name: "zone1", lower: b[0], upper: b[1], colour: "#2c7bb6"),
             HeartRateZone(name: "zone2", lower: b[1], upper: b[2], colour: "#1a9641"),
@@ -74,19 +73,37 @@ package struct HeartRateZones: Sendable, Equatable {
         ])
     }
 
+    /// The legend's words for zone `index`: `Z1 <112 bpm`, `Z3 131–149 bpm`, `Z5 ≥168 bpm`.
+    /// zone1 is written "below zone2" because it also takes every rate under its own lower bound.
+    package func legendLabel(_ index: Int) -> String {
+        let zone = zones[index]
+        func bpm(_ value: Double) -> String {
+            value == value.rounded() && abs(value) < 1e6 ? String(Int(value)) : String(value)
+        }
+        let label = "Z\(index + 1) "
+        guard let upper = zone.upper else { return label + "≥\(bpm(zone.lower)) bpm" }
+        if index == 0 { return label + "<\(bpm(upper)) bpm" }
+        return label + "\(bpm(zone.lower))–\(bpm(upper - 1)) bpm"
+    }
+
     /// `fromMaximum(220 − age)`, the age in whole years on `date` of someone born on `dob`
     /// (`yyyy-MM-dd`, the export's `Me` element `HKCharacteristicTypeIdentifierDateOfBirth`).
     ///
     /// Nil when `dob` is not a valid calendar date in that form, or the age would be negative
     /// or above 120 (a date of birth after `date`, or a typo): a nonsense maximum would colour
-    /// every route wrongly, so the caller should fall back to `default`.
+    /// every route wrongly, so the caller should fall back to another maximum.
     /// A 29 February birthday is reached on 1 March in common years.
     package static func fromDateOfBirth(_ dob: String, on date: (year: Int, month: Int, day: Int)) -> HeartRateZones? {
+        maximum(dateOfBirth: dob, on: date).map(fromMaximum)
+    }
+
+    /// 220 − age, the maximum `fromDateOfBirth` splits; nil when it gives nil.
+    package static func maximum(dateOfBirth dob: String, on date: (year: Int, month: Int, day: Int)) -> Double? {
         guard let birth = parseDate(dob) else { return nil }
         var age = date.year - birth.year
         if (date.month, date.day) < (birth.month, birth.day) { age -= 1 }
         guard (0...120).contains(age) else { return nil }
-        return fromMaximum(Double(220 - age))
+        return Double(220 - age)
     }
 
     /// Strict `yyyy-MM-dd` (digits only, real calendar date).
@@ -105,7 +122,7 @@ package struct HeartRateZones: Sendable, Equatable {
 
     /// Index into `zones` of the zone holding `bpm`: the last zone whose lower bound is ≤ bpm.
     /// Values below the first bound (or NaN) go to zone 0, so every heart rate has a zone.
-    /// A linear scan: there are four or five zones.
+    /// A linear scan: there are five zones.
     package func zoneIndex(for bpm: Double) -> Int {
         var index = 0
         for (i, zone) in zones.enumerated() where bpm >= zone.lower { index = i }
