@@ -42,6 +42,7 @@ help:
 	@echo "make spark-test  the Spark driver (pipelines/spark) in local mode against the one-machine cohort"
 	@echo "make spark-bench Spark local[2] vs. run --pipeline --jobs 2 on $(SPARK_BENCH_N) synthesized archives"
 	@echo "make bench-double  the bench on a 1440-day archive only (make bench runs it too)"
+	@echo "make bench-guard   the 720-day bench against the committed report; fails when a figure regressed beyond noise"
 	@echo "make bench-peers   healthtrail beside other tools that read the same export"
 	@echo "make fuzz   libFuzzer on each input reader, FUZZ_SECONDS ($(FUZZ_SECONDS)) each, then more release/debug cases"
 	@echo "make clean  remove .build, out and .bench"
@@ -221,20 +222,30 @@ sample: build
 	$(BIN) synth $(SAMPLE) --days 7 --seed 2024
 	@ls -l $(SAMPLE)
 
-bench: deps
+# The commit a bench measures, written into its reports; taken once, before any report is rewritten
+# (bench-double, run from bench, is handed it rather than seeing the tree dirtied by latest.md).
+BENCH_COMMIT ?= $(shell git describe --always --dirty 2>/dev/null)
+# `--compare` and the committed version of a report, HEAD's copy in .bench/ (so that a second run
+# before a commit still compares with the commit, not with the first run); nothing without one.
+# $(1): the report's JSON under Benchmarks/results/.
+committed-report = $(shell mkdir -p .bench && git show HEAD:Benchmarks/results/$(1) > .bench/committed-$(1) 2>/dev/null && echo --compare .bench/committed-$(1) || rm -f .bench/committed-$(1))
+
+bench-archive: deps
 	$(SWIFT) build -c release --product healthtrail
 	$(SWIFT) build -c release --product healthtrail-floor
 	$(SWIFT) build -c release --product healthtrail-bench
 	@mkdir -p .bench
-	@[ -f $(BENCH_ZIP) ] || { echo "synthesizing $(BENCH_ZIP) (once; cached)"; rm -f .bench/bench-export-*.zip; \
+	@[ -f $(BENCH_ZIP) ] || { echo "synthesizing $(BENCH_ZIP) (once; cached)"; rm -f .bench/bench-export-$(BENCH_DAYS)d-*.zip; \
 		$(BIN) synth $(BENCH_ZIP).tmp --days $(BENCH_DAYS) --seed 42 --summary > .bench/synth-summary.json && mv $(BENCH_ZIP).tmp $(BENCH_ZIP); }
+
+bench: bench-archive
 	.build/release/healthtrail-bench --archive $(BENCH_ZIP) --healthtrail $(BIN) \
 		--floor .build/release/healthtrail-floor --runs $(BENCH_RUNS) --out-dir .bench/runs \
-		--report Benchmarks/results/latest.md
+		--commit "$(BENCH_COMMIT)" $(call committed-report,latest.json) --report Benchmarks/results/latest.md
 	.build/release/healthtrail-bench cohort --healthtrail $(BIN) --pipeline pipelines/cohort.yaml \
 		--persons $(COHORT_PERSONS) --days $(COHORT_DAYS) --runs 3 --jobs 1,2 --out-dir .bench/cohort \
 		--report Benchmarks/results/cohort.md
-	$(MAKE) --no-print-directory bench-double
+	$(MAKE) --no-print-directory bench-double BENCH_COMMIT="$(BENCH_COMMIT)"
 	python3 Benchmarks/doubling_summary.py Benchmarks/results/latest.json Benchmarks/results/double.json \
 		Benchmarks/results/doubling.md
 	# Cases with a limit last: each fails `make bench` when over it, after every figure is measured.
@@ -274,7 +285,18 @@ bench-double: deps
 		$(BIN) synth $(DOUBLE_ZIP).tmp --days $(DOUBLE_DAYS) --seed 42 --summary > .bench/synth-summary-$(DOUBLE_DAYS)d.json && mv $(DOUBLE_ZIP).tmp $(DOUBLE_ZIP); }
 	.build/release/healthtrail-bench --archive $(DOUBLE_ZIP) --healthtrail $(BIN) \
 		--floor .build/release/healthtrail-floor --runs $(DOUBLE_RUNS) --out-dir .bench/runs-double \
-		--label "$(DOUBLE_DAYS) days" --report Benchmarks/results/double.md
+		--commit "$(BENCH_COMMIT)" $(call committed-report,double.json) --label "$(DOUBLE_DAYS) days" --report Benchmarks/results/double.md
+
+# The perf guard: the 720-day case alone against the committed latest.json, failing (exit 3 from
+# the driver) when a figure got slower or larger beyond noise. Its report goes to .bench/guard.md,
+# so that a check before a commit leaves Benchmarks/results/ as it was; `make bench` never fails on
+# a comparison, only on its cases' limits.
+bench-guard: bench-archive
+	@git show HEAD:Benchmarks/results/latest.json > .bench/committed-latest.json 2>/dev/null \
+		|| { echo "bench-guard: no committed Benchmarks/results/latest.json to compare with"; exit 2; }
+	.build/release/healthtrail-bench --archive $(BENCH_ZIP) --healthtrail $(BIN) \
+		--floor .build/release/healthtrail-floor --runs $(BENCH_RUNS) --out-dir .bench/runs-guard \
+		--commit "$(BENCH_COMMIT)" --compare .bench/committed-latest.json --fail-on-regression yes --report .bench/guard.md
 
 # HealthTrail beside other tools that read the same export (a venv under .bench/peers-venv).
 # The peer is slow on the 720-day archive (many minutes): it runs once, HealthTrail 3 times.
@@ -285,7 +307,7 @@ bench-peers: deps
 		$(BIN) synth $(BENCH_ZIP).tmp --days $(BENCH_DAYS) --seed 42 --summary > .bench/synth-summary.json && mv $(BENCH_ZIP).tmp $(BENCH_ZIP); }
 	Benchmarks/peers/run_peers.sh $(BENCH_ZIP) $(BIN) Benchmarks/results/peers.md
 
-.PHONY: bench-double bench-peers
+.PHONY: bench-double bench-peers bench-guard bench-archive
 
 clean:
 	rm -rf .build out .bench

@@ -275,6 +275,13 @@ let package = Package(
             ],
             swiftSettings: swift6
         ),
+        // The benchmark driver's comparison of two reports (`--compare`), from known figures: in
+        // process, nothing measured or run.
+        .testTarget(
+            name: "HealthTrailBenchTests",
+            dependencies: ["healthtrail-bench"],
+            swiftSettings: swift6
+        ),
         .testTarget(
             name: "HealthTrailEndToEndTests",
             dependencies: [

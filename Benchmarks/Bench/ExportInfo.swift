@@ -10,6 +10,9 @@ struct ExportInfo: Codable {
     var xmlEntry: String
     /// Inflated size of the main XML: the numerator of every MB/s figure.
     var xmlBytes: UInt64
+    /// The main XML's CRC-32 from the central directory: with the sizes, what tells two archives'
+    /// bytes apart when the comparison of reports asks (nil in reports written before it was kept).
+    var xmlCRC32: UInt32?
 
     /// Picks the main XML by the floor's rule: the largest `.xml` entry not named `export_cda.xml`.
     /// The floor prints how many bytes it inflated, and the driver checks the two agree.
@@ -26,6 +29,7 @@ struct ExportInfo: Codable {
         archiveBytes = archive.file.size
         xmlEntry = main.path
         xmlBytes = main.uncompressedSize
+        xmlCRC32 = main.crc32
     }
 }
 

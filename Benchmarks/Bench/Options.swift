@@ -9,16 +9,26 @@ struct Options {
     var label: String? = nil
     /// Also time `healthtrail run --format csv,sqlite,parquet` each round (`--formats`).
     var allFormats = true
+    /// An earlier report's JSON to compare with (`--compare`).
+    var compare: String? = nil
+    /// The commit measured, written into the report (`--commit`).
+    var commit: String? = nil
+    /// Exit 3 when a figure regressed beyond noise against `--compare` (`--fail-on-regression yes`).
+    var failOnRegression = false
 
     static let usage = """
         usage: healthtrail-bench --archive PATH --healthtrail BIN --floor BIN
                                  [--runs 5] [--out-dir DIR] [--report FILE.md] [--label TEXT]
-                                 [--formats yes|no]
+                                 [--formats yes|no] [--compare EARLIER.json] [--commit TEXT]
+                                 [--fail-on-regression yes|no]
 
         Runs one warm-up round, then --runs rounds of `floor ARCHIVE` followed by
         `healthtrail run ARCHIVE --out DIR/run-N --quiet` and (unless --formats no) the same
         run with `--format csv,sqlite,parquet`, and reports medians of wall time and peak RSS.
         --report also writes FILE.md and FILE.json.
+        --compare adds a section comparing every figure with an earlier report's JSON and
+        naming those that moved beyond noise; with --fail-on-regression yes the driver then
+        exits 3 when one got slower or larger (after writing the report).
         """
 
     /// Parses `arguments` (without the program name); throws a message for the user.
@@ -35,6 +45,11 @@ struct Options {
             case "--formats":
                 guard value == "yes" || value == "no" else { throw UsageError(message: "--formats takes yes or no") }
                 options.allFormats = value == "yes"
+            case "--compare": options.compare = value
+            case "--commit": options.commit = value.isEmpty ? nil : value
+            case "--fail-on-regression":
+                guard value == "yes" || value == "no" else { throw UsageError(message: "--fail-on-regression takes yes or no") }
+                options.failOnRegression = value == "yes"
             case "--runs":
                 options.runs = try positiveInteger(value, for: flag)
             default:
@@ -44,6 +59,9 @@ struct Options {
         for (flag, value) in [("--archive", options.archive), ("--healthtrail", options.healthtrail), ("--floor", options.floor)]
         where value.isEmpty {
             throw UsageError(message: "\(flag) is required")
+        }
+        if options.failOnRegression && options.compare == nil {
+            throw UsageError(message: "--fail-on-regression needs --compare")
         }
         return options
     }

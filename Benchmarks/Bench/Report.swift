@@ -99,6 +99,10 @@ func markdown(_ result: BenchResult) -> String {
             "Peak RSS cannot read below \(mebibytes(resolution)) MiB here "
                 + "(what `/bin/true` reads as; the driver's own pages leak into `ru_maxrss` through `posix_spawn`).")
     }
+    if let comparison = result.comparison {
+        lines.append("")
+        lines.append(String(markdown(comparison).dropLast()))   // its closing newline
+    }
     return lines.joined(separator: "\n") + "\n"
 }
 

@@ -44,9 +44,8 @@ struct RunManifest: Codable {
 
 /// Median seconds per stage over the rounds' manifests, in the order the stages run.
 func medianStages(_ manifests: [RunManifest]) -> [(stage: String, seconds: Double)] {
-    let order = ["open_s", "export_xml_s", "join_s", "routes_s", "analyse_s", "close_s", "sha256_s", "total_s"]
     let names = Set(manifests.flatMap { $0.timings.keys })
-    return (order.filter(names.contains) + names.subtracting(order).sorted()).compactMap { name in
+    return (stageOrder.filter(names.contains) + names.subtracting(stageOrder).sorted()).compactMap { name in
         median(manifests.compactMap { $0.timings[name] }).map { (name, $0) }
     }
 }

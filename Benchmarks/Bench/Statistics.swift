@@ -84,10 +84,21 @@ struct BenchResult: Codable {
     /// HealthTrail's median CPU time / cores / the floor's median wall time: the ratio it would
     /// reach if its work were spread perfectly over every core.
     var perfectSpreadRatio: Double
+    /// The commit measured (`--commit`, `git describe --always --dirty`), when known.
+    var commit: String?
+    /// Median seconds of each stage over the rounds' manifests (`timings`), and `formats_s` of the
+    /// every-format runs: the stage table of the report.
+    var stageMedianSeconds: [String: Double]?
+    /// Bytes of `healthtrail.db` and of `parquet/` written by the last every-format run.
+    var databaseBytes: Int?
+    var parquetBytes: Int?
+    /// This report against an earlier one (`--compare`).
+    var comparison: Comparison?
 
-    init(label: String?, date: String, host: String, export: ExportInfo, rounds: [Round], rssResolutionKiB: Int?) {
+    init(label: String?, date: String, host: String, export: ExportInfo, rounds: [Round], rssResolutionKiB: Int?, commit: String?) {
         self.label = label
         self.date = date
+        self.commit = commit
         self.host = host
         self.export = export
         warmUpRounds = 1
@@ -111,5 +122,10 @@ struct BenchResult: Codable {
         }
         cores = ProcessInfo.processInfo.activeProcessorCount
         perfectSpreadRatio = healthtrail.medianCPUSeconds / Double(cores) / floor.medianSeconds
+        var stages = Dictionary(uniqueKeysWithValues: medianStages(rounds.compactMap(\.manifest)).map { ($0.stage, $0.seconds) })
+        stages["formats_s"] = median(rounds.compactMap(\.formatsSeconds))
+        stageMedianSeconds = stages
+        databaseBytes = rounds.last?.databaseBytes
+        parquetBytes = rounds.last?.parquetBytes
     }
 }

@@ -86,6 +86,8 @@ struct BenchError: Error, CustomStringConvertible {
 /// The whole bench: measure, summarise, print, and write the report if asked.
 func main(_ options: Options) throws {
     let export = try ExportInfo(archivePath: options.archive)
+    // Read before measuring: a wrong path fails in a second, not after minutes of rounds.
+    let earlier = try options.compare.map(readEarlierReport)
     try FileManager.default.createDirectory(atPath: options.outDir + "/logs", withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: options.outDir + "/logs") }
     let resolution = rssResolution(scratchDir: options.outDir + "/logs")
@@ -97,14 +99,37 @@ func main(_ options: Options) throws {
         if index > 0 { rounds.append(round) }
     }
     let date = ISO8601DateFormatter().string(from: Date())
-    let result = BenchResult(
+    var result = BenchResult(
         label: options.label, date: date, host: hostDescription(), export: export,
-        rounds: rounds, rssResolutionKiB: resolution)
+        rounds: rounds, rssResolutionKiB: resolution, commit: options.commit)
+    if let earlier {
+        result.comparison = compare(ComparedReport(result), with: ComparedReport(earlier))
+    }
     print("")
     print(markdown(result), terminator: "")
     if let report = options.report {
         try writeReport(result, markdownPath: report)
         print("\nwrote \(report) and \(jsonPath(besides: report))")
+    }
+    if let comparison = result.comparison {
+        print("\n" + verdictLine(comparison))
+        let regressed = comparison.regressed
+        if options.failOnRegression && !regressed.isEmpty {
+            writeToStandardError("healthtrail-bench: regressed beyond noise: \(regressed.map(\.name).joined(separator: ", "))\n")
+            exit(3)
+        }
+    }
+}
+
+/// An earlier report's JSON (`--compare`), as `writeReport` wrote it.
+func readEarlierReport(_ path: String) throws -> BenchResult {
+    guard let data = FileManager.default.contents(atPath: path) else {
+        throw BenchError("--compare: cannot read \(path)")
+    }
+    do {
+        return try JSONDecoder().decode(BenchResult.self, from: data)
+    } catch {
+        throw BenchError("--compare: \(path) is not a report this driver wrote: \(error)")
     }
 }
 
