@@ -7,7 +7,7 @@ import Foundation
 /// What the comparison reads of one report: which archive on which machine, and each counted
 /// round's figures. Built from a `BenchResult` (`init(_:)`), or directly by the tests.
 struct ComparedReport {
-    /// The archive's file name (its folder does not matter; the name carries the generator's hash).
+    /// The archive's file name, which the section quotes when the archives differ.
     var archiveName: String
     var archiveBytes: UInt64
     var xmlBytes: UInt64
@@ -184,18 +184,14 @@ func compare(_ after: ComparedReport, with before: ComparedReport, rule: NoiseRu
 
 /// Why two reports' figures say nothing about each other, or nil when they do.
 ///
-/// The archive must be the same bytes: with both CRC-32s of export.xml known, the same CRC and
-/// sizes (the file name may differ, as when only a comment of the generator changed); otherwise the
-/// same file name and size. The machine must have as many cores, since HealthTrail spreads its
-/// work over them and the single-threaded floor does not.
+/// The archive must be the same bytes: the same size to the byte, export.xml's inflated size too,
+/// and, when both reports know it, export.xml's CRC-32. The file name does not decide: it carries a
+/// hash of the generator's sources, which changes with a comment of theirs while the archive
+/// stays byte for byte the same. The machine must have as many cores, since HealthTrail spreads
+/// its work over them and the single-threaded floor does not.
 func reasonNotComparable(_ after: ComparedReport, _ before: ComparedReport) -> String? {
-    let sameBytes = after.archiveBytes == before.archiveBytes && after.xmlBytes == before.xmlBytes
-    let sameArchive: Bool
-    if let crcAfter = after.xmlCRC32, let crcBefore = before.xmlCRC32 {
-        sameArchive = sameBytes && crcAfter == crcBefore
-    } else {
-        sameArchive = sameBytes && after.archiveName == before.archiveName
-    }
+    var sameArchive = after.archiveBytes == before.archiveBytes && after.xmlBytes == before.xmlBytes
+    if let crcAfter = after.xmlCRC32, let crcBefore = before.xmlCRC32, crcAfter != crcBefore { sameArchive = false }
     if !sameArchive {
         return "the archives differ (before `\(before.archiveName)`, \(before.archiveBytes) bytes; "
             + "now `\(after.archiveName)`, \(after.archiveBytes) bytes)"
@@ -238,15 +234,23 @@ func judge(
     }
     let threshold = spreadCounts ? max(minimumRelative, spread(before), spread(after)) : minimumRelative
     guard b > 0 else {
-        // A figure that was zero: only an absolute change can say anything.
-        let moved = a > minimumAbsolute
-        return FigureChange(name: name, kind: kind, before: b, after: a, threshold: threshold, verdict: moved ? .regressed : .unchanged)
+        // A figure that was zero has no relative change: it moved when it grew by more than the
+        // absolute limit and than either report's rounds lie apart.
+        let noise = spreadCounts ? max(range(before), range(after)) : 0
+        let moved = a > max(minimumAbsolute, noise)
+        return FigureChange(name: name, kind: kind, before: b, after: a, verdict: moved ? .regressed : .unchanged)
     }
     let change = a / b - 1
     let moved = abs(change) > threshold && abs(a - b) > minimumAbsolute
     return FigureChange(
         name: name, kind: kind, before: b, after: a, change: change, threshold: threshold,
         verdict: moved ? (change > 0 ? .regressed : .improved) : .unchanged)
+}
+
+/// max − min of a report's rounds; 0 when there are none.
+func range(_ values: [Double]) -> Double {
+    guard let low = values.min(), let high = values.max() else { return 0 }
+    return high - low
 }
 
 /// (max − min) / median of a report's rounds: how far its own rounds fall apart; 0 for one round.
@@ -336,3 +340,57 @@ func verdictLine(_ comparison: Comparison) -> String {
 func percent(_ fraction: Double) -> String { fixed(fraction * 100, 1) + " %" }
 /// `0.123` → `+12.3 %`, `-0.05` → `−5.0 %`.
 func signedPercent(_ fraction: Double) -> String { (fraction >= 0 ? "+" : "−") + percent(abs(fraction)) }
+
+/// `healthtrail-bench compare`: an existing report compared again, with no round measured.
+struct CompareOptions {
+    var report = ""
+    var earlier = ""
+    var failOnRegression = false
+
+    static let usage = """
+        usage: healthtrail-bench compare --report FILE.md --with EARLIER.json
+                                         [--fail-on-regression yes|no]
+
+        Reads FILE.json beside FILE.md (a report of the main case), compares it with
+        EARLIER.json as --compare would have, and rewrites FILE.md and FILE.json with that
+        comparison in place of any they held: no round is measured.
+        """
+
+    static func parse(_ arguments: [String]) throws -> CompareOptions {
+        var o = CompareOptions()
+        for (flag, value) in try flagValuePairs(arguments) {
+            switch flag {
+            case "--report": o.report = value
+            case "--with": o.earlier = value
+            case "--fail-on-regression":
+                guard value == "yes" || value == "no" else { throw UsageError(message: "--fail-on-regression takes yes or no") }
+                o.failOnRegression = value == "yes"
+            default: throw UsageError(message: "unknown option \(flag)")
+            }
+        }
+        for (flag, value) in [("--report", o.report), ("--with", o.earlier)] where value.isEmpty {
+            throw UsageError(message: "\(flag) is required")
+        }
+        return o
+    }
+}
+
+/// Compares the report at `options.report` with `options.earlier` and rewrites it.
+func compareReports(_ options: CompareOptions) throws {
+    var result = try readEarlierReport(jsonPath(besides: options.report))
+    let earlier = try readEarlierReport(options.earlier)
+    result.comparison = compare(ComparedReport(result), with: ComparedReport(earlier))
+    try writeReport(result, markdownPath: options.report)
+    try finish(result, failOnRegression: options.failOnRegression)
+}
+
+/// Prints the comparison's verdict line and, asked to, exits 3 when a figure regressed.
+func finish(_ result: BenchResult, failOnRegression: Bool) throws {
+    guard let comparison = result.comparison else { return }
+    print("\n" + verdictLine(comparison))
+    let regressed = comparison.regressed
+    if failOnRegression && !regressed.isEmpty {
+        writeToStandardError("healthtrail-bench: regressed beyond noise: \(regressed.map(\.name).joined(separator: ", "))\n")
+        exit(3)
+    }
+}

@@ -111,14 +111,7 @@ func main(_ options: Options) throws {
         try writeReport(result, markdownPath: report)
         print("\nwrote \(report) and \(jsonPath(besides: report))")
     }
-    if let comparison = result.comparison {
-        print("\n" + verdictLine(comparison))
-        let regressed = comparison.regressed
-        if options.failOnRegression && !regressed.isEmpty {
-            writeToStandardError("healthtrail-bench: regressed beyond noise: \(regressed.map(\.name).joined(separator: ", "))\n")
-            exit(3)
-        }
-    }
+    try finish(result, failOnRegression: options.failOnRegression)
 }
 
 /// An earlier report's JSON (`--compare`), as `writeReport` wrote it.
@@ -141,6 +134,8 @@ do {
         try busyHostBench(BusyHostBenchOptions.parse(Array(arguments.dropFirst())))
     } else if arguments.first == "sources" {
         try sourcesBench(SourcesBenchOptions.parse(Array(arguments.dropFirst())))
+    } else if arguments.first == "compare" {
+        try compareReports(CompareOptions.parse(Array(arguments.dropFirst())))
     } else {
         try main(Options.parse(arguments))
     }
@@ -151,6 +146,7 @@ do {
         case "cohort": CohortBenchOptions.usage
         case "busy": BusyHostBenchOptions.usage
         case "sources": SourcesBenchOptions.usage
+        case "compare": CompareOptions.usage
         default: Options.usage
         }
     writeToStandardError(usage + "\n")

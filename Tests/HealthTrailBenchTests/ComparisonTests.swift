@@ -83,6 +83,21 @@ import Testing
         #expect(compare(Self.report(stages: stages), with: Self.report()).moved.map(\.name) == ["join_s"])
     }
 
+    @Test func aStageThatWasZeroMovesOnlyBeyondItsRoundsRange() throws {
+        var stages = Self.baseStages
+        stages["routes_wait_s"] = 0
+        let before = Self.report(stages: stages)
+        // Waiting 0.3 s in every round: beyond 0.05 s and beyond the rounds' range.
+        stages["routes_wait_s"] = 0.3
+        let steady = compare(Self.report(stages: stages), with: before)
+        #expect(try Self.figure(steady, "routes_wait_s").verdict == .regressed)
+        #expect(verdictLine(steady) == "**Moved beyond noise: routes_wait_s from 0 (slower).**")
+        // A median of 0.3 s, but the rounds 1.2 s apart: their own range covers it.
+        var erratic = Self.report(stages: stages)
+        for (index, seconds) in [1.2, 0, 0.3, 0, 0.3].enumerated() { erratic.rounds[index].stageSeconds["routes_wait_s"] = seconds }
+        #expect(try Self.figure(compare(erratic, with: before), "routes_wait_s").verdict == .unchanged)
+    }
+
     @Test func noisyRoundsRaiseTheThreshold() throws {
         // The earlier report's rounds of export_xml_s fall 40 % apart: +30 % is within its noise.
         var noisy = Self.report()
@@ -113,11 +128,13 @@ import Testing
         #expect(otherArchive.notComparable?.hasPrefix("the archives differ") == true)
         #expect(otherArchive.figures.isEmpty)
         #expect(markdown(otherArchive).contains("does not apply: the archives differ"))
-        // Without both CRCs the file name decides.
-        let renamed = compare(Self.report(archiveName: "bench-export-720d-bbbb.zip", crc: nil), with: Self.report())
-        #expect(renamed.notComparable?.hasPrefix("the archives differ") == true)
-        // With both CRCs equal, a new name (the generator's hash) over the same bytes compares.
+        // The same sizes with another export.xml CRC-32: another archive.
+        let otherCRC = compare(Self.report(crc: 0x9999_9999), with: Self.report())
+        #expect(otherCRC.notComparable?.hasPrefix("the archives differ") == true)
+        // A new name (the generator's hash) over the same bytes compares, with or without a CRC on
+        // one side (reports written before it was kept).
         #expect(compare(Self.report(archiveName: "bench-export-720d-bbbb.zip"), with: Self.report()).notComparable == nil)
+        #expect(compare(Self.report(archiveName: "bench-export-720d-bbbb.zip", crc: nil), with: Self.report()).notComparable == nil)
         let otherMachine = compare(Self.report(cores: 8), with: Self.report())
         #expect(otherMachine.notComparable == "the machines differ (before 2 cores, now 8)")
     }
