@@ -98,10 +98,14 @@ struct FigureChange: Codable, Equatable {
     /// For times: medians of the per-round ratios to the floor, the values judged.
     var beforeRatio: Double?
     var afterRatio: Double?
-    /// Relative change of the judged value (after / before − 1).
+    /// Relative change of the judged value (after / before − 1): for times, of the ratio to the floor.
     var change: Double?
     /// The relative change this figure had to exceed.
     var threshold: Double?
+    /// For times: the relative change of the median seconds themselves, and the change they had to
+    /// exceed (the same rule over the seconds' rounds). A time moved only when both did.
+    var secondsChange: Double?
+    var secondsThreshold: Double?
     var verdict: Verdict
 }
 
@@ -125,11 +129,16 @@ let stageOrder = ["open_s", "export_xml_s", "join_s", "routes_s", "analyse_s", "
 
 /// Compares `after` with `before` under `rule`.
 ///
-/// Times are judged as ratios to the floor measured in the same round: a machine that is slower
-/// or busier as a whole slows the floor alike, and cancels out. A figure moved when the change of
-/// its median exceeds the larger of `rule.minimumRelative` and the spread of either report's rounds
-/// ((max − min) / median of the values judged, how far apart one report's own rounds fall), and its
-/// absolute change exceeds `rule.minimumSeconds` (times) or `rule.minimumRSSKiB` (peak RSS).
+/// A figure moved when the change of its median exceeds the larger of `rule.minimumRelative` and
+/// the spread of either report's rounds ((max − min) / median of the values judged, how far apart
+/// one report's own rounds fall), and its absolute change exceeds `rule.minimumSeconds` (times) or
+/// `rule.minimumRSSKiB` (peak RSS).
+///
+/// A time is judged twice, and moved only when both agree: as its ratio to the floor measured in
+/// the same round, which cancels a machine that is slower as a whole, and as seconds, which
+/// cancels a floor slowed by a burst of load the run itself escaped (the floor and the run take
+/// turns, and a shared machine's load changes within a round: a report whose floor was inflated
+/// so would make every stage of the next look slower by its ratio alone).
 func compare(_ after: ComparedReport, with before: ComparedReport, rule: NoiseRule = NoiseRule()) -> Comparison {
     var comparison = Comparison(beforeDate: before.date, beforeCommit: before.commit, figures: [], rule: rule)
     if let reason = reasonNotComparable(after, before) {
@@ -217,10 +226,18 @@ func judgeTime(
     var figure = judge(
         name, kind: kind, before: ratiosBefore, after: ratiosAfter, minimumRelative: rule.minimumRelative,
         minimumAbsolute: minimumRatio, spreadCounts: true)
+    let seconds = judge(
+        name, kind: kind, before: before.map { $0.0 }, after: after.map { $0.0 }, minimumRelative: rule.minimumRelative,
+        minimumAbsolute: rule.minimumSeconds, spreadCounts: true)
     figure.beforeRatio = figure.before
     figure.afterRatio = figure.after
-    figure.before = median(before.map { $0.0 })
-    figure.after = median(after.map { $0.0 })
+    figure.before = seconds.before
+    figure.after = seconds.after
+    figure.secondsChange = seconds.change
+    figure.secondsThreshold = seconds.threshold
+    if figure.verdict != seconds.verdict && figure.verdict != .onlyOneSide {
+        figure.verdict = .unchanged   // one witness only: the ratio moved and the seconds did not, or the reverse
+    }
     return figure
 }
 
@@ -273,11 +290,12 @@ func markdown(_ comparison: Comparison) -> String {
     let rule = comparison.rule
     lines.append(
         "Before: \(before); now: this report, on the same archive and as many cores. "
-            + "Times are judged as ratios to the floor of the same round (× floor), so a slower or busier machine cancels out; "
-            + "seconds are medians. A figure moved when its change exceeds the larger of \(percent(rule.minimumRelative)) "
-            + "and the spread of either report's rounds (the noise column) and \(fixed(rule.minimumSeconds, 2)) s "
+            + "A figure moved when its change exceeds the larger of \(percent(rule.minimumRelative)) "
+            + "and the spread of either report's rounds (its noise) and \(fixed(rule.minimumSeconds, 2)) s "
             + "(\(mebibytes(rule.minimumRSSKiB)) MiB for RSS); an output's size, which load does not change, "
-            + "when it changes by more than \(percent(rule.sizeRelative)).")
+            + "when it changes by more than \(percent(rule.sizeRelative)). A time is judged twice and moved only when both agree: "
+            + "as its ratio to the floor of the same round (× floor: the change and noise columns), which cancels a slower "
+            + "machine, and as median seconds (the columns of s), which cancel a floor slowed by a burst of load.")
     lines.append("")
     let rows = comparison.figures.map { figure -> [String] in
         func cell(_ value: Double?, _ ratio: Double?) -> String {
@@ -309,10 +327,11 @@ func markdown(_ comparison: Comparison) -> String {
             }
         return [
             label, cell(figure.before, figure.beforeRatio), cell(figure.after, figure.afterRatio),
-            figure.change.map(signedPercent) ?? "–", figure.threshold.map { "±" + percent($0) } ?? "–", verdict,
+            figure.change.map(signedPercent) ?? "–", figure.threshold.map { "±" + percent($0) } ?? "–",
+            figure.secondsChange.map(signedPercent) ?? "–", figure.secondsThreshold.map { "±" + percent($0) } ?? "–", verdict,
         ]
     }
-    lines.append(table(header: ["figure", "before", "now", "change", "noise", "verdict"], rows: rows))
+    lines.append(table(header: ["figure", "before", "now", "change", "noise", "change of s", "noise of s", "verdict"], rows: rows))
     lines.append("")
     lines.append(verdictLine(comparison))
     return lines.joined(separator: "\n") + "\n"

@@ -63,6 +63,23 @@ import Testing
         #expect(verdictLine(comparison) == "**Nothing moved beyond noise.**")
     }
 
+    @Test func aFloorInflatedByLoadInOneReportMovesNoStage() throws {
+        // The earlier report's floor took three times as long, the run's stages did not: every
+        // ratio to the floor triples, the seconds stay. One witness is not enough.
+        var loaded = Self.report()
+        for index in loaded.rounds.indices {
+            loaded.rounds[index].floorSeconds *= 3
+            loaded.rounds[index].floorCPUSeconds *= 3
+        }
+        let comparison = compare(Self.report(), with: loaded)
+        let exportXML = try Self.figure(comparison, "export_xml_s")
+        let change = try #require(exportXML.change)
+        #expect(abs(change - 2.0) < 1e-9)   // the ratio tripled
+        #expect(abs(try #require(exportXML.secondsChange)) < 1e-9)   // the seconds did not move
+        #expect(exportXML.verdict == .unchanged)
+        #expect(comparison.moved.isEmpty)
+    }
+
     @Test func aStageFasterBeyondNoiseIsAnImprovementNotARegression() throws {
         var stages = Self.baseStages
         stages["routes_s"] = 0.5 * 0.6
@@ -147,7 +164,8 @@ import Testing
         #expect(lines.first == "### Against the last committed report")
         let row = try #require(lines.first { $0.hasPrefix("| `export_xml_s` (× floor)") })
         let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
-        #expect(cells == ["`export_xml_s` (× floor)", "1.600 s, 0.800×", "2.080 s, 1.040×", "+30.0 %", "±10.0 %", "**slower**"])
+        #expect(
+            cells == ["`export_xml_s` (× floor)", "1.600 s, 0.800×", "2.080 s, 1.040×", "+30.0 %", "±10.0 %", "+30.0 %", "±10.0 %", "**slower**"])
         #expect(lines.last == "**Moved beyond noise: export_xml_s +30.0 % (slower).**")
     }
 
