@@ -43,6 +43,9 @@ struct RunSettings: ParsableArguments {
     @Flag(name: Declared.noSVG.longName, help: Declared.noSVG.argumentHelp)
     var noSvg = false
 
+    @Flag(name: Declared.noReport.longName, help: Declared.noReport.argumentHelp)
+    var noReport = false
+
     @Option(name: Declared.svgSize.longName, help: Declared.svgSize.argumentHelp)
     var svgSize: Int?
 
@@ -102,6 +105,7 @@ struct RunSettings: ParsableArguments {
         if let sourcePriority {
             options.sourcePriority = SourcePriority(patterns: sourcePriority.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
         }
+        if noReport { options.report = false }
         if noSvg { options.maps = nil }
         guard options.maps != nil else { return }
         if let svgSize { options.maps?.options.size = svgSize }

@@ -13,7 +13,7 @@ struct ValidateCommand: ParsableCommand {
         discussion: """
             A pipeline file (YAML, version 1) declares an unattended run: kind (person: one person's \
             newest export; cohort: every archive of a study), input.path (a file, a folder or a glob \
-            like ~/study/*.zip), output, outputs (csv, geojson, svg, dp), run settings, and under \
+            like ~/study/*.zip), output, outputs (csv, geojson, svg, report, dp), run settings, and under \
             privacy the differentially private releases (a release file such as \
             pipelines/releases.yaml, or an inline list), their budget and, for a cohort, the \
             pseudonym key. ~ is your home; other relative paths are relative to the pipeline file.

@@ -21,7 +21,7 @@ import Testing
     /// A valid value other than the default for each option a run passes on (nil: a flag).
     static let values: [String: String?] = [
         "--strict": nil, "--source-priority": "iPhone,Watch", "--join-tolerance": "31", "--max-hr": "191",
-        "--max-hr-from-birth-date": nil, "--geojson-times": nil, "--ecg-samples": nil, "--no-svg": nil, "--svg-size": "901",
+        "--max-hr-from-birth-date": nil, "--geojson-times": nil, "--ecg-samples": nil, "--no-svg": nil, "--no-report": nil, "--svg-size": "901",
         "--colour-scale": "inferno", "--maps": "routes,density", "--map-area": "48.80,2.25,48.92,2.42",
         "--map-min-points": "7", "--max-expansion-ratio": "301", "--max-uncompressed": "63G", "--log-level": "notice",
         "--format": "csv,parquet", "--split-unit": "mi",

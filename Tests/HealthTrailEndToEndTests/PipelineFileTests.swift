@@ -69,7 +69,10 @@ import Testing
         ("quoted number", base + ["join_tolerance_s: \"15\""], 7, "join_tolerance_s", "got text \"15\""),
         ("empty list", base + ["source_priority: []"], 7, "source_priority", "must not be empty"),
         ("word for a mapping or word", base + ["zones: fast"], 7, "zones", "must be one of standard, from_birth_date; got \"fast\""),
-        ("text for a list", base.map { $0.hasPrefix("outputs") ? "outputs: csv" : $0 }, 6, "outputs", "must be a list of csv, geojson, svg, dp"),
+        (
+            "text for a list", base.map { $0.hasPrefix("outputs") ? "outputs: csv" : $0 }, 6, "outputs",
+            "must be a list of csv, geojson, svg, report, dp"
+        ),
         ("out of range", base + ["join_tolerance_s: 5000"], 7, "join_tolerance_s", "must be 0…3600 seconds, got 5000"),
         ("number out of range", base + ["zones: {max_hr: 300}"], 7, "zones.max_hr", "must be 100…250 bpm, got 300"),
         ("unknown word", base.map { $0 == "kind: person" ? "kind: persn" : $0 }, 2, "kind", "did you mean person?"),
@@ -86,7 +89,7 @@ import Testing
         ("dp without releases", base.map { $0.hasPrefix("outputs") ? "outputs: [csv, dp]" : $0 }, 6, "outputs", "dp needs privacy.releases"),
         (
             "default outputs without releases", base.filter { !$0.hasPrefix("outputs") }, 1, "outputs",
-            "the default outputs (csv, geojson, svg, dp) include dp"
+            "the default outputs (csv, geojson, svg, report, dp) include dp"
         ),
         ("key file in a person pipeline", base + ["privacy:", "  key_file: k.key"], 8, "privacy.key_file", "no person ids"),
         ("unit person in a person pipeline", base + ["privacy:", "  unit: person"], 8, "privacy.unit", "cannot use unit person"),
@@ -481,7 +484,7 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.count == 2)
-        #expect(lines.first?.hasSuffix("outputs csv, geojson, svg, dp; 5 releases (rho budget 2)") == true)
+        #expect(lines.first?.hasSuffix("outputs csv, geojson, svg, report, dp; 5 releases (rho budget 2)") == true)
         #expect(lines.last?.hasSuffix("outputs csv, dp; jobs one per core; 4 releases (rho budget 1)") == true)
     }
 

@@ -127,6 +127,67 @@ package enum BrowserRendering {
         return full.cropped(width: width, height: height)
     }
 
+    /// Opens the page at `htmlPath` from disk, as a person's browser would, and returns its DOM
+    /// once its scripts have run (`--dump-dom`) with the browser's log, console messages
+    /// included (`--enable-logging=stderr`): a script error or a refused request shows there.
+    package static func dumpDOM(htmlPath: String, width: Int = 1280, height: Int = 900) throws -> (dom: String, log: String) {
+        let (work, log) = try runChromium(["--dump-dom", "--enable-logging=stderr", "--v=0"], page: htmlPath, width: width, height: height)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let dom = (try? String(contentsOf: work.appendingPathComponent("stdout"), encoding: .utf8)) ?? ""
+        return (dom, log)
+    }
+
+    /// A screenshot of the top `width` × `height` of the page at `htmlPath`, laid out at that width.
+    package static func screenshot(htmlPath: String, width: Int, height: Int) throws -> PNGImage {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("healthtrail-page-\(getpid())-\(UUID().uuidString.prefix(8)).png")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let (work, _) = try runChromium(["--screenshot=\(output.path)"], page: htmlPath, width: width, height: height + windowPadding)
+        try? FileManager.default.removeItem(at: work)
+        let full = try PNGImage(path: output.path)
+        return full.cropped(width: width, height: min(height, full.height))
+    }
+
+    /// Runs headless chromium on a page with `extra` arguments; returns its work folder (stdout
+    /// in `stdout`) and its relevant log.
+    private static func runChromium(_ extra: [String], page: String, width: Int, height: Int) throws -> (URL, String) {
+        guard let chromium = executable else { throw RenderError(description: "no chromium on PATH") }
+        let work = FileManager.default.temporaryDirectory
+            .appendingPathComponent("healthtrail-chromium-\(getpid())-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+        process.arguments =
+            [
+                "-k", "5", String(timeoutSeconds), chromium,
+                "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--hide-scrollbars", "--force-device-scale-factor=1", "--force-color-profile=srgb",
+                "--no-first-run", "--no-default-browser-check", "--disable-extensions",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync", "--mute-audio",
+                "--user-data-dir=\(work.appendingPathComponent("profile").path)", "--window-size=\(width),\(height)",
+            ] + extra + [URL(fileURLWithPath: page).standardizedFileURL.absoluteString]
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CONFIG_HOME"] = work.appendingPathComponent("config").path
+        environment["XDG_CACHE_HOME"] = work.appendingPathComponent("cache").path
+        process.environment = environment
+        let outPath = work.appendingPathComponent("stdout").path, logPath = work.appendingPathComponent("chromium.log").path
+        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        defer { try? out.close(); try? log.close() }
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = out
+        process.standardError = log
+        lock.lock()
+        defer { lock.unlock() }
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw RenderError(description: "chromium exited with status \(process.terminationStatus); log:\n" + relevantLog(logPath))
+        }
+        return (work, relevantLog(logPath))
+    }
+
     /// The log less the noise of a machine with no D-Bus (or Debian's launcher's shm check).
     package static func relevantLog(_ path: String) -> String {
         let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""

@@ -17,6 +17,7 @@ extension PipelineSpec {
         }
         if let sourcePriority { options.sourcePriority = SourcePriority(patterns: sourcePriority) }
         options.geojson = outputs.contains(.geojson)
+        options.report = outputs.contains(.report)
         options.geojsonTimes = geojsonTimes ?? false
         options.splitUnit = splitUnit ?? .km
         options.ecgSamples = ecgSamples ?? false

@@ -24,6 +24,8 @@ package struct PipelineSpec: Sendable, Equatable {
         case geojson
         /// The SVG maps and calendars.
         case svg
+        /// report.html.
+        case report
         /// The differentially private releases (`dp/`), from `releases`.
         case dp
     }
@@ -141,7 +143,7 @@ package struct PipelineSpec: Sendable, Equatable {
     package var releases: ReleaseSpec?
 
     /// One line for people: `person pipeline: newest archive of /home/a/HealthExports →
-    /// /home/a/health; outputs csv, geojson, svg, dp; 5 releases (rho budget 2)`.
+    /// /home/a/health; outputs csv, geojson, svg, report, dp; 5 releases (rho budget 2)`.
     package var summary: String {
         let what = pick == .newest ? "newest archive of" : "all archives of"
         var text =

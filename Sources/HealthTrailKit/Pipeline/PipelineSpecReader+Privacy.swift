@@ -79,7 +79,8 @@ extension PipelineSpecReader {
             } else {
                 walker.report(
                     root, path: "outputs",
-                    "the default outputs (csv, geojson, svg, dp) include dp, which needs privacy.releases: add them, or list outputs without dp")
+                    "the default outputs (csv, geojson, svg, report, dp) include dp, which needs privacy.releases: add them, or list outputs without dp"
+                )
             }
         }
         // The pipeline's budget replaces the file's, but not the δ the file states guarantees at.

@@ -69,7 +69,7 @@ struct PipelineSpecReader {
             if !list.isEmpty && !outputs.contains(.csv) {
                 walker.report(
                     outputsEntry.value, path: "outputs",
-                    "must include csv: every other output (geojson, svg, dp) is made from the CSV files")
+                    "must include csv: every other output (geojson, svg, report, dp) is made from the CSV files")
             }
         }
 

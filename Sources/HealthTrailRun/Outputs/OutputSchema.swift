@@ -248,6 +248,10 @@ package enum OutputSchema {
             rowIs: "map or calendar",
             description: "standalone SVG for a browser, Inkscape or a report: see \"Maps\""),
         OtherFile(
+            name: "`report.html`", rowIs: "run",
+            description: "one self-contained page for a browser, opened from disk with no network: trends, workouts "
+                + "with their maps, best efforts, sleep, ECG; see \"Report\""),
+        OtherFile(
             name: "`routes.geojson`", rowIs: "route, segment, start, end",
             description: "an RFC 7946 FeatureCollection (WGS84, `[lon, lat]`, 6 decimals) for QGIS, kepler.gl and "
                 + "geojson.io: see \"Routes and heart rate\""),
@@ -270,6 +274,7 @@ package enum OutputSchema {
             let name = file.name.replacingOccurrences(of: "`", with: "")
             if file.name.hasPrefix("`svg/") { return "svg/ (\(name); not with --no-svg)" }
             if file.name.hasPrefix("`parquet/") { return "\(name) (with --format parquet)" }
+            if file.name == "`report.html`" { return "\(name) (not with --no-report)" }
             return optional[file.name].map { "\(name) (\($0))" } ?? name
         }
         return csv + others

@@ -37,6 +37,8 @@ package struct RunOptions: Sendable {
     package var geojson = true
     /// The formats every table is written in: CSV files, `healthtrail.db`, `parquet/`.
     package var formats: TableFormats = [.csv]
+    /// Write `report.html`, the page of trends, workouts, sleep and ECG for a browser.
+    package var report = true
     /// Write every ECG recording's samples to `ecg_samples.csv` (`ecg.csv` is always written).
     package var ecgSamples = false
     /// The budget ledger this folder's releases are recorded in (a pipeline with `dp`), for the
@@ -83,6 +85,7 @@ package struct RunOptions: Sendable {
             + (formats == [.csv] ? "" : " formats=\(formats.names.joined(separator: ","))")
             + (splitUnit == .km ? "" : " splitUnit=\(splitUnit.rawValue)")
             + (ecgSamples ? " ecgSamples=true" : "")
+            + (report ? "" : " report=false")
     }
 
     package init(inputPath: String, outputDirectory: String) {
@@ -154,11 +157,24 @@ package enum ExportRun {
             try budget.check()
             // The CSV files' fsyncs wait for the disk while the overview is still drawn.
             let csvFiles = try run.timed("close_s") { try run.outputs.closeAll() }
+            // report.html, from the CSV files just closed, on a thread of its own while the other
+            // formats are written and the overview drawn; waited for first when those formats
+            // are to remove the CSV files.
+            let report =
+                options.report
+                ? BackgroundTask { () throws -> Double in
+                    let clock = Date()
+                    try ReportOutputs.write(staging: staging)
+                    return Date().timeIntervalSince(clock)
+                } : nil
+            if let report { run.waitBeforeDiscard { _ = try? report.value() } }
+            if !options.formats.contains(.csv), let report { run.timings["report_s"] = try report.value() }
             let tables =
                 options.formats == [.csv]
                 ? TableFormatStage.Result(written: csvFiles, database: nil)
                 : try run.timed("formats_s") { try TableFormatStage.run(run, written: csvFiles, zones: routes.zones) }
             let written = tables.written
+            if let report { run.timings["report_s"] = try report.value() }
             let drawnOverview = try routes.overview?.value()
             if options.maps != nil { run.timings["svg_s"] = analysis.calendarSeconds + (drawnOverview?.seconds ?? 0) }
             let (archive, hashSeconds) = try hash.value()

@@ -12,7 +12,7 @@ extension RunOptionDeclaration {
     /// command line on to every person's `partial`.
     package static let runSettings: [RunOptionDeclaration] = [
         format, strict, sourcePriority, joinTolerance, maxHR, maxHRFromBirthDate, splitUnit, geojsonTimes, ecgSamples, noSVG,
-        svgSize, colourScale, maps, mapArea, mapMinPoints, maxExpansionRatio, maxUncompressed,
+        noReport, svgSize, colourScale, maps, mapArea, mapMinPoints, maxExpansionRatio, maxUncompressed,
     ]
 
     /// `--jobs`, `jobs`: a cohort's setting, not a run setting. It says how many persons run at
@@ -83,6 +83,11 @@ extension RunOptionDeclaration {
     package static let noSVG = RunOptionDeclaration(
         name: "no-svg", pipeline: .wordLeftOut("svg", key: ["outputs"]),
         abstract: "Skip the SVG maps and calendars (svg/).")
+
+    /// `--no-report`, `outputs` without `report`.
+    package static let noReport = RunOptionDeclaration(
+        name: "no-report", pipeline: .wordLeftOut("report", key: ["outputs"]),
+        abstract: "Skip report.html, the page of trends, workouts, best efforts, sleep and ECG for a browser.")
 
     /// `--svg-size`, `maps.size`: pixels.
     package static let svgSize = RunOptionDeclaration(

@@ -62,10 +62,16 @@ package struct SVGBytes {
     package mutating func int(_ v: Int) {
         var v = v
         if v < 0 { bytes.append(0x2D); v = -v }
-        // The digits come last first: appended, then put in order.
+        // The digits come last first: appended, then put in order by swapping in place (reversing
+        // the slice `bytes[first...]` would copy it: an allocation per number).
         let first = bytes.count
         repeat { bytes.append(UInt8(0x30 + v % 10)); v /= 10 } while v > 0
-        bytes[first...].reverse()
+        var low = first, high = bytes.count - 1
+        while low < high {
+            bytes.swapAt(low, high)
+            low += 1
+            high -= 1
+        }
     }
 
     /// `v` with at most `digits` decimals (0…6), trailing zeros removed. Non-finite values and
