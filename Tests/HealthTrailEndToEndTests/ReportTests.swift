@@ -55,6 +55,50 @@ import Testing
         #expect(dom.contains("<svg class=\"route\" tabindex=\"0\""))
     }
 
+    /// A pointer over the first route's start, in Chromium: the tooltip gives that point's clock
+    /// time where the workout was, 0:00 since the start, its heart rate and its elevation, as
+    /// route_points.csv and workouts.csv have them. The page is copied with a script added that
+    /// opens the workout, moves a pointer event to the point and writes the tooltip on the root.
+    @Test(.enabled(if: BrowserRendering.isAvailable))
+    func hoveringARoutesStartShowsItsClockTimeAndFigures() throws {
+        let page = try String(contentsOfFile: Self.run.out + "/report.html", encoding: .utf8)
+        let probe = """
+            <script>(function(){var svg=document.querySelector('svg.route');var d=svg.closest('details');d.open=true;
+            var q=svg.getAttribute('data-p').split(';')[0].split(',');var p=svg.createSVGPoint();p.x=+q[0];p.y=+q[1];
+            var c=p.matrixTransform(svg.getScreenCTM());
+            svg.dispatchEvent(new PointerEvent('pointermove',{clientX:c.x,clientY:c.y,bubbles:true}));
+            document.documentElement.setAttribute('data-workout',d.id.slice(2));
+            document.documentElement.setAttribute('data-tip',document.getElementById('tip').textContent)})();</script>
+            """
+        let probed = Support.temporaryDirectory("report-hover") + "/report.html"
+        try page.replacingOccurrences(of: "</body>", with: probe + "</body>").write(toFile: probed, atomically: true, encoding: .utf8)
+        let (dom, log) = try BrowserRendering.dumpDOM(htmlPath: probed)
+        #expect(!dom.contains("data-error="), "\(log)")
+        let workout = try #require(dom.firstMatch(of: #/data-workout="([^"]+)"/#).map { String($0.output.1) }, "\(log)")
+        let tip = try #require(dom.firstMatch(of: #/data-tip="([^"]*)"/#).map { String($0.output.1) }, "\(log)")
+
+        // The route's first active point, and the workout's offset, from the CSVs.
+        let points = try Support.readCSV(Self.run.out + "/route_points.csv")
+        func column(_ table: (header: [String], rows: [[String]]), _ name: String) throws -> Int {
+            try #require(table.header.firstIndex(of: name))
+        }
+        let (id, state, time, bpm, elevation) = try (
+            column(points, "workout_id"), column(points, "state"), column(points, "time_utc"), column(points, "hr_bpm"), column(points, "ele_m")
+        )
+        let first = try #require(points.rows.first { $0[id] == workout && $0[state] == "active" })
+        let workouts = try Support.readCSV(Self.run.out + "/workouts.csv")
+        let offsetText = try #require(workouts.rows.first { $0[0] == workout }?[column(workouts, "utc_offset")])
+        let sign = offsetText.hasPrefix("-") ? -1 : 1
+        let offsetParts = offsetText.dropFirst().split(separator: ":").compactMap { Int($0) }
+        let offset = sign * (offsetParts[0] * 3600 + offsetParts[1] * 60)
+        let hms = first[time].dropFirst(11).prefix(8).split(separator: ":").compactMap { Int($0) }
+        let local = ((hms[0] * 3600 + hms[1] * 60 + hms[2] + offset) % 86_400 + 86_400) % 86_400
+        let clock = String(format: "%02d:%02d:%02d", local / 3600, local / 60 % 60, local % 60)
+        #expect(tip.hasPrefix("\(clock) (0:00 in)"), "\(tip) for \(first)")
+        if let value = Double(first[bpm]) { #expect(tip.contains(" · \(Int(value.rounded())) bpm"), "\(tip) for \(first)") }
+        if let value = Double(first[elevation]) { #expect(tip.hasSuffix(" · \(Int(value.rounded())) m"), "\(tip) for \(first)") }
+    }
+
     @Test(.enabled(if: BrowserRendering.isAvailable), arguments: [390, 1280])
     func itDrawsAtAPhonesAndADesktopsWidth(width: Int) throws {
         let image = try BrowserRendering.screenshot(htmlPath: Self.run.out + "/report.html", width: width, height: 1600)

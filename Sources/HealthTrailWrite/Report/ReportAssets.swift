@@ -62,9 +62,10 @@ enum ReportAssets {
         window.addEventListener('hashchange',openHash);openHash();
         var tip=document.getElementById('tip');
         function clock(s){var m=Math.floor(s/60),h=Math.floor(m/60),ss=('0'+s%60).slice(-2);return h?h+':'+('0'+m%60).slice(-2)+':'+ss:m+':'+ss}
+        function wall(s){s%=86400;var two=function(n){return ('0'+n).slice(-2)};return two(Math.floor(s/3600))+':'+two(Math.floor(s/60)%60)+':'+two(s%60)}
         document.querySelectorAll('svg.route').forEach(function(svg){
           var vb=svg.viewBox.baseVal,full=[vb.x,vb.y,vb.width,vb.height],mark=svg.querySelector('.mark');
-          var pts=svg.getAttribute('data-p').split(';').map(function(p){return p.split(',')});
+          var pts=svg.getAttribute('data-p').split(';').map(function(p){return p.split(',')}),t0=+svg.getAttribute('data-t0');
           function set(x,y,w,h){svg.setAttribute('viewBox',[x,y,w,h].join(' '))}
           function zoom(f,cx,cy){if(cx===undefined){cx=vb.x+vb.width/2;cy=vb.y+vb.height/2}
             var w=Math.min(full[2]*2,Math.max(full[2]/40,vb.width*f)),k=w/vb.width;set(cx-(cx-vb.x)*k,cy-(cy-vb.y)*k,w,vb.height*k)}
@@ -85,7 +86,7 @@ enum ReportAssets {
             var best=null,bd=Infinity;pts.forEach(function(q){var dx=q[0]-p.x,dy=q[1]-p.y,d=dx*dx+dy*dy;if(d<bd){bd=d;best=q}});
             if(!best||bd>Math.pow(vb.width/15,2)){tip.hidden=true;return}
             mark.setAttribute('cx',best[0]);mark.setAttribute('cy',best[1]);mark.setAttribute('r',vb.width/100);
-            var t=[clock(+best[2])];if(best[3])t.push(best[3]+' bpm');if(best[4])t.push(clock(+best[4])+' /km');if(best[5])t.push(best[5]+' m');
+            var t=[wall(t0+ +best[2])+' ('+clock(+best[2])+' in)'];if(best[3])t.push(best[3]+' bpm');if(best[4])t.push(clock(+best[4])+' /km');if(best[5])t.push(best[5]+' m');
             tip.textContent=t.join(' · ');tip.hidden=false;tip.style.left=(e.clientX+12)+'px';tip.style.top=(e.clientY+12)+'px'})});
         root.setAttribute('data-ready','1');
         })();

@@ -270,7 +270,9 @@ package enum ReportPage {
     }
 
     /// A route's map: pan and zoom with the buttons, the keyboard (arrows, + and −), a drag or
-    /// the wheel; hovering shows the nearest point's time, heart rate, pace and elevation.
+    /// the wheel; hovering shows the nearest point's clock time where the workout was and the
+    /// time since the route's start, its heart rate, pace and elevation. `data-t0` is the
+    /// route's start as seconds after local midnight, by the workout's offset.
     static func map(_ route: ReportRoute, workout w: ReportWorkout, title: String, into h: inout SVGBytes) {
         let id = "m-" + w.id
         h.literal("<figure class=\"map\">\n<div class=\"mapctl\">")
@@ -278,7 +280,10 @@ package enum ReportPage {
         h.literal("<button type=\"button\" data-zoom=\"out\" aria-label=\"Zoom out\">−</button>")
         h.literal("<button type=\"button\" data-zoom=\"reset\">Whole route</button></div>\n")
         h.literal("<svg class=\"route\" tabindex=\"0\" viewBox=\"0 0 "); h.int(route.width); h.byte(0x20); h.int(route.height)
-        h.literal("\" role=\"img\" aria-labelledby=\""); h.text(id); h.literal("\" data-p=\""); h.plain(route.hoverData)
+        h.literal("\" role=\"img\" aria-labelledby=\""); h.text(id)
+        let localStart = route.startTime + Int64(w.offsetMinutes) * 60
+        h.literal("\" data-t0=\""); h.int(Int(((localStart % 86_400) + 86_400) % 86_400))
+        h.literal("\" data-p=\""); h.plain(route.hoverData)
         h.literal("\"><title id=\""); h.text(id); h.literal("\">"); h.text("Map of the route: \(title)")
         if let r = route.bpmRange {
             h.text(", coloured by heart rate from \(SVGFormat.decimals(r.lowerBound, 0)) to \(SVGFormat.decimals(r.upperBound, 0)) bpm")

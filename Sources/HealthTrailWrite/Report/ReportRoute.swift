@@ -35,6 +35,8 @@ package struct ReportRoute: Sendable, Equatable {
     package var hoverData: String
     /// The lowest and highest heart rate the colours span, nil without heart rate.
     package var bpmRange: ClosedRange<Double>?
+    /// UTC seconds of the first point: the hover's times count from it.
+    package var startTime: Int64
     /// The thumbnail's `points` attribute, in a 60 × 40 box.
     package var thumbnail: String
 
@@ -50,6 +52,7 @@ package struct ReportRoute: Sendable, Equatable {
     /// The route of `points` (at least two), nil for fewer.
     package init?(_ points: [Point]) {
         guard points.count >= 2 else { return nil }
+        startTime = points[0].time
         let projected = points.map { WebMercator.project(lat: $0.latitude, lon: $0.longitude) }
         let minX = projected.map(\.x).min()!, maxX = projected.map(\.x).max()!
         let minY = projected.map(\.y).min()!, maxY = projected.map(\.y).max()!
