@@ -26,8 +26,8 @@ import Testing
     }
 
     @Test func datesAndWeekdays() {
-        #expect(ReportFormat.day(of: "2024-01-01") == monday)
-        #expect(ReportFormat.day(of: "2024-02-30") == nil)
+        #expect(CalendarHeatmapSVG.parseDay("2024-01-01") == monday)
+        #expect(CalendarHeatmapSVG.parseDay("2024-02-30") == nil)
         #expect(ReportFormat.date(day: monday + 31) == "2024-02-01")
         #expect(ReportFormat.weekday(day: monday) == 0)
         #expect(ReportFormat.weekday(day: monday + 6) == 6)   // Sunday 2024-01-07

@@ -46,15 +46,6 @@ package enum ReportFormat {
         Timestamp(utcSeconds: day * 86_400).localDateString
     }
 
-    /// Days since 1970-01-01 of `2024-01-02`, nil when it is not such a date.
-    package static func day(of date: String) -> Int64? {
-        let parts = date.split(separator: "-")
-        guard parts.count == 3, let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]),
-            (1...12).contains(m), (1...Timestamp.daysIn(month: m, year: y)).contains(d)
-        else { return nil }
-        return Timestamp.daysFromCivil(year: y, month: m, day: d)
-    }
-
     /// The weekday of a day, Monday 0 … Sunday 6 (1970-01-01 was a Thursday).
     package static func weekday(day: Int64) -> Int {
         Int(((day + 3) % 7 + 7) % 7)
