@@ -99,22 +99,35 @@ enum SQLiteOutputs {
         ),
     ]
 
-    /// Creates the database at `path` and loads each CSV file into its table in one
-    /// transaction; returns it open (for `writeMeta`) with the number of rows loaded.
+    /// Creates the database at `path` and loads the tables `queue` brings, their rows in
+    /// batches, in one transaction; returns it open (for `writeMeta`) with the number of rows
+    /// loaded. `tables[i]` is the table whose `begin` message names `i`; `csv` names it in
+    /// messages.
     /// `pageSize`: 64 KiB pages load large tables faster into fewer, fuller pages, but every
     /// table and index takes at least one, which would make a small export's database mostly
     /// empty pages.
-    static func write(_ tables: [(path: String, csv: String, schema: TableSchema, rows: Int)], to path: String, pageSize: Int)
+    static func write(_ tables: [(csv: String, schema: TableSchema)], from queue: TypedRowQueue, to path: String, pageSize: Int)
         throws -> (SQLiteConnection, Int)
     {
         let db = try SQLiteConnection(creating: path, pageSize: pageSize)
         var rows = 0
         try db.execute("BEGIN")
-        for (csvPath, csv, schema, written) in tables {
-            let writer = try SQLiteTableWriter(db, schema: schema, constraints: constraints(of: schema.name))
-            let read = try CSVTableReader.copy(csvPath, named: csv, as: schema, into: writer)
-            guard read == written else { throw TableFormats.rowCountMismatch(csv, read, written) }
-            rows += read
+        var writer: SQLiteTableWriter?
+        while let message = try queue.receive() {
+            switch message {
+            case .begin(let table):
+                writer = try SQLiteTableWriter(db, schema: tables[table].schema, constraints: constraints(of: tables[table].schema.name))
+            case .rows(let batch):
+                guard let writer else { throw InputError(file: fileName, "rows before their table (a bug: please report it)") }
+                try batch.replay(into: writer)
+                queue.recycle(batch)
+            case .end(let table, let read):
+                guard let written = writer?.rows, read == written else {
+                    throw TableFormats.rowCountMismatch(tables[table].csv, writer?.rows ?? 0, read)
+                }
+                rows += written
+                writer = nil
+            }
         }
         let names = Set(tables.map(\.schema.name))
         for name in names.sorted() {

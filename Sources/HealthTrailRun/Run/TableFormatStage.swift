@@ -9,10 +9,11 @@ import HealthTrailWrite
 /// the run asks for (`healthtrail.db`, `parquet/<table>.parquet`), then the CSV files removed
 /// from the staging folder when CSV is not one of them.
 ///
-/// Each format reads the staged CSV files back through `CSVTableReader`, typed by
-/// `OutputSchema`: a value is formatted once, so the formats agree on every row. The database
-/// and the Parquet files are written at the same time, on two threads, a table at a time,
-/// neither holding a table whole (Parquet keeps one bounded row group).
+/// The staged CSV files are read back once each through `CSVTableReader`, typed by
+/// `OutputSchema`: a value is formatted once, so the formats agree on every row. The rows go to
+/// the Parquet file on the reading thread and, in bounded batches (`TypedRowQueue`), to the
+/// database on a thread of its own, so neither holds a table whole (Parquet keeps one bounded
+/// row group).
 enum TableFormatStage {
     /// The files now in the staging folder with their rows, and the database, still open for
     /// `finish` to record the manifest's counts in.
@@ -68,35 +69,65 @@ enum TableFormatStage {
             guard let schema = try table(forCSV: file.name, at: path, quantity: quantity, zones: zones) else { return nil }
             return (file.name, path, schema, file.rows)
         }
-        // SQLite on a thread of its own while this one writes the Parquet files.
-        let database =
-            formats.contains(.sqlite)
-            ? BackgroundTask { () throws -> (SQLiteConnection, Int) in
-                try SQLiteOutputs.write(
-                    tables.map { ($0.path, $0.csv, $0.schema, $0.rows) }, to: staging.path(SQLiteOutputs.fileName),
-                    pageSize: tables.reduce(0) { $0 + $1.rows } > 100_000 ? 65536 : 4096)
-            } : nil
+        // Each staged CSV file is read once, here: its rows go to the Parquet file on this thread
+        // and, in batches, to the database on a thread of its own.
+        let queue = formats.contains(.sqlite) ? TypedRowQueue() : nil
+        let database = queue.map { queue in
+            BackgroundTask { () throws -> (SQLiteConnection, Int) in
+                do {
+                    return try SQLiteOutputs.write(
+                        tables.map { ($0.csv, $0.schema) }, from: queue, to: staging.path(SQLiteOutputs.fileName),
+                        pageSize: tables.reduce(0) { $0 + $1.rows } > 100_000 ? 65536 : 4096)
+                } catch {
+                    queue.cancel()
+                    throw error
+                }
+            }
+        }
         let tableFiles = Set(tables.map(\.csv))
         var files = formats.contains(.csv) ? written : written.filter { !tableFiles.contains($0.name) }
         let label = [formats.contains(.sqlite) ? SQLiteOutputs.fileName : nil, formats.contains(.parquet) ? "parquet/" : nil]
             .compactMap { $0 }.joined(separator: ", ")
         run.progress.status("\(label)  \(tables.count) tables")
         do {
-            if formats.contains(.parquet) {
-                for (index, table) in tables.enumerated() {
-                    run.progress.status("\(label)  \(index + 1) / \(tables.count) tables")
-                    let name = "parquet/" + table.csv.dropLast(4) + ".parquet"
-                    let writer = try ParquetTableWriter(
+            for (index, table) in tables.enumerated() {
+                run.progress.status("\(label)  \(index + 1) / \(tables.count) tables")
+                let name = "parquet/" + table.csv.dropLast(4) + ".parquet"
+                let parquet =
+                    formats.contains(.parquet)
+                    ? try ParquetTableWriter(
                         path: staging.path(name), schema: table.schema, createdBy: "healthtrail version \(HealthTrailVersion.current)")
-                    let rows = try CSVTableReader.copy(table.path, named: table.csv, as: table.schema, into: writer)
-                    try writer.close()
-                    guard rows == table.rows else { throw TableFormats.rowCountMismatch(table.csv, rows, table.rows) }
+                    : nil
+                let rows: Int
+                if let queue {
+                    try queue.send(.begin(table: index))
+                    let tee = TypedRowTee(local: parquet, queue: queue, columns: table.schema.columns.count)
+                    rows = try CSVTableReader.copy(table.path, named: table.csv, as: table.schema, into: tee)
+                    try tee.flush()
+                    try queue.send(.end(table: index, rows: rows))
+                } else if let parquet {
+                    rows = try CSVTableReader.copy(table.path, named: table.csv, as: table.schema, into: parquet)
+                } else {
+                    continue
+                }
+                guard rows == table.rows else { throw TableFormats.rowCountMismatch(table.csv, rows, table.rows) }
+                if let parquet {
+                    try parquet.close()
                     files.append((name, rows))
                 }
             }
+            queue?.finish()
         } catch {
+            queue?.finish(throwing: error)
             // The database thread ends before the staging folder goes; its connection is closed.
-            if let (connection, _) = try? database?.value() { try? connection.close() }
+            // When this thread's `send` gave up because that thread had stopped, its error says why.
+            var databaseError: Error?
+            do {
+                if let (connection, _) = try database?.value() { try? connection.close() }
+            } catch {
+                databaseError = error
+            }
+            if error is TypedRowQueue.Cancelled, let databaseError { throw databaseError }
             throw error
         }
         var result = Result(written: files, database: nil)
