@@ -78,11 +78,11 @@ import Testing
             done.signal()
         }.start()
         let local = Recording()
-        try queue.send(.begin(table: 0))
+        try queue.send(.begin(Self.schema, file: "typed-rows.csv"))
         let tee = TypedRowTee(local: local, queue: queue, columns: Self.schema.columns.count)
         let read = try CSVTableReader.copy(path, as: Self.schema, into: tee)
         try tee.flush()
-        try queue.send(.end(table: 0, rows: read))
+        try queue.send(.end(rows: read))
         queue.finish()
         #expect(done.wait(timeout: .now() + 60) == .success)
         #expect(read == rows)
@@ -93,12 +93,12 @@ import Testing
 
     @Test func aWriterThatGivesUpStopsTheReaderWaitingOnAFullQueue() throws {
         let queue = TypedRowQueue(capacity: 1)
-        try queue.send(.begin(table: 0))
+        try queue.send(.begin(Self.schema, file: "t.csv"))
         let outcome = LockedCount()
         let done = DispatchSemaphore(value: 0)
         Thread {
             do {
-                try queue.send(.end(table: 0, rows: 0))   // waits: the queue is full
+                try queue.send(.end(rows: 0))   // waits: the queue is full
             } catch is TypedRowQueue.Cancelled {
                 outcome.add()
             } catch {}
@@ -107,23 +107,23 @@ import Testing
         queue.cancel()
         #expect(done.wait(timeout: .now() + 60) == .success)
         #expect(outcome.value == 1)
-        #expect(throws: TypedRowQueue.Cancelled.self) { try queue.send(.begin(table: 1)) }
+        #expect(throws: TypedRowQueue.Cancelled.self) { try queue.send(.end(rows: 0)) }
     }
 
     @Test func aReaderThatFailsStopsTheWriterBeforeWhatIsQueued() throws {
         struct Broken: Error, Equatable {}
         let queue = TypedRowQueue()
-        try queue.send(.begin(table: 0))
+        try queue.send(.begin(Self.schema, file: "t.csv"))
         queue.finish(throwing: Broken())
         #expect(throws: Broken()) { _ = try queue.receive() }
     }
 
     @Test func aReaderThatEndsEndsTheWriterAfterEverything() throws {
         let queue = TypedRowQueue()
-        try queue.send(.begin(table: 0))
-        try queue.send(.end(table: 0, rows: 0))
+        try queue.send(.begin(Self.schema, file: "t.csv"))
+        try queue.send(.end(rows: 0))
         queue.finish()
-        guard case .begin(0)? = try queue.receive(), case .end(0, 0)? = try queue.receive() else {
+        guard case .begin(_, file: "t.csv")? = try queue.receive(), case .end(0)? = try queue.receive() else {
             Issue.record("messages out of order")
             return
         }

@@ -37,12 +37,11 @@ package final class ExportOutputs {
     /// `activity_summaries.csv`, `records/`), for a second reading of export.xml: what the first
     /// wrote is removed, and the files are made anew on first use, under the same names.
     func restartExportXMLTables() throws {
-        let restarted: Set<String> = ["heart_rate.csv", "hrv_beats.csv", "activity_summaries.csv"]
-        for (name, w) in writers where restarted.contains(name) || name.hasPrefix("records/") {
+        for (name, w) in writers where Self.isExportXMLTable(name) {
             try w.close(syncing: false)
             unlink(try staging.path(name))
         }
-        writers.removeAll { restarted.contains($0.name) || $0.name.hasPrefix("records/") }
+        writers.removeAll { Self.isExportXMLTable($0.name) }
         recordWriters = [:]
         takenNames = []
         quantityFiles = []
@@ -84,14 +83,37 @@ package final class ExportOutputs {
         return w
     }
 
+    /// Whether `name` is one of the tables export.xml's records fill, which no later stage
+    /// writes: `heart_rate.csv`, `hrv_beats.csv`, `activity_summaries.csv` and `records/`.
+    static func isExportXMLTable(_ name: String) -> Bool {
+        ["heart_rate.csv", "hrv_beats.csv", "activity_summaries.csv"].contains(name) || name.hasPrefix("records/")
+    }
+
+    /// The files synced and closed before `closeAll`.
+    private var closedEarly: Set<String> = []
+
+    /// Syncs and closes the tables export.xml's records fill, once export.xml has been read, so
+    /// that their other formats can be written while the routes and the analysis run; returns
+    /// their names and row counts. `closeAll` then leaves them be.
+    package func closeExportXMLTables() throws -> [(name: String, rows: Int)] {
+        let tables = writers.filter { Self.isExportXMLTable($0.name) && !closedEarly.contains($0.name) }
+        try Self.syncAndClose(tables.map(\.writer))
+        closedEarly.formUnion(tables.map(\.name))
+        return tables.map { ($0.name, $0.writer.rows) }.sorted { $0.name < $1.name }
+    }
+
     /// Syncs and closes every file; returns each output's name and row count.
-    ///
+    package func closeAll() throws -> [(name: String, rows: Int)] {
+        try Self.syncAndClose(writers.filter { !closedEarly.contains($0.name) }.map(\.writer))
+        return writers.map { ($0.name, $0.writer.rows) }.sorted { $0.name < $1.name }
+    }
+
     /// Each file must be on disk before it is renamed into place. One fsync after another costs
     /// a journal commit each (≈3 ms on a VM disk, dozens of files); issued concurrently they
     /// share commits, so each file gets its own thread for the wait.
-    package func closeAll() throws -> [(name: String, rows: Int)] {
+    private static func syncAndClose(_ writers: [CSVWriter]) throws {
         let group = DispatchGroup()
-        for (_, w) in writers {
+        for w in writers {
             w.flush()
             group.enter()
             let handOff = SyncHandOff(writer: w)
@@ -100,8 +122,7 @@ package final class ExportOutputs {
             }.start()
         }
         group.wait()
-        for (_, w) in writers { try w.close() }
-        return writers.map { ($0.name, $0.writer.rows) }.sorted { $0.name < $1.name }
+        for w in writers { try w.close() }
     }
 }
 

@@ -39,12 +39,15 @@ package enum OutputSchema {
             columns.flatMap { $0.perZone ? zones.zones.map { OutputSchema.zoneColumn($0.name) } : [$0.name] }
         }
 
-        /// The file's columns typed for SQLite and Parquet, per-zone columns expanded for `zones`.
-        package func table(named name: String, zones: HeartRateZones) -> TableSchema {
+        /// The file's columns typed for SQLite and Parquet, per-zone columns expanded for `zones`
+        /// (nil, known only once the routes are read, for a file that has none: should it have
+        /// some, the header no longer matches, and reading the file fails with that).
+        package func table(named name: String, zones: HeartRateZones?) -> TableSchema {
             TableSchema(
                 name: name,
                 columns: columns.flatMap { c in
-                    c.perZone ? zones.zones.map { TableColumn(OutputSchema.zoneColumn($0.name), c.type) } : [TableColumn(c.name, c.type)]
+                    c.perZone
+                        ? (zones?.zones ?? []).map { TableColumn(OutputSchema.zoneColumn($0.name), c.type) } : [TableColumn(c.name, c.type)]
                 })
         }
     }

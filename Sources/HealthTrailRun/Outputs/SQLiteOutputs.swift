@@ -101,35 +101,34 @@ enum SQLiteOutputs {
 
     /// Creates the database at `path` and loads the tables `queue` brings, their rows in
     /// batches, in one transaction; returns it open (for `writeMeta`) with the number of rows
-    /// loaded. `tables[i]` is the table whose `begin` message names `i`; `csv` names it in
-    /// messages.
+    /// loaded.
     /// `pageSize`: 64 KiB pages load large tables faster into fewer, fuller pages, but every
     /// table and index takes at least one, which would make a small export's database mostly
     /// empty pages.
-    static func write(_ tables: [(csv: String, schema: TableSchema)], from queue: TypedRowQueue, to path: String, pageSize: Int)
-        throws -> (SQLiteConnection, Int)
-    {
+    static func write(from queue: TypedRowQueue, to path: String, pageSize: Int) throws -> (SQLiteConnection, Int) {
         let db = try SQLiteConnection(creating: path, pageSize: pageSize)
         var rows = 0
         try db.execute("BEGIN")
+        var tables: [TableSchema] = []
         var writer: SQLiteTableWriter?
+        var file = ""
         while let message = try queue.receive() {
             switch message {
-            case .begin(let table):
-                writer = try SQLiteTableWriter(db, schema: tables[table].schema, constraints: constraints(of: tables[table].schema.name))
+            case .begin(let schema, let name):
+                writer = try SQLiteTableWriter(db, schema: schema, constraints: constraints(of: schema.name))
+                tables.append(schema)
+                file = name
             case .rows(let batch):
                 guard let writer else { throw InputError(file: fileName, "rows before their table (a bug: please report it)") }
                 try batch.replay(into: writer)
                 queue.recycle(batch)
-            case .end(let table, let read):
-                guard let written = writer?.rows, read == written else {
-                    throw TableFormats.rowCountMismatch(tables[table].csv, writer?.rows ?? 0, read)
-                }
+            case .end(let read):
+                guard let written = writer?.rows, read == written else { throw TableFormats.rowCountMismatch(file, writer?.rows ?? 0, read) }
                 rows += written
                 writer = nil
             }
         }
-        let names = Set(tables.map(\.schema.name))
+        let names = Set(tables.map(\.name))
         for name in names.sorted() {
             for local in localColumns(of: name) {
                 let table = SQLiteTableWriter.quoted(name)

@@ -149,6 +149,10 @@ package enum ExportRun {
             // A stage that passed the staging budget stops the run at its end at the latest.
             let xml = try ExportXMLStage.run(run)
             try budget.check()
+            // The other formats of the tables export.xml filled, written while the routes and the
+            // analysis run.
+            let formats =
+                options.formats == [.csv] ? nil : try TableFormatStage.start(run, first: run.outputs.closeExportXMLTables())
             let routes = try RouteStage.run(run, xml: xml)
             try budget.check()
             let analysis = try AnalysisStage.run(run, decoder: xml.decoder, sink: xml.sink, routes: routes)
@@ -170,9 +174,8 @@ package enum ExportRun {
             if let report { run.waitBeforeDiscard { _ = try? report.value() } }
             if !options.formats.contains(.csv), let report { run.timings["report_s"] = try report.value() }
             let tables =
-                options.formats == [.csv]
-                ? TableFormatStage.Result(written: csvFiles, database: nil)
-                : try run.timed("formats_s") { try TableFormatStage.run(run, written: csvFiles, zones: routes.zones) }
+                try formats.map { formats in try run.timed("formats_s") { try formats.finish(run, written: csvFiles, zones: routes.zones) } }
+                ?? TableFormatStage.Result(written: csvFiles, database: nil)
             let written = tables.written
             if let report { run.timings["report_s"] = try report.value() }
             let drawnOverview = try routes.overview?.value()

@@ -9,16 +9,19 @@ import Foundation
 package final class TypedRowQueue: @unchecked Sendable {
     /// What the reader sends, in order: a table's start, its batches, its end with the rows read.
     package enum Message {
-        /// The table at this index of the list both ends share begins.
-        case begin(table: Int)
+        /// A table begins; `file` names it in messages (`heart_rate.csv`).
+        case begin(TableSchema, file: String)
         /// Rows of the table begun last.
         case rows(TypedRowBatch)
         /// The table begun last ends; the reader read `rows` rows.
-        case end(table: Int, rows: Int)
+        case end(rows: Int)
     }
 
     /// `send` after the writer gave up: the writer's own error says why.
-    package struct Cancelled: Error {}
+    package struct Cancelled: Error {
+        /// The error a stopped run gives the database thread.
+        package init() {}
+    }
 
     // `@unchecked Sendable`: every stored property below is read and written with `condition`
     // locked.
