@@ -3,34 +3,62 @@ import HealthTrailBase
 
 /// Inserts typed rows into one table of a `SQLiteConnection` with one prepared statement.
 ///
-/// Types follow `ColumnType`: dates and timestamps are stored as the CSV's text, and each
-/// timestamp also as Unix seconds in the column after it (`time_utc`, `time_unix`), which is
-/// what range queries and indexes use.
+/// Types follow `ColumnType`: dates are stored as the CSV's text; a timestamp is stored once, as
+/// Unix seconds in the column after it (`time_unix`), which range queries and indexes use, and
+/// its text column (`time_utc`) is a virtual generated column that SQLite formats from those
+/// seconds when a query reads it: the CSV's text, since the CSV writes every instant from its
+/// seconds in that one format (`Timestamp.writeUTC`), without its 20 bytes in every row.
 package final class SQLiteTableWriter: TableRowSink {
     /// The table written.
     package let schema: TableSchema
     /// Rows inserted so far.
     package private(set) var rows = 0
     private let insert: SQLiteStatement
-    /// The statement parameter of each column's value (1-based; a timestamp takes two).
+    /// The statement parameter of each column's value (1-based): a timestamp's is its Unix
+    /// seconds'.
     private let parameter: [Int32]
 
-    /// Creates the table (`create` gives its column definitions and constraints beyond the
-    /// plain typed columns) and prepares its insert.
-    package init(_ connection: SQLiteConnection, schema: TableSchema, constraints: [String] = []) throws {
+    /// Creates the table and prepares its insert. `generated`: columns after the schema's, each
+    /// SQLite's type and the expression it computes (virtual: stored in no row); `constraints`:
+    /// the keys beyond the typed columns.
+    package init(
+        _ connection: SQLiteConnection, schema: TableSchema, generated: [(name: String, type: String, expression: String)] = [],
+        constraints: [String] = []
+    ) throws {
         self.schema = schema
         var definitions: [String] = []
+        var stored: [String] = []
         var parameter: [Int32] = []
         for column in schema.columns {
-            parameter.append(Int32(definitions.count + 1))
-            definitions.append("\(SQLiteTableWriter.quoted(column.name)) \(Self.sqlType(column.type))")
-            if column.type == .timestamp { definitions.append("\(SQLiteTableWriter.quoted(column.unixSecondsName)) INTEGER") }
+            let name = Self.quoted(column.name)
+            if column.type == .timestamp {
+                let seconds = Self.quoted(column.unixSecondsName)
+                definitions.append(Self.generatedDefinition(name, "TEXT", Self.utcText(ofUnixSeconds: seconds)))
+                definitions.append("\(seconds) INTEGER")
+                stored.append(seconds)
+            } else {
+                definitions.append("\(name) \(Self.sqlType(column.type))")
+                stored.append(name)
+            }
+            parameter.append(Int32(stored.count))
         }
+        definitions += generated.map { Self.generatedDefinition(Self.quoted($0.name), $0.type, $0.expression) }
         self.parameter = parameter
         let table = Self.quoted(schema.name)
         try connection.execute("CREATE TABLE \(table) (\((definitions + constraints).joined(separator: ", ")))")
-        let placeholders = Array(repeating: "?", count: definitions.count).joined(separator: ", ")
-        insert = try connection.prepare("INSERT INTO \(table) VALUES (\(placeholders))")
+        let placeholders = Array(repeating: "?", count: stored.count).joined(separator: ", ")
+        insert = try connection.prepare("INSERT INTO \(table) (\(stored.joined(separator: ", "))) VALUES (\(placeholders))")
+    }
+
+    /// The SQL of an instant's text, `2024-01-02T15:31:22Z`, from the (quoted) column of its
+    /// Unix seconds; NULL where they are.
+    package static func utcText(ofUnixSeconds column: String) -> String {
+        "strftime('%Y-%m-%dT%H:%M:%SZ', \(column), 'unixepoch')"
+    }
+
+    /// A virtual generated column's definition.
+    private static func generatedDefinition(_ quotedName: String, _ type: String, _ expression: String) -> String {
+        "\(quotedName) \(type) GENERATED ALWAYS AS (\(expression)) VIRTUAL"
     }
 
     /// The SQLite type of a column: INTEGER, REAL or TEXT.
@@ -47,14 +75,11 @@ package final class SQLiteTableWriter: TableRowSink {
         "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
-    /// NULL (and NULL Unix seconds for a timestamp).
-    package func null(_ column: Int) {
-        insert.bindNull(parameter[column])
-        if schema.columns[column].type == .timestamp { insert.bindNull(parameter[column] + 1) }
-    }
+    /// NULL (a timestamp's Unix seconds, and so its text).
+    package func null(_ column: Int) { insert.bindNull(parameter[column]) }
 
     /// TEXT, bound without a copy until the row is stepped.
-    // SAFETY (the three text binds): `TableRowSink` text stays valid until the row's `endRow()`,
+    // SAFETY (the two text binds): `TableRowSink` text stays valid until the row's `endRow()`,
     // which steps the statement, so SQLite reads it while it is valid.
     package func text(_ column: Int, _ value: ByteSpan) { unsafe insert.bind(parameter[column], text: value) }
 
@@ -70,11 +95,8 @@ package final class SQLiteTableWriter: TableRowSink {
     /// The date's text, as in the CSV.
     package func date(_ column: Int, days: Int32, text: ByteSpan) { unsafe insert.bind(parameter[column], text: text) }
 
-    /// The instant's text, and its Unix seconds in the column after it.
-    package func timestamp(_ column: Int, seconds: Int64, text: ByteSpan) {
-        unsafe insert.bind(parameter[column], text: text)
-        insert.bind(parameter[column] + 1, seconds)
-    }
+    /// The instant's Unix seconds, in the column after its text (generated from them).
+    package func timestamp(_ column: Int, seconds: Int64, text: ByteSpan) { insert.bind(parameter[column], seconds) }
 
     /// Inserts the row.
     package func endRow() throws {
