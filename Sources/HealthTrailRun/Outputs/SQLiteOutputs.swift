@@ -116,14 +116,21 @@ enum SQLiteOutputs {
     {
         let db = try SQLiteConnection(creating: path, pageSize: pageSize)
         var rows = 0
+        // The generated columns (timestamps' text, local times) added once the rows are in, so
+        // that no insert computes them.
+        let deferringGenerated = SQLiteTableWriter.canAddGeneratedColumns(db)
         try db.execute("BEGIN")
+        var writers: [SQLiteTableWriter] = []
         for (csvPath, csv, schema, written) in tables {
             let writer = try SQLiteTableWriter(
-                db, schema: schema, generated: generatedColumns(of: schema.name), constraints: constraints(of: schema.name))
+                db, schema: schema, generated: generatedColumns(of: schema.name), constraints: constraints(of: schema.name),
+                deferringGenerated: deferringGenerated)
             let read = try CSVTableReader.copy(csvPath, named: csv, as: schema, into: writer)
             guard read == written else { throw TableFormats.rowCountMismatch(csv, read, written) }
             rows += read
+            writers.append(writer)
         }
+        if deferringGenerated { try SQLiteTableWriter.addGeneratedColumns(of: writers, on: db) }
         let names = Set(tables.map(\.schema.name))
         for name in names.sorted() {
             guard let columns = indexedColumns(of: name) else { continue }

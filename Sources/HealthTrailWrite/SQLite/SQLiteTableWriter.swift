@@ -18,16 +18,24 @@ package final class SQLiteTableWriter: TableRowSink {
     /// seconds'.
     private let parameter: [Int32]
 
+    /// The table's definition, its generated columns in place: what `sqlite_master` holds, from
+    /// the start or, for a table created `deferringGenerated`, once `addGeneratedColumns` ran.
+    package let definition: String
+
     /// Creates the table and prepares its insert. `generated`: columns after the schema's, each
     /// SQLite's type and the expression it computes (virtual: stored in no row); `constraints`:
-    /// the keys beyond the typed columns.
+    /// the keys beyond the typed columns. `deferringGenerated`: the table is created with its
+    /// stored columns alone, for `addGeneratedColumns` to add the generated ones once its rows
+    /// are in (SQLite computes every generated column of a row it inserts, a virtual one too,
+    /// only to drop it).
     package init(
         _ connection: SQLiteConnection, schema: TableSchema, generated: [(name: String, type: String, expression: String)] = [],
-        constraints: [String] = []
+        constraints: [String] = [], deferringGenerated: Bool = false
     ) throws {
         self.schema = schema
         var definitions: [String] = []
         var stored: [String] = []
+        var storedDefinitions: [String] = []
         var parameter: [Int32] = []
         for column in schema.columns {
             let name = Self.quoted(column.name)
@@ -35,9 +43,11 @@ package final class SQLiteTableWriter: TableRowSink {
                 let seconds = Self.quoted(column.unixSecondsName)
                 definitions.append(Self.generatedDefinition(name, "TEXT", Self.utcText(ofUnixSeconds: seconds)))
                 definitions.append("\(seconds) INTEGER")
+                storedDefinitions.append("\(seconds) INTEGER")
                 stored.append(seconds)
             } else {
                 definitions.append("\(name) \(Self.sqlType(column.type))")
+                storedDefinitions.append("\(name) \(Self.sqlType(column.type))")
                 stored.append(name)
             }
             parameter.append(Int32(stored.count))
@@ -45,9 +55,35 @@ package final class SQLiteTableWriter: TableRowSink {
         definitions += generated.map { Self.generatedDefinition(Self.quoted($0.name), $0.type, $0.expression) }
         self.parameter = parameter
         let table = Self.quoted(schema.name)
-        try connection.execute("CREATE TABLE \(table) (\((definitions + constraints).joined(separator: ", ")))")
+        definition = "CREATE TABLE \(table) (\((definitions + constraints).joined(separator: ", ")))"
+        try connection.execute(
+            deferringGenerated ? "CREATE TABLE \(table) (\((storedDefinitions + constraints).joined(separator: ", ")))" : definition)
         let placeholders = Array(repeating: "?", count: stored.count).joined(separator: ", ")
         insert = try connection.prepare("INSERT INTO \(table) (\(stored.joined(separator: ", "))) VALUES (\(placeholders))")
+    }
+
+    /// Whether `connection` lets `addGeneratedColumns` rewrite its schema: SQLite forbids it
+    /// under `SQLITE_DBCONFIG_DEFENSIVE`, which a build of the library may turn on.
+    package static func canAddGeneratedColumns(_ connection: SQLiteConnection) -> Bool {
+        let writable = (try? connection.execute("PRAGMA writable_schema = ON; UPDATE sqlite_master SET sql = sql WHERE 0")) != nil
+        return (try? connection.execute("PRAGMA writable_schema = OFF")) != nil && writable
+    }
+
+    /// Gives the tables of `writers`, created `deferringGenerated` and their rows in, their
+    /// generated columns, each in its place, by writing their `definition` into `sqlite_master`:
+    /// SQLite's own procedure for a change that leaves every stored row as it is
+    /// (https://sqlite.org/lang_altertable.html#otheralter), as adding a virtual column does,
+    /// which takes no room in a row. The connection then reads its schema again
+    /// (`writable_schema = RESET`), so what follows sees the columns.
+    package static func addGeneratedColumns(of writers: [SQLiteTableWriter], on connection: SQLiteConnection) throws {
+        try connection.execute("PRAGMA writable_schema = ON")
+        let update = try connection.prepare("UPDATE sqlite_master SET sql = ? WHERE type = 'table' AND name = ?")
+        for writer in writers {
+            update.bind(1, copying: writer.definition)
+            update.bind(2, copying: writer.schema.name)
+            try update.step()
+        }
+        try connection.execute("PRAGMA writable_schema = RESET")
     }
 
     /// The SQL of an instant's text, `2024-01-02T15:31:22Z`, from the (quoted) column of its
