@@ -86,14 +86,18 @@ import Testing
         #expect(try Self.sqlite(db, "PRAGMA integrity_check") == "ok")
         #expect(try Self.sqlite(db, "PRAGMA foreign_key_check") == "")
         #expect(try Self.sqlite(db, "SELECT count(*) FROM heart_rate") == "\(summary.heartRateRecords)")
-        // Types stated here, not taken from the schema under test.
+        // Types stated here, not taken from the schema under test, and whether SQLite generates
+        // the column when read (`hidden` 2 in table_xinfo; table_info leaves such columns out).
         let declared = [
-            ("daily", "date", "TEXT"), ("daily", "steps", "INTEGER"), ("daily", "distance_m", "REAL"),
-            ("heart_rate", "time_utc", "TEXT"), ("heart_rate", "time_unix", "INTEGER"), ("heart_rate", "bpm", "REAL"),
-            ("workouts", "indoor", "INTEGER"), ("workouts", "parts", "INTEGER"), ("route_points", "lat", "REAL"),
+            ("daily", "date", "TEXT|0"), ("daily", "steps", "INTEGER|0"), ("daily", "distance_m", "REAL|0"),
+            ("heart_rate", "time_utc", "TEXT|2"), ("heart_rate", "time_unix", "INTEGER|0"), ("heart_rate", "bpm", "REAL|0"),
+            ("workouts", "indoor", "INTEGER|0"), ("workouts", "parts", "INTEGER|0"), ("route_points", "lat", "REAL|0"),
+            ("workouts", "start_local", "TEXT|2"),
         ]
         for (table, column, type) in declared {
-            #expect(try Self.sqlite(db, "SELECT type FROM pragma_table_info('\(table)') WHERE name = '\(column)'") == type, "\(table).\(column)")
+            #expect(
+                try Self.sqlite(db, "SELECT type, hidden FROM pragma_table_xinfo('\(table)') WHERE name = '\(column)'") == type,
+                "\(table).\(column)")
         }
         let parquetTypes = try Support.runProgram(
             "/usr/bin/env",
@@ -266,6 +270,55 @@ import Testing
         // The manifest counts the database's rows: every table's but meta's.
         #expect(outputs["healthtrail.db"] == Int(try Self.sqlite(db, try Self.rowsQuery(db))))
         #expect(!outputs.keys.contains { $0.hasSuffix(".csv") }, "\(outputs.keys.sorted())")
+    }
+
+    /// A range of times asked of the text column (`time_utc >= '…'`, which SQLite generates
+    /// from the Unix seconds when read) and of `time_unix` (which the index serves) gives the
+    /// same rows, those the CSV file holds in that range: for heart rate, and for one
+    /// workout's route points. The Unix bounds come from Python, the rows from the CSV.
+    @Test(.enabled(if: sqliteShell, "no sqlite3 shell on PATH"))
+    func aTimeRangeByTextAndByUnixSecondsGivesTheSameRows() throws {
+        let dir = Support.temporaryDirectory()
+        _ = try ExportSynthesizer.write(to: dir + "/export.zip", options: SynthOptions(days: 4, seed: 37))
+        let out = dir + "/out"
+        let run = try Support.runCLI(["run", dir + "/export.zip", "--out", out, "--format", "csv,sqlite", "--quiet", "--no-svg", "--no-report"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let db = out + "/healthtrail.db"
+        func unixSeconds(_ text: String) throws -> String {
+            let python = try Support.runProgram(
+                "/usr/bin/env",
+                [
+                    "python3", "-c",
+                    "import calendar, datetime, sys; print(calendar.timegm(datetime.datetime.strptime(sys.argv[1], '%Y-%m-%dT%H:%M:%SZ').timetuple()))",
+                    text,
+                ])
+            #expect(python.status == 0, "\(python.stderr)")
+            return python.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        // CSV rows are the table's rows in order: rowid n is the CSV's n-th row.
+        func check(_ csv: String, table: String, workout: String?) throws {
+            let file = try Support.readCSV(out + "/" + csv)
+            let time = try #require(file.header.firstIndex(of: "time_utc"))
+            let id = file.header.firstIndex(of: "workout_id")
+            let rows = file.rows.enumerated().filter { workout == nil || $0.element[id!] == workout }
+            try #require(rows.count > 20, "\(table): \(rows.count) rows")
+            // From the time a third of the way up to the one two thirds up, the second excluded.
+            let times = rows.map { $0.element[time] }.sorted()
+            let (from, to) = (times[times.count / 3], times[2 * times.count / 3])
+            #expect(from < to, "\(table): \(from) \(to)")
+            let expected = rows.filter { $0.element[time] >= from && $0.element[time] < to }.map { String($0.offset + 1) }
+            let scope = workout.map { "workout_id = '\($0)' AND " } ?? ""
+            let byText = "SELECT rowid FROM \(table) WHERE \(scope)time_utc >= '\(from)' AND time_utc < '\(to)' ORDER BY rowid"
+            let byUnix =
+                "SELECT rowid FROM \(table) WHERE \(scope)time_unix >= \(try unixSeconds(from)) AND time_unix < \(try unixSeconds(to)) ORDER BY rowid"
+            #expect(try Self.sqlite(db, byText) == expected.joined(separator: "\n"), "\(table) by text")
+            #expect(try Self.sqlite(db, byUnix) == expected.joined(separator: "\n"), "\(table) by Unix seconds")
+            let plan = try Self.sqlite(db, "EXPLAIN QUERY PLAN " + byUnix)
+            #expect(plan.contains("USING INDEX") || plan.contains("USING COVERING INDEX"), "\(table): \(plan)")
+        }
+        try check("heart_rate.csv", table: "heart_rate", workout: nil)
+        let workout = try Self.sqlite(db, "SELECT workout_id FROM route_points GROUP BY workout_id ORDER BY count(*) DESC LIMIT 1")
+        try check("route_points.csv", table: "route_points", workout: workout)
     }
 
     /// The database's keys, local times and weekly view, checked by the sqlite3 shell against

@@ -70,14 +70,26 @@ for csv_name, table in sorted(schema.items()):
 
     if "sqlite" in formats:
         db = sqlite3.connect(os.path.join(out, "healthtrail.db"))
-        declared = {r[1]: r[2] for r in db.execute(f'PRAGMA table_info("{name}")')}
+        # table_xinfo, not table_info, which leaves generated columns out. hidden: 0 for a
+        # stored column, 2 for a virtual generated one (SQLite's pragma documentation).
+        xinfo = [(r[1], r[2], r[6]) for r in db.execute(f'PRAGMA table_xinfo("{name}")')]
+        declared = {n: (t, hidden) for n, t, hidden in xinfo}
+        expected_order = []
         for column, kind in columns:
-            if declared.get(column) != SQLITE_TYPE[kind]:
+            expected_order.append(column)
+            # A timestamp's text is generated from its Unix seconds, stored in the next column.
+            want = (SQLITE_TYPE[kind], 2 if kind == "timestamp" else 0)
+            if declared.get(column) != want:
                 mismatch(csv_name, "sqlite type", column, declared.get(column))
             if kind == "timestamp":
                 unix_name = (column[:-4] if column.endswith("_utc") else column) + "_unix"
-                if declared.get(unix_name) != "INTEGER":
-                    mismatch(csv_name, "sqlite unix column", unix_name)
+                expected_order.append(unix_name)
+                if declared.get(unix_name) != ("INTEGER", 0):
+                    mismatch(csv_name, "sqlite unix column", unix_name, declared.get(unix_name))
+        # The CSV's columns first, in its order; only generated columns (local times) after them.
+        names = [n for n, _, _ in xinfo]
+        if names[:len(expected_order)] != expected_order or any(h != 2 for _, _, h in xinfo[len(expected_order):]):
+            mismatch(csv_name, "sqlite columns", names)
         got = db.execute(f'SELECT * FROM "{name}" ORDER BY rowid').fetchall()
         entry["sqlite"] = len(got)
         for i, (row, typed) in enumerate(zip(rows, got)):
@@ -87,6 +99,7 @@ for csv_name, table in sorted(schema.items()):
                 j += 1
                 if kind == "boolean" and value is not None:
                     value = {1: True, 0: False}.get(value, value)
+                # A timestamp's text is SQLite's, generated from the stored seconds: the CSV's.
                 if not agrees("text" if kind in ("date", "timestamp") else kind, text, value):
                     mismatch(csv_name, "sqlite", i + 2, column)
                 report["values"] += 1

@@ -56,6 +56,13 @@ enum SQLiteOutputs {
         }
     }
 
+    /// A table's local columns as generated ones, computed when read like its timestamps' text.
+    static func generatedColumns(of table: String) -> [(name: String, type: String, expression: String)] {
+        localColumns(of: table).map {
+            ($0.name, "TEXT", "strftime('%Y-%m-%dT%H:%M:%S', \(SQLiteTableWriter.quoted($0.unixSeconds)), 'unixepoch', utc_offset)")
+        }
+    }
+
     /// The views, each with the tables it reads.
     static let views: [(name: String, tables: [String], sql: String)] = [
         (
@@ -91,8 +98,8 @@ enum SQLiteOutputs {
                    w.moving_time_s, w.pace_s_per_km, w.elevation_gain_m, w.avg_hr, w.max_hr,
                    r.points, r.first_point_utc, r.last_point_utc, r.points_with_hr
             FROM workouts AS w
-            JOIN (SELECT workout_id, count(*) AS points, min(time_utc) AS first_point_utc, max(time_utc) AS last_point_utc,
-                         count(hr_bpm) AS points_with_hr
+            JOIN (SELECT workout_id, count(*) AS points, \(SQLiteTableWriter.utcText(ofUnixSeconds: "min(time_unix)")) AS first_point_utc,
+                         \(SQLiteTableWriter.utcText(ofUnixSeconds: "max(time_unix)")) AS last_point_utc, count(hr_bpm) AS points_with_hr
                   FROM route_points GROUP BY workout_id) AS r USING (workout_id)
             ORDER BY w.start_utc
             """
@@ -108,15 +115,21 @@ enum SQLiteOutputs {
     static func write(from queue: TypedRowQueue, to path: String, pageSize: Int) throws -> (SQLiteConnection, Int) {
         let db = try SQLiteConnection(creating: path, pageSize: pageSize)
         var rows = 0
+        // The generated columns (timestamps' text, local times) added once the rows are in, so
+        // that no insert computes them.
+        let deferringGenerated = SQLiteTableWriter.canAddGeneratedColumns(db)
         try db.execute("BEGIN")
-        var tables: [TableSchema] = []
+        var writers: [SQLiteTableWriter] = []
         var writer: SQLiteTableWriter?
         var file = ""
         while let message = try queue.receive() {
             switch message {
             case .begin(let schema, let name):
-                writer = try SQLiteTableWriter(db, schema: schema, constraints: constraints(of: schema.name))
-                tables.append(schema)
+                let table = try SQLiteTableWriter(
+                    db, schema: schema, generated: generatedColumns(of: schema.name), constraints: constraints(of: schema.name),
+                    deferringGenerated: deferringGenerated)
+                writers.append(table)
+                writer = table
                 file = name
             case .rows(let batch):
                 guard let writer else { throw InputError(file: fileName, "rows before their table (a bug: please report it)") }
@@ -128,16 +141,8 @@ enum SQLiteOutputs {
                 writer = nil
             }
         }
-        let names = Set(tables.map(\.name))
-        for name in names.sorted() {
-            for local in localColumns(of: name) {
-                let table = SQLiteTableWriter.quoted(name)
-                try db.execute("ALTER TABLE \(table) ADD COLUMN \(SQLiteTableWriter.quoted(local.name)) TEXT")
-                try db.execute(
-                    "UPDATE \(table) SET \(SQLiteTableWriter.quoted(local.name)) = "
-                        + "strftime('%Y-%m-%dT%H:%M:%S', \(SQLiteTableWriter.quoted(local.unixSeconds)), 'unixepoch', utc_offset)")
-            }
-        }
+        if deferringGenerated { try SQLiteTableWriter.addGeneratedColumns(of: writers, on: db) }
+        let names = Set(writers.map(\.schema.name))
         for name in names.sorted() {
             guard let columns = indexedColumns(of: name) else { continue }
             let quoted = columns.map(SQLiteTableWriter.quoted).joined(separator: ", ")

@@ -128,12 +128,14 @@ enum TypedField {
 
     /// `2024-01-02T15:31:22Z` → seconds since 1970-01-01T00:00:00Z, for any four-digit year
     /// (a local time near 1900 or 2200 may fall just outside the years the decoders accept
-    /// once made UTC); nil for anything else.
+    /// once made UTC); nil for anything else. The text is the one format of those seconds
+    /// (`Timestamp.writeUTC`, which never writes a leap second's `:60`), so the database can
+    /// store the seconds alone and give the same text back.
     @inline(__always)
     static func utcSeconds(_ s: ByteSpan) -> Int64? {
         guard s.count == 20, s[4] == 0x2D, s[7] == 0x2D, s[10] == 0x54, s[13] == 0x3A, s[16] == 0x3A, s[19] == 0x5A,
             let days = days(s.prefix(10)), let hour = Timestamp.digits(s, 11, 2), let minute = Timestamp.digits(s, 14, 2),
-            let second = Timestamp.digits(s, 17, 2), hour <= 23, minute <= 59, second <= 60
+            let second = Timestamp.digits(s, 17, 2), hour <= 23, minute <= 59, second <= 59
         else { return nil }
         return Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
     }

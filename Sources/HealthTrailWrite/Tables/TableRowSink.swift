@@ -4,7 +4,8 @@ import HealthTrailBase
 /// Something that stores typed rows: the SQLite and Parquet table writers.
 ///
 /// Each row gives every column exactly one value, in column order, then `endRow()`. Dates and
-/// timestamps come with the CSV text they were read from, which SQLite stores as it is.
+/// timestamps come with the CSV text they were read from; SQLite stores a date's as it is, and
+/// a timestamp's seconds alone (it generates the same text from them when read).
 package protocol TableRowSink: AnyObject {
     /// An empty field.
     func null(_ column: Int)

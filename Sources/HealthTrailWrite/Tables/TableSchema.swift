@@ -11,8 +11,9 @@ package enum ColumnType: String, Sendable, Equatable, CaseIterable {
     case boolean
     /// A calendar date, `2024-01-02`: SQLite TEXT as written, Parquet DATE.
     case date
-    /// A UTC instant, `2024-01-02T15:31:22Z`: SQLite TEXT as written plus a Unix-seconds
-    /// INTEGER column beside it (`time_utc` → `time_unix`), Parquet TIMESTAMP(UTC, micros).
+    /// A UTC instant, `2024-01-02T15:31:22Z`: in SQLite a Unix-seconds INTEGER column beside
+    /// the text (`time_utc` → `time_unix`), which SQLite generates from it as TEXT when read;
+    /// Parquet TIMESTAMP(UTC, micros).
     case timestamp
 }
 
