@@ -24,8 +24,11 @@ import Darwin
 package final class NameBytes: @unchecked Sendable {
     private var base: UnsafeMutablePointer<UInt8>
     private var capacity: Int
-    /// Where each name ends in the buffer, by number.
-    private var ends: [UInt32] = []
+    /// Where each name ends in the buffer, by number. (Boxed: read once or twice per record
+    /// when the decoder recognises a source, where a stored array, appended to through a call,
+    /// would cost a run-time exclusivity check per read; see `UncheckedBox`. One writer, and
+    /// no access to it is started while another is in progress.)
+    private let ends = unsafe UncheckedBox<[UInt32]>([])
 
     /// Most bytes all names together may hold: 32-bit offsets.
     package static let maxTotalBytes = Int(UInt32.max)
@@ -50,11 +53,11 @@ package final class NameBytes: @unchecked Sendable {
     }
 
     /// Names stored.
-    package var count: Int { ends.count }
+    package var count: Int { unsafe ends.value.count }
     /// Bytes of all names together.
-    package var totalBytes: Int { Int(ends.last ?? 0) }
+    package var totalBytes: Int { unsafe Int(ends.value.last ?? 0) }
 
-    @inline(__always) private func start(_ i: Int) -> Int { i == 0 ? 0 : Int(ends[i - 1]) }
+    @inline(__always) private func start(_ i: Int) -> Int { i == 0 ? 0 : unsafe Int(ends.value[i - 1]) }
 
     /// Adds a copy of `span`'s bytes as the next name and returns its number; nil, adding
     /// nothing, when the names would pass `maxTotalBytes`.
@@ -73,8 +76,8 @@ package final class NameBytes: @unchecked Sendable {
         // SAFETY: `used + span.count <= capacity` (grown above); the span's bytes are readable by
         // its own invariant and cannot overlap this object's buffer, which no span outlives.
         if span.count > 0 { unsafe memcpy(base + used, span.baseAddress, span.count) }
-        ends.append(UInt32(used + span.count))
-        return ends.count - 1
+        unsafe ends.value.append(UInt32(used + span.count))
+        return unsafe ends.value.count - 1
     }
 
     /// Adds `name`'s UTF-8 bytes; nil as `append(_: ByteSpan)`.
@@ -85,7 +88,7 @@ package final class NameBytes: @unchecked Sendable {
         let from = start(i)
         // SAFETY: name `i` is the initialised bytes from..<ends[i] of the buffer (the invariant);
         // `memcmp` runs only when both sides hold `span.count` bytes.
-        return unsafe Int(ends[i]) - from == span.count && memcmp(base + from, span.baseAddress, span.count) == 0
+        return unsafe Int(ends.value[i]) - from == span.count && memcmp(base + from, span.baseAddress, span.count) == 0
     }
 
     /// Calls `body` with a view of name `i`'s bytes, valid inside `body` only (adding a name
@@ -94,7 +97,7 @@ package final class NameBytes: @unchecked Sendable {
         let from = start(i)
         // SAFETY: the name's initialised bytes (the invariant); nothing is added during `body`
         // in this single-writer type unless `body` adds, which the contract rules out.
-        return try unsafe body(ByteSpan(start: base + from, count: Int(ends[i]) - from))
+        return try unsafe body(ByteSpan(start: base + from, count: Int(ends.value[i]) - from))
     }
 
     /// Name `i` as a `String` (invalid UTF-8 repaired, as `ByteSpan.string` does).
@@ -104,7 +107,7 @@ package final class NameBytes: @unchecked Sendable {
     /// different bytes can be equal `String`s (composed and decomposed accents).
     package func compareAsStrings(_ a: Int, _ b: Int) -> Int {
         let (fromA, fromB) = (start(a), start(b))
-        let (countA, countB) = (Int(ends[a]) - fromA, Int(ends[b]) - fromB)
+        let (countA, countB) = unsafe (Int(ends.value[a]) - fromA, Int(ends.value[b]) - fromB)
         // SAFETY: both names' initialised bytes (the invariant), read during this call only.
         let (bytesA, bytesB) = unsafe (
             UnsafeBufferPointer(start: base + fromA, count: countA), UnsafeBufferPointer(start: base + fromB, count: countB)

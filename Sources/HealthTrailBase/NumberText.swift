@@ -118,16 +118,36 @@ extension NumberText {
     /// text that reads as infinity (`1e309`) gives infinity, which `isInRange` refuses.
     @inline(__always)
     package static func fastDouble(_ s: ByteSpan) -> Double? {
-        var i = 0
         let n = s.count
+        // SAFETY: `p` is the span's start, and every read below is at an index checked to be
+        // below `n`, the span's count, first.
+        let p = unsafe s.baseAddress
+        var i = 0
         var negative = false
-        if i < n, s[i] == 0x2D || s[i] == 0x2B { negative = s[i] == 0x2D; i += 1 }
+        if n > 0, unsafe p[0] == 0x2D || p[0] == 0x2B { negative = unsafe p[0] == 0x2D; i = 1 }
         var mantissa: UInt64 = 0
-        var digits = 0, fraction = 0
-        while i < n, s[i] &- 0x30 < 10 { mantissa = mantissa &* 10 &+ UInt64(s[i] &- 0x30); i += 1; digits += 1 }
-        if i < n, s[i] == 0x2E {
-            i += 1
-            while i < n, s[i] &- 0x30 < 10 { mantissa = mantissa &* 10 &+ UInt64(s[i] &- 0x30); i += 1; digits += 1; fraction += 1 }
+        // The digits are counted from where they start and end, and every index stays in
+        // 0...n, so the wrapping `&+` never wraps: the loop over the digits, the most of an
+        // export's numbers, checks no overflow per byte.
+        let integerStart = i
+        while i < n {
+            let digit = unsafe p[i] &- 0x30
+            if digit >= 10 { break }
+            mantissa = mantissa &* 10 &+ UInt64(digit)
+            i &+= 1
+        }
+        var digits = i &- integerStart, fraction = 0
+        if i < n, unsafe p[i] == 0x2E {
+            i &+= 1
+            let fractionStart = i
+            while i < n {
+                let digit = unsafe p[i] &- 0x30
+                if digit >= 10 { break }
+                mantissa = mantissa &* 10 &+ UInt64(digit)
+                i &+= 1
+            }
+            fraction = i &- fractionStart
+            digits &+= fraction
         }
         guard digits > 0 else { return nil }
         // At most 19 digits cannot wrap the mantissa; below 2^53 it is exact in a Double, and so

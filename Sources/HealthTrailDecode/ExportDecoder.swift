@@ -49,7 +49,13 @@ public final class ExportDecoder: SAXDocumentDecoder, SAXEventHandler {
     package let entryName: String
     package private(set) var parser: SAXPushParser!
     /// A fatal error raised inside a callback (a write failure, a fault under `--strict`).
-    package var fatal: InputError?
+    package var fatal: InputError? {
+        get { raisedError }
+        set { raisedError = newValue }
+    }
+    /// `fatal`'s storage. Internal: the decoding thread reads it after every tag, and a stored
+    /// property other modules may reach is checked for exclusive access at run time on each read.
+    var raisedError: InputError?
     /// Set by `decodeOnOwnThread()`: the parse only captures elements, another thread decodes.
     var capture: SAXEventCapture?
     var decodingDone: DispatchSemaphore?

@@ -73,6 +73,20 @@ import Darwin
         ByteSpan.withUTF8(s) { field($0) }
     }
 
+    /// The bytes `field(_:)` appends for `s`, for a value written on many rows (a route's
+    /// workout id, a zone's name), which `raw(_:)` then appends with no scan for quotes.
+    package static func fieldBytes(_ s: String) -> [UInt8] {
+        let bytes = Array(s.utf8)
+        guard bytes.contains(where: { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }) else { return bytes }
+        var quoted: [UInt8] = [0x22]
+        for b in bytes {
+            if b == 0x22 { quoted.append(0x22) }
+            quoted.append(b)
+        }
+        quoted.append(0x22)
+        return quoted
+    }
+
     /// Appends bytes known not to need quoting (numbers, identifiers), or a spill record's.
     @inlinable @inline(__always) package func raw(_ s: ByteSpan) { out.append(s) }
 

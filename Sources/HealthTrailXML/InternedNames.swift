@@ -52,9 +52,19 @@
             if known == address { return unsafe values[i] }
             i = (i &+ 1) & (Self.slotCount &- 1)
         }
+        return unsafe firstSighting(name, slot: i)
+    }
+
+    /// The value of a name not in the table, kept in the empty slot `i` its probe ended at while
+    /// there is room. Not inlined: `count`, which other modules' inlined code may reach, is
+    /// checked for exclusive access at run time, and inlined, that check would be made before
+    /// every lookup of a loop, found or not.
+    @inlinable @inline(never)
+    func firstSighting(_ name: SAXName, slot i: Int) -> Value {
         let value = unsafe classify(name)
         if count < capacity {
-            unsafe names[i] = address
+            // SAFETY: `i` is an empty slot in 0..<slotCount, where `lookup`'s probe ended.
+            unsafe names[i] = name.address
             unsafe (values + i).initialize(to: value)
             count += 1
         }

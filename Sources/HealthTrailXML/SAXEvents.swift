@@ -96,8 +96,10 @@ extension SAXEventHandler {
     /// Set by `SAXPushParser.captureEvents(into:)`: the tags go to the capture instead of the
     /// handler, with no call between libxml2 and the copy (the parsing thread's critical path).
     var capture: Unretained<SAXEventCapture>?
-    /// The parser, for the capture's line numbers and stop.
-    @usableFromInline var parser: Unretained<SAXPushParser>?
+    /// The parser, for the capture's line numbers and stop; set with `capture`. Internal, not
+    /// `@usableFromInline`: a stored property other modules may reach is checked for exclusive
+    /// access at run time on every read, here once per tag on the parsing thread.
+    var parser: Unretained<SAXPushParser>?
 
     @usableFromInline init() {}
     @usableFromInline func startElement(_ name: SAXName, attributes: SAXAttributes) {}
@@ -180,7 +182,6 @@ extension SAXPushParser {
         unsafe self.init(
             handler: SAXEventContext.callbacks(reportsText: reportsText), userData: Unmanaged.passUnretained(context).toOpaque(),
             fileName: fileName, entryName: entryName)
-        unsafe context.parser = Unretained(self)
         unsafe eventContext = context
     }
 
@@ -190,6 +191,7 @@ extension SAXPushParser {
     package func captureEvents(into capture: SAXEventCapture) {
         unsafe precondition(eventContext != nil, "captureEvents(into:) needs a parser made with init(events:)")
         capturing = capture
+        unsafe eventContext?.parser = Unretained(self)
         unsafe eventContext?.capture = Unretained(capture)
     }
 }

@@ -186,8 +186,10 @@ import HealthTrailBase
     }
 
     /// Deepest element nesting a decoder accepts: libxml2's own limit without XML_PARSE_HUGE,
-    /// which its push parser leaves unchecked. Exports nest 4 deep, route files 6.
-    package static let maxDepth = 256
+    /// which its push parser leaves unchecked. Exports nest 4 deep, route files 6. A computed
+    /// constant, inlinable: the decoders compare with it once per element, and a stored static
+    /// is read from another module through its lazy initialiser's accessor.
+    @inlinable package static var maxDepth: Int { 256 }
 
     /// The error for a document nested deeper than `maxDepth`, at the current line.
     package func depthError(line: Int? = nil) -> InputError {

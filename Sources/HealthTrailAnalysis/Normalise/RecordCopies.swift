@@ -27,7 +27,10 @@ package final class RecordCopyFinder {
 
     private let entries: SortedRunFile<Entry>
     /// Records seen so far: the next record's place.
-    package private(set) var records = 0
+    package var records: Int { recordsSeen }
+    /// `records`' storage. Private: counted once per record, and a stored property other
+    /// modules may read is checked for exclusive access at run time on each update.
+    private var recordsSeen = 0
     /// The record types met, by the index their entries carry, and the index of the last one
     /// (records come grouped by type: nearly every record finds its type there).
     private var typeIdentifiers: [String] = []
@@ -81,8 +84,8 @@ package final class RecordCopyFinder {
             lastType = (id, index)
         }
         let f = Self.fingerprint(record, typeIndex: index)
-        entries.append(Entry(high: f.high, low: f.low, place: UInt32(truncatingIfNeeded: records), type: UInt32(truncatingIfNeeded: index)))
-        records += 1
+        entries.append(Entry(high: f.high, low: f.low, place: UInt32(truncatingIfNeeded: recordsSeen), type: UInt32(truncatingIfNeeded: index)))
+        recordsSeen += 1
     }
 
     /// Merges the runs: every record that repeats an earlier one, by place.

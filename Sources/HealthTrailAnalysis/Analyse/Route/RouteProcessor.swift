@@ -40,8 +40,12 @@ package final class RouteProcessor {
     private let pointBox: UncheckedBox<DrawnPoints>
     private let statsBox: UncheckedBox<RouteStats>
     private var stats: RouteStats { statsBox.value }
-    /// The workout's id, written at the start of each point's row.
-    private var workoutID = OwnedBytes(copying: [UInt8]())
+    /// The workout's id as a CSV field, written at the start of each point's row.
+    private var workoutIDField = OwnedBytes(copying: [UInt8]())
+    /// The zones' names and the points' states as CSV fields, by index and raw value: a row
+    /// appends them as they are, with no scan of a `String` for quotes.
+    private let zoneFields: [OwnedBytes]
+    private let stateFields: [OwnedBytes]
     private var current: (id: String, activity: String, file: String?)?
     /// The current route's workout windows, and its points' filter.
     /// (Boxed: read once per point, and a copy out of a class property would retain its arrays.)
@@ -101,6 +105,9 @@ package final class RouteProcessor {
         self.csv = csv
         self.geojson = geojson
         statsBox = UncheckedBox(RouteStats(zoneCount: zones.zones.count))
+        zoneFields = zones.zones.map { OwnedBytes(copying: CSVWriter.fieldBytes($0.name)) }
+        // A state's raw value is its place in `allCases` (implicit raw values 0, 1, … in order).
+        stateFields = PointState.allCases.map { OwnedBytes(copying: CSVWriter.fieldBytes($0.name)) }
     }
 
     /// Starts a route file (or an inline route) of workout `id`, whose points are told apart by
@@ -114,7 +121,7 @@ package final class RouteProcessor {
             finishEfforts()
             effortsBox.value = WorkoutEfforts(workoutID: id, activity: activity, splitUnit: splitUnit)
         }
-        workoutID = OwnedBytes(copying: Array(id.utf8))
+        workoutIDField = OwnedBytes(copying: CSVWriter.fieldBytes(id))
         cursor = join.map { HeartRateJoin.Cursor($0) }
         pointBox.value.reset()
         let limits = RouteSpeedLimits.forActivity(activity)
@@ -216,7 +223,7 @@ package final class RouteProcessor {
     private func writeRow(_ entry: CleanerEntry) {
         guard let w = csv else { return }
         let point = entry.point
-        w.field(workoutID.span)
+        w.raw(workoutIDField.span)
         w.comma()
         w.utc(point.time); w.comma()
         if entry.payloadLength >= 0 {
@@ -234,14 +241,16 @@ package final class RouteProcessor {
         w.comma()
         if let bpm = point.bpm {
             w.decimal(bpm, digits: 1); w.comma()
-            w.field(zones.zones[zones.zoneIndex(for: bpm)].name)
+            let zone = zoneFields[zones.zoneIndex(for: bpm)]   // a local, which the span borrows
+            w.raw(zone.span)
         } else {
             w.comma()
         }
         w.comma()
         w.decimal(statsBox.value.distance, digits: 1)
         w.comma()
-        w.field(entry.state.name)
+        let state = stateFields[Int(entry.state.rawValue)]
+        w.raw(state.span)
         w.endRow()
     }
 

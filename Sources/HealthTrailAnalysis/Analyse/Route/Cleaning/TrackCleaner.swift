@@ -77,11 +77,12 @@ package final class TrackCleaner {
     private var base = 0
     /// The last taken point of the current interval: its point, interval and chain distance.
     private var anchor: (point: RoutePoint, interval: Int, distance: Double)?
-    /// Entry numbers of the undecided points after the anchor.
-    private var suspects: [Int] = []
+    /// Entry numbers of the undecided points after the anchor. (Boxed like the queue, as are
+    /// `youngChainBox` and `leapRunBox`: each is read once per point by `push` or `next`.)
+    private let suspectsBox = UncheckedBox<[Int]>([])
     /// Entry numbers of the current chain's taken points while it has fewer than
     /// `jumpConfirmation`: they wait, since a jump may yet show them to be the glitch.
-    private var youngChain: [Int] = []
+    private let youngChainBox = UncheckedBox<[Int]>([])
     /// Points taken since the chain started.
     private var chainTaken = 0
     /// Taken points of the current interval still inside the vehicle window, oldest first
@@ -91,7 +92,7 @@ package final class TrackCleaner {
     /// The last fix's time the clock passed on, and how many fixes it passed at that second.
     private var clock: (time: Int64, fixes: Int)?
     /// Entry numbers of the fixes waiting after a leap of the clock, in time order.
-    private var leapRun: [Int] = []
+    private let leapRunBox = UncheckedBox<[Int]>([])
     /// The latest time passed on by the clock or of a point that is not active: an entry older
     /// than `horizon` behind it is decided. (A fix stamped late never moves it: it would hand out
     /// points before the vehicle windows after them are measured.)
@@ -120,13 +121,13 @@ package final class TrackCleaner {
         head = 0
         base = 0
         anchor = nil
-        suspects.removeAll(keepingCapacity: true)
-        youngChain.removeAll(keepingCapacity: true)
+        suspectsBox.value.removeAll(keepingCapacity: true)
+        youngChainBox.value.removeAll(keepingCapacity: true)
         chainTaken = 0
         recentBox.value.removeAll(keepingCapacity: true)   // the last file's, drained
         recentStart = 0
         if !sameWorkout { clock = nil }
-        leapRun.removeAll(keepingCapacity: true)
+        leapRunBox.value.removeAll(keepingCapacity: true)
         lateBreak = nil
         newest = .min
         finishing = false
@@ -136,8 +137,8 @@ package final class TrackCleaner {
     package func push(_ entry: CleanerEntry) {
         let number = base + queueBox.value.count
         queueBox.value.append(entry)
-        if let first = leapRun.first, number - first >= Self.maxWaiting { passLeapRun() }
-        if let first = suspects.first, number - first >= Self.maxWaiting { settleSuspects() }
+        if let first = leapRunBox.value.first, number - first >= Self.maxWaiting { passLeapRun() }
+        if let first = suspectsBox.value.first, number - first >= Self.maxWaiting { settleSuspects() }
         if let late = lateBreak {
             lateBreak = nil
             if entry.state == .active && entry.point.time < self[late].point.time {
@@ -149,7 +150,7 @@ package final class TrackCleaner {
         guard entry.state == .active else {
             // By its own time the point lies outside the active windows; by the clock's it may
             // be a fix stamped off, as an active one would be a glitch.
-            if let clock, leapRun.isEmpty {
+            if let clock, leapRunBox.value.isEmpty {
                 if entry.point.time < clock.time {
                     self[number].state = .glitch
                     return
@@ -180,7 +181,7 @@ package final class TrackCleaner {
         // Anything not active ends the chain: no step is counted across it.
         settleSuspects()
         anchor = nil
-        youngChain.removeAll(keepingCapacity: true)
+        youngChainBox.value.removeAll(keepingCapacity: true)
         chainTaken = 0
         endChain()
     }
@@ -195,18 +196,18 @@ package final class TrackCleaner {
         }
         // Back below the waiting fixes: those after its second were stamped late.
         dropLeapRun(after: time)
-        if let last = leapRun.last {
+        if let last = leapRunBox.value.last {
             let lastTime = self[last].point.time
             guard Self.runsForward(time, from: lastTime, fixes: fixes(at: lastTime)) else {
                 self[number].state = .glitch
                 return
             }
-            leapRun.append(number)
-            if leapRun.count >= RouteSpeedLimits.jumpConfirmation { passLeapRun() }
+            leapRunBox.value.append(number)
+            if leapRunBox.value.count >= RouteSpeedLimits.jumpConfirmation { passLeapRun() }
             return
         }
         guard let clock, time - clock.time <= RouteSpeedLimits.clockLeap else {
-            leapRun.append(number)
+            leapRunBox.value.append(number)
             return
         }
         pass(number)
@@ -221,23 +222,23 @@ package final class TrackCleaner {
     /// Fixes at second `time` passed on or waiting.
     private func fixes(at time: Int64) -> Int {
         var count = clock.map { $0.time == time ? $0.fixes : 0 } ?? 0
-        for k in leapRun where self[k].point.time == time { count += 1 }
+        for k in leapRunBox.value where self[k].point.time == time { count += 1 }
         return count
     }
 
     /// Marks the waiting fixes later than `time` as glitches.
     private func dropLeapRun(after time: Int64) {
-        while let last = leapRun.last, self[last].point.time > time {
+        while let last = leapRunBox.value.last, self[last].point.time > time {
             self[last].state = .glitch
-            leapRun.removeLast()
+            leapRunBox.value.removeLast()
         }
     }
 
     /// Passes every waiting fix on, in order.
     private func passLeapRun() {
         // By index: a copy of the array would make the emptying below allocate anew.
-        for i in leapRun.indices { pass(leapRun[i]) }
-        leapRun.removeAll(keepingCapacity: true)
+        for i in leapRunBox.value.indices { pass(leapRunBox.value[i]) }
+        leapRunBox.value.removeAll(keepingCapacity: true)
     }
 
     /// Passes fix `number` on from the clock to the position filter.
@@ -254,7 +255,7 @@ package final class TrackCleaner {
         guard let a = anchor, a.interval == entry.interval else {
             settleSuspects()
             endChain()
-            youngChain.removeAll(keepingCapacity: true)
+            youngChainBox.value.removeAll(keepingCapacity: true)
             chainTaken = 0
             take(number, distance: 0)
             return
@@ -268,25 +269,25 @@ package final class TrackCleaner {
         }
         // Unreachable from the anchor: a new suspect, starting a new run unless the last
         // suspect reaches it.
-        if let last = suspects.last {
+        if let last = suspectsBox.value.last {
             let previous = self[last].point
             if impossible(previous, entry.point, metres: RouteGeometry.haversine(previous, entry.point)) {
                 settleSuspects()
             }
         }
-        suspects.append(number)
-        guard suspects.count >= RouteSpeedLimits.jumpConfirmation else { return }
+        suspectsBox.value.append(number)
+        guard suspectsBox.value.count >= RouteSpeedLimits.jumpConfirmation else { return }
         // Confirmed: the track goes on from where the signal came back. A chain too short to
         // be trusted before it was the glitch: a bad fix the track started from.
-        let run = suspects
-        suspects.removeAll(keepingCapacity: true)
-        let badStart = !youngChain.isEmpty && youngChain.count < RouteSpeedLimits.jumpConfirmation
+        let run = suspectsBox.value
+        suspectsBox.value.removeAll(keepingCapacity: true)
+        let badStart = !youngChainBox.value.isEmpty && youngChainBox.value.count < RouteSpeedLimits.jumpConfirmation
         if badStart {
-            for k in youngChain where k >= base + head { self[k].state = .glitch }
+            for k in youngChainBox.value where k >= base + head { self[k].state = .glitch }
         } else {
             self[run[0]].jumpBefore = true
         }
-        youngChain.removeAll(keepingCapacity: true)
+        youngChainBox.value.removeAll(keepingCapacity: true)
         chainTaken = 0
         endChain()
         var distance = badStart ? 0 : a.distance
@@ -307,7 +308,7 @@ package final class TrackCleaner {
         }
         passLeapRun()
         settleSuspects()
-        youngChain.removeAll(keepingCapacity: true)
+        youngChainBox.value.removeAll(keepingCapacity: true)
         endChain()
         finishing = true
     }
@@ -324,9 +325,9 @@ package final class TrackCleaner {
         }
         let entry = queueBox.value[head]
         if count - head <= Self.maxWaiting {
-            if let first = leapRun.first, base + head >= first { return nil }
-            if let first = suspects.first, base + head >= first { return nil }
-            if let first = youngChain.first, base + head >= first { return nil }
+            if let first = leapRunBox.value.first, base + head >= first { return nil }
+            if let first = suspectsBox.value.first, base + head >= first { return nil }
+            if let first = youngChainBox.value.first, base + head >= first { return nil }
             if let late = lateBreak, base + head >= late { return nil }
             if !finishing, limits.vehicleSpeed != nil, newest == .min || newest - entry.point.time <= Self.horizon {
                 return nil
@@ -355,9 +356,9 @@ package final class TrackCleaner {
     /// Suspects that never confirmed a jump were off, then back (or never came back before the
     /// chain ended): glitches.
     private func settleSuspects() {
-        guard !suspects.isEmpty else { return }
-        for s in suspects where s >= base + head { self[s].state = .glitch }
-        suspects.removeAll(keepingCapacity: true)
+        guard !suspectsBox.value.isEmpty else { return }
+        for s in suspectsBox.value where s >= base + head { self[s].state = .glitch }
+        suspectsBox.value.removeAll(keepingCapacity: true)
     }
 
     private func endChain() {
@@ -407,9 +408,9 @@ package final class TrackCleaner {
         anchor = (entry.point, entry.interval, distance)
         chainTaken += 1
         if chainTaken < RouteSpeedLimits.jumpConfirmation {
-            youngChain.append(number)
-        } else if !youngChain.isEmpty {
-            youngChain.removeAll(keepingCapacity: true)
+            youngChainBox.value.append(number)
+        } else if !youngChainBox.value.isEmpty {
+            youngChainBox.value.removeAll(keepingCapacity: true)
         }
         guard let vehicleSpeed = limits.vehicleSpeed else { return }
         let time = entry.point.time
