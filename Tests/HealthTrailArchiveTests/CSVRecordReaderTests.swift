@@ -65,7 +65,7 @@ import Testing
             func real(_ column: Int, _ value: Double) {}
             func boolean(_ column: Int, _ value: Bool) {}
             func date(_ column: Int, days: Int32, text: ByteSpan) {}
-            func timestamp(_ column: Int, seconds: Int64, text: ByteSpan) {}
+            func timestamp(_ column: Int, seconds: Int64) {}
             func endRow() throws {}
         }
         let schema = TableSchema(name: "t", columns: [TableColumn("n", .integer), TableColumn("when", .timestamp)])

@@ -31,16 +31,16 @@ import Testing
         try ByteSpan.withUTF8("Café") { place in
             try ByteSpan.withUTF8("+01:00") { offset in
                 writer.text(0, place)
-                ByteSpan.withUTF8("2024-01-02T15:31:22Z") { writer.timestamp(1, seconds: 1_704_209_482, text: $0) }
+                writer.timestamp(1, seconds: 1_704_209_482)   // 2024-01-02T15:31:22Z
                 writer.text(2, offset)
-                ByteSpan.withUTF8("2024-01-02T16:00:00Z") { writer.timestamp(3, seconds: 1_704_211_200, text: $0) }
+                writer.timestamp(3, seconds: 1_704_211_200)   // 2024-01-02T16:00:00Z
                 writer.integer(4, 1200)
                 try writer.endRow()
             }
         }
         try ByteSpan.withUTF8("Park") { place in
             writer.text(0, place)
-            ByteSpan.withUTF8("1900-01-01T00:00:00Z") { writer.timestamp(1, seconds: -2_208_988_800, text: $0) }
+            writer.timestamp(1, seconds: -2_208_988_800)   // 1900-01-01T00:00:00Z
             writer.null(2)
             writer.null(3)
             writer.null(4)

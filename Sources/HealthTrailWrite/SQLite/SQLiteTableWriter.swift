@@ -132,7 +132,7 @@ package final class SQLiteTableWriter: TableRowSink {
     package func date(_ column: Int, days: Int32, text: ByteSpan) { unsafe insert.bind(parameter[column], text: text) }
 
     /// The instant's Unix seconds, in the column after its text (generated from them).
-    package func timestamp(_ column: Int, seconds: Int64, text: ByteSpan) { insert.bind(parameter[column], seconds) }
+    package func timestamp(_ column: Int, seconds: Int64) { insert.bind(parameter[column], seconds) }
 
     /// Inserts the row.
     package func endRow() throws {

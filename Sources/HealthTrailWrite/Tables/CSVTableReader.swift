@@ -60,7 +60,7 @@ package enum CSVTableReader {
                     sink.date(column, days: days, text: field)
                 case .timestamp:
                     guard let seconds = TypedField.utcSeconds(field) else { throw unsafe mistyped(shown, record, schema, column) }
-                    sink.timestamp(column, seconds: seconds, text: field)
+                    sink.timestamp(column, seconds: seconds)
                 }
             }
             try sink.endRow()

@@ -39,7 +39,7 @@ package final class ParquetTableWriter: TableRowSink {
     /// A DATE: the days; the text is SQLite's, not needed here.
     package func date(_ column: Int, days: Int32, text: ByteSpan) { writer.append(column, date: days) }
     /// A TIMESTAMP in microseconds.
-    package func timestamp(_ column: Int, seconds: Int64, text: ByteSpan) { writer.append(column, int64: seconds * 1_000_000) }
+    package func timestamp(_ column: Int, seconds: Int64) { writer.append(column, int64: seconds * 1_000_000) }
     /// Ends the row; a full row group is written out.
     package func endRow() throws { try writer.endRow() }
 

@@ -21,8 +21,9 @@ package protocol TableRowSink: AnyObject {
     func boolean(_ column: Int, _ value: Bool)
     /// A date: days since 1970-01-01, and its `2024-01-02` text.
     func date(_ column: Int, days: Int32, text: ByteSpan)
-    /// An instant: seconds since 1970-01-01T00:00:00Z, and its `2024-01-02T15:31:22Z` text.
-    func timestamp(_ column: Int, seconds: Int64, text: ByteSpan)
+    /// An instant: seconds since 1970-01-01T00:00:00Z (its `2024-01-02T15:31:22Z` text is the
+    /// one format of them, which no writer stores).
+    func timestamp(_ column: Int, seconds: Int64)
     /// Ends the row.
     func endRow() throws
 }

@@ -7,7 +7,7 @@ import HealthTrailBase
 /// A batch is a `TableRowSink` while it is filled, and plays its rows into any other sink
 /// afterwards, call for call: the writer replaying it sees what it would have seen reading the
 /// CSV itself. Text is copied in, so the batch outlives the reader's buffer. A field costs a
-/// byte for its kind and eight for its value (sixteen for a date or an instant, whose text
+/// byte for its kind and eight for its value (sixteen for a date, whose text
 /// is kept too), so a batch of numbers is about as large as the numbers.
 ///
 /// `@unchecked Sendable`: a batch is filled by one thread, then handed over (through
@@ -21,8 +21,8 @@ import HealthTrailBase
         /// Each field's kind, in row order.
         var kinds: [Kind] = []
         /// Each field's value: the integer, the double's bit pattern, 1 or 0, the days or the
-        /// seconds; for text, where it lies in `bytes` (`place`); a date or an instant has its
-        /// number and then its text's place.
+        /// seconds; for text, where it lies in `bytes` (`place`); a date has its days and
+        /// then its text's place.
         var values: [Int64] = []
         var rows = 0
         /// The position in `bytes` of the batch's first text, and the text bytes held.
@@ -111,11 +111,10 @@ import HealthTrailBase
         unsafe storage.value.values.append(Int64(days))
         unsafe storage.value.values.append(place(text))
     }
-    /// An instant and its text, copied.
-    package func timestamp(_ column: Int, seconds: Int64, text: ByteSpan) {
+    /// An instant.
+    package func timestamp(_ column: Int, seconds: Int64) {
         unsafe storage.value.kinds.append(.timestamp)
         unsafe storage.value.values.append(seconds)
-        unsafe storage.value.values.append(place(text))
     }
     /// Ends the row.
     package func endRow() { unsafe storage.value.rows += 1 }
@@ -131,7 +130,7 @@ import HealthTrailBase
             for column in 0..<columns {
                 let v = values[value]
                 value += 1
-                // SAFETY (the three spans): a place was made by `place` from a text this batch
+                // SAFETY (the two spans): a place was made by `place` from a text this batch
                 // holds until `removeAll`, and nothing appends to `bytes` while it is replayed;
                 // each span is used before the row's `endRow()` returns.
                 switch kinds[field] {
@@ -146,11 +145,7 @@ import HealthTrailBase
                         column, days: Int32(truncatingIfNeeded: v),
                         text: unsafe bytes.span(at: origin + Int(place >> 32), count: Int(place & 0xFFFF_FFFF)))
                     value += 1
-                case .timestamp:
-                    let place = values[value]
-                    sink.timestamp(
-                        column, seconds: v, text: unsafe bytes.span(at: origin + Int(place >> 32), count: Int(place & 0xFFFF_FFFF)))
-                    value += 1
+                case .timestamp: sink.timestamp(column, seconds: v)
                 }
                 field += 1
             }

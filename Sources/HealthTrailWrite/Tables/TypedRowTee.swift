@@ -52,9 +52,9 @@ import HealthTrailBase
         batch.date(column, days: days, text: text)
     }
     /// An instant.
-    package func timestamp(_ column: Int, seconds: Int64, text: ByteSpan) {
-        local?.timestamp(column, seconds: seconds, text: text)
-        batch.timestamp(column, seconds: seconds, text: text)
+    package func timestamp(_ column: Int, seconds: Int64) {
+        local?.timestamp(column, seconds: seconds)
+        batch.timestamp(column, seconds: seconds)
     }
     /// Ends the row in both; a full batch goes to the queue (waiting while the queue is full).
     package func endRow() throws {
