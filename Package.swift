@@ -72,6 +72,8 @@ let package = Package(
             providers: [.apt(["libdeflate-dev"]), .brew(["libdeflate"])]
         ),
         // The SQLite library healthtrail.db is written with.
+        // glibc's `mallopt`, for the executable's allocator settings (part of libc: no package).
+        .systemLibrary(name: "CMalloc"),
         .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",
@@ -180,7 +182,7 @@ let package = Package(
             name: "healthtrail",
             dependencies: [
                 "HealthTrailKit", "HealthTrailBase", "HealthTrailRun", "HealthTrailArchive", "HealthTrailAnalysis", "HealthTrailWrite",
-                "HealthTrailPrivacy", "HealthTrailSynth",
+                "HealthTrailPrivacy", "HealthTrailSynth", .target(name: "CMalloc", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

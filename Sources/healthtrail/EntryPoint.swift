@@ -6,6 +6,7 @@ import HealthTrailPrivacy
 import Synchronization
 
 #if canImport(Glibc)
+import CMalloc
 import Glibc
 import HealthTrailRun
 #endif
@@ -19,6 +20,14 @@ struct Main {
         // as one line naming the file ("File too large"); the default action of SIGXFSZ would
         // kill the process without a word and leave its staging folder behind.
         signal(SIGXFSZ, SIG_IGN)
+        #if canImport(Glibc)
+        // Buffers of a MiB or more (Parquet row groups, route batches, SQLite's pages) are mapped
+        // on their own and unmapped when freed. glibc's default raises that threshold each time
+        // such a block is freed, after which large buffers come from the threads' heaps, which
+        // fragment and never shrink: peak memory then grew with the export's length, and more so
+        // with several threads writing at once.
+        _ = mallopt(M_MMAP_THRESHOLD, 1 << 20)
+        #endif
         // `-V`/`--version` anywhere, answered before parsing as `--help` is (VersionOption).
         if VersionOption.isRequested(in: Array(CommandLine.arguments.dropFirst())) {
             print(HealthTrailVersion.current)

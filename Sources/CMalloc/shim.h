@@ -1,0 +1,5 @@
+#ifndef HEALTHTRAIL_CMALLOC_SHIM_H
+#define HEALTHTRAIL_CMALLOC_SHIM_H
+// glibc's allocator settings (`mallopt`), which Swift's Glibc module leaves out.
+#include <malloc.h>
+#endif
